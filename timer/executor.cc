@@ -1,0 +1,76 @@
+// Copyright 2026 The timingwheel Authors.
+
+#include "timer/executor.h"
+
+#include <utility>
+
+namespace timingwheel {
+
+void Executor::ExecuteBatch(std::vector<Callback>& callbacks) {
+  for (Callback& callback : callbacks) Execute(std::move(callback));
+  callbacks.clear();
+}
+
+ThreadExecutor::ThreadExecutor() : thread_([this] { Loop(); }) {}
+
+ThreadExecutor::~ThreadExecutor() {
+  Shutdown();
+  if (thread_.joinable()) {
+    // Only reachable when destroyed from its own thread, which the header
+    // forbids for timers; detaching beats std::terminate.
+    thread_.detach();
+  }
+}
+
+void ThreadExecutor::Execute(Callback callback) {
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    if (stopping_) return;
+    queue_.push_back(std::move(callback));
+  }
+  cv_.notify_one();
+}
+
+void ThreadExecutor::ExecuteBatch(std::vector<Callback>& callbacks) {
+  if (callbacks.empty()) return;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    if (!stopping_) {
+      for (Callback& callback : callbacks) {
+        queue_.push_back(std::move(callback));
+      }
+    }
+  }
+  callbacks.clear();
+  cv_.notify_one();
+}
+
+void ThreadExecutor::Shutdown() {
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    stopping_ = true;
+  }
+  cv_.notify_one();
+  if (IsCurrentThread() || !thread_.joinable()) return;
+  thread_.join();
+}
+
+bool ThreadExecutor::IsCurrentThread() const {
+  return std::this_thread::get_id() == thread_.get_id();
+}
+
+void ThreadExecutor::Loop() {
+  std::vector<Callback> batch;
+  std::unique_lock<std::mutex> lock(mu_);
+  for (;;) {
+    cv_.wait(lock, [this] { return stopping_ || !queue_.empty(); });
+    if (queue_.empty()) return;  // stopping_ and drained.
+    batch.swap(queue_);
+    lock.unlock();
+    for (Callback& callback : batch) std::move(callback)();
+    batch.clear();
+    lock.lock();
+  }
+}
+
+}  // namespace timingwheel

@@ -1,0 +1,97 @@
+// Copyright 2026 The timingwheel Authors.
+//
+// executor.h
+// -----------------------------------------------------------------------------
+//
+// A timer never runs a callback itself: it hands expired tasks to an
+// `Executor`, outside every lock of the wheel. This file defines:
+//
+//   * `Executor`: the interface a user implements to run callbacks on their
+//     own threads (a thread pool, an event loop).
+//   * `ThreadExecutor`: one dedicated thread with an unbounded FIFO queue, the
+//     default executor of a `Timer`.
+
+#ifndef TIMINGWHEEL_TIMER_EXECUTOR_H_
+#define TIMINGWHEEL_TIMER_EXECUTOR_H_
+
+#include <condition_variable>
+#include <mutex>
+#include <thread>
+#include <vector>
+
+#include "absl/functional/any_invocable.h"
+
+namespace timingwheel {
+
+// Executor
+//
+// Runs callables handed to it, each exactly once, on a thread of its choice.
+// `Execute()` must not block for long (the timer's reaper calls it) and must
+// not run the callable inline while the caller holds locks it cannot know of;
+// running it inline on the calling thread is allowed (tests do), since the
+// timer calls its executor with no lock held. The executor must outlive every
+// timer that uses it. Implementations must be thread-safe.
+class Executor {
+ public:
+  using Callback = absl::AnyInvocable<void() &&>;
+
+  virtual ~Executor() = default;
+
+  // Executor::Execute()
+  //
+  // Runs `callback` once, later or now, on some thread. Thread-safe.
+  virtual void Execute(Callback callback) = 0;
+
+  // Executor::ExecuteBatch()
+  //
+  // Runs every callback in `callbacks`, in order when the executor is
+  // sequential, and leaves `callbacks` empty. The default calls `Execute()`
+  // for each; executors with a queue override it to take their lock once.
+  // Thread-safe.
+  virtual void ExecuteBatch(std::vector<Callback>& callbacks);
+};
+
+// ThreadExecutor
+//
+// An `Executor` with one dedicated thread and an unbounded FIFO queue: a slow
+// callback delays only the callbacks queued behind it, never the caller of
+// `Execute()`. Thread-safe.
+class ThreadExecutor final : public Executor {
+ public:
+  ThreadExecutor();
+  ThreadExecutor(const ThreadExecutor&) = delete;
+  ThreadExecutor& operator=(const ThreadExecutor&) = delete;
+
+  // Drains the queue and joins the thread (see `Shutdown()`).
+  ~ThreadExecutor() override;
+
+  void Execute(Callback callback) override;
+  void ExecuteBatch(std::vector<Callback>& callbacks) override;
+
+  // ThreadExecutor::Shutdown()
+  //
+  // Runs every callback already queued, then stops the thread and joins it.
+  // Callbacks passed to `Execute()` afterwards are destroyed without running.
+  // When called from the executor's own thread (from a callback), it cannot
+  // join itself: the thread finishes the queue and exits after the callback
+  // returns, and the destructor joins it. Idempotent. Thread-safe.
+  void Shutdown();
+
+  // ThreadExecutor::IsCurrentThread()
+  //
+  // Returns whether the calling thread is this executor's thread.
+  bool IsCurrentThread() const;
+
+ private:
+  void Loop();
+
+  std::mutex mu_;
+  std::condition_variable cv_;
+  std::vector<Callback> queue_;  // Guarded by mu_.
+  bool stopping_ = false;        // Guarded by mu_.
+  std::thread thread_;
+};
+
+}  // namespace timingwheel
+
+#endif  // TIMINGWHEEL_TIMER_EXECUTOR_H_

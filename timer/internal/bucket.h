@@ -1,0 +1,88 @@
+// Copyright 2026 The timingwheel Authors.
+//
+// bucket.h
+// -----------------------------------------------------------------------------
+//
+// A `Bucket` is one slot of a wheel level: an intrusive circular doubly
+// linked list of tasks (O(1) insert, O(1) unlink from anywhere) plus the key
+// the delay queue orders it by. This file also has the list primitives the
+// wheel and the timer use on any list of tasks.
+//
+// Not thread-safe: every function here runs under the owning timer's lock.
+
+#ifndef TIMINGWHEEL_TIMER_INTERNAL_BUCKET_H_
+#define TIMINGWHEEL_TIMER_INTERNAL_BUCKET_H_
+
+#include <cstdint>
+
+#include "timer/internal/wheel_math.h"
+#include "timer/timer_task.h"
+
+namespace timingwheel {
+namespace internal {
+
+// InitList()
+//
+// Makes `head` the sentinel of an empty circular list.
+inline void InitList(ListNode* head) { head->prev = head->next = head; }
+
+// ListEmpty()
+//
+// Returns whether the list whose sentinel is `head` holds no node.
+inline bool ListEmpty(const ListNode* head) { return head->next == head; }
+
+// LinkBefore()
+//
+// Inserts unlinked `node` just before `position` (before the sentinel: at
+// the back).
+inline void LinkBefore(ListNode* position, ListNode* node) {
+  node->next = position;
+  node->prev = position->prev;
+  position->prev->next = node;
+  position->prev = node;
+}
+
+// Unlink()
+//
+// Removes `node` from its list and marks it unlinked (`prev == nullptr`).
+inline void Unlink(ListNode* node) {
+  node->prev->next = node->next;
+  node->next->prev = node->prev;
+  node->prev = node->next = nullptr;
+}
+
+// SpliceAll()
+//
+// Moves every node of the list at `from` to the back of the list at `to`,
+// leaving `from` empty. O(1).
+inline void SpliceAll(ListNode* from, ListNode* to) {
+  if (ListEmpty(from)) return;
+  ListNode* first = from->next;
+  ListNode* last = from->prev;
+  first->prev = to->prev;
+  to->prev->next = first;
+  last->next = to;
+  to->prev = last;
+  InitList(from);
+}
+
+// Bucket
+//
+// A list of tasks and the key the delay queue orders it by: the earliest due
+// time of the tasks added since the bucket was last emptied (a lower bound of
+// its tasks' due times; it may be stale-low after a cancel, which costs one
+// early, harmless flush). `kMaxNanos` when not in the delay queue.
+struct Bucket {
+  Bucket() { InitList(&head); }
+  Bucket(const Bucket&) = delete;
+  Bucket& operator=(const Bucket&) = delete;
+
+  ListNode head;
+  int64_t key = kMaxNanos;
+  int32_t heap_index = -1;  // Position in the delay queue; -1 when absent.
+};
+
+}  // namespace internal
+}  // namespace timingwheel
+
+#endif  // TIMINGWHEEL_TIMER_INTERNAL_BUCKET_H_

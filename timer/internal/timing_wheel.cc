@@ -1,0 +1,136 @@
+// Copyright 2026 The timingwheel Authors.
+
+#include "timer/internal/timing_wheel.h"
+
+#include <algorithm>
+
+#include "timer/internal/wheel_math.h"
+
+namespace timingwheel {
+namespace internal {
+
+TimingWheel::TimingWheel(int64_t tick_nanos, int64_t wheel_size)
+    : tick0_(tick_nanos), wheel_size_(wheel_size), mask_(wheel_size - 1) {
+  AddLevel();
+}
+
+void TimingWheel::AddLevel() {
+  auto level = std::make_unique<Level>();
+  if (levels_.empty()) {
+    level->tick = tick0_;
+    level->current = FloorToTick(time_, tick0_);
+  } else {
+    const Level& below = *levels_.back();
+    level->tick = below.interval;
+    level->current = FloorToTick(below.current, level->tick);
+  }
+  level->interval = SaturatingMultiply(level->tick, wheel_size_);
+  // A level whose interval does not fit in 64 bits (or that could not be
+  // followed by one whose tick fits) covers every representable due time.
+  level->top = level->interval == kMaxNanos;
+  level->buckets = std::make_unique<Bucket[]>(static_cast<size_t>(wheel_size_));
+  levels_.push_back(std::move(level));
+}
+
+void TimingWheel::AdvanceTo(int64_t now) {
+  if (now <= time_) return;
+  time_ = now;
+  for (auto& level : levels_) level->current = FloorToTick(now, level->tick);
+}
+
+void TimingWheel::LinkIntoBucket(Bucket* bucket, TimerTask* task) {
+  LinkBefore(&bucket->head, AsNode(task));
+  if (task->due_nanos_ < bucket->key) {
+    bucket->key = task->due_nanos_;
+    queue_.Update(bucket);
+  }
+}
+
+void TimingWheel::Place(TimerTask* task) {
+  const int64_t due = task->due_nanos_;
+  Level* level = levels_[0].get();
+  if (due < level->current + tick0_) {
+    // Due in the current tick, or already due: the current bucket.
+    LinkIntoBucket(&level->buckets[(level->current / tick0_) & mask_], task);
+    return;
+  }
+  for (size_t k = 0;; ++k) {
+    level = levels_[k].get();
+    // Invariant: due >= level->current + level->tick (see header), so the
+    // subtraction cannot overflow and the slot is never the current one.
+    if (level->top || due - level->current < level->interval) {
+      LinkIntoBucket(&level->buckets[(due / level->tick) & mask_], task);
+      return;
+    }
+    if (k + 1 == levels_.size()) AddLevel();
+  }
+}
+
+Bucket* TimingWheel::PopDueBucket(int64_t now) {
+  Bucket* top = queue_.Top();
+  if (top == nullptr || top->key > now) return nullptr;
+  queue_.Remove(top);
+  return top;
+}
+
+void TimingWheel::RekeyDueList() {
+  if (ListEmpty(&due_list_.head)) {
+    due_list_.key = kMaxNanos;
+    queue_.Remove(&due_list_);
+    return;
+  }
+  due_list_.key = AsTask(due_list_.head.next)->due_nanos_;
+  queue_.Update(&due_list_);
+}
+
+bool TimingWheel::PopDueTasks(int64_t now, size_t max_tasks,
+                              std::vector<TimerTask*>& out) {
+  ListNode* head = &due_list_.head;
+  size_t taken = 0;
+  while (!ListEmpty(head) && AsTask(head->next)->due_nanos_ <= now) {
+    if (taken == max_tasks) {
+      RekeyDueList();
+      return true;
+    }
+    TimerTask* task = AsTask(head->next);
+    Unlink(head->next);
+    out.push_back(task);
+    ++taken;
+  }
+  RekeyDueList();
+  return false;
+}
+
+void TimingWheel::MergeIntoDueList(ListNode* staging) {
+  if (ListEmpty(staging)) return;
+  SpliceAll(&due_list_.head, staging);
+  scratch_.clear();
+  while (!ListEmpty(staging)) {
+    ListNode* node = staging->next;
+    Unlink(node);
+    scratch_.push_back(AsTask(node));
+  }
+  std::stable_sort(scratch_.begin(), scratch_.end(),
+                   [](const TimerTask* a, const TimerTask* b) {
+                     return a->due_nanos_ < b->due_nanos_;
+                   });
+  for (TimerTask* task : scratch_) LinkBefore(&due_list_.head, AsNode(task));
+  scratch_.clear();
+  RekeyDueList();
+}
+
+void TimingWheel::TakeAll(ListNode* out) {
+  SpliceAll(&due_list_.head, out);
+  RekeyDueList();
+  for (auto& level : levels_) {
+    for (int64_t i = 0; i < wheel_size_; ++i) {
+      Bucket* bucket = &level->buckets[i];
+      SpliceAll(&bucket->head, out);
+      queue_.Remove(bucket);
+      ResetKey(bucket);
+    }
+  }
+}
+
+}  // namespace internal
+}  // namespace timingwheel

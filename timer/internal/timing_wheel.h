@@ -1,0 +1,188 @@
+// Copyright 2026 The timingwheel Authors.
+//
+// timing_wheel.h
+// -----------------------------------------------------------------------------
+//
+// `TimingWheel` is the data structure behind `Timer`: hierarchical wheels of
+// buckets, a delay queue of buckets, and a short sorted list for the current
+// tick. It knows nothing of threads, clocks or executors; `Timer` drives it
+// under its lock.
+//
+// The algorithm
+// -------------
+// Level 0 has `wheel_size` buckets of `tick` each and covers
+// `interval = tick * wheel_size` from its current time. A task due beyond that
+// goes to level 1, whose tick is level 0's interval, and so on; a level is
+// created on first need, and the level whose interval no longer fits in 64
+// bits takes everything (so delays of centuries place without overflow).
+// Each level's current time is the start of the tick that contains the
+// wheel's time; a task due at `d` goes to slot `(d / tick) % wheel_size` of
+// the lowest level that covers it. There are no round counters.
+//
+// Every bucket carries a key: the earliest due time of the tasks added to it
+// since it was last emptied (not the start of its slot, as in Kafka). A
+// bucket whose key drops is repositioned in the `DelayQueue`, a min-heap of
+// buckets, so the heap never holds more entries than there are buckets.
+//
+// Advancing to time `now` (see `Timer::AdvanceClock()`): the wheel's levels
+// move their current time forward (never back), then every bucket whose key
+// is <= now is taken out of the heap and emptied. Each of its tasks that is
+// due (`due <= now`) is handed to the executor; each that is not is placed
+// again: into a lower level (a cascade), or, when it is due within the
+// current level-0 tick, into the due list. The due list is kept sorted by due
+// time and sits in the heap keyed by its head, so a reaper that sleeps until
+// the heap's smallest key wakes exactly at a task's deadline:
+//
+//   * never early: a task runs only once `now >= due`;
+//   * precise: lateness is the reaper's scheduling delay, not a tick;
+//   * frugal: one wake-up per distinct due instant, however far away it was
+//     scheduled, because a bucket is flushed at its earliest task's due time
+//     and that task runs from whatever level it sits in; the others cascade
+//     in the same wake-up. A task moves down at most once per level.
+//
+// Correctness does not depend on which bucket a task sits in, only on each
+// bucket's key being a lower bound of its tasks' due times: a flush looks at
+// each task's own due time. A key left stale by a cancel costs one early
+// wake-up that places the remaining tasks again.
+//
+// Not thread-safe: every member runs under the owning timer's lock.
+
+#ifndef TIMINGWHEEL_TIMER_INTERNAL_TIMING_WHEEL_H_
+#define TIMINGWHEEL_TIMER_INTERNAL_TIMING_WHEEL_H_
+
+#include <cstdint>
+#include <memory>
+#include <vector>
+
+#include "timer/internal/bucket.h"
+#include "timer/internal/delay_queue.h"
+#include "timer/timer_task.h"
+
+namespace timingwheel {
+namespace internal {
+
+// TimingWheel
+//
+// Hierarchical timing wheel of intrusive buckets with a delay queue of
+// buckets. Times are non-negative nanoseconds on the owner's clock, relative
+// to the owner's origin. Not thread-safe.
+class TimingWheel {
+ public:
+  // Creates a wheel whose level 0 has `wheel_size` buckets of `tick_nanos`.
+  // Preconditions (validated by `Timer::Create()`): `tick_nanos > 0`,
+  // `wheel_size` a power of two >= 2.
+  TimingWheel(int64_t tick_nanos, int64_t wheel_size);
+  TimingWheel(const TimingWheel&) = delete;
+  TimingWheel& operator=(const TimingWheel&) = delete;
+
+  // TimingWheel::time()
+  //
+  // The time the wheel was last advanced to.
+  int64_t time() const { return time_; }
+
+  // TimingWheel::num_levels()
+  //
+  // The number of levels created so far (at least 1).
+  int num_levels() const { return static_cast<int>(levels_.size()); }
+
+  // TimingWheel::AdvanceTo()
+  //
+  // Moves the wheel's time, and each level's current tick, forward to `now`.
+  // Never moves backwards. Does not flush anything.
+  void AdvanceTo(int64_t now);
+
+  // TimingWheel::Place()
+  //
+  // Links `task` (unlinked, with its due time set) into the bucket of the
+  // lowest level that covers its due time; a task already due goes to the
+  // current level-0 bucket. Creates overflow levels on first need. O(1) plus
+  // an O(log buckets) heap repair when the bucket's key drops.
+  void Place(TimerTask* task);
+
+  // TimingWheel::EarliestKey()
+  //
+  // The smallest bucket key: no task is due before it. `kMaxNanos` when no
+  // bucket holds a task.
+  int64_t EarliestKey() const { return queue_.TopKey(); }
+
+  // TimingWheel::PopDueBucket()
+  //
+  // Removes from the delay queue and returns the bucket with the smallest key
+  // if that key is <= `now`, or returns null. The caller empties it: the due
+  // list with `PopDueTasks()`, any other bucket by splicing its list away
+  // (after which it calls `ResetKey()`).
+  Bucket* PopDueBucket(int64_t now);
+
+  // TimingWheel::IsDueList()
+  //
+  // Returns whether `bucket` is the sorted list of the current tick.
+  bool IsDueList(const Bucket* bucket) const { return bucket == &due_list_; }
+
+  // TimingWheel::InCurrentTick()
+  //
+  // Returns whether a task due at `due` belongs to the current level-0 tick
+  // (or earlier), and so to the due list when it is flushed.
+  bool InCurrentTick(int64_t due) const {
+    return due < levels_[0]->current + tick0_;
+  }
+
+  // TimingWheel::PopDueTasks()
+  //
+  // Unlinks up to `max_tasks` tasks due at or before `now` from the front of
+  // the due list and appends them to `out`. Returns whether due tasks remain.
+  // Re-keys the due list (back into the delay queue while non-empty).
+  bool PopDueTasks(int64_t now, size_t max_tasks, std::vector<TimerTask*>& out);
+
+  // TimingWheel::MergeIntoDueList()
+  //
+  // Moves every task of the list at `staging` (all due in the current tick)
+  // into the due list, keeping it sorted by due time, and re-keys it.
+  void MergeIntoDueList(ListNode* staging);
+
+  // TimingWheel::ResetKey()
+  //
+  // Marks an emptied bucket (taken by `PopDueBucket()`) as keyless.
+  static void ResetKey(Bucket* bucket) { bucket->key = kMaxNanos; }
+
+  // TimingWheel::TakeAll()
+  //
+  // Moves every task in the wheel to the back of the list at `out` and
+  // empties the delay queue. For shutdown.
+  void TakeAll(ListNode* out);
+
+  // TimingWheel::AsTask() / AsNode()
+  //
+  // Converts between a task and its list links.
+  static TimerTask* AsTask(ListNode* node) {
+    return static_cast<TimerTask*>(node);
+  }
+  static ListNode* AsNode(TimerTask* task) { return task; }
+  static int64_t DueOf(const TimerTask* task) { return task->due_nanos_; }
+
+ private:
+  struct Level {
+    int64_t tick = 0;
+    int64_t interval = 0;  // kMaxNanos on the top level.
+    int64_t current = 0;   // Start of the current tick.
+    bool top = false;      // Takes every due time (interval not finite).
+    std::unique_ptr<Bucket[]> buckets;
+  };
+
+  void AddLevel();
+  void LinkIntoBucket(Bucket* bucket, TimerTask* task);
+  void RekeyDueList();
+
+  const int64_t tick0_;
+  const int64_t wheel_size_;
+  const int64_t mask_;
+  int64_t time_ = 0;
+  std::vector<std::unique_ptr<Level>> levels_;
+  Bucket due_list_;
+  DelayQueue queue_;
+  std::vector<TimerTask*> scratch_;  // Reused by MergeIntoDueList().
+};
+
+}  // namespace internal
+}  // namespace timingwheel
+
+#endif  // TIMINGWHEEL_TIMER_INTERNAL_TIMING_WHEEL_H_

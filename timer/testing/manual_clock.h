@@ -1,0 +1,101 @@
+// Copyright 2026 The timingwheel Authors.
+//
+// manual_clock.h
+// -----------------------------------------------------------------------------
+//
+// `ManualClock` is a `Clock` that moves only when a test says so, so that a
+// real `Timer` (real wheel, real reaper thread if wanted) runs
+// deterministically and no test sleeps to wait for a timer.
+
+#ifndef TIMINGWHEEL_TIMER_TESTING_MANUAL_CLOCK_H_
+#define TIMINGWHEEL_TIMER_TESTING_MANUAL_CLOCK_H_
+
+#include <atomic>
+#include <condition_variable>
+#include <cstdint>
+#include <mutex>
+#include <vector>
+
+#include "absl/time/time.h"
+#include "timer/clock.h"
+
+namespace timingwheel {
+namespace testing {
+
+// ManualClock
+//
+// A clock whose time is set by the test. Threads sleeping in `WaitUntil()`
+// (a timer's reaper) wake when the clock reaches their deadline or when their
+// condition variable is notified, exactly as with a real clock, and the test
+// can wait until a thread sleeps with a given deadline (`AwaitSleeper()`).
+// Thread-safe.
+//
+// Example:
+//   ManualClock clock;
+//   TimerOptions options;
+//   options.clock = &clock;
+//   auto timer = Timer::Create(options).value();  // With its reaper.
+//   timer->Schedule(absl::Milliseconds(5), [&] { done.Notify(); });
+//   ASSERT_TRUE(clock.AwaitSleeper(absl::Milliseconds(5)));
+//   clock.AdvanceBy(absl::Milliseconds(5));  // The reaper wakes and fires.
+class ManualClock final : public Clock {
+ public:
+  // Starts at `start_nanos` (default 0).
+  explicit ManualClock(int64_t start_nanos = 0) : now_(start_nanos) {}
+  ManualClock(const ManualClock&) = delete;
+  ManualClock& operator=(const ManualClock&) = delete;
+
+  int64_t NowNanos() override { return now_.load(std::memory_order_acquire); }
+
+  void WaitUntil(std::condition_variable& cv,
+                 std::unique_lock<std::mutex>& lock,
+                 int64_t deadline_nanos) override;
+
+  // ManualClock::AdvanceBy()
+  //
+  // Moves the time forward by `delta` (negative deltas are ignored) and wakes
+  // the sleepers whose deadline has come. Thread-safe.
+  void AdvanceBy(absl::Duration delta);
+
+  // ManualClock::SetNanos()
+  //
+  // Sets the time, forwards or backwards (to test clock anomalies), and
+  // wakes the sleepers whose deadline has come. Thread-safe.
+  void SetNanos(int64_t now_nanos);
+
+  // ManualClock::AwaitSleeper()
+  //
+  // Blocks until some thread sleeps in `WaitUntil()` with deadline
+  // `deadline_nanos` (`kInfiniteFutureNanos`: sleeping without a deadline),
+  // or until `real_timeout` of real time passes. Returns whether it saw one.
+  // Thread-safe.
+  bool AwaitSleeper(int64_t deadline_nanos,
+                    absl::Duration real_timeout = absl::Seconds(30));
+
+  // ManualClock::AwaitSleeperAt()
+  //
+  // As `AwaitSleeper()`, for a deadline `offset` after the clock's origin 0.
+  bool AwaitSleeperAt(absl::Duration offset,
+                      absl::Duration real_timeout = absl::Seconds(30)) {
+    return AwaitSleeper(absl::ToInt64Nanoseconds(offset), real_timeout);
+  }
+
+ private:
+  struct Sleeper {
+    std::condition_variable* cv;
+    int64_t deadline;
+    bool woken;
+  };
+
+  void WakeDueSleepers();
+
+  std::atomic<int64_t> now_;
+  std::mutex mu_;  // Order: a sleeper's own mutex before mu_.
+  std::condition_variable sleepers_changed_;
+  std::vector<Sleeper*> sleepers_;  // Guarded by mu_.
+};
+
+}  // namespace testing
+}  // namespace timingwheel
+
+#endif  // TIMINGWHEEL_TIMER_TESTING_MANUAL_CLOCK_H_

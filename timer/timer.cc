@@ -1,0 +1,370 @@
+// Copyright 2026 The timingwheel Authors.
+
+#include "timer/timer.h"
+
+#include <algorithm>
+#include <utility>
+
+#include "absl/strings/str_format.h"
+#include "timer/internal/bucket.h"
+#include "timer/internal/wheel_math.h"
+
+namespace timingwheel {
+namespace {
+
+// Tasks a flush handles per lock hold; the lock is released in between so
+// that adds and cancels never wait behind a large bucket.
+constexpr size_t kFlushChunk = 512;
+
+constexpr int64_t kMaxWheelSize = int64_t{1} << 20;
+
+// The timer whose callback the current thread is running, if any.
+thread_local const Timer* current_callback_timer = nullptr;
+
+}  // namespace
+
+// Timer::CallbackScope marks the current thread as running a callback of
+// `timer`, so that Shutdown() from inside a callback does not wait for itself.
+class Timer::CallbackScope {
+ public:
+  explicit CallbackScope(const Timer* timer)
+      : previous_(std::exchange(current_callback_timer, timer)) {}
+  ~CallbackScope() { current_callback_timer = previous_; }
+
+ private:
+  const Timer* const previous_;
+};
+
+absl::StatusOr<std::unique_ptr<Timer>> Timer::Create(TimerOptions options) {
+  const int64_t tick_nanos = absl::ToInt64Nanoseconds(options.tick);
+  if (tick_nanos <= 0) {
+    return absl::InvalidArgumentError(
+        absl::StrFormat("timingwheel: tick must be at least 1ns, got %s",
+                        absl::FormatDuration(options.tick)));
+  }
+  if (options.wheel_size < 2 || options.wheel_size > kMaxWheelSize ||
+      !internal::IsPowerOfTwo(options.wheel_size)) {
+    return absl::InvalidArgumentError(absl::StrFormat(
+        "timingwheel: wheel_size must be a power of two in [2, %d], got %d",
+        kMaxWheelSize, options.wheel_size));
+  }
+  if (options.max_pending < 0) {
+    return absl::InvalidArgumentError(absl::StrFormat(
+        "timingwheel: max_pending must be >= 0 (0: no limit), got %d",
+        options.max_pending));
+  }
+  std::unique_ptr<Timer> timer(new Timer(options, tick_nanos));
+  if (options.start_reaper) {
+    Timer* raw = timer.get();
+    timer->reaper_ = std::thread([raw] { raw->ReaperLoop(); });
+  }
+  return timer;
+}
+
+Timer::Timer(const TimerOptions& options, int64_t tick_nanos)
+    : clock_(options.clock != nullptr ? options.clock : Clock::Real()),
+      owned_executor_(options.executor != nullptr
+                          ? nullptr
+                          : std::make_unique<ThreadExecutor>()),
+      executor_(options.executor != nullptr ? options.executor
+                                            : owned_executor_.get()),
+      origin_(clock_->NowNanos()),
+      max_pending_(options.max_pending),
+      on_callback_error_(options.on_callback_error),
+      wheel_(tick_nanos, options.wheel_size) {
+  internal::InitList(&flushing_);
+  internal::InitList(&staging_);
+}
+
+Timer::~Timer() {
+  Shutdown();
+  // Shutdown() from a callback could not wait; the destructor, which must
+  // not run inside a callback, finishes the job.
+  {
+    std::unique_lock<std::mutex> lock(done_mu_);
+    done_cv_.wait(lock, [this] { return in_flight_.load() == 0; });
+  }
+  if (reaper_.joinable()) reaper_.join();
+}
+
+int64_t Timer::ClockRelative() {
+  const int64_t now = clock_->NowNanos();
+  if (now <= origin_) return 0;  // A clock reading before the origin.
+  // now - origin_ cannot overflow: now > origin_ and both are int64.
+  return static_cast<int64_t>(static_cast<uint64_t>(now) -
+                              static_cast<uint64_t>(origin_));
+}
+
+int64_t Timer::NowRelative() {
+  return std::max(ClockRelative(), wheel_.time());
+}
+
+absl::Status Timer::AddInternal(TimerTask* task, absl::Duration delay) {
+  const int64_t delay_nanos = internal::DelayToNanos(delay);
+  const int64_t clock_now = ClockRelative();
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    if (shutdown_) {
+      return absl::FailedPreconditionError(
+          "timingwheel: cannot add a task after Timer::Shutdown()");
+    }
+    if (task->pending()) {
+      internal::Unlink(task);
+    } else {
+      if (max_pending_ > 0 && counters_.pending >= max_pending_) {
+        return absl::ResourceExhaustedError(absl::StrFormat(
+            "timingwheel: %d tasks pending, the limit (max_pending)",
+            counters_.pending));
+      }
+      task->Ref();  // The wheel's reference, until the task runs or is
+                    // cancelled.
+      ++counters_.pending;
+    }
+    // Never before the wheel's time: an injected clock that stepped back
+    // cannot make the task due earlier than the timer has already seen.
+    task->due_nanos_ = internal::SaturatingAdd(
+        std::max(clock_now, wheel_.time()), delay_nanos);
+    wheel_.Place(task);
+    ++counters_.added;
+    if (sleeping_ && wheel_.EarliestKey() < sleeping_until_) {
+      sleeping_ = false;  // One notification per sleep is enough.
+      cv_.notify_one();
+    }
+  }
+  return absl::OkStatus();
+}
+
+absl::Status Timer::Add(const TaskPtr<TimerTask>& task, absl::Duration delay) {
+  if (task == nullptr) {
+    return absl::InvalidArgumentError("timingwheel: Add() of a null task");
+  }
+  return AddInternal(task.get(), delay);
+}
+
+bool Timer::Cancel(TimerTask& task) {
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    if (!task.pending()) return false;
+    internal::Unlink(&task);
+    --counters_.pending;
+    ++counters_.cancelled;
+  }
+  task.Unref();  // The wheel's reference; the caller holds another.
+  return true;
+}
+
+bool Timer::IsPending(const TimerTask& task) const {
+  std::lock_guard<std::mutex> lock(mu_);
+  return task.pending();
+}
+
+bool Timer::AdvanceClock(absl::Duration timeout) {
+  std::lock_guard<std::mutex> advance(advance_mu_);
+  std::unique_lock<std::mutex> lock(mu_);
+  const int64_t deadline =
+      internal::SaturatingAdd(NowRelative(), internal::DelayToNanos(timeout));
+  for (;;) {
+    if (shutdown_) return false;
+    const int64_t now = NowRelative();
+    const int64_t earliest = wheel_.EarliestKey();
+    if (earliest <= now) {
+      FlushDue(lock, now);
+      return true;
+    }
+    if (now >= deadline) return false;
+    sleeping_until_ = std::min(earliest, deadline);
+    sleeping_ = true;
+    const int64_t wake_at =
+        sleeping_until_ == internal::kMaxNanos
+            ? kInfiniteFutureNanos
+            : (sleeping_until_ > internal::kMaxNanos - origin_
+                   ? kInfiniteFutureNanos
+                   : origin_ + sleeping_until_);
+    clock_->WaitUntil(cv_, lock, wake_at);
+    sleeping_ = false;
+    ++counters_.reaper_wakeups;
+  }
+}
+
+void Timer::FlushDue(std::unique_lock<std::mutex>& lock, int64_t now) {
+  wheel_.AdvanceTo(now);
+  std::vector<TimerTask*> expired;
+  expired.reserve(kFlushChunk);
+  size_t work = 0;
+  // Hands the chunk's expired tasks over outside the lock; false once shut
+  // down (Shutdown() then owns whatever is left in the lists).
+  auto yield = [&]() -> bool {
+    lock.unlock();
+    Dispatch(expired);
+    lock.lock();
+    work = 0;
+    return !shutdown_;
+  };
+  auto expire = [&](TimerTask* task) {
+    expired.push_back(task);
+    --counters_.pending;
+    ++counters_.expired;
+    in_flight_.fetch_add(1, std::memory_order_relaxed);
+  };
+
+  bool stopped = false;
+  while (!stopped && !shutdown_) {
+    internal::Bucket* bucket = wheel_.PopDueBucket(now);
+    if (bucket == nullptr) break;
+    ++counters_.buckets_flushed;
+    if (wheel_.IsDueList(bucket)) {
+      const size_t before = expired.size();
+      wheel_.PopDueTasks(now, kFlushChunk - work, expired);
+      const size_t taken = expired.size() - before;
+      counters_.pending -= static_cast<int64_t>(taken);
+      counters_.expired += static_cast<int64_t>(taken);
+      in_flight_.fetch_add(static_cast<int64_t>(taken),
+                           std::memory_order_relaxed);
+      work += taken;
+      if (work >= kFlushChunk && !yield()) stopped = true;
+      continue;
+    }
+    internal::SpliceAll(&bucket->head, &flushing_);
+    internal::TimingWheel::ResetKey(bucket);
+    while (!internal::ListEmpty(&flushing_)) {
+      TimerTask* task = internal::TimingWheel::AsTask(flushing_.next);
+      internal::Unlink(flushing_.next);
+      const int64_t due = internal::TimingWheel::DueOf(task);
+      if (due <= now) {
+        expire(task);
+      } else {
+        ++counters_.tasks_cascaded;
+        if (wheel_.InCurrentTick(due)) {
+          internal::LinkBefore(&staging_, internal::TimingWheel::AsNode(task));
+        } else {
+          wheel_.Place(task);
+        }
+      }
+      if (++work == kFlushChunk && !yield()) {
+        stopped = true;
+        break;
+      }
+    }
+    if (!stopped) wheel_.MergeIntoDueList(&staging_);
+  }
+  if (!expired.empty()) {
+    lock.unlock();
+    Dispatch(expired);
+    lock.lock();
+  }
+}
+
+void Timer::Dispatch(std::vector<TimerTask*>& tasks) {
+  if (tasks.empty()) return;
+  // Tasks that became due in the same wake-up run in due-time order.
+  std::stable_sort(tasks.begin(), tasks.end(),
+                   [](const TimerTask* a, const TimerTask* b) {
+                     return internal::TimingWheel::DueOf(a) <
+                            internal::TimingWheel::DueOf(b);
+                   });
+  std::vector<Executor::Callback> callbacks;
+  callbacks.reserve(tasks.size());
+  for (TimerTask* task : tasks) {
+    callbacks.emplace_back([this, task] { RunTask(task); });
+  }
+  tasks.clear();
+  executor_->ExecuteBatch(callbacks);
+}
+
+void Timer::RunTask(TimerTask* task) {
+  {
+    CallbackScope scope(this);
+    try {
+      task->Run();
+    } catch (...) {
+      callback_errors_.fetch_add(1, std::memory_order_relaxed);
+      if (on_callback_error_) {
+        try {
+          on_callback_error_(std::current_exception());
+        } catch (...) {
+          // The hook's own failure has nowhere better to go.
+        }
+      }
+    }
+  }
+  task->Unref();  // The wheel's reference: may run the task's destructor.
+  FinishCallback();
+}
+
+void Timer::FinishCallback() {
+  std::lock_guard<std::mutex> lock(done_mu_);
+  if (in_flight_.fetch_sub(1, std::memory_order_acq_rel) == 1) {
+    done_cv_.notify_all();
+  }
+}
+
+std::vector<TaskPtr<TimerTask>> Timer::Shutdown() {
+  std::vector<TaskPtr<TimerTask>> cancelled;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    if (!shutdown_) {
+      shutdown_ = true;
+      internal::ListNode all;
+      internal::InitList(&all);
+      wheel_.TakeAll(&all);
+      internal::SpliceAll(&flushing_, &all);
+      internal::SpliceAll(&staging_, &all);
+      while (!internal::ListEmpty(&all)) {
+        internal::ListNode* node = all.next;
+        internal::Unlink(node);
+        // The wheel's reference passes to the caller.
+        cancelled.push_back(
+            TaskPtr<TimerTask>::Adopt(internal::TimingWheel::AsTask(node)));
+      }
+      counters_.pending -= static_cast<int64_t>(cancelled.size());
+      counters_.cancelled += static_cast<int64_t>(cancelled.size());
+    }
+  }
+  cv_.notify_all();
+  if (current_callback_timer == this) return cancelled;
+
+  std::lock_guard<std::mutex> stop(shutdown_mu_);
+  if (reaper_.joinable()) reaper_.join();
+  {
+    std::unique_lock<std::mutex> lock(done_mu_);
+    done_cv_.wait(lock, [this] { return in_flight_.load() == 0; });
+  }
+  if (owned_executor_ != nullptr) owned_executor_->Shutdown();
+  return cancelled;
+}
+
+TimerMetrics Timer::Metrics() const {
+  TimerMetrics metrics;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    metrics = counters_;
+    metrics.levels = wheel_.num_levels();
+  }
+  metrics.callback_errors = callback_errors_.load(std::memory_order_relaxed);
+  return metrics;
+}
+
+int64_t Timer::NumPending() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  return counters_.pending;
+}
+
+void Timer::ReaperLoop() {
+  for (;;) {
+    AdvanceClock(absl::InfiniteDuration());
+    std::lock_guard<std::mutex> lock(mu_);
+    if (shutdown_) return;
+  }
+}
+
+bool TimerHandle::Cancel() {
+  if (task_ == nullptr) return false;
+  return timer_->Cancel(*task_);
+}
+
+bool TimerHandle::pending() const {
+  if (task_ == nullptr) return false;
+  return timer_->IsPending(*task_);
+}
+
+}  // namespace timingwheel

@@ -1,0 +1,280 @@
+// Copyright 2026 The timingwheel Authors.
+//
+// timer.h
+// -----------------------------------------------------------------------------
+//
+// The header users include. `Timer` holds any number of "run this after d"
+// tasks in a hierarchical timing wheel (see internal/timing_wheel.h for the
+// algorithm) and runs each on an executor once it is due. This file defines:
+//
+//   * `TimerOptions`: tick, wheel size, clock, executor, reaper, limits.
+//   * `TimerMetrics`: a snapshot of the timer's counters.
+//   * `Timer`: schedule, add, cancel, advance, shut down.
+//
+// Guarantees
+//   * Never early: a task runs only once the timer's clock has reached its due
+//     time (the clock reading when it was added, plus its delay).
+//   * Precise: the reaper sleeps until the earliest due instant, so lateness
+//     is the thread's wake-up and scheduling delay, not a tick.
+//   * Exactly once: every task scheduled either runs once or is cancelled
+//     (by `Cancel()` or by `Shutdown()`), never both, never twice, never lost.
+//   * Idle costs nothing: with nothing pending the reaper sleeps without a
+//     timeout; with tasks pending it wakes once per distinct due instant.
+//   * Callbacks never run under a lock of the timer, nor on the reaper's
+//     critical path: they run on the executor.
+//   * O(1) add and cancel; no allocation beyond the task itself (40 bytes of
+//     bookkeeping plus the callback's captures).
+//
+// Example:
+//   auto timer = timingwheel::Timer::Create().value();
+//   timingwheel::TimerHandle handle =
+//       timer->Schedule(absl::Seconds(30), [] { CloseIdleConnection(); })
+//           .value();
+//   ...
+//   handle.Cancel();  // Traffic arrived: the connection is not idle.
+
+#ifndef TIMINGWHEEL_TIMER_TIMER_H_
+#define TIMINGWHEEL_TIMER_TIMER_H_
+
+#include <atomic>
+#include <condition_variable>
+#include <cstdint>
+#include <exception>
+#include <functional>
+#include <memory>
+#include <mutex>
+#include <thread>
+#include <type_traits>
+#include <utility>
+#include <vector>
+
+#include "absl/base/thread_annotations.h"
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "absl/time/time.h"
+#include "timer/clock.h"
+#include "timer/executor.h"
+#include "timer/internal/timing_wheel.h"
+#include "timer/timer_handle.h"
+#include "timer/timer_task.h"
+
+namespace timingwheel {
+
+// TimerOptions
+//
+// How a `Timer` is built. Every field has a usable default.
+struct TimerOptions {
+  // The level-0 tick: how tasks are grouped into buckets, not when they run
+  // (tasks run at their exact due time). Must be positive.
+  absl::Duration tick = absl::Milliseconds(1);
+
+  // Buckets per wheel level. Must be a power of two, at least 2 and at most
+  // 2^20. Level 0 covers `tick * wheel_size`; each level above covers
+  // `wheel_size` times more. 512 keeps 30-minute timers at a 1 ms tick within
+  // three levels.
+  int64_t wheel_size = 512;
+
+  // The time source. Null means `Clock::Real()`. Not owned; must outlive the
+  // timer.
+  Clock* clock = nullptr;
+
+  // Where callbacks run. Null means a dedicated thread owned by the timer.
+  // Not owned; must outlive the timer.
+  Executor* executor = nullptr;
+
+  // Whether the timer runs its own reaper thread, which sleeps until the
+  // earliest due task and advances the wheel. False when the caller drives
+  // the timer with `AdvanceClock()` (tests with a manual clock, or an owner
+  // with its own reaper loop).
+  bool start_reaper = true;
+
+  // The most tasks that may be pending at once; `Add()` and `Schedule()`
+  // beyond it fail with `absl::ResourceExhaustedError`. 0 means no limit.
+  int64_t max_pending = 0;
+
+  // Called on the executor with the exception a task's `Run()` threw. The
+  // executor goes on with other callbacks either way. An exception thrown by
+  // the hook itself is swallowed.
+  std::function<void(std::exception_ptr)> on_callback_error;
+};
+
+// TimerMetrics
+//
+// A consistent snapshot of a timer's counters (see `Timer::Metrics()`).
+struct TimerMetrics {
+  int64_t pending = 0;          // Tasks waiting now.
+  int64_t added = 0;            // Successful Add/Schedule calls (moves count).
+  int64_t expired = 0;          // Tasks handed to the executor to run.
+  int64_t cancelled = 0;        // Tasks cancelled (by Cancel or Shutdown).
+  int64_t reaper_wakeups = 0;   // Returns from the reaper's wait.
+  int64_t buckets_flushed = 0;  // Buckets emptied because their key was due.
+  int64_t tasks_cascaded = 0;   // Not-yet-due tasks placed again by a flush.
+  int64_t callback_errors = 0;  // Exceptions thrown by tasks.
+  int levels = 0;               // Wheel levels created so far.
+};
+
+// Timer
+//
+// A hierarchical timing wheel with a bucket delay queue, an optional reaper
+// thread and an executor for callbacks. Create with `Timer::Create()`.
+//
+// Thread safety: every public member is thread-safe; `Schedule()`, `Add()`
+// and `Cancel()` may be called from any number of threads, including from
+// callbacks, while the reaper advances. A timer must not be destroyed from
+// one of its own callbacks.
+class Timer {
+ public:
+  // Timer::Create()
+  //
+  // Returns a new timer, or `absl::InvalidArgumentError` when `options` is
+  // invalid (tick <= 0, wheel size not a power of two in [2, 2^20], negative
+  // max_pending).
+  static absl::StatusOr<std::unique_ptr<Timer>> Create(
+      TimerOptions options = TimerOptions());
+
+  Timer(const Timer&) = delete;
+  Timer& operator=(const Timer&) = delete;
+
+  // Shuts the timer down (see `Shutdown()`); the tasks still pending are
+  // cancelled and released.
+  ~Timer();
+
+  // Timer::Schedule()
+  //
+  // Runs `callback` (a callable `void()`) on the executor once `delay` has
+  // elapsed on the timer's clock; never runs it early. A zero or negative
+  // delay runs it on the next advance, never on the caller's thread; delays
+  // beyond ~292 years saturate. Returns a handle that can cancel it, or
+  // `absl::FailedPreconditionError` after `Shutdown()`, or
+  // `absl::ResourceExhaustedError` past `max_pending` (the callback is then
+  // destroyed without running). Thread-safe.
+  template <typename F>
+  absl::StatusOr<TimerHandle> Schedule(absl::Duration delay, F&& callback) {
+    static_assert(std::is_invocable_v<std::decay_t<F>&>,
+                  "Schedule: the callback must be callable as void()");
+    TaskPtr<TimerTask> task = MakeTask<internal::CallbackTask<std::decay_t<F>>>(
+        std::forward<F>(callback));
+    absl::Status status = AddInternal(task.get(), delay);
+    if (!status.ok()) return status;
+    return TimerHandle(this, std::move(task));
+  }
+
+  // Timer::Add()
+  //
+  // Schedules `task` to run once `delay` has elapsed, with the same rules as
+  // `Schedule()`. If `task` is still pending in this timer, it is moved to
+  // the new due time (the move counts as one add, not a cancel). The timer
+  // holds a reference to the task while it is pending or queued to run. A
+  // task must be in at most one timer at a time. Returns the same errors as
+  // `Schedule()`. Thread-safe.
+  absl::Status Add(const TaskPtr<TimerTask>& task, absl::Duration delay);
+
+  // Timer::Cancel()
+  //
+  // Removes `task` if it is pending. O(1). Returns true if this call
+  // prevented it from running; false if it was not pending (never added,
+  // already handed to the executor, running, ran, cancelled, or swept by
+  // `Shutdown()`). Safe from any thread, including from the task's own
+  // `Run()` (where it returns false). Thread-safe.
+  bool Cancel(TimerTask& task);
+
+  // Timer::AdvanceClock()
+  //
+  // Waits up to `timeout` (on the timer's clock) until the earliest bucket is
+  // due, moves the wheel's time forward to the clock's time (never
+  // backwards), and flushes every bucket that is due: due tasks go to the
+  // executor, the others are placed again lower in the wheel. Returns whether
+  // any bucket was flushed; false on timeout or after `Shutdown()`. A zero
+  // timeout flushes what is due now without waiting. Calls are serialized; use
+  // it when `start_reaper` is false (with the reaper running it merely
+  // competes with it). Thread-safe.
+  bool AdvanceClock(absl::Duration timeout);
+
+  // Timer::Shutdown()
+  //
+  // Stops accepting tasks (adds then fail with FailedPrecondition), stops and
+  // joins the reaper, waits for every callback already handed to the
+  // executor to finish, stops the default executor, and returns the tasks
+  // that were still pending, cancelled: each counted once in
+  // `TimerMetrics::cancelled`, none of them will run. Callers may inspect,
+  // run or drop them. No callback of this timer runs after it returns.
+  //
+  // Called from one of this timer's own callbacks, it cannot wait for that
+  // callback (nor for callbacks queued behind it on the same executor), so
+  // those may still run after it returns; it never deadlocks. Idempotent:
+  // later calls return nothing. Thread-safe.
+  std::vector<TaskPtr<TimerTask>> Shutdown();
+
+  // Timer::Metrics()
+  //
+  // Returns a snapshot of the counters. Thread-safe.
+  TimerMetrics Metrics() const;
+
+  // Timer::NumPending()
+  //
+  // Returns the number of pending tasks. Thread-safe.
+  int64_t NumPending() const;
+
+  // Timer::clock()
+  //
+  // The clock this timer reads.
+  Clock& clock() const { return *clock_; }
+
+ private:
+  friend class TimerHandle;
+  class CallbackScope;
+
+  Timer(const TimerOptions& options, int64_t tick_nanos);
+
+  absl::Status AddInternal(TimerTask* task, absl::Duration delay);
+  void ReaperLoop();
+  // Current time relative to origin_, never before the wheel's time.
+  int64_t NowRelative() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  int64_t ClockRelative();
+  // Flushes every bucket due at `now`; releases mu_ between chunks.
+  void FlushDue(std::unique_lock<std::mutex>& lock, int64_t now);
+  // Hands `tasks` (whose wheel references it takes over) to the executor.
+  void Dispatch(std::vector<TimerTask*>& tasks);
+  void RunTask(TimerTask* task);
+  void FinishCallback();
+  bool IsPending(const TimerTask& task) const;
+
+  Clock* const clock_;
+  std::unique_ptr<ThreadExecutor> owned_executor_;
+  Executor* const executor_;
+  const int64_t origin_;
+  const int64_t max_pending_;
+  const std::function<void(std::exception_ptr)> on_callback_error_;
+
+  // Serializes AdvanceClock() callers (the reaper and any user driver).
+  // Lock order: advance_mu_ before mu_.
+  std::mutex advance_mu_;
+
+  mutable std::mutex mu_;
+  std::condition_variable cv_;  // The flusher sleeps on it; Add wakes it.
+  internal::TimingWheel wheel_ ABSL_GUARDED_BY(mu_);
+  // Tasks of buckets being flushed, and not-yet-due tasks on their way to the
+  // due list: lists, so Cancel and re-Add work on them between chunks.
+  internal::ListNode flushing_ ABSL_GUARDED_BY(mu_);
+  internal::ListNode staging_ ABSL_GUARDED_BY(mu_);
+  bool shutdown_ ABSL_GUARDED_BY(mu_) = false;
+  bool sleeping_ ABSL_GUARDED_BY(mu_) = false;
+  int64_t sleeping_until_ ABSL_GUARDED_BY(mu_) = 0;
+  TimerMetrics counters_ ABSL_GUARDED_BY(mu_);
+
+  std::atomic<int64_t> callback_errors_{0};
+
+  // Callbacks handed to the executor and not finished. Decremented under
+  // done_mu_ so that Shutdown() never returns while one is still running.
+  std::atomic<int64_t> in_flight_{0};
+  std::mutex done_mu_;
+  std::condition_variable done_cv_;
+
+  // Serializes the joining part of Shutdown() between threads.
+  std::mutex shutdown_mu_;
+  std::thread reaper_;
+};
+
+}  // namespace timingwheel
+
+#endif  // TIMINGWHEEL_TIMER_TIMER_H_

@@ -1,0 +1,213 @@
+// Copyright 2026 The timingwheel Authors.
+//
+// timer_task.h
+// -----------------------------------------------------------------------------
+//
+// What a timer holds. This file defines:
+//
+//   * `TimerTask`: the base class of everything a `Timer` schedules. Subclass
+//     it to give a task its own state (the purgatory's operations do); plain
+//     callbacks passed to `Timer::Schedule()` are wrapped in one internally.
+//   * `TaskPtr<T>`: a shared, intrusively reference-counted pointer to a task.
+//   * `MakeTask<T>(args...)`: creates a task and returns its first `TaskPtr`.
+//
+// A task is intrusive: its list links, due time and reference count live in
+// the object itself, so scheduling allocates nothing beyond the task (40
+// bytes of bookkeeping, see `TimerTask`).
+
+#ifndef TIMINGWHEEL_TIMER_TIMER_TASK_H_
+#define TIMINGWHEEL_TIMER_TIMER_TASK_H_
+
+#include <atomic>
+#include <cstddef>
+#include <cstdint>
+#include <type_traits>
+#include <utility>
+
+namespace timingwheel {
+
+class Timer;
+template <typename T>
+class TaskPtr;
+
+namespace internal {
+
+// ListNode: the links of an intrusive circular doubly linked list. A node
+// whose `prev` is null is in no list.
+struct ListNode {
+  ListNode* prev = nullptr;
+  ListNode* next = nullptr;
+};
+
+class TimingWheel;
+class TimerCore;
+
+}  // namespace internal
+
+// TimerTask
+//
+// A unit of work that a `Timer` runs once its delay has elapsed. Subclass it
+// and implement `Run()`; create instances with `MakeTask<T>()` and share them
+// with `TaskPtr<T>`.
+//
+// A task is in at most one timer at a time. While it waits, the timer holds a
+// reference to it, so the task stays alive even if the caller drops every
+// `TaskPtr`. Adding a task that is still pending moves it to its new due time;
+// adding it again after it ran or was cancelled schedules it anew.
+//
+// Thread safety: the reference count is atomic; the scheduling fields are
+// owned by the timer and guarded by its lock. `Run()` is called on the
+// timer's executor with no lock of the timer held.
+class TimerTask : private internal::ListNode {
+ public:
+  TimerTask() = default;
+  TimerTask(const TimerTask&) = delete;
+  TimerTask& operator=(const TimerTask&) = delete;
+
+  // TimerTask::Run()
+  //
+  // The task's work. Called at most once per scheduling, on the timer's
+  // executor, never before the task's due time. May add or cancel timers
+  // (including re-adding this task). An exception it throws is caught by the
+  // timer, counted, and passed to the timer's error hook.
+  virtual void Run() = 0;
+
+ protected:
+  // Tasks are destroyed when their last reference goes (see `TaskPtr`).
+  virtual ~TimerTask() = default;
+
+ private:
+  friend class internal::TimingWheel;
+  friend class internal::TimerCore;
+  friend class Timer;
+  template <typename T>
+  friend class TaskPtr;
+  template <typename T, typename... Args>
+  friend TaskPtr<T> MakeTask(Args&&... args);
+
+  void Ref() const { refs_.fetch_add(1, std::memory_order_relaxed); }
+  void Unref() const {
+    if (refs_.fetch_sub(1, std::memory_order_acq_rel) == 1) delete this;
+  }
+  bool pending() const { return prev != nullptr; }
+
+  // Bookkeeping, guarded by the owning timer's lock: the list links (the
+  // private base), the due time on the timer's clock, and the count. `refs_`
+  // comes last so that a small callback stored by a subclass fits in its tail
+  // padding.
+  int64_t due_nanos_ = 0;
+  mutable std::atomic<int32_t> refs_{0};
+};
+
+// TaskPtr
+//
+// A shared pointer to a task, like `std::shared_ptr` but with the count inside
+// the task (no control block). Copying adds a reference; destruction drops
+// one; the task is deleted with its last reference. A `TaskPtr<Derived>`
+// converts to a `TaskPtr<Base>`. Thread-compatible (distinct `TaskPtr`s to
+// the same task may be used from different threads).
+template <typename T>
+class TaskPtr {
+ public:
+  TaskPtr() = default;
+  TaskPtr(std::nullptr_t) {}  // NOLINT(runtime/explicit)
+  TaskPtr(const TaskPtr& other) : task_(other.task_) { AddRef(); }
+  TaskPtr(TaskPtr&& other) noexcept
+      : task_(std::exchange(other.task_, nullptr)) {}
+  template <typename U,
+            typename = std::enable_if_t<std::is_convertible_v<U*, T*>>>
+  TaskPtr(const TaskPtr<U>& other)  // NOLINT(runtime/explicit)
+      : task_(other.get()) {
+    AddRef();
+  }
+  template <typename U,
+            typename = std::enable_if_t<std::is_convertible_v<U*, T*>>>
+  TaskPtr(TaskPtr<U>&& other) noexcept  // NOLINT(runtime/explicit)
+      : task_(other.release()) {}
+  ~TaskPtr() { DropRef(); }
+
+  TaskPtr& operator=(TaskPtr other) noexcept {
+    std::swap(task_, other.task_);
+    return *this;
+  }
+
+  T* get() const { return task_; }
+  T* operator->() const { return task_; }
+  T& operator*() const { return *task_; }
+  explicit operator bool() const { return task_ != nullptr; }
+
+  // TaskPtr::release()
+  //
+  // Gives up this pointer's reference without dropping it and returns the
+  // task. For code that hands the reference on by hand.
+  T* release() { return std::exchange(task_, nullptr); }
+
+  // TaskPtr::Adopt()
+  //
+  // Wraps `task` taking over one reference that the caller already owns.
+  static TaskPtr Adopt(T* task) {
+    TaskPtr result;
+    result.task_ = task;
+    return result;
+  }
+
+  friend bool operator==(const TaskPtr& a, const TaskPtr& b) {
+    return a.task_ == b.task_;
+  }
+  friend bool operator!=(const TaskPtr& a, const TaskPtr& b) {
+    return a.task_ != b.task_;
+  }
+
+ private:
+  void AddRef() const {
+    if (task_ != nullptr) static_cast<const TimerTask*>(task_)->Ref();
+  }
+  void DropRef() const {
+    if (task_ != nullptr) static_cast<const TimerTask*>(task_)->Unref();
+  }
+
+  T* task_ = nullptr;
+};
+
+// MakeTask()
+//
+// Creates a `T` (a `TimerTask` subclass) from `args` and returns the first
+// reference to it.
+//
+// Example:
+//   class Heartbeat : public timingwheel::TimerTask {
+//    public:
+//     void Run() override { SendHeartbeat(); }
+//   };
+//   timingwheel::TaskPtr<Heartbeat> beat = timingwheel::MakeTask<Heartbeat>();
+//   timer->Add(beat, absl::Seconds(1));
+template <typename T, typename... Args>
+TaskPtr<T> MakeTask(Args&&... args) {
+  static_assert(std::is_base_of_v<TimerTask, T>,
+                "MakeTask<T>: T must derive from timingwheel::TimerTask");
+  T* task = new T(std::forward<Args>(args)...);
+  static_cast<const TimerTask*>(task)->Ref();
+  return TaskPtr<T>::Adopt(task);
+}
+
+namespace internal {
+
+// CallbackTask: the task `Timer::Schedule()` wraps a callable in. Its members
+// start in the tail padding of `TimerTask`, so an empty lambda costs no
+// bytes beyond the 40 of the base.
+template <typename F>
+class CallbackTask final : public TimerTask {
+ public:
+  template <typename G>
+  explicit CallbackTask(G&& callback) : callback_(std::forward<G>(callback)) {}
+
+  void Run() override { callback_(); }
+
+ private:
+  F callback_;
+};
+
+}  // namespace internal
+}  // namespace timingwheel
+
+#endif  // TIMINGWHEEL_TIMER_TIMER_TASK_H_

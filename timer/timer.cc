@@ -42,11 +42,10 @@ absl::StatusOr<std::unique_ptr<Timer>> Timer::Create(TimerOptions options) {
         absl::StrFormat("timingwheel: tick must be at least 1ns, got %s",
                         absl::FormatDuration(options.tick)));
   }
-  if (options.wheel_size < 2 || options.wheel_size > kMaxWheelSize ||
-      !internal::IsPowerOfTwo(options.wheel_size)) {
-    return absl::InvalidArgumentError(absl::StrFormat(
-        "timingwheel: wheel_size must be a power of two in [2, %d], got %d",
-        kMaxWheelSize, options.wheel_size));
+  if (options.wheel_size < 2 || options.wheel_size > kMaxWheelSize) {
+    return absl::InvalidArgumentError(
+        absl::StrFormat("timingwheel: wheel_size must be in [2, %d], got %d",
+                        kMaxWheelSize, options.wheel_size));
   }
   if (options.max_pending < 0) {
     return absl::InvalidArgumentError(absl::StrFormat(

@@ -68,10 +68,10 @@ struct TimerOptions {
   // (tasks run at their exact due time). Must be positive.
   absl::Duration tick = absl::Milliseconds(1);
 
-  // Buckets per wheel level. Must be a power of two, at least 2 and at most
-  // 2^20. Level 0 covers `tick * wheel_size`; each level above covers
-  // `wheel_size` times more. 512 keeps 30-minute timers at a 1 ms tick within
-  // three levels.
+  // Buckets per wheel level, in [2, 2^20]; powers of two index slots with a
+  // mask instead of a division. Level 0 covers `tick * wheel_size`; each level
+  // above covers `wheel_size` times more. 512 keeps 30-minute timers at a 1 ms
+  // tick within three levels.
   int64_t wheel_size = 512;
 
   // The time source. Null means `Clock::Real()`. Not owned; must outlive the
@@ -127,7 +127,7 @@ class Timer {
   // Timer::Create()
   //
   // Returns a new timer, or `absl::InvalidArgumentError` when `options` is
-  // invalid (tick <= 0, wheel size not a power of two in [2, 2^20], negative
+  // invalid (tick < 1ns, wheel size outside [2, 2^20], negative
   // max_pending).
   static absl::StatusOr<std::unique_ptr<Timer>> Create(
       TimerOptions options = TimerOptions());

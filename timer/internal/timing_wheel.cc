@@ -10,7 +10,9 @@ namespace timingwheel {
 namespace internal {
 
 TimingWheel::TimingWheel(int64_t tick_nanos, int64_t wheel_size)
-    : tick0_(tick_nanos), wheel_size_(wheel_size), mask_(wheel_size - 1) {
+    : tick0_(tick_nanos),
+      wheel_size_(wheel_size),
+      mask_(IsPowerOfTwo(wheel_size) ? wheel_size - 1 : -1) {
   AddLevel();
 }
 
@@ -51,7 +53,7 @@ void TimingWheel::Place(TimerTask* task) {
   Level* level = levels_[0].get();
   if (due < level->current + tick0_) {
     // Due in the current tick, or already due: the current bucket.
-    LinkIntoBucket(&level->buckets[(level->current / tick0_) & mask_], task);
+    LinkIntoBucket(&level->buckets[SlotOf(level->current / tick0_)], task);
     return;
   }
   for (size_t k = 0;; ++k) {
@@ -59,7 +61,7 @@ void TimingWheel::Place(TimerTask* task) {
     // Invariant: due >= level->current + level->tick (see header), so the
     // subtraction cannot overflow and the slot is never the current one.
     if (level->top || due - level->current < level->interval) {
-      LinkIntoBucket(&level->buckets[(due / level->tick) & mask_], task);
+      LinkIntoBucket(&level->buckets[SlotOf(due / level->tick)], task);
       return;
     }
     if (k + 1 == levels_.size()) AddLevel();

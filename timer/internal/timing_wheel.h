@@ -70,7 +70,7 @@ class TimingWheel {
  public:
   // Creates a wheel whose level 0 has `wheel_size` buckets of `tick_nanos`.
   // Preconditions (validated by `Timer::Create()`): `tick_nanos > 0`,
-  // `wheel_size` a power of two >= 2.
+  // `wheel_size >= 2`. Power-of-two sizes index slots with a mask.
   TimingWheel(int64_t tick_nanos, int64_t wheel_size);
   TimingWheel(const TimingWheel&) = delete;
   TimingWheel& operator=(const TimingWheel&) = delete;
@@ -171,10 +171,14 @@ class TimingWheel {
   void AddLevel();
   void LinkIntoBucket(Bucket* bucket, TimerTask* task);
   void RekeyDueList();
+  // The slot of virtual tick number `ticks` (due / tick).
+  int64_t SlotOf(int64_t ticks) const {
+    return mask_ >= 0 ? (ticks & mask_) : ticks % wheel_size_;
+  }
 
   const int64_t tick0_;
   const int64_t wheel_size_;
-  const int64_t mask_;
+  const int64_t mask_;  // wheel_size - 1 for powers of two, else -1.
   int64_t time_ = 0;
   std::vector<std::unique_ptr<Level>> levels_;
   Bucket due_list_;

@@ -2,6 +2,8 @@
 
 #include "timer/executor.h"
 
+#include <pthread.h>
+
 #include <utility>
 
 namespace timingwheel {
@@ -60,6 +62,7 @@ bool ThreadExecutor::IsCurrentThread() const {
 }
 
 void ThreadExecutor::Loop() {
+  pthread_setname_np(pthread_self(), "tw-executor");
   std::vector<Callback> batch;
   std::unique_lock<std::mutex> lock(mu_);
   for (;;) {

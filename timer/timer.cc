@@ -2,6 +2,8 @@
 
 #include "timer/timer.h"
 
+#include <pthread.h>
+
 #include <algorithm>
 #include <utility>
 
@@ -349,6 +351,9 @@ int64_t Timer::NumPending() const {
 }
 
 void Timer::ReaperLoop() {
+  // Named so that tools (and the wake-up benchmark) can find it in
+  // /proc/self/task/*/comm.
+  pthread_setname_np(pthread_self(), "tw-reaper");
   for (;;) {
     AdvanceClock(absl::InfiniteDuration());
     std::lock_guard<std::mutex> lock(mu_);

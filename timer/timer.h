@@ -82,7 +82,8 @@ struct TimerOptions {
   // Not owned; must outlive the timer.
   Executor* executor = nullptr;
 
-  // Whether the timer runs its own reaper thread, which sleeps until the
+  // Whether the timer runs its own reaper thread (named "tw-reaper"; the
+  // default executor's thread is "tw-executor"), which sleeps until the
   // earliest due task and advances the wheel. False when the caller drives
   // the timer with `AdvanceClock()` (tests with a manual clock, or an owner
   // with its own reaper loop).

@@ -5,6 +5,9 @@ libbenchmark-dev ships libbenchmark.so and libbenchmark_main.a. Headers are in
 /usr/include. Targets carry upstream's labels:
 `@com_google_googletest//:gtest`, `:gtest_main`, and
 `@com_github_google_benchmark//:benchmark`, `:benchmark_main`.
+
+Boost (libboost-dev, headers only) is exposed for the benchmarks' Asio
+baseline alone, as `@boost//:asio`; nothing outside benchmarks/ uses it.
 """
 
 def _library_repository(ctx, probe, package, targets):
@@ -45,4 +48,16 @@ debian_benchmark_repository = repository_rule(
     implementation = _debian_benchmark_repository_impl,
     local = True,
     doc = "Google Benchmark from Debian's libbenchmark-dev.",
+)
+
+def _debian_boost_repository_impl(ctx):
+    # Boost.Asio 1.74 is header-only; it needs only -pthread to link.
+    _library_repository(ctx, "/usr/include/boost/asio.hpp", "libboost-dev", [
+        ("asio", ["-pthread"]),
+    ])
+
+debian_boost_repository = repository_rule(
+    implementation = _debian_boost_repository_impl,
+    local = True,
+    doc = "Boost.Asio (header-only) from Debian's libboost-dev; benchmarks only.",
 )

@@ -9,10 +9,11 @@ namespace timingwheel {
 namespace testing {
 namespace {
 
-// How often a sleeper re-reads the clock in case a wake-up notification was
-// sent before it started waiting. Real time, invisible to the timer: the
-// sleeper returns only on a notification or once its deadline has come.
-constexpr std::chrono::milliseconds kRecheckInterval(1);
+// How often AdvanceBy()/SetNanos() notify a sleeper again until it has left
+// WaitUntil(): a notification sent just before the sleeper blocks would be
+// lost otherwise (the clock cannot take the sleeper's mutex). Real time,
+// invisible to the timer.
+constexpr std::chrono::milliseconds kRenotifyInterval(1);
 
 }  // namespace
 
@@ -26,14 +27,11 @@ void ManualClock::WaitUntil(std::condition_variable& cv,
   }
   sleepers_changed_.notify_all();
   // The caller's lock is held from its own check to the wait, so a
-  // notification of `cv` by the caller's peers is never lost. One from
-  // AdvanceBy() might be (it does not take the caller's lock); the recheck
-  // covers that.
-  while (NowNanos() < deadline_nanos) {
-    if (cv.wait_for(lock, kRecheckInterval) == std::cv_status::no_timeout) {
-      break;
-    }
-  }
+  // notification of `cv` by the caller's peers is never lost: the wait has no
+  // timeout that could race with it (a timed wait that times out may swallow
+  // a concurrent notification). A notification from the clock, which does
+  // not take the caller's lock, is repeated until this sleeper has left.
+  if (NowNanos() < deadline_nanos) cv.wait(lock);
   {
     std::lock_guard<std::mutex> guard(mu_);
     sleepers_.erase(std::find(sleepers_.begin(), sleepers_.end(), &sleeper));
@@ -59,13 +57,22 @@ void ManualClock::SetNanos(int64_t now_nanos) {
 }
 
 void ManualClock::WakeDueSleepers() {
-  std::lock_guard<std::mutex> guard(mu_);
+  std::unique_lock<std::mutex> lock(mu_);
   const int64_t now = NowNanos();
   for (Sleeper* sleeper : sleepers_) {
-    if (!sleeper->woken && sleeper->deadline <= now) {
-      sleeper->woken = true;
-      sleeper->cv->notify_all();
+    if (sleeper->deadline <= now) sleeper->woken = true;
+  }
+  // Notifies every woken sleeper until it has left WaitUntil(). A sleeper
+  // stays in `sleepers_` (and alive) until then, so its pointer is valid.
+  auto any_woken = [this] {
+    return std::any_of(sleepers_.begin(), sleepers_.end(),
+                       [](const Sleeper* sleeper) { return sleeper->woken; });
+  };
+  while (any_woken()) {
+    for (Sleeper* sleeper : sleepers_) {
+      if (sleeper->woken) sleeper->cv->notify_all();
     }
+    sleepers_changed_.wait_for(lock, kRenotifyInterval);
   }
 }
 

@@ -53,14 +53,17 @@ class ManualClock final : public Clock {
 
   // ManualClock::AdvanceBy()
   //
-  // Moves the time forward by `delta` (negative deltas are ignored) and wakes
-  // the sleepers whose deadline has come. Thread-safe.
+  // Moves the time forward by `delta` (negative deltas are ignored), wakes
+  // the sleepers whose deadline has come and returns once they have left
+  // `WaitUntil()` (so it must not be called while holding a sleeper's
+  // mutex). Thread-safe.
   void AdvanceBy(absl::Duration delta);
 
   // ManualClock::SetNanos()
   //
   // Sets the time, forwards or backwards (to test clock anomalies), and
-  // wakes the sleepers whose deadline has come. Thread-safe.
+  // wakes the sleepers whose deadline has come, as `AdvanceBy()` does.
+  // Thread-safe.
   void SetNanos(int64_t now_nanos);
 
   // ManualClock::AwaitSleeper()

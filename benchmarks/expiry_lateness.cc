@@ -1,0 +1,150 @@
+// Copyright 2026 The timingwheel Authors.
+//
+// expiry_lateness: how late timers fire with the real clock. For each
+// implementation in turn (its threads running), `--timers` timers (default
+// 10^6) with delays uniform in [0, `--span`] (default 1 s) are scheduled
+// from this thread as fast as it can; each callback records when it ran.
+// Prints, per implementation, the median over `--runs` of the p99 lateness
+// (with min-max), the mean and max, and how many fired early or never.
+//
+//   bazel run -c opt //benchmarks:expiry_lateness -- --runs=5
+//   bazel run -c opt //benchmarks:expiry_lateness -- --json
+
+#include <algorithm>
+#include <atomic>
+#include <cstdint>
+#include <cstdio>
+#include <memory>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "absl/flags/flag.h"
+#include "absl/flags/parse.h"
+#include "absl/strings/str_format.h"
+#include "absl/strings/str_split.h"
+#include "absl/time/clock.h"
+#include "absl/time/time.h"
+#include "benchmarks/baselines/make_timers.h"
+#include "benchmarks/lateness.h"
+#include "timer/clock.h"
+
+ABSL_FLAG(int, timers, 1000000, "Timers per run.");
+ABSL_FLAG(absl::Duration, span, absl::Seconds(1),
+          "Delays are uniform in [0, span].");
+ABSL_FLAG(int, runs, 3, "Runs per implementation.");
+ABSL_FLAG(std::string, impls,
+          "timingwheel,heap,hier-tick-1ms,round-wheel-1ms,asio",
+          "Comma-separated implementations (see make_timers.h).");
+ABSL_FLAG(bool, json, false, "Print a JSON array instead of a table.");
+
+namespace timingwheel {
+namespace bench {
+namespace {
+
+int64_t Now() { return Clock::Real()->NowNanos(); }
+
+struct Summary {
+  std::vector<double> p99_ms, mean_ms, max_ms;
+  int64_t early = 0, missed = 0;
+};
+
+Lateness RunOnce(const std::string& name, int n, absl::Duration span,
+                 uint64_t seed) {
+  std::unique_ptr<TimerUnderTest> timer = MakeTimer(name).value();
+  timer->Start();
+  std::mt19937_64 rng(seed);
+  std::uniform_int_distribution<int64_t> dist(0,
+                                              absl::ToInt64Nanoseconds(span));
+  std::vector<int64_t> due(static_cast<size_t>(n));
+  auto fired = std::make_unique<std::atomic<int64_t>[]>(n);
+  std::atomic<int> count{0};
+  for (int i = 0; i < n; ++i) fired[i].store(kNotFired);
+  for (int i = 0; i < n; ++i) {
+    const int64_t delay = dist(rng);
+    due[i] = Now() + delay;
+    timer->Schedule(absl::Nanoseconds(delay), [&fired, &count, i] {
+      fired[i].store(Now(), std::memory_order_relaxed);
+      count.fetch_add(1, std::memory_order_release);
+    });
+  }
+  const int64_t give_up = Now() + absl::ToInt64Nanoseconds(span) + 10000000000;
+  while (count.load(std::memory_order_acquire) < n && Now() < give_up) {
+    absl::SleepFor(absl::Milliseconds(10));
+  }
+  timer->Stop();
+  std::vector<int64_t> fired_at(static_cast<size_t>(n));
+  for (int i = 0; i < n; ++i) fired_at[i] = fired[i].load();
+  return SummarizeLateness(due, fired_at);
+}
+
+double Median(std::vector<double> values) {
+  std::sort(values.begin(), values.end());
+  return values.empty() ? 0 : values[values.size() / 2];
+}
+
+int Main() {
+  const std::vector<std::string> names =
+      absl::StrSplit(absl::GetFlag(FLAGS_impls), ',', absl::SkipEmpty());
+  const int n = absl::GetFlag(FLAGS_timers);
+  const absl::Duration span = absl::GetFlag(FLAGS_span);
+  const int runs = std::max(1, absl::GetFlag(FLAGS_runs));
+  for (const std::string& name : names) {
+    if (!MakeTimer(name).ok()) {
+      std::fprintf(stderr, "%s\n", MakeTimer(name).status().ToString().c_str());
+      return 2;
+    }
+  }
+  std::vector<Summary> summaries(names.size());
+  // Runs interleave the implementations, so that a noisy minute on a shared
+  // machine hits all of them.
+  for (int r = 0; r < runs; ++r) {
+    for (size_t k = 0; k < names.size(); ++k) {
+      const Lateness late = RunOnce(names[k], n, span, 1000 + r);
+      Summary& s = summaries[k];
+      s.p99_ms.push_back(late.p99_ms);
+      s.mean_ms.push_back(late.mean_ms);
+      s.max_ms.push_back(late.max_ms);
+      s.early += late.early;
+      s.missed += late.missed;
+      std::fprintf(stderr, "  run %d/%d %-18s p99 %.3f ms\n", r + 1, runs,
+                   names[k].c_str(), late.p99_ms);
+    }
+  }
+  const bool json = absl::GetFlag(FLAGS_json);
+  if (json) {
+    absl::PrintF("[\n");
+  } else {
+    absl::PrintF("\n%d timers, delays uniform in [0, %s], %d runs each\n", n,
+                 absl::FormatDuration(span), runs);
+    absl::PrintF("%-18s %10s %17s %10s %10s %8s %8s\n", "impl", "p99_ms",
+                 "(min-max)", "mean_ms", "max_ms", "early", "missed");
+  }
+  for (size_t k = 0; k < names.size(); ++k) {
+    const Summary& s = summaries[k];
+    const auto [lo, hi] = std::minmax_element(s.p99_ms.begin(), s.p99_ms.end());
+    if (json) {
+      absl::PrintF(
+          "  {\"impl\": \"%s\", \"late_p99_ms\": %.3f, \"late_p99_min_ms\": "
+          "%.3f, \"late_p99_max_ms\": %.3f, \"late_mean_ms\": %.3f, "
+          "\"late_max_ms\": %.3f, \"early\": %d, \"missed\": %d}%s\n",
+          names[k], Median(s.p99_ms), *lo, *hi, Median(s.mean_ms),
+          Median(s.max_ms), s.early, s.missed, k + 1 < names.size() ? "," : "");
+    } else {
+      absl::PrintF("%-18s %10.3f %8.3f-%-8.3f %10.3f %10.3f %8d %8d\n",
+                   names[k], Median(s.p99_ms), *lo, *hi, Median(s.mean_ms),
+                   Median(s.max_ms), s.early, s.missed);
+    }
+  }
+  if (json) absl::PrintF("]\n");
+  return 0;
+}
+
+}  // namespace
+}  // namespace bench
+}  // namespace timingwheel
+
+int main(int argc, char** argv) {
+  absl::ParseCommandLine(argc, argv);
+  return timingwheel::bench::Main();
+}

@@ -1,0 +1,154 @@
+// Copyright 2026 The timingwheel Authors.
+//
+// Concurrency test of DelayedOperationPurgatory with the real clock (run it
+// under --config=tsan): operations become completable at random moments
+// while one thread parks them and eight threads call CheckAndComplete().
+// Asserts counts, never durations.
+
+#include <atomic>
+#include <memory>
+#include <random>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "absl/time/time.h"
+#include "gtest/gtest.h"
+#include "purgatory/delayed_operation_purgatory.h"
+#include "tests/purgatory/test_operations.h"
+
+namespace timingwheel {
+namespace {
+
+using ::timingwheel::testing::CountingOperation;
+
+constexpr int kOps = 100;
+constexpr int kCheckers = 8;
+constexpr int kSharedKeys = 4;
+constexpr int kRounds = 20;
+
+std::string OwnKey(int i) { return "op-" + std::to_string(i); }
+std::string SharedKey(int i) { return "shared-" + std::to_string(i); }
+
+TEST(PurgatoryConcurrencyTest, EveryOperationCompletesExactlyOnce) {
+  for (int round = 0; round < kRounds; ++round) {
+    PurgatoryOptions options;
+    options.shards = 8;
+    auto purgatory =
+        DelayedOperationPurgatory<std::string>::Create(options).value();
+    std::vector<TaskPtr<CountingOperation>> ops;
+    for (int i = 0; i < kOps; ++i) {
+      // Long delays: nothing expires during the test.
+      ops.push_back(MakeTask<CountingOperation>(absl::Hours(1)));
+    }
+
+    // Completions counted by CheckAndComplete() (each op at most once), and
+    // operations TryCompleteElseWatch() reported complete (by anyone).
+    std::atomic<int> completed_by_calls{0};
+    std::atomic<int> reported_by_parker{0};
+    std::atomic<bool> stop{false};
+
+    // Parks every operation under its own key and a shared one.
+    std::thread parker([&] {
+      for (int i = 0; i < kOps; ++i) {
+        absl::StatusOr<bool> done = purgatory->TryCompleteElseWatch(
+            ops[i], {OwnKey(i), SharedKey(i % kSharedKeys)});
+        ASSERT_TRUE(done.ok()) << done.status();
+        if (*done) reported_by_parker.fetch_add(1);
+      }
+    });
+
+    // Makes operations completable in random order, each followed by one
+    // check of its own key (as a server does after a state change). No
+    // completion may be missed, whether the operation is watched yet or not.
+    std::thread setter([&, round] {
+      std::vector<int> order(kOps);
+      for (int i = 0; i < kOps; ++i) order[i] = i;
+      std::shuffle(order.begin(), order.end(), std::mt19937(round));
+      for (int i : order) {
+        ops[i]->ready = true;
+        completed_by_calls.fetch_add(purgatory->CheckAndComplete(OwnKey(i)));
+      }
+    });
+
+    // Noise: seven more threads checking shared and own keys at random.
+    std::vector<std::thread> checkers;
+    for (int c = 0; c < kCheckers - 1; ++c) {
+      checkers.emplace_back([&, c] {
+        std::mt19937 random(round * 100 + c);
+        while (!stop.load()) {
+          const int i = static_cast<int>(random() % kOps);
+          const std::string key =
+              random() % 2 == 0 ? OwnKey(i) : SharedKey(i % kSharedKeys);
+          completed_by_calls.fetch_add(purgatory->CheckAndComplete(key));
+        }
+      });
+    }
+
+    parker.join();
+    setter.join();
+    stop.store(true);
+    for (std::thread& checker : checkers) checker.join();
+
+    for (int i = 0; i < kOps; ++i) {
+      EXPECT_TRUE(ops[i]->IsCompleted()) << "round " << round << " op " << i;
+      EXPECT_EQ(ops[i]->completions.load(), 1) << "op " << i;
+      EXPECT_EQ(ops[i]->expirations.load(), 0) << "op " << i;
+      EXPECT_EQ(ops[i]->tries_without_lock.load(), 0) << "op " << i;
+    }
+    EXPECT_LE(completed_by_calls.load(), kOps);
+    EXPECT_GE(completed_by_calls.load() + reported_by_parker.load(), kOps);
+    EXPECT_EQ(purgatory->Watched(), 0);
+    EXPECT_EQ(purgatory->NumDelayed(), 0);
+    PurgatoryMetrics metrics = purgatory->Metrics();
+    EXPECT_EQ(metrics.completed, kOps);
+    EXPECT_EQ(metrics.keys, 0);
+    if (::testing::Test::HasFailure()) return;
+  }
+}
+
+TEST(PurgatoryConcurrencyTest, ExpirationsRaceWithCompletions) {
+  // Short real delays: some operations expire while checkers complete
+  // others; each ends exactly one way.
+  PurgatoryOptions options;
+  options.shards = 4;
+  auto purgatory = DelayedOperationPurgatory<int>::Create(options).value();
+  constexpr int kRacingOps = 2000;
+  std::vector<TaskPtr<CountingOperation>> ops;
+  for (int i = 0; i < kRacingOps; ++i) {
+    ops.push_back(
+        MakeTask<CountingOperation>(absl::Microseconds(50 * (i % 40))));
+    ops.back()->ready = i % 2 == 0;
+  }
+  std::thread parker([&] {
+    for (int i = 0; i < kRacingOps; ++i) {
+      ASSERT_TRUE(purgatory->TryCompleteElseWatch(ops[i], {i % 16}).ok());
+    }
+  });
+  std::atomic<bool> stop{false};
+  std::vector<std::thread> checkers;
+  for (int c = 0; c < 4; ++c) {
+    checkers.emplace_back([&, c] {
+      int key = c;
+      while (!stop.load()) purgatory->CheckAndComplete(key++ % 16);
+    });
+  }
+  parker.join();
+  stop.store(true);
+  for (std::thread& checker : checkers) checker.join();
+  purgatory->Shutdown();  // Expires whatever is still waiting.
+  int expired = 0;
+  for (int i = 0; i < kRacingOps; ++i) {
+    ASSERT_EQ(ops[i]->completions.load(), 1) << i;
+    ASSERT_LE(ops[i]->expirations.load(), 1) << i;
+    expired += ops[i]->expirations.load();
+  }
+  PurgatoryMetrics metrics = purgatory->Metrics();
+  EXPECT_EQ(metrics.completed, kRacingOps);
+  EXPECT_EQ(metrics.expired, expired);
+  EXPECT_EQ(metrics.watched, 0);
+  EXPECT_EQ(metrics.delayed, 0);
+}
+
+}  // namespace
+}  // namespace timingwheel

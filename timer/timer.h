@@ -170,6 +170,15 @@ class Timer {
   // `Schedule()`. Thread-safe.
   absl::Status Add(const TaskPtr<TimerTask>& task, absl::Duration delay);
 
+  // Timer::Add()
+  //
+  // As above, for a task the caller knows to be alive (a task re-adding
+  // itself from its own `Run()`: `timer->Add(*this, period)`). The task
+  // must have been created with `MakeTask()`. Thread-safe.
+  absl::Status Add(TimerTask& task, absl::Duration delay) {
+    return AddInternal(&task, delay);
+  }
+
   // Timer::Cancel()
   //
   // Removes `task` if it is pending. O(1). Returns true if this call

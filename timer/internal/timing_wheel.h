@@ -159,6 +159,12 @@ class TimingWheel {
   static ListNode* AsNode(TimerTask* task) { return task; }
   static int64_t DueOf(const TimerTask* task) { return task->due_nanos_; }
 
+  // TimingWheel::SetDueOf()
+  //
+  // Sets the due time of an unlinked `task` before `Place()`. For tests that
+  // drive the wheel directly; `Timer` sets it itself.
+  static void SetDueOf(TimerTask* task, int64_t due) { task->due_nanos_ = due; }
+
  private:
   struct Level {
     int64_t tick = 0;

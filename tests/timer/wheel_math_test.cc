@@ -1,0 +1,122 @@
+// Copyright 2026 The timingwheel Authors.
+//
+// Tests of the wheel's pure arithmetic (timer/internal/wheel_math.h).
+
+#include "timer/internal/wheel_math.h"
+
+#include <cstdint>
+#include <limits>
+
+#include "absl/time/time.h"
+#include "gtest/gtest.h"
+
+namespace timingwheel {
+namespace internal {
+namespace {
+
+constexpr int64_t kMax = std::numeric_limits<int64_t>::max();
+
+TEST(SaturatingAddTest, AddsWithinRange) {
+  EXPECT_EQ(SaturatingAdd(0, 0), 0);
+  EXPECT_EQ(SaturatingAdd(3, 4), 7);
+  EXPECT_EQ(SaturatingAdd(kMax - 5, 5), kMax);
+  EXPECT_EQ(SaturatingAdd(0, kMax), kMax);
+}
+
+TEST(SaturatingAddTest, SaturatesInsteadOfOverflowing) {
+  EXPECT_EQ(SaturatingAdd(kMax - 5, 6), kMax);
+  EXPECT_EQ(SaturatingAdd(1, kMax), kMax);
+  EXPECT_EQ(SaturatingAdd(kMax, kMax), kMax);
+  EXPECT_EQ(SaturatingAdd(kMax / 2 + 1, kMax / 2 + 1), kMax);
+}
+
+TEST(SaturatingMultiplyTest, MultipliesWithinRange) {
+  EXPECT_EQ(SaturatingMultiply(0, 7), 0);
+  EXPECT_EQ(SaturatingMultiply(10, 5), 50);
+  EXPECT_EQ(SaturatingMultiply(int64_t{1} << 31, int64_t{1} << 31),
+            int64_t{1} << 62);
+  EXPECT_EQ(SaturatingMultiply(kMax, 1), kMax);
+  EXPECT_EQ(SaturatingMultiply(kMax / 3, 3), kMax / 3 * 3);
+}
+
+TEST(SaturatingMultiplyTest, SaturatesInsteadOfOverflowing) {
+  EXPECT_EQ(SaturatingMultiply(int64_t{1} << 32, int64_t{1} << 31), kMax);
+  EXPECT_EQ(SaturatingMultiply(kMax / 3 + 1, 3), kMax);
+  EXPECT_EQ(SaturatingMultiply(kMax, 2), kMax);
+  EXPECT_EQ(SaturatingMultiply(kMax, kMax), kMax);
+}
+
+TEST(DelayToNanosTest, NegativeAndZeroAreDueNow) {
+  EXPECT_EQ(DelayToNanos(absl::ZeroDuration()), 0);
+  EXPECT_EQ(DelayToNanos(absl::Nanoseconds(-1)), 0);
+  EXPECT_EQ(DelayToNanos(absl::Seconds(-5)), 0);
+  EXPECT_EQ(DelayToNanos(-absl::InfiniteDuration()), 0);
+}
+
+TEST(DelayToNanosTest, ConvertsFiniteDelays) {
+  EXPECT_EQ(DelayToNanos(absl::Nanoseconds(1)), 1);
+  EXPECT_EQ(DelayToNanos(absl::Milliseconds(270)), 270'000'000);
+  EXPECT_EQ(DelayToNanos(absl::Hours(24 * 365)),
+            int64_t{24} * 365 * 3600 * 1'000'000'000);
+}
+
+TEST(DelayToNanosTest, SubNanosecondDelaysTruncate) {
+  // A quarter nanosecond is positive but rounds to "due now".
+  EXPECT_EQ(DelayToNanos(absl::Nanoseconds(1) / 4), 0);
+  EXPECT_EQ(DelayToNanos(absl::Nanoseconds(7) + absl::Nanoseconds(1) / 2), 7);
+}
+
+TEST(DelayToNanosTest, InfiniteAndHugeDelaysSaturate) {
+  EXPECT_EQ(DelayToNanos(absl::InfiniteDuration()), kMax);
+  EXPECT_EQ(DelayToNanos(absl::Hours(std::numeric_limits<int64_t>::max())),
+            kMax);
+  EXPECT_EQ(DelayToNanos(absl::Hours(24 * 365 * 1000)), kMax);  // 1000 years.
+  EXPECT_EQ(DelayToNanos(absl::Nanoseconds(kMax)), kMax);
+}
+
+TEST(FloorToTickTest, RoundsDownToTheTickStart) {
+  EXPECT_EQ(FloorToTick(0, 10), 0);
+  EXPECT_EQ(FloorToTick(9, 10), 0);
+  EXPECT_EQ(FloorToTick(10, 10), 10);
+  EXPECT_EQ(FloorToTick(137, 50), 100);
+  EXPECT_EQ(FloorToTick(137, 1), 137);
+  EXPECT_EQ(FloorToTick(kMax, 10), kMax - kMax % 10);
+  EXPECT_EQ(FloorToTick(kMax, kMax), kMax);
+  EXPECT_EQ(FloorToTick(kMax - 1, kMax), 0);
+}
+
+TEST(LevelTickTest, EachLevelMultipliesByTheWheelSize) {
+  EXPECT_EQ(LevelTick(10, 5, 0), 10);
+  EXPECT_EQ(LevelTick(10, 5, 1), 50);
+  EXPECT_EQ(LevelTick(10, 5, 2), 250);
+  EXPECT_EQ(LevelTick(1'000'000, 512, 2), int64_t{1'000'000} * 512 * 512);
+}
+
+TEST(LevelTickTest, SaturatesAndStaysSaturated) {
+  EXPECT_EQ(LevelTick(1, 2, 62), int64_t{1} << 62);
+  EXPECT_EQ(LevelTick(1, 2, 63), kMax);
+  EXPECT_EQ(LevelTick(1, 2, 100), kMax);
+  EXPECT_EQ(LevelTick(kMax, 2, 0), kMax);
+  EXPECT_EQ(LevelTick(kMax, 2, 5), kMax);
+  // 10 * 5^26 > 2^63 > 10 * 5^25.
+  int64_t tick = 10;
+  for (int i = 0; i < 25; ++i) tick *= 5;
+  EXPECT_EQ(LevelTick(10, 5, 25), tick);
+  EXPECT_EQ(LevelTick(10, 5, 26), kMax);
+}
+
+TEST(IsPowerOfTwoTest, RecognizesPowersOfTwo) {
+  EXPECT_FALSE(IsPowerOfTwo(0));
+  EXPECT_FALSE(IsPowerOfTwo(-8));
+  EXPECT_TRUE(IsPowerOfTwo(1));
+  EXPECT_TRUE(IsPowerOfTwo(2));
+  EXPECT_TRUE(IsPowerOfTwo(512));
+  EXPECT_FALSE(IsPowerOfTwo(5));
+  EXPECT_FALSE(IsPowerOfTwo(513));
+  EXPECT_TRUE(IsPowerOfTwo(int64_t{1} << 62));
+  EXPECT_FALSE(IsPowerOfTwo(kMax));
+}
+
+}  // namespace
+}  // namespace internal
+}  // namespace timingwheel

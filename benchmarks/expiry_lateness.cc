@@ -31,7 +31,11 @@
 
 ABSL_FLAG(int, timers, 1000000, "Timers per run.");
 ABSL_FLAG(absl::Duration, span, absl::Seconds(1),
-          "Delays are uniform in [0, span].");
+          "Delays are uniform in [lead, lead + span].");
+ABSL_FLAG(absl::Duration, lead, absl::Seconds(2),
+          "Added to every delay, so that scheduling all the timers is over "
+          "before the first is due (the run measures firing, not a producer "
+          "competing with it).");
 ABSL_FLAG(int, runs, 3, "Runs per implementation.");
 ABSL_FLAG(std::string, impls,
           "timingwheel,heap,hier-tick-1ms,round-wheel-1ms,asio",
@@ -49,8 +53,8 @@ struct Summary {
   int64_t early = 0, missed = 0;
 };
 
-Lateness RunOnce(const std::string& name, int n, absl::Duration span,
-                 uint64_t seed) {
+Lateness RunOnce(const std::string& name, int n, absl::Duration lead,
+                 absl::Duration span, uint64_t seed) {
   std::unique_ptr<TimerUnderTest> timer = MakeTimer(name).value();
   timer->Start();
   std::mt19937_64 rng(seed);
@@ -61,14 +65,15 @@ Lateness RunOnce(const std::string& name, int n, absl::Duration span,
   std::atomic<int> count{0};
   for (int i = 0; i < n; ++i) fired[i].store(kNotFired);
   for (int i = 0; i < n; ++i) {
-    const int64_t delay = dist(rng);
+    const int64_t delay = absl::ToInt64Nanoseconds(lead) + dist(rng);
     due[i] = Now() + delay;
-    timer->Schedule(absl::Nanoseconds(delay), [&fired, &count, i] {
+    timer->Post(absl::Nanoseconds(delay), [&fired, &count, i] {
       fired[i].store(Now(), std::memory_order_relaxed);
       count.fetch_add(1, std::memory_order_release);
     });
   }
-  const int64_t give_up = Now() + absl::ToInt64Nanoseconds(span) + 10000000000;
+  const int64_t give_up =
+      Now() + absl::ToInt64Nanoseconds(lead + span) + 10000000000;
   while (count.load(std::memory_order_acquire) < n && Now() < give_up) {
     absl::SleepFor(absl::Milliseconds(10));
   }
@@ -88,6 +93,7 @@ int Main() {
       absl::StrSplit(absl::GetFlag(FLAGS_impls), ',', absl::SkipEmpty());
   const int n = absl::GetFlag(FLAGS_timers);
   const absl::Duration span = absl::GetFlag(FLAGS_span);
+  const absl::Duration lead = absl::GetFlag(FLAGS_lead);
   const int runs = std::max(1, absl::GetFlag(FLAGS_runs));
   for (const std::string& name : names) {
     if (!MakeTimer(name).ok()) {
@@ -100,7 +106,7 @@ int Main() {
   // machine hits all of them.
   for (int r = 0; r < runs; ++r) {
     for (size_t k = 0; k < names.size(); ++k) {
-      const Lateness late = RunOnce(names[k], n, span, 1000 + r);
+      const Lateness late = RunOnce(names[k], n, lead, span, 1000 + r);
       Summary& s = summaries[k];
       s.p99_ms.push_back(late.p99_ms);
       s.mean_ms.push_back(late.mean_ms);
@@ -115,8 +121,9 @@ int Main() {
   if (json) {
     absl::PrintF("[\n");
   } else {
-    absl::PrintF("\n%d timers, delays uniform in [0, %s], %d runs each\n", n,
-                 absl::FormatDuration(span), runs);
+    absl::PrintF("\n%d timers, delays uniform in [%s, %s], %d runs each\n", n,
+                 absl::FormatDuration(lead), absl::FormatDuration(lead + span),
+                 runs);
     absl::PrintF("%-18s %10s %17s %10s %10s %8s %8s\n", "impl", "p99_ms",
                  "(min-max)", "mean_ms", "max_ms", "early", "missed");
   }

@@ -7,6 +7,8 @@
 //     uniform in [1 h, 2 h). Counters: ns_per_schedule, bytes_per_timer
 //     (malloc in-use growth per pending timer, the timer's bookkeeping plus
 //     the smallest callback) and rss_per_timer (resident growth).
+//   * BM_AddPremade/N: ours only, `Timer::Add()` of tasks allocated
+//     beforehand: what the wheel costs without the task's allocation.
 //   * BM_ScheduleCancel/P: schedule one timer then cancel it, with P timers
 //     already pending (0 or 10^6). Time per iteration is ns per pair.
 //   * BM_ScheduleThreads: 1 and 2 producer threads scheduling into one
@@ -108,15 +110,45 @@ void BM_ScheduleThreads(benchmark::State& state) {
   }
 }
 
-void ScheduleSizes(benchmark::internal::Benchmark* b) {
-  b->UseManualTime()->Unit(benchmark::kMillisecond);
-  if (small_sizes) {
-    b->Arg(1000)->Iterations(2);
-    return;
+// Iterations per size, so that each size schedules a few million in all.
+struct Size {
+  int64_t timers;
+  int64_t iterations;
+};
+std::vector<Size> ScheduleSizes() {
+  if (small_sizes) return {{1000, 2}};
+  return {{10000, 100}, {100000, 10}, {1000000, 3}};
+}
+
+// BM_AddPremade/N: ours only, `Timer::Add()` of N tasks made beforehand
+// (untimed): the wheel's own cost per add, without allocating the task.
+void BM_AddPremade(benchmark::State& state) {
+  class Noop final : public TimerTask {
+   public:
+    void Run() override {}
+  };
+  const int64_t n = state.range(0);
+  const std::vector<absl::Duration>& delays = LongDelays();
+  const size_t mask = delays.size() - 1;
+  double seconds = 0;
+  for (auto _ : state) {
+    std::unique_ptr<Timer> timer = Timer::Create().value();
+    std::vector<TaskPtr<TimerTask>> tasks;
+    tasks.reserve(static_cast<size_t>(n));
+    for (int64_t i = 0; i < n; ++i) tasks.push_back(MakeTask<Noop>());
+    const auto start = std::chrono::steady_clock::now();
+    for (int64_t i = 0; i < n; ++i) {
+      benchmark::DoNotOptimize(timer->Add(tasks[i], delays[i & mask]));
+    }
+    const auto stop = std::chrono::steady_clock::now();
+    const double elapsed = std::chrono::duration<double>(stop - start).count();
+    state.SetIterationTime(elapsed);
+    seconds += elapsed;
+    timer.reset();
   }
-  b->Arg(10000)->Iterations(50);
-  b->Arg(100000)->Iterations(10);
-  b->Arg(1000000)->Iterations(3);
+  state.counters["ns_per_add"] =
+      seconds * 1e9 / (static_cast<double>(n) * state.iterations());
+  state.SetLabel("timingwheel");
 }
 
 void CancelSizes(benchmark::internal::Benchmark* b) {
@@ -135,9 +167,14 @@ void ThreadCounts(benchmark::internal::Benchmark* b) {
 template <typename Impl>
 void RegisterAll() {
   const std::string name = Impl::Name();
-  benchmark::RegisterBenchmark(("BM_Schedule/" + name).c_str(),
-                               BM_Schedule<Impl>)
-      ->Apply(ScheduleSizes);
+  for (const Size& size : ScheduleSizes()) {
+    benchmark::RegisterBenchmark(("BM_Schedule/" + name).c_str(),
+                                 BM_Schedule<Impl>)
+        ->Arg(size.timers)
+        ->Iterations(size.iterations)
+        ->UseManualTime()
+        ->Unit(benchmark::kMillisecond);
+  }
   benchmark::RegisterBenchmark(("BM_ScheduleCancel/" + name).c_str(),
                                BM_ScheduleCancel<Impl>)
       ->Apply(CancelSizes);
@@ -156,6 +193,13 @@ int main(int argc, char** argv) {
     if (std::strcmp(argv[i], "--sizes=small") == 0) small_sizes = true;
   }
   RegisterAll<Ours>();
+  for (const Size& size : ScheduleSizes()) {
+    benchmark::RegisterBenchmark("BM_AddPremade/timingwheel", BM_AddPremade)
+        ->Arg(size.timers)
+        ->Iterations(size.iterations)
+        ->UseManualTime()
+        ->Unit(benchmark::kMillisecond);
+  }
   RegisterAll<HeapBaseline>();
   RegisterAll<RoundWheelBaseline>();
   RegisterAll<HierTickBaseline>();

@@ -133,7 +133,7 @@ int Main() {
     for (auto& run : runs) {
       Run* r = run.get();
       r->due[i] = Now() + absl::ToInt64Nanoseconds(delay);
-      r->timer->Schedule(delay, [r, i] {
+      r->timer->Post(delay, [r, i] {
         r->fired[i].store(Now(), std::memory_order_relaxed);
         r->fired_count.fetch_add(1, std::memory_order_relaxed);
       });

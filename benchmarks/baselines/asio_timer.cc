@@ -72,6 +72,16 @@ TimerId AsioTimer::Schedule(absl::Duration delay, Callback callback) {
   return id;
 }
 
+void AsioTimer::Post(absl::Duration delay, Callback callback) {
+  auto timer = std::make_shared<boost::asio::steady_timer>(
+      state_->io, std::chrono::nanoseconds(absl::ToInt64Nanoseconds(delay)));
+  boost::asio::steady_timer& ref = *timer;
+  ref.async_wait([timer = std::move(timer), callback = std::move(callback)](
+                     const boost::system::error_code& error) mutable {
+    if (!error) callback();
+  });
+}
+
 bool AsioTimer::Cancel(TimerId id) {
   std::unique_ptr<boost::asio::steady_timer> timer;
   {

@@ -20,6 +20,7 @@
 
 #include <cstdint>
 #include <string>
+#include <utility>
 
 #include "absl/functional/any_invocable.h"
 #include "absl/time/time.h"
@@ -65,6 +66,16 @@ class TimerUnderTest {
   // Runs `callback` once `delay` has elapsed (on the implementation's own
   // thread or executor) and returns its id. Thread-safe.
   virtual TimerId Schedule(absl::Duration delay, Callback callback) = 0;
+
+  // TimerUnderTest::Post()
+  //
+  // As `Schedule()`, for a callback that will never be cancelled: an
+  // implementation may skip keeping its id (the benchmarks that only measure
+  // firing use this, so that no id bookkeeping sits on the firing path).
+  // Thread-safe.
+  virtual void Post(absl::Duration delay, Callback callback) {
+    Schedule(delay, std::move(callback));
+  }
 
   // TimerUnderTest::Cancel()
   //

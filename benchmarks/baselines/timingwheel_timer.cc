@@ -74,6 +74,10 @@ TimerId TimingwheelTimer::Schedule(absl::Duration delay, Callback callback) {
   return id;
 }
 
+void TimingwheelTimer::Post(absl::Duration delay, Callback callback) {
+  (void)timer_->Schedule(delay, std::move(callback));
+}
+
 bool TimingwheelTimer::Cancel(TimerId id) {
   TimerHandle handle;
   {

@@ -15,7 +15,8 @@
 //
 // Callbacks run on the timer's default executor ("tw-executor"). Ids map to
 // `TimerHandle`s in a small slab under a mutex (freed when the callback runs
-// or is cancelled); the micro benchmarks call `Timer` directly instead.
+// or is cancelled); `Post()` skips it and calls `Timer::Schedule()` alone, as
+// do the micro benchmarks.
 
 #ifndef TIMINGWHEEL_BENCHMARKS_BASELINES_TIMINGWHEEL_TIMER_H_
 #define TIMINGWHEEL_BENCHMARKS_BASELINES_TIMINGWHEEL_TIMER_H_
@@ -51,6 +52,7 @@ class TimingwheelTimer final : public TimerUnderTest {
   void Start() override;
   void Stop() override;
   TimerId Schedule(absl::Duration delay, Callback callback) override;
+  void Post(absl::Duration delay, Callback callback) override;
   bool Cancel(TimerId id) override;
   int64_t wakeups() const override;
   std::string timer_thread_name() const override {

@@ -228,6 +228,21 @@ TEST_F(TimingWheelTest, YearsAndMaxInt64PlaceWithoutOverflow) {
   EXPECT_EQ(wheel.EarliestKey(), kMax - 995);
 }
 
+TEST_F(TimingWheelTest, CurrentTickAtTheEndOfTimeDoesNotOverflow) {
+  // The last tick starts at kMax - 7 (kMax % 10 == 7); its end, kMax + 3,
+  // is not representable (UBSan flagged `current + tick` here).
+  TimingWheel wheel(10, 5);
+  wheel.AdvanceTo(kMax - 2);
+  EXPECT_TRUE(wheel.InCurrentTick(kMax));
+  EXPECT_TRUE(wheel.InCurrentTick(kMax - 7));
+  Place(wheel, kMax - 1);
+  Place(wheel, kMax - 5);
+  EXPECT_EQ(wheel.num_levels(), 1);  // Both in the current bucket.
+  EXPECT_EQ(wheel.EarliestKey(), kMax - 5);
+  EXPECT_EQ(PopBucket(wheel, kMax - 2),
+            (std::vector<int64_t>{kMax - 5, kMax - 1}));
+}
+
 TEST_F(TimingWheelTest, OneNanosecondTickAndSizeTwoReachSixtyThreeLevels) {
   TimingWheel wheel(1, 2);
   Place(wheel, kMax);

@@ -51,8 +51,10 @@ void TimingWheel::LinkIntoBucket(Bucket* bucket, TimerTask* task) {
 void TimingWheel::Place(TimerTask* task) {
   const int64_t due = task->due_nanos_;
   Level* level = levels_[0].get();
-  if (due < level->current + tick0_) {
-    // Due in the current tick, or already due: the current bucket.
+  if (due - level->current < tick0_) {
+    // Due in the current tick, or already due: the current bucket. (Both
+    // are non-negative, so unlike `current + tick0_` near the end of time,
+    // the difference cannot overflow.)
     LinkIntoBucket(&level->buckets[SlotOf(level->current / tick0_)], task);
     return;
   }

@@ -123,7 +123,7 @@ class TimingWheel {
   // Returns whether a task due at `due` belongs to the current level-0 tick
   // (or earlier), and so to the due list when it is flushed.
   bool InCurrentTick(int64_t due) const {
-    return due < levels_[0]->current + tick0_;
+    return due - levels_[0]->current < tick0_;  // Cannot overflow.
   }
 
   // TimingWheel::PopDueTasks()

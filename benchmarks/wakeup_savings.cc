@@ -34,6 +34,7 @@
 #include "absl/time/time.h"
 #include "benchmarks/baselines/make_timers.h"
 #include "benchmarks/lateness.h"
+#include "benchmarks/svg_chart.h"
 #include "benchmarks/thread_stats.h"
 #include "timer/clock.h"
 
@@ -45,6 +46,8 @@ ABSL_FLAG(absl::Duration, idle, absl::Seconds(10),
 ABSL_FLAG(std::string, impls, "all",
           "Comma-separated implementations (see make_timers.h), or 'all'.");
 ABSL_FLAG(bool, json, false, "Print a JSON array instead of a table.");
+ABSL_FLAG(std::string, svg, "",
+          "Also write a log-scale bar chart of the wake-ups to this file.");
 ABSL_FLAG(absl::Duration, progress_every, absl::Seconds(2),
           "How often to print progress to stderr.");
 
@@ -180,6 +183,7 @@ int Main() {
                  "wakeups", "(idle)", "ctxsw", "cpu_ms", "late_avg", "late_p99",
                  "late_max", "early", "fired");
   }
+  std::vector<std::pair<std::string, double>> bars;
   for (size_t k = 0; k < runs.size(); ++k) {
     Run& run = *runs[k];
     std::vector<int64_t> fired(run.due.size());
@@ -190,6 +194,7 @@ int Main() {
     const int64_t switches = run.switches_end - run.switches_start;
     const double cpu_ms =
         static_cast<double>(run.cpu_end - run.cpu_start) / 1e6;
+    bars.emplace_back(run.timer->name(), static_cast<double>(wakeups));
     if (json) {
       absl::PrintF(
           "  {\"impl\": \"%s\", \"wakeups\": %d, \"cpu_ms\": %.3f, "
@@ -203,6 +208,17 @@ int Main() {
                    late.mean_ms, late.p99_ms, late.max_ms, late.early,
                    run.fired_count.load(), timers);
     }
+  }
+  const std::string svg = absl::GetFlag(FLAGS_svg);
+  if (!svg.empty() &&
+      !WriteBarChartSvg(
+          svg,
+          absl::StrFormat("Timer-thread wake-ups: %d timers over %s, then %s "
+                          "idle (log scale)",
+                          timers, absl::FormatDuration(spread),
+                          absl::FormatDuration(idle)),
+          bars)) {
+    std::fprintf(stderr, "could not write %s\n", svg.c_str());
   }
   if (json) {
     absl::PrintF("]\n");

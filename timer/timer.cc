@@ -178,7 +178,9 @@ bool Timer::AdvanceClock(absl::Duration timeout) {
     const int64_t wake_at =
         sleeping_until_ == internal::kMaxNanos
             ? kInfiniteFutureNanos
-            : (sleeping_until_ > internal::kMaxNanos - origin_
+            // origin_ + sleeping_until_ overflows only for a positive
+            // origin (clock readings may be negative).
+            : (origin_ > 0 && sleeping_until_ > internal::kMaxNanos - origin_
                    ? kInfiniteFutureNanos
                    : origin_ + sleeping_until_);
     clock_->WaitUntil(cv_, lock, wake_at);

@@ -334,5 +334,20 @@ TEST(TimerReaperTest, ClockJumpingBackwardsDoesNotWakeEarly) {
   EXPECT_EQ(ran_at, 1'050'000'000);
 }
 
+TEST(TimerReaperTest, NegativeClockReadings) {
+  // A clock's origin is arbitrary: readings may be negative.
+  ManualClock clock(-1'000'000'000);
+  auto timer = ReaperTimer(clock);
+  ASSERT_TRUE(clock.AwaitSleeper(kInfiniteFutureNanos));
+  Counter ran;
+  ASSERT_TRUE(
+      timer->Schedule(absl::Milliseconds(5), [&] { ran.Increment(); }).ok());
+  ASSERT_TRUE(clock.AwaitSleeper(-995'000'000));
+  clock.AdvanceBy(absl::Milliseconds(5));
+  ASSERT_TRUE(ran.AwaitAtLeast(1));
+  ASSERT_TRUE(clock.AwaitSleeper(kInfiniteFutureNanos));
+  EXPECT_EQ(timer->Metrics().expired, 1);
+}
+
 }  // namespace
 }  // namespace timingwheel

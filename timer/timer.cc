@@ -104,7 +104,7 @@ absl::Status Timer::AddInternal(TimerTask* task, absl::Duration delay) {
   const int64_t delay_nanos = internal::DelayToNanos(delay);
   const int64_t clock_now = ClockRelative();
   {
-    std::lock_guard<std::mutex> lock(mu_);
+    internal::MutexLock lock(mu_);
     if (shutdown_) {
       return absl::FailedPreconditionError(
           "timingwheel: cannot add a task after Timer::Shutdown()");
@@ -144,7 +144,7 @@ absl::Status Timer::Add(const TaskPtr<TimerTask>& task, absl::Duration delay) {
 
 bool Timer::Cancel(TimerTask& task) {
   {
-    std::lock_guard<std::mutex> lock(mu_);
+    internal::MutexLock lock(mu_);
     if (!task.pending()) return false;
     internal::Unlink(&task);
     --counters_.pending;
@@ -155,13 +155,13 @@ bool Timer::Cancel(TimerTask& task) {
 }
 
 bool Timer::IsPending(const TimerTask& task) const {
-  std::lock_guard<std::mutex> lock(mu_);
+  internal::MutexLock lock(mu_);
   return task.pending();
 }
 
 bool Timer::AdvanceClock(absl::Duration timeout) {
   std::lock_guard<std::mutex> advance(advance_mu_);
-  std::unique_lock<std::mutex> lock(mu_);
+  internal::MutexLock lock(mu_);
   const int64_t deadline =
       internal::SaturatingAdd(NowRelative(), internal::DelayToNanos(timeout));
   for (;;) {
@@ -169,7 +169,7 @@ bool Timer::AdvanceClock(absl::Duration timeout) {
     const int64_t now = NowRelative();
     const int64_t earliest = wheel_.EarliestKey();
     if (earliest <= now) {
-      FlushDue(lock, now);
+      FlushDue(now);
       return true;
     }
     if (now >= deadline) return false;
@@ -183,27 +183,27 @@ bool Timer::AdvanceClock(absl::Duration timeout) {
             : (origin_ > 0 && sleeping_until_ > internal::kMaxNanos - origin_
                    ? kInfiniteFutureNanos
                    : origin_ + sleeping_until_);
-    clock_->WaitUntil(cv_, lock, wake_at);
+    clock_->WaitUntil(cv_, lock.native(), wake_at);
     sleeping_ = false;
     ++counters_.reaper_wakeups;
   }
 }
 
-void Timer::FlushDue(std::unique_lock<std::mutex>& lock, int64_t now) {
+void Timer::FlushDue(int64_t now) {
   wheel_.AdvanceTo(now);
   std::vector<TimerTask*> expired;
   expired.reserve(kFlushChunk);
   size_t work = 0;
   // Hands the chunk's expired tasks over outside the lock; false once shut
   // down (Shutdown() then owns whatever is left in the lists).
-  auto yield = [&]() -> bool {
-    lock.unlock();
+  auto yield = [&]() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) -> bool {
+    mu_.Unlock();
     Dispatch(expired);
-    lock.lock();
+    mu_.Lock();
     work = 0;
     return !shutdown_;
   };
-  auto expire = [&](TimerTask* task) {
+  auto expire = [&](TimerTask* task) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) {
     expired.push_back(task);
     --counters_.pending;
     ++counters_.expired;
@@ -251,9 +251,9 @@ void Timer::FlushDue(std::unique_lock<std::mutex>& lock, int64_t now) {
     if (!stopped) wheel_.MergeIntoDueList(&staging_);
   }
   if (!expired.empty()) {
-    lock.unlock();
+    mu_.Unlock();
     Dispatch(expired);
-    lock.lock();
+    mu_.Lock();
   }
 }
 
@@ -304,7 +304,7 @@ void Timer::FinishCallback() {
 std::vector<TaskPtr<TimerTask>> Timer::Shutdown() {
   std::vector<TaskPtr<TimerTask>> cancelled;
   {
-    std::lock_guard<std::mutex> lock(mu_);
+    internal::MutexLock lock(mu_);
     if (!shutdown_) {
       shutdown_ = true;
       internal::ListNode all;
@@ -339,7 +339,7 @@ std::vector<TaskPtr<TimerTask>> Timer::Shutdown() {
 TimerMetrics Timer::Metrics() const {
   TimerMetrics metrics;
   {
-    std::lock_guard<std::mutex> lock(mu_);
+    internal::MutexLock lock(mu_);
     metrics = counters_;
     metrics.levels = wheel_.num_levels();
   }
@@ -348,7 +348,7 @@ TimerMetrics Timer::Metrics() const {
 }
 
 int64_t Timer::NumPending() const {
-  std::lock_guard<std::mutex> lock(mu_);
+  internal::MutexLock lock(mu_);
   return counters_.pending;
 }
 
@@ -358,7 +358,7 @@ void Timer::ReaperLoop() {
   pthread_setname_np(pthread_self(), "tw-reaper");
   for (;;) {
     AdvanceClock(absl::InfiniteDuration());
-    std::lock_guard<std::mutex> lock(mu_);
+    internal::MutexLock lock(mu_);
     if (shutdown_) return;
   }
 }

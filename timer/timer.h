@@ -54,6 +54,7 @@
 #include "absl/time/time.h"
 #include "timer/clock.h"
 #include "timer/executor.h"
+#include "timer/internal/mutex.h"
 #include "timer/internal/timing_wheel.h"
 #include "timer/timer_handle.h"
 #include "timer/timer_task.h"
@@ -241,8 +242,9 @@ class Timer {
   // Current time relative to origin_, never before the wheel's time.
   int64_t NowRelative() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   int64_t ClockRelative();
-  // Flushes every bucket due at `now`; releases mu_ between chunks.
-  void FlushDue(std::unique_lock<std::mutex>& lock, int64_t now);
+  // Flushes every bucket due at `now`; releases mu_ between chunks (and
+  // holds it again on return).
+  void FlushDue(int64_t now) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   // Hands `tasks` (whose wheel references it takes over) to the executor.
   void Dispatch(std::vector<TimerTask*>& tasks);
   void RunTask(TimerTask* task);
@@ -260,7 +262,7 @@ class Timer {
   // Lock order: advance_mu_ before mu_.
   std::mutex advance_mu_;
 
-  mutable std::mutex mu_;
+  mutable internal::Mutex mu_;
   std::condition_variable cv_;  // The flusher sleeps on it; Add wakes it.
   internal::TimingWheel wheel_ ABSL_GUARDED_BY(mu_);
   // Tasks of buckets being flushed, and not-yet-due tasks on their way to the

@@ -6,8 +6,10 @@
 
 #include "purgatory/delayed_operation_purgatory.h"
 
+#include <atomic>
 #include <memory>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "absl/time/time.h"
@@ -41,10 +43,25 @@ class PurgatoryTest : public ::testing::Test {
     return MakeTask<CountingOperation>(delay);
   }
 
-  // Advances the clock by `delta`, lets the reaper flush what is due (it
-  // then sleeps until `next_deadline`, measured from the clock's origin), and
-  // runs the expirations it queued. Returns how many ran.
-  size_t AdvanceAndExpire(absl::Duration delta, int64_t next_deadline) {
+  void TearDown() override {
+    // Shutdown waits for expirations already handed to the executor: keep
+    // running them until the purgatory is gone.
+    std::atomic<bool> done{false};
+    std::thread runner([&] {
+      while (!done.load()) executor_.RunAll();
+    });
+    purgatory_.reset();
+    done.store(true);
+    runner.join();
+  }
+
+  // Waits until the reaper sleeps until `sleeping_until` (from the clock's
+  // origin), advances the clock by `delta`, lets the reaper flush what is due
+  // (it then sleeps until `next_deadline`), and runs the expirations it
+  // queued. Returns how many ran.
+  size_t AdvanceAndExpire(absl::Duration delta, int64_t sleeping_until,
+                          int64_t next_deadline) {
+    EXPECT_TRUE(clock_.AwaitSleeper(sleeping_until));
     clock_.AdvanceBy(delta);
     EXPECT_TRUE(clock_.AwaitSleeper(next_deadline));
     return executor_.RunAll();
@@ -87,7 +104,8 @@ TEST_F(PurgatoryTest, CompletedThroughKeyIsCountedOnceAndKeyThenFindsNothing) {
   EXPECT_EQ(metrics.expired, 0);
   EXPECT_EQ(metrics.keys, 0);
   // Its timer was cancelled: nothing expires later.
-  EXPECT_EQ(AdvanceAndExpire(absl::Seconds(2), kInfiniteFutureNanos), 0u);
+  EXPECT_EQ(AdvanceAndExpire(absl::Seconds(2), Ms(1000), kInfiniteFutureNanos),
+            0u);
   EXPECT_EQ(op->expirations.load(), 0);
 }
 
@@ -100,11 +118,13 @@ TEST_F(PurgatoryTest, ExpiresAfterDeadlineNotBeforeCompleteThenExpire) {
   OpPtr op = NewOp(absl::Milliseconds(100));
   ASSERT_FALSE(purgatory_->TryCompleteElseWatch(op, {"a", "b"}).value());
   ASSERT_TRUE(clock_.AwaitSleeper(Ms(100)));
-  EXPECT_EQ(AdvanceAndExpire(absl::Milliseconds(99), Ms(100)), 0u);
+  EXPECT_EQ(AdvanceAndExpire(absl::Milliseconds(99), Ms(100), Ms(100)), 0u);
   EXPECT_FALSE(op->IsCompleted());
-  EXPECT_EQ(AdvanceAndExpire(absl::Microseconds(999), Ms(100)), 0u);
+  EXPECT_EQ(AdvanceAndExpire(absl::Microseconds(999), Ms(100), Ms(100)), 0u);
   EXPECT_FALSE(op->IsCompleted());
-  EXPECT_EQ(AdvanceAndExpire(absl::Microseconds(1), kInfiniteFutureNanos), 1u);
+  EXPECT_EQ(
+      AdvanceAndExpire(absl::Microseconds(1), Ms(100), kInfiniteFutureNanos),
+      1u);
   EXPECT_TRUE(op->IsCompleted());
   EXPECT_EQ(op->events, (std::vector<std::string>{"complete", "expire"}));
   EXPECT_EQ(purgatory_->Watched(), 0);
@@ -197,7 +217,8 @@ TEST_F(PurgatoryTest, CancelForKeyReturnsExactlyItsOperations) {
   op1->ready = true;
   EXPECT_EQ(purgatory_->CheckAndComplete("b"), 0);
   // Cancelled operations never expire.
-  EXPECT_EQ(AdvanceAndExpire(absl::Seconds(10), kInfiniteFutureNanos), 1u);
+  EXPECT_EQ(
+      AdvanceAndExpire(absl::Seconds(10), Ms(10000), kInfiniteFutureNanos), 1u);
   EXPECT_EQ(op1->completions.load() + op2->completions.load(), 0);
   EXPECT_EQ(op3->expirations.load(), 1);
 }

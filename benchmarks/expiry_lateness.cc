@@ -49,12 +49,13 @@ namespace {
 int64_t Now() { return Clock::Real()->NowNanos(); }
 
 struct Summary {
-  std::vector<double> p99_ms, mean_ms, max_ms;
+  std::vector<double> p99_ms, mean_ms, max_ms, wakeups;
   int64_t early = 0, missed = 0;
 };
 
+// Runs one implementation once; sets `wakeups` to its timer thread's.
 Lateness RunOnce(const std::string& name, int n, absl::Duration lead,
-                 absl::Duration span, uint64_t seed) {
+                 absl::Duration span, uint64_t seed, int64_t& wakeups) {
   std::unique_ptr<TimerUnderTest> timer = MakeTimer(name).value();
   timer->Start();
   std::mt19937_64 rng(seed);
@@ -77,6 +78,7 @@ Lateness RunOnce(const std::string& name, int n, absl::Duration lead,
   while (count.load(std::memory_order_acquire) < n && Now() < give_up) {
     absl::SleepFor(absl::Milliseconds(10));
   }
+  wakeups = timer->wakeups();
   timer->Stop();
   std::vector<int64_t> fired_at(static_cast<size_t>(n));
   for (int i = 0; i < n; ++i) fired_at[i] = fired[i].load();
@@ -106,11 +108,13 @@ int Main() {
   // machine hits all of them.
   for (int r = 0; r < runs; ++r) {
     for (size_t k = 0; k < names.size(); ++k) {
-      const Lateness late = RunOnce(names[k], n, lead, span, 1000 + r);
+      int64_t wakeups = 0;
+      const Lateness late = RunOnce(names[k], n, lead, span, 1000 + r, wakeups);
       Summary& s = summaries[k];
       s.p99_ms.push_back(late.p99_ms);
       s.mean_ms.push_back(late.mean_ms);
       s.max_ms.push_back(late.max_ms);
+      s.wakeups.push_back(static_cast<double>(wakeups));
       s.early += late.early;
       s.missed += late.missed;
       std::fprintf(stderr, "  run %d/%d %-18s p99 %.3f ms\n", r + 1, runs,
@@ -124,8 +128,9 @@ int Main() {
     absl::PrintF("\n%d timers, delays uniform in [%s, %s], %d runs each\n", n,
                  absl::FormatDuration(lead), absl::FormatDuration(lead + span),
                  runs);
-    absl::PrintF("%-18s %10s %17s %10s %10s %8s %8s\n", "impl", "p99_ms",
-                 "(min-max)", "mean_ms", "max_ms", "early", "missed");
+    absl::PrintF("%-18s %10s %17s %10s %10s %8s %8s %9s\n", "impl", "p99_ms",
+                 "(min-max)", "mean_ms", "max_ms", "early", "missed",
+                 "wakeups");
   }
   for (size_t k = 0; k < names.size(); ++k) {
     const Summary& s = summaries[k];
@@ -134,13 +139,14 @@ int Main() {
       absl::PrintF(
           "  {\"impl\": \"%s\", \"late_p99_ms\": %.3f, \"late_p99_min_ms\": "
           "%.3f, \"late_p99_max_ms\": %.3f, \"late_mean_ms\": %.3f, "
-          "\"late_max_ms\": %.3f, \"early\": %d, \"missed\": %d}%s\n",
+          "\"late_max_ms\": %.3f, \"early\": %d, \"missed\": %d, "
+          "\"wakeups\": %.0f}%s\n",
           names[k], Median(s.p99_ms), *lo, *hi, Median(s.mean_ms),
           Median(s.max_ms), s.early, s.missed, k + 1 < names.size() ? "," : "");
     } else {
-      absl::PrintF("%-18s %10.3f %8.3f-%-8.3f %10.3f %10.3f %8d %8d\n",
+      absl::PrintF("%-18s %10.3f %8.3f-%-8.3f %10.3f %10.3f %8d %8d %9.0f\n",
                    names[k], Median(s.p99_ms), *lo, *hi, Median(s.mean_ms),
-                   Median(s.max_ms), s.early, s.missed);
+                   Median(s.max_ms), s.early, s.missed, Median(s.wakeups));
     }
   }
   if (json) absl::PrintF("]\n");

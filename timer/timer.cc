@@ -110,7 +110,7 @@ absl::Status Timer::AddInternal(TimerTask* task, absl::Duration delay) {
           "timingwheel: cannot add a task after Timer::Shutdown()");
     }
     if (task->pending()) {
-      internal::Unlink(task);
+      wheel_.Unlink(task, {&flushing_, &staging_});
     } else {
       if (max_pending_ > 0 && counters_.pending >= max_pending_) {
         return absl::ResourceExhaustedError(absl::StrFormat(
@@ -146,7 +146,7 @@ bool Timer::Cancel(TimerTask& task) {
   {
     internal::MutexLock lock(mu_);
     if (!task.pending()) return false;
-    internal::Unlink(&task);
+    wheel_.Unlink(&task, {&flushing_, &staging_});
     --counters_.pending;
     ++counters_.cancelled;
   }

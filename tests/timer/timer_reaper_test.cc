@@ -143,6 +143,31 @@ TEST(TimerReaperTest, WakesOncePerDistinctDueInstant) {
   EXPECT_EQ(ran.value(), 7);
 }
 
+TEST(TimerReaperTest, CancelledTimerInItsOwnBucketCostsNoWakeUp) {
+  ManualClock clock;
+  auto timer = ReaperTimer(clock);
+  ASSERT_TRUE(clock.AwaitSleeper(kInfiniteFutureNanos));
+  Counter ran;
+  ASSERT_TRUE(
+      timer->Schedule(absl::Milliseconds(10), [&] { ran.Increment(); }).ok());
+  TimerHandle later =
+      timer->Schedule(absl::Milliseconds(300), [&] { ran.Increment(); })
+          .value();
+  ASSERT_TRUE(clock.AwaitSleeperAt(absl::Milliseconds(10)));
+  EXPECT_TRUE(later.Cancel());  // Its bucket is now empty: out of the queue.
+  clock.AdvanceBy(absl::Milliseconds(10));
+  ASSERT_TRUE(ran.AwaitAtLeast(1));
+  // Nothing pending: the reaper sleeps without a deadline, not until 300 ms.
+  ASSERT_TRUE(clock.AwaitSleeper(kInfiniteFutureNanos));
+  clock.AdvanceBy(absl::Milliseconds(300));
+  ASSERT_TRUE(clock.AwaitSleeper(kInfiniteFutureNanos));
+  const TimerMetrics m = timer->Metrics();
+  EXPECT_EQ(m.reaper_wakeups, 2);  // The first add and the 10 ms instant.
+  EXPECT_EQ(m.expired, 1);
+  EXPECT_EQ(m.cancelled, 1);
+  EXPECT_EQ(ran.value(), 1);
+}
+
 TEST(TimerReaperTest, CallbacksNeverRunOnTheCallersThread) {
   ManualClock clock;
   for (bool reaper : {false, true}) {

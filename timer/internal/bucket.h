@@ -13,7 +13,9 @@
 #ifndef TIMINGWHEEL_TIMER_INTERNAL_BUCKET_H_
 #define TIMINGWHEEL_TIMER_INTERNAL_BUCKET_H_
 
+#include <cstddef>
 #include <cstdint>
+#include <type_traits>
 
 #include "timer/internal/wheel_math.h"
 #include "timer/timer_task.h"
@@ -81,6 +83,16 @@ struct Bucket {
   int64_t key = kMaxNanos;
   int32_t heap_index = -1;  // Position in the delay queue; -1 when absent.
 };
+
+static_assert(std::is_standard_layout_v<Bucket> && offsetof(Bucket, head) == 0,
+              "BucketOf() relies on the head being the first member");
+
+// BucketOf()
+//
+// The bucket whose list sentinel is `head`.
+inline Bucket* BucketOf(ListNode* head) {
+  return reinterpret_cast<Bucket*>(head);
+}
 
 }  // namespace internal
 }  // namespace timingwheel

@@ -87,6 +87,21 @@ void TimingWheel::RekeyDueList() {
   queue_.Update(&due_list_);
 }
 
+void TimingWheel::Unlink(TimerTask* task,
+                         std::initializer_list<const ListNode*> foreign_lists) {
+  ListNode* neighbour = AsNode(task)->prev;
+  internal::Unlink(AsNode(task));
+  // A circular list whose only node is its sentinel is empty, and that node
+  // is a bucket's head unless it belongs to the caller.
+  if (neighbour->next != neighbour) return;
+  for (const ListNode* foreign : foreign_lists) {
+    if (neighbour == foreign) return;
+  }
+  Bucket* bucket = BucketOf(neighbour);
+  queue_.Remove(bucket);
+  ResetKey(bucket);
+}
+
 bool TimingWheel::PopDueTasks(int64_t now, size_t max_tasks,
                               std::vector<TimerTask*>& out) {
   ListNode* head = &due_list_.head;
@@ -97,7 +112,7 @@ bool TimingWheel::PopDueTasks(int64_t now, size_t max_tasks,
       return true;
     }
     TimerTask* task = AsTask(head->next);
-    Unlink(head->next);
+    internal::Unlink(head->next);
     out.push_back(task);
     ++taken;
   }
@@ -111,7 +126,7 @@ void TimingWheel::MergeIntoDueList(ListNode* staging) {
   scratch_.clear();
   while (!ListEmpty(staging)) {
     ListNode* node = staging->next;
-    Unlink(node);
+    internal::Unlink(node);
     scratch_.push_back(AsTask(node));
   }
   std::stable_sort(scratch_.begin(), scratch_.end(),

@@ -51,6 +51,7 @@
 #define TIMINGWHEEL_TIMER_INTERNAL_TIMING_WHEEL_H_
 
 #include <cstdint>
+#include <initializer_list>
 #include <memory>
 #include <vector>
 
@@ -138,6 +139,16 @@ class TimingWheel {
   // Moves every task of the list at `staging` (all due in the current tick)
   // into the due list, keeping it sorted by due time, and re-keys it.
   void MergeIntoDueList(ListNode* staging);
+
+  // TimingWheel::Unlink()
+  //
+  // Removes a linked `task` from wherever it is in the wheel (an O(1)
+  // cancel). When that empties a bucket, the bucket leaves the delay queue,
+  // so a cancelled timer costs no wake-up unless it shared its bucket.
+  // `task` may also be on a list of the caller's (not a bucket): pass its
+  // sentinels as `foreign_lists` so they are not mistaken for buckets.
+  void Unlink(TimerTask* task,
+              std::initializer_list<const ListNode*> foreign_lists);
 
   // TimingWheel::ResetKey()
   //

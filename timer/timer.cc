@@ -100,26 +100,31 @@ int64_t Timer::NowRelative() {
   return std::max(ClockRelative(), wheel_.time());
 }
 
-absl::Status Timer::AddInternal(TimerTask* task, absl::Duration delay) {
+absl::Status Timer::AddInternal(TimerTask* task, absl::Duration delay,
+                                bool wheel_ref_taken) {
   const int64_t delay_nanos = internal::DelayToNanos(delay);
   const int64_t clock_now = ClockRelative();
   {
     internal::MutexLock lock(mu_);
+    absl::Status refused;
     if (shutdown_) {
-      return absl::FailedPreconditionError(
+      refused = absl::FailedPreconditionError(
           "timingwheel: cannot add a task after Timer::Shutdown()");
-    }
-    if (task->pending()) {
+    } else if (task->pending()) {
       wheel_.Unlink(task, {&flushing_, &staging_});
+    } else if (max_pending_ > 0 && counters_.pending >= max_pending_) {
+      refused = absl::ResourceExhaustedError(absl::StrFormat(
+          "timingwheel: %d tasks pending, the limit (max_pending)",
+          counters_.pending));
     } else {
-      if (max_pending_ > 0 && counters_.pending >= max_pending_) {
-        return absl::ResourceExhaustedError(absl::StrFormat(
-            "timingwheel: %d tasks pending, the limit (max_pending)",
-            counters_.pending));
-      }
-      task->Ref();  // The wheel's reference, until the task runs or is
-                    // cancelled.
+      // The wheel's reference, until the task runs or is cancelled.
+      if (!wheel_ref_taken) task->Ref();
+      wheel_ref_taken = false;
       ++counters_.pending;
+    }
+    if (!refused.ok()) {
+      if (wheel_ref_taken) task->Unref();  // Never the last: the caller's.
+      return refused;
     }
     // Never before the wheel's time: an injected clock that stepped back
     // cannot make the task due earlier than the timer has already seen.
@@ -132,6 +137,8 @@ absl::Status Timer::AddInternal(TimerTask* task, absl::Duration delay) {
       cv_.notify_one();
     }
   }
+  // A moved task already had the wheel's reference.
+  if (wheel_ref_taken) task->Unref();
   return absl::OkStatus();
 }
 
@@ -194,20 +201,15 @@ void Timer::FlushDue(int64_t now) {
   std::vector<TimerTask*> expired;
   expired.reserve(kFlushChunk);
   size_t work = 0;
-  // Hands the chunk's expired tasks over outside the lock; false once shut
-  // down (Shutdown() then owns whatever is left in the lists).
+  // Hands the chunk's expired tasks to the executor outside the lock; false
+  // once shut down (Shutdown() then owns whatever is left in the lists).
   auto yield = [&]() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) -> bool {
+    std::vector<TimerTask*> batch = TakeExpired(expired);
     mu_.Unlock();
-    Dispatch(expired);
+    Dispatch(std::move(batch));
     mu_.Lock();
     work = 0;
     return !shutdown_;
-  };
-  auto expire = [&](TimerTask* task) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) {
-    expired.push_back(task);
-    --counters_.pending;
-    ++counters_.expired;
-    in_flight_.fetch_add(1, std::memory_order_relaxed);
   };
 
   bool stopped = false;
@@ -218,12 +220,7 @@ void Timer::FlushDue(int64_t now) {
     if (wheel_.IsDueList(bucket)) {
       const size_t before = expired.size();
       wheel_.PopDueTasks(now, kFlushChunk - work, expired);
-      const size_t taken = expired.size() - before;
-      counters_.pending -= static_cast<int64_t>(taken);
-      counters_.expired += static_cast<int64_t>(taken);
-      in_flight_.fetch_add(static_cast<int64_t>(taken),
-                           std::memory_order_relaxed);
-      work += taken;
+      work += expired.size() - before;
       if (work >= kFlushChunk && !yield()) stopped = true;
       continue;
     }
@@ -234,7 +231,7 @@ void Timer::FlushDue(int64_t now) {
       internal::Unlink(flushing_.next);
       const int64_t due = internal::TimingWheel::DueOf(task);
       if (due <= now) {
-        expire(task);
+        expired.push_back(task);
       } else {
         ++counters_.tasks_cascaded;
         if (wheel_.InCurrentTick(due)) {
@@ -251,52 +248,64 @@ void Timer::FlushDue(int64_t now) {
     if (!stopped) wheel_.MergeIntoDueList(&staging_);
   }
   if (!expired.empty()) {
+    std::vector<TimerTask*> batch = TakeExpired(expired);
     mu_.Unlock();
-    Dispatch(expired);
+    Dispatch(std::move(batch));
     mu_.Lock();
   }
 }
 
-void Timer::Dispatch(std::vector<TimerTask*>& tasks) {
-  if (tasks.empty()) return;
-  // Tasks that became due in the same wake-up run in due-time order.
-  std::stable_sort(tasks.begin(), tasks.end(),
-                   [](const TimerTask* a, const TimerTask* b) {
-                     return internal::TimingWheel::DueOf(a) <
-                            internal::TimingWheel::DueOf(b);
-                   });
-  std::vector<Executor::Callback> callbacks;
-  callbacks.reserve(tasks.size());
-  for (TimerTask* task : tasks) {
-    callbacks.emplace_back([this, task] { RunTask(task); });
-  }
-  tasks.clear();
-  executor_->ExecuteBatch(callbacks);
+std::vector<TimerTask*> Timer::TakeExpired(std::vector<TimerTask*>& expired) {
+  const int64_t count = static_cast<int64_t>(expired.size());
+  counters_.pending -= count;
+  counters_.expired += count;
+  // Counted in flight while the lock is held: a Shutdown() that follows
+  // waits for them.
+  in_flight_.fetch_add(count, std::memory_order_relaxed);
+  std::vector<TimerTask*> batch;
+  batch.reserve(kFlushChunk);
+  batch.swap(expired);
+  return batch;
 }
 
-void Timer::RunTask(TimerTask* task) {
+void Timer::Dispatch(std::vector<TimerTask*> batch) {
+  if (batch.empty()) return;
+  // Tasks that became due in the same wake-up run in due-time order (the
+  // due list already yields them so; buckets flushed together may not).
+  auto by_due = [](const TimerTask* a, const TimerTask* b) {
+    return internal::TimingWheel::DueOf(a) < internal::TimingWheel::DueOf(b);
+  };
+  if (!std::is_sorted(batch.begin(), batch.end(), by_due)) {
+    std::stable_sort(batch.begin(), batch.end(), by_due);
+  }
+  // One executor callback per batch: per-task closures, allocations and
+  // completion bookkeeping cost more than the callbacks themselves.
+  executor_->Execute(
+      [this, batch = std::move(batch)]() mutable { RunBatch(batch); });
+}
+
+void Timer::RunBatch(std::vector<TimerTask*>& batch) {
   {
     CallbackScope scope(this);
-    try {
-      task->Run();
-    } catch (...) {
-      callback_errors_.fetch_add(1, std::memory_order_relaxed);
-      if (on_callback_error_) {
-        try {
-          on_callback_error_(std::current_exception());
-        } catch (...) {
-          // The hook's own failure has nowhere better to go.
+    for (TimerTask* task : batch) {
+      try {
+        task->Run();
+      } catch (...) {
+        callback_errors_.fetch_add(1, std::memory_order_relaxed);
+        if (on_callback_error_) {
+          try {
+            on_callback_error_(std::current_exception());
+          } catch (...) {
+            // The hook's own failure has nowhere better to go.
+          }
         }
       }
+      task->Unref();  // The wheel's reference: may run the destructor.
     }
   }
-  task->Unref();  // The wheel's reference: may run the task's destructor.
-  FinishCallback();
-}
-
-void Timer::FinishCallback() {
+  const int64_t count = static_cast<int64_t>(batch.size());
   std::lock_guard<std::mutex> lock(done_mu_);
-  if (in_flight_.fetch_sub(1, std::memory_order_acq_rel) == 1) {
+  if (in_flight_.fetch_sub(count, std::memory_order_acq_rel) == count) {
     done_cv_.notify_all();
   }
 }

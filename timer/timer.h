@@ -154,11 +154,13 @@ class Timer {
   absl::StatusOr<TimerHandle> Schedule(absl::Duration delay, F&& callback) {
     static_assert(std::is_invocable_v<std::decay_t<F>&>,
                   "Schedule: the callback must be callable as void()");
-    TaskPtr<TimerTask> task = MakeTask<internal::CallbackTask<std::decay_t<F>>>(
-        std::forward<F>(callback));
-    absl::Status status = AddInternal(task.get(), delay);
+    auto* task =
+        new internal::CallbackTask<std::decay_t<F>>(std::forward<F>(callback));
+    task->InitRefs(2);  // The handle's and the wheel's: no atomic RMW.
+    TaskPtr<TimerTask> handle_ref = TaskPtr<TimerTask>::Adopt(task);
+    absl::Status status = AddInternal(task, delay, /*wheel_ref_taken=*/true);
     if (!status.ok()) return status;
-    return TimerHandle(this, std::move(task));
+    return TimerHandle(this, std::move(handle_ref));
   }
 
   // Timer::Add()
@@ -237,7 +239,10 @@ class Timer {
 
   Timer(const TimerOptions& options, int64_t tick_nanos);
 
-  absl::Status AddInternal(TimerTask* task, absl::Duration delay);
+  // Adds or moves `task`. With `wheel_ref_taken`, the caller already counted
+  // the wheel's reference (dropped here if the add fails).
+  absl::Status AddInternal(TimerTask* task, absl::Duration delay,
+                           bool wheel_ref_taken = false);
   void ReaperLoop();
   // Current time relative to origin_, never before the wheel's time.
   int64_t NowRelative() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
@@ -245,10 +250,15 @@ class Timer {
   // Flushes every bucket due at `now`; releases mu_ between chunks (and
   // holds it again on return).
   void FlushDue(int64_t now) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
-  // Hands `tasks` (whose wheel references it takes over) to the executor.
-  void Dispatch(std::vector<TimerTask*>& tasks);
-  void RunTask(TimerTask* task);
-  void FinishCallback();
+  // Moves the expired tasks out of `expired`, counting them expired and in
+  // flight.
+  std::vector<TimerTask*> TakeExpired(std::vector<TimerTask*>& expired)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  // Hands `batch` (whose wheel references it takes over) to the executor as
+  // one callback. Called without mu_.
+  void Dispatch(std::vector<TimerTask*> batch);
+  // Runs `batch` on the executor, then drops the wheel's references.
+  void RunBatch(std::vector<TimerTask*>& batch);
   bool IsPending(const TimerTask& task) const;
 
   Clock* const clock_;

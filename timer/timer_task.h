@@ -85,6 +85,10 @@ class TimerTask : private internal::ListNode {
   template <typename T, typename... Args>
   friend TaskPtr<T> MakeTask(Args&&... args);
 
+  // Sets the count of a task nobody else can see yet (no atomic RMW).
+  void InitRefs(int32_t count) const {
+    refs_.store(count, std::memory_order_relaxed);
+  }
   void Ref() const { refs_.fetch_add(1, std::memory_order_relaxed); }
   void Unref() const {
     if (refs_.fetch_sub(1, std::memory_order_acq_rel) == 1) delete this;
@@ -186,7 +190,7 @@ TaskPtr<T> MakeTask(Args&&... args) {
   static_assert(std::is_base_of_v<TimerTask, T>,
                 "MakeTask<T>: T must derive from timingwheel::TimerTask");
   T* task = new T(std::forward<Args>(args)...);
-  static_cast<const TimerTask*>(task)->Ref();
+  static_cast<const TimerTask*>(task)->InitRefs(1);
   return TaskPtr<T>::Adopt(task);
 }
 

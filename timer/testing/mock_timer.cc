@@ -23,13 +23,14 @@ MockTimer::MockTimer(TimerOptions options) {
 
 size_t MockTimer::AdvanceBy(absl::Duration delta) {
   clock_.AdvanceBy(delta);
-  size_t ran = 0;
+  const int64_t expired_before = timer_->Metrics().expired;
   for (;;) {
     const bool flushed = timer_->AdvanceClock(absl::ZeroDuration());
-    const size_t now_ran = executor_.RunAll();
-    ran += now_ran;
-    if (!flushed && now_ran == 0) return ran;
+    // The timer hands over batches of tasks: count tasks, not callbacks.
+    const size_t batches = executor_.RunAll();
+    if (!flushed && batches == 0) break;
   }
+  return static_cast<size_t>(timer_->Metrics().expired - expired_before);
 }
 
 }  // namespace testing

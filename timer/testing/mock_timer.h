@@ -44,7 +44,7 @@ class MockTimer {
   //
   // Moves the clock forward by `delta`, then runs on the calling thread every
   // task due by the new time, in due order, including tasks that those
-  // callbacks add and that are already due. Returns how many callbacks ran.
+  // callbacks add and that are already due. Returns how many tasks ran.
   size_t AdvanceBy(absl::Duration delta);
 
   // MockTimer::RunDue()

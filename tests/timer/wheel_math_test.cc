@@ -6,6 +6,8 @@
 
 #include <cstdint>
 #include <limits>
+#include <random>
+#include <vector>
 
 #include "absl/time/time.h"
 #include "gtest/gtest.h"
@@ -103,6 +105,38 @@ TEST(LevelTickTest, SaturatesAndStaysSaturated) {
   for (int i = 0; i < 25; ++i) tick *= 5;
   EXPECT_EQ(LevelTick(10, 5, 25), tick);
   EXPECT_EQ(LevelTick(10, 5, 26), kMax);
+}
+
+TEST(DividerTest, MatchesHardwareDivisionEverywhere) {
+  std::mt19937_64 random(42);
+  const int64_t divisors[] = {1,
+                              2,
+                              3,
+                              7,
+                              10,
+                              1'000'000,
+                              512'000'000,
+                              262'144'000'000,
+                              (int64_t{1} << 62) + 1,
+                              kMax - 1,
+                              kMax};
+  for (int64_t d : divisors) {
+    const Divider divider(d);
+    EXPECT_EQ(divider.divisor(), d);
+    std::vector<int64_t> values = {0, 1, 2, d - 1, d, kMax, kMax - 1};
+    if (d < kMax / 3) {
+      values.insert(values.end(), {d + 1, 2 * d - 1, 2 * d, 3 * d + 1});
+    }
+    for (int i = 0; i < 20000; ++i) {
+      values.push_back(static_cast<int64_t>(random() >> 1));
+      values.push_back(static_cast<int64_t>(random() >> (1 + i % 60)));
+    }
+    for (int64_t n : values) {
+      if (n < 0) continue;
+      ASSERT_EQ(divider.Divide(n), n / d) << n << " / " << d;
+      ASSERT_EQ(divider.Floor(n), n - n % d) << n << " / " << d;
+    }
+  }
 }
 
 TEST(IsPowerOfTwoTest, RecognizesPowersOfTwo) {

@@ -26,6 +26,8 @@ void TimingWheel::AddLevel() {
     level->tick = below.interval;
     level->current = FloorToTick(below.current, level->tick);
   }
+  level->divider = Divider(level->tick);
+  level->current_ticks = level->divider.Divide(level->current);
   level->interval = SaturatingMultiply(level->tick, wheel_size_);
   // A level whose interval does not fit in 64 bits (or that could not be
   // followed by one whose tick fits) covers every representable due time.
@@ -37,7 +39,10 @@ void TimingWheel::AddLevel() {
 void TimingWheel::AdvanceTo(int64_t now) {
   if (now <= time_) return;
   time_ = now;
-  for (auto& level : levels_) level->current = FloorToTick(now, level->tick);
+  for (auto& level : levels_) {
+    level->current_ticks = level->divider.Divide(now);
+    level->current = level->current_ticks * level->tick;
+  }
 }
 
 void TimingWheel::LinkIntoBucket(Bucket* bucket, TimerTask* task) {
@@ -55,7 +60,7 @@ void TimingWheel::Place(TimerTask* task) {
     // Due in the current tick, or already due: the current bucket. (Both
     // are non-negative, so unlike `current + tick0_` near the end of time,
     // the difference cannot overflow.)
-    LinkIntoBucket(&level->buckets[SlotOf(level->current / tick0_)], task);
+    LinkIntoBucket(&level->buckets[SlotOf(level->current_ticks)], task);
     return;
   }
   for (size_t k = 0;; ++k) {
@@ -63,7 +68,7 @@ void TimingWheel::Place(TimerTask* task) {
     // Invariant: due >= level->current + level->tick (see header), so the
     // subtraction cannot overflow and the slot is never the current one.
     if (level->top || due - level->current < level->interval) {
-      LinkIntoBucket(&level->buckets[SlotOf(due / level->tick)], task);
+      LinkIntoBucket(&level->buckets[SlotOf(level->divider.Divide(due))], task);
       return;
     }
     if (k + 1 == levels_.size()) AddLevel();

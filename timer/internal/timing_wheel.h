@@ -179,9 +179,11 @@ class TimingWheel {
  private:
   struct Level {
     int64_t tick = 0;
-    int64_t interval = 0;  // kMaxNanos on the top level.
-    int64_t current = 0;   // Start of the current tick.
-    bool top = false;      // Takes every due time (interval not finite).
+    int64_t interval = 0;       // kMaxNanos on the top level.
+    int64_t current = 0;        // Start of the current tick.
+    int64_t current_ticks = 0;  // current / tick.
+    Divider divider{1};         // Divides by tick without a hardware division.
+    bool top = false;           // Takes every due time (interval not finite).
     std::unique_ptr<Bucket[]> buckets;
   };
 

@@ -73,6 +73,7 @@ Timer::Timer(const TimerOptions& options, int64_t tick_nanos)
       max_pending_(options.max_pending),
       on_callback_error_(options.on_callback_error),
       wheel_(tick_nanos, options.wheel_size) {
+  internal::InitList(&urgent_);
   internal::InitList(&flushing_);
   internal::InitList(&staging_);
 }
@@ -111,7 +112,7 @@ absl::Status Timer::AddInternal(TimerTask* task, absl::Duration delay,
       refused = absl::FailedPreconditionError(
           "timingwheel: cannot add a task after Timer::Shutdown()");
     } else if (task->pending()) {
-      wheel_.Unlink(task, {&flushing_, &staging_});
+      wheel_.Unlink(task, {&urgent_, &flushing_, &staging_});
     } else if (max_pending_ > 0 && counters_.pending >= max_pending_) {
       refused = absl::ResourceExhaustedError(absl::StrFormat(
           "timingwheel: %d tasks pending, the limit (max_pending)",
@@ -153,7 +154,7 @@ bool Timer::Cancel(TimerTask& task) {
   {
     internal::MutexLock lock(mu_);
     if (!task.pending()) return false;
-    wheel_.Unlink(&task, {&flushing_, &staging_});
+    wheel_.Unlink(&task, {&urgent_, &flushing_, &staging_});
     --counters_.pending;
     ++counters_.cancelled;
   }
@@ -200,35 +201,33 @@ void Timer::FlushDue(int64_t now) {
   wheel_.AdvanceTo(now);
   std::vector<TimerTask*> expired;
   expired.reserve(kFlushChunk);
-  size_t work = 0;
-  // Hands the chunk's expired tasks to the executor outside the lock; false
-  // once shut down (Shutdown() then owns whatever is left in the lists).
-  auto yield = [&]() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) -> bool {
-    std::vector<TimerTask*> batch = TakeExpired(expired);
-    mu_.Unlock();
-    Dispatch(std::move(batch));
-    mu_.Lock();
-    work = 0;
-    return !shutdown_;
-  };
-
-  bool stopped = false;
-  while (!stopped && !shutdown_) {
-    internal::Bucket* bucket = wheel_.PopDueBucket(now);
-    if (bucket == nullptr) break;
-    ++counters_.buckets_flushed;
-    if (wheel_.IsDueList(bucket)) {
-      const size_t before = expired.size();
-      wheel_.PopDueTasks(now, kFlushChunk - work, expired);
-      work += expired.size() - before;
-      if (work >= kFlushChunk && !yield()) stopped = true;
-      continue;
+  // Each round: pop every due bucket (the due list yields its due tasks at
+  // once; other buckets join a work queue, level 0 ahead of the levels
+  // above: small and urgent before large cascades), drain one chunk of the
+  // queue, then hand the expired tasks over outside the lock, re-read the
+  // clock and go again until nothing is due. A large cascade so never keeps
+  // the tasks due meanwhile waiting for more than a chunk.
+  for (;;) {
+    if (shutdown_) break;
+    size_t work = 0;
+    while (internal::Bucket* bucket = wheel_.PopDueBucket(now)) {
+      ++counters_.buckets_flushed;
+      if (wheel_.IsDueList(bucket)) {
+        const size_t before = expired.size();
+        wheel_.PopDueTasks(now, kFlushChunk - work, expired);
+        work += expired.size() - before;
+        if (work >= kFlushChunk) break;
+        continue;
+      }
+      internal::SpliceAll(&bucket->head,
+                          bucket->level == 0 ? &urgent_ : &flushing_);
+      internal::TimingWheel::ResetBucket(bucket);
     }
-    internal::SpliceAll(&bucket->head, &flushing_);
-    internal::TimingWheel::ResetKey(bucket);
-    while (!internal::ListEmpty(&flushing_)) {
-      TimerTask* task = internal::TimingWheel::AsTask(flushing_.next);
-      internal::Unlink(flushing_.next);
+    internal::ListNode* queue =
+        internal::ListEmpty(&urgent_) ? &flushing_ : &urgent_;
+    while (work < kFlushChunk && !internal::ListEmpty(queue)) {
+      TimerTask* task = internal::TimingWheel::AsTask(queue->next);
+      internal::Unlink(queue->next);
       const int64_t due = internal::TimingWheel::DueOf(task);
       if (due <= now) {
         expired.push_back(task);
@@ -240,12 +239,21 @@ void Timer::FlushDue(int64_t now) {
           wheel_.Place(task);
         }
       }
-      if (++work == kFlushChunk && !yield()) {
-        stopped = true;
-        break;
-      }
+      ++work;
+      if (queue == &urgent_ && internal::ListEmpty(&urgent_))
+        queue = &flushing_;
     }
-    if (!stopped) wheel_.MergeIntoDueList(&staging_);
+    wheel_.MergeIntoDueList(&staging_);
+    const bool more = !internal::ListEmpty(&urgent_) ||
+                      !internal::ListEmpty(&flushing_) ||
+                      wheel_.EarliestKey() <= now;
+    if (!more) break;
+    std::vector<TimerTask*> batch = TakeExpired(expired);
+    mu_.Unlock();
+    Dispatch(std::move(batch));
+    mu_.Lock();
+    now = NowRelative();
+    wheel_.AdvanceTo(now);
   }
   if (!expired.empty()) {
     std::vector<TimerTask*> batch = TakeExpired(expired);
@@ -319,6 +327,7 @@ std::vector<TaskPtr<TimerTask>> Timer::Shutdown() {
       internal::ListNode all;
       internal::InitList(&all);
       wheel_.TakeAll(&all);
+      internal::SpliceAll(&urgent_, &all);
       internal::SpliceAll(&flushing_, &all);
       internal::SpliceAll(&staging_, &all);
       while (!internal::ListEmpty(&all)) {

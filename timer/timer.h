@@ -275,8 +275,10 @@ class Timer {
   mutable internal::Mutex mu_;
   std::condition_variable cv_;  // The flusher sleeps on it; Add wakes it.
   internal::TimingWheel wheel_ ABSL_GUARDED_BY(mu_);
-  // Tasks of buckets being flushed, and not-yet-due tasks on their way to the
-  // due list: lists, so Cancel and re-Add work on them between chunks.
+  // Tasks of buckets being flushed (level 0 in urgent_, the levels above in
+  // flushing_), and not-yet-due tasks on their way to the due list: lists,
+  // so Cancel and re-Add work on them between chunks.
+  internal::ListNode urgent_ ABSL_GUARDED_BY(mu_);
   internal::ListNode flushing_ ABSL_GUARDED_BY(mu_);
   internal::ListNode staging_ ABSL_GUARDED_BY(mu_);
   bool shutdown_ ABSL_GUARDED_BY(mu_) = false;

@@ -52,7 +52,7 @@ class WheelTest : public ::testing::Test {
       Unlink(node);
       dues.push_back(TimingWheel::DueOf(TimingWheel::AsTask(node)));
     }
-    TimingWheel::ResetKey(bucket);
+    TimingWheel::ResetBucket(bucket);
     std::sort(dues.begin(), dues.end());
     return dues;
   }

@@ -70,18 +70,22 @@ inline void SpliceAll(ListNode* from, ListNode* to) {
 
 // Bucket
 //
-// A list of tasks and the key the delay queue orders it by: the earliest due
-// time of the tasks added since the bucket was last emptied (a lower bound of
-// its tasks' due times; it may be stale-low after a cancel, which costs one
-// early, harmless flush). `kMaxNanos` when not in the delay queue.
+// A list of tasks and the key the delay queue orders it by: a lower bound of
+// its tasks' due times (the earliest due time added since it was last
+// emptied, less an early-cascade lead for large buckets above level 0; it
+// may be stale-low after a cancel, which costs one early, harmless flush).
+// `kMaxNanos` when not in the delay queue.
 struct Bucket {
   Bucket() { InitList(&head); }
   Bucket(const Bucket&) = delete;
   Bucket& operator=(const Bucket&) = delete;
 
   ListNode head;
-  int64_t key = kMaxNanos;
-  int32_t heap_index = -1;  // Position in the delay queue; -1 when absent.
+  int64_t key = kMaxNanos;      // Heap key: min_due, or earlier (see wheel).
+  int64_t min_due = kMaxNanos;  // Earliest due time added since emptied.
+  int32_t heap_index = -1;      // Position in the delay queue; -1 if absent.
+  int32_t links = 0;            // Tasks linked in since it was emptied.
+  int32_t level = 0;            // Wheel level; -1 for the due list.
 };
 
 static_assert(std::is_standard_layout_v<Bucket> && offsetof(Bucket, head) == 0,

@@ -13,6 +13,7 @@ TimingWheel::TimingWheel(int64_t tick_nanos, int64_t wheel_size)
     : tick0_(tick_nanos),
       wheel_size_(wheel_size),
       mask_(IsPowerOfTwo(wheel_size) ? wheel_size - 1 : -1) {
+  due_list_.level = -1;
   AddLevel();
 }
 
@@ -33,6 +34,9 @@ void TimingWheel::AddLevel() {
   // followed by one whose tick fits) covers every representable due time.
   level->top = level->interval == kMaxNanos;
   level->buckets = std::make_unique<Bucket[]>(static_cast<size_t>(wheel_size_));
+  for (int64_t i = 0; i < wheel_size_; ++i) {
+    level->buckets[i].level = static_cast<int32_t>(levels_.size());
+  }
   levels_.push_back(std::move(level));
 }
 
@@ -47,8 +51,22 @@ void TimingWheel::AdvanceTo(int64_t now) {
 
 void TimingWheel::LinkIntoBucket(Bucket* bucket, TimerTask* task) {
   LinkBefore(&bucket->head, AsNode(task));
-  if (task->due_nanos_ < bucket->key) {
-    bucket->key = task->due_nanos_;
+  ++bucket->links;
+  if (task->due_nanos_ < bucket->min_due) bucket->min_due = task->due_nanos_;
+  int64_t key = bucket->min_due;
+  if (bucket->level > 0 && bucket->links >= kEarlyCascadeMinTasks) {
+    // A large bucket above level 0 is flushed ahead of its earliest task,
+    // by about the time its cascade takes, so that the cascade is over
+    // before that task is due instead of making it (and every task due
+    // while it runs) late. Capped at a quarter of the level below's
+    // interval; never before the wheel's time.
+    const int64_t lead =
+        std::min(int64_t{bucket->links} * kCascadeNanosPerTask,
+                 levels_[static_cast<size_t>(bucket->level) - 1]->interval / 4);
+    key = std::max(key - lead, time_);
+  }
+  if (key < bucket->key) {
+    bucket->key = key;
     queue_.Update(bucket);
   }
 }
@@ -84,7 +102,7 @@ Bucket* TimingWheel::PopDueBucket(int64_t now) {
 
 void TimingWheel::RekeyDueList() {
   if (ListEmpty(&due_list_.head)) {
-    due_list_.key = kMaxNanos;
+    ResetBucket(&due_list_);
     queue_.Remove(&due_list_);
     return;
   }
@@ -104,7 +122,7 @@ void TimingWheel::Unlink(TimerTask* task,
   }
   Bucket* bucket = BucketOf(neighbour);
   queue_.Remove(bucket);
-  ResetKey(bucket);
+  ResetBucket(bucket);
 }
 
 bool TimingWheel::PopDueTasks(int64_t now, size_t max_tasks,
@@ -151,7 +169,7 @@ void TimingWheel::TakeAll(ListNode* out) {
       Bucket* bucket = &level->buckets[i];
       SpliceAll(&bucket->head, out);
       queue_.Remove(bucket);
-      ResetKey(bucket);
+      ResetBucket(bucket);
     }
   }
 }

@@ -111,7 +111,7 @@ class TimingWheel {
   // Removes from the delay queue and returns the bucket with the smallest key
   // if that key is <= `now`, or returns null. The caller empties it: the due
   // list with `PopDueTasks()`, any other bucket by splicing its list away
-  // (after which it calls `ResetKey()`).
+  // (after which it calls `ResetBucket()`).
   Bucket* PopDueBucket(int64_t now);
 
   // TimingWheel::IsDueList()
@@ -150,10 +150,21 @@ class TimingWheel {
   void Unlink(TimerTask* task,
               std::initializer_list<const ListNode*> foreign_lists);
 
-  // TimingWheel::ResetKey()
+  // TimingWheel::ResetBucket()
   //
   // Marks an emptied bucket (taken by `PopDueBucket()`) as keyless.
-  static void ResetKey(Bucket* bucket) { bucket->key = kMaxNanos; }
+  static void ResetBucket(Bucket* bucket) {
+    bucket->key = kMaxNanos;
+    bucket->min_due = kMaxNanos;
+    bucket->links = 0;
+  }
+
+  // A bucket above level 0 that received at least this many tasks is
+  // flushed early (see LinkIntoBucket): small buckets cascade fast enough.
+  static constexpr int32_t kEarlyCascadeMinTasks = 64;
+  // The early-cascade lead per task: a generous estimate of what moving one
+  // task down a level costs (a cache miss on the task, a link).
+  static constexpr int64_t kCascadeNanosPerTask = 200;
 
   // TimingWheel::TakeAll()
   //

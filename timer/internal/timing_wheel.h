@@ -40,6 +40,17 @@
 //     and that task runs from whatever level it sits in; the others cascade
 //     in the same wake-up. A task moves down at most once per level.
 //
+// Large cascades. A bucket above level 0 that has received many tasks (a
+// burst of timers with similar delays) would take a while to cascade, and
+// flushing it only when its earliest task is due would make that task, and
+// everything due while the cascade runs, late. Such a bucket is keyed
+// earlier, by about the time its cascade takes (200 ns a task, at most a
+// quarter of the level below's interval), so it moves down before its tasks
+// come due; the few that do not fit the level below yet go back to it. The
+// timer's flush also works in chunks: level-0 buckets and the due list are
+// served between chunks of a large cascade, and the clock is re-read after
+// each chunk.
+//
 // Correctness does not depend on which bucket a task sits in, only on each
 // bucket's key being a lower bound of its tasks' due times: a flush looks at
 // each task's own due time. A key left stale by a cancel costs one early

@@ -12,6 +12,7 @@
 #include <cstdint>
 #include <memory>
 #include <mutex>
+#include <random>
 #include <thread>
 #include <vector>
 
@@ -166,6 +167,28 @@ TEST(TimerReaperTest, CancelledTimerInItsOwnBucketCostsNoWakeUp) {
   EXPECT_EQ(m.expired, 1);
   EXPECT_EQ(m.cancelled, 1);
   EXPECT_EQ(ran.value(), 1);
+}
+
+TEST(TimerReaperTest, ManyAddsWakeTheReaperRarely) {
+  // An add wakes the reaper only when it makes the earliest key earlier:
+  // with random delays that happens about log(n) times, plus a few times
+  // per large bucket whose early-cascade lead grows (in powers of two).
+  ManualClock clock;
+  TimerOptions options;
+  options.clock = &clock;
+  auto timer = Timer::Create(options).value();
+  ASSERT_TRUE(clock.AwaitSleeper(kInfiniteFutureNanos));
+  std::mt19937_64 random(7);
+  constexpr int kTimers = 100000;
+  for (int i = 0; i < kTimers; ++i) {
+    const absl::Duration delay =
+        absl::Hours(1) + absl::Nanoseconds(random() % 3'600'000'000'000);
+    ASSERT_TRUE(timer->Schedule(delay, [] {}).ok());
+  }
+  const TimerMetrics m = timer->Metrics();
+  EXPECT_EQ(m.pending, kTimers);
+  EXPECT_LT(m.reaper_wakeups, 200);
+  EXPECT_EQ(timer->Shutdown().size(), static_cast<size_t>(kTimers));
 }
 
 TEST(TimerReaperTest, CallbacksNeverRunOnTheCallersThread) {

@@ -60,8 +60,13 @@ void TimingWheel::LinkIntoBucket(Bucket* bucket, TimerTask* task) {
     // before that task is due instead of making it (and every task due
     // while it runs) late. Capped at a quarter of the level below's
     // interval; never before the wheel's time.
+    // The count is rounded down to a power of two, so that the key (and
+    // the reaper's deadline) moves about log2(n) times, not on every add.
+    const int64_t rounded_links =
+        int64_t{1} << (31 -
+                       __builtin_clz(static_cast<uint32_t>(bucket->links)));
     const int64_t lead =
-        std::min(int64_t{bucket->links} * kCascadeNanosPerTask,
+        std::min(rounded_links * kCascadeNanosPerTask,
                  levels_[static_cast<size_t>(bucket->level) - 1]->interval / 4);
     key = std::max(key - lead, time_);
   }

@@ -58,8 +58,8 @@ void TimingWheel::LinkIntoBucket(Bucket* bucket, TimerTask* task) {
     // A large bucket above level 0 is flushed ahead of its earliest task,
     // by about the time its cascade takes, so that the cascade is over
     // before that task is due instead of making it (and every task due
-    // while it runs) late. Capped at a quarter of the level below's
-    // interval; never before the wheel's time.
+    // while it runs) late. Capped at half the level below's interval (so at
+    // least half the tasks can move down); never before the wheel's time.
     // The count is rounded down to a power of two, so that the key (and
     // the reaper's deadline) moves about log2(n) times, not on every add.
     const int64_t rounded_links =
@@ -67,7 +67,7 @@ void TimingWheel::LinkIntoBucket(Bucket* bucket, TimerTask* task) {
                        __builtin_clz(static_cast<uint32_t>(bucket->links)));
     const int64_t lead =
         std::min(rounded_links * kCascadeNanosPerTask,
-                 levels_[static_cast<size_t>(bucket->level) - 1]->interval / 4);
+                 levels_[static_cast<size_t>(bucket->level) - 1]->interval / 2);
     key = std::max(key - lead, time_);
   }
   if (key < bucket->key) {

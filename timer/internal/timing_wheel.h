@@ -44,9 +44,9 @@
 // burst of timers with similar delays) would take a while to cascade, and
 // flushing it only when its earliest task is due would make that task, and
 // everything due while the cascade runs, late. Such a bucket is keyed
-// earlier, by about the time its cascade takes (200 ns a task, at most a
-// quarter of the level below's interval), so it moves down before its tasks
-// come due; the few that do not fit the level below yet go back to it. The
+// earlier, by about the time its cascade takes (500 ns a task, at most
+// half of the level below's interval), so it moves down before its tasks
+// come due; those that do not fit the level below yet go back to it. The
 // timer's flush also works in chunks: level-0 buckets and the due list are
 // served between chunks of a large cascade, and the clock is re-read after
 // each chunk.
@@ -175,7 +175,7 @@ class TimingWheel {
   static constexpr int32_t kEarlyCascadeMinTasks = 64;
   // The early-cascade lead per task: a generous estimate of what moving one
   // task down a level costs (a cache miss on the task, a link).
-  static constexpr int64_t kCascadeNanosPerTask = 200;
+  static constexpr int64_t kCascadeNanosPerTask = 500;
 
   // TimingWheel::TakeAll()
   //

@@ -80,7 +80,11 @@ struct TimerOptions {
   Clock* clock = nullptr;
 
   // Where callbacks run. Null means a dedicated thread owned by the timer.
-  // Not owned; must outlive the timer.
+  // Tasks that come due in the same wake-up are handed over as one
+  // executor callback (up to 512 tasks) that runs them in due order, so a
+  // thread pool spreads batches, not single tasks, over its threads. Not
+  // owned; must outlive the timer (and must keep running callbacks until the
+  // timer is shut down: Shutdown() waits for those it handed over).
   Executor* executor = nullptr;
 
   // Whether the timer runs its own reaper thread (named "tw-reaper"; the

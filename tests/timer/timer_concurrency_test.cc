@@ -21,35 +21,15 @@
 #include "absl/status/status.h"
 #include "absl/time/time.h"
 #include "gtest/gtest.h"
+#include "tests/timer/test_sync.h"
 #include "timer/timer.h"
 
 namespace timingwheel {
 namespace {
 
+using ::timingwheel::testing::Counter;
+
 constexpr auto kTimeout = std::chrono::minutes(2);
-
-// Counts events and lets a test wait for a total.
-class Counter {
- public:
-  void Add(int64_t n = 1) {
-    std::lock_guard<std::mutex> lock(mu_);
-    count_ += n;
-    cv_.notify_all();
-  }
-  bool AwaitAtLeast(int64_t n) {
-    std::unique_lock<std::mutex> lock(mu_);
-    return cv_.wait_for(lock, kTimeout, [&] { return count_ >= n; });
-  }
-  int64_t value() {
-    std::lock_guard<std::mutex> lock(mu_);
-    return count_;
-  }
-
- private:
-  std::mutex mu_;
-  std::condition_variable cv_;
-  int64_t count_ = 0;
-};
 
 // Releases every waiter at once.
 class StartGate {

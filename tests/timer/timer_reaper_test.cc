@@ -18,61 +18,18 @@
 
 #include "absl/time/time.h"
 #include "gtest/gtest.h"
+#include "tests/timer/test_sync.h"
 #include "timer/testing/manual_clock.h"
 #include "timer/timer.h"
 
 namespace timingwheel {
 namespace {
 
+using ::timingwheel::testing::Counter;
+using ::timingwheel::testing::Latch;
 using ::timingwheel::testing::ManualClock;
 
 constexpr auto kTimeout = std::chrono::seconds(60);
-
-// A one-shot gate: Wait() blocks until Open().
-class Latch {
- public:
-  void Open() {
-    std::lock_guard<std::mutex> lock(mu_);
-    open_ = true;
-    cv_.notify_all();
-  }
-  bool Wait() {
-    std::unique_lock<std::mutex> lock(mu_);
-    return cv_.wait_for(lock, kTimeout, [this] { return open_; });
-  }
-  bool IsOpen() {
-    std::lock_guard<std::mutex> lock(mu_);
-    return open_;
-  }
-
- private:
-  std::mutex mu_;
-  std::condition_variable cv_;
-  bool open_ = false;
-};
-
-// Counts events and lets a test wait for a count.
-class Counter {
- public:
-  void Increment() {
-    std::lock_guard<std::mutex> lock(mu_);
-    ++count_;
-    cv_.notify_all();
-  }
-  bool AwaitAtLeast(int n) {
-    std::unique_lock<std::mutex> lock(mu_);
-    return cv_.wait_for(lock, kTimeout, [&] { return count_ >= n; });
-  }
-  int value() {
-    std::lock_guard<std::mutex> lock(mu_);
-    return count_;
-  }
-
- private:
-  std::mutex mu_;
-  std::condition_variable cv_;
-  int count_ = 0;
-};
 
 // Polls a metric until `done(metrics)` (the timer's counters have no wait
 // primitive); real time, bounded by kTimeout.

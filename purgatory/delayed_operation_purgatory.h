@@ -139,7 +139,7 @@ class DelayedOperationPurgatory final : private internal::OperationOwner {
   // call (the operation has then been expired: `OnComplete()` and
   // `OnExpiration()` ran on this thread); `absl::ResourceExhaustedError` if
   // the timer's `max_pending` is reached (the operation is not watched and
-  // not completed; the caller decides). Thread-safe.
+  // not completed; the caller may hand it in again later). Thread-safe.
   absl::StatusOr<bool> TryCompleteElseWatch(const OperationPtr& op,
                                             absl::Span<const Key> keys) {
     if (op == nullptr) {
@@ -191,8 +191,11 @@ class DelayedOperationPurgatory final : private internal::OperationOwner {
         op->Run();
         return added;
       }
-      // Over max_pending: leave the operation as it was handed to us.
+      // Over max_pending: leave the operation as it was handed to us, free
+      // to be handed in again later.
       Unwatch(*op, /*count_as_purged=*/false);
+      op->timer_.store(nullptr, std::memory_order_release);
+      op->owner_.store(nullptr, std::memory_order_release);
       return added;
     }
     // Completed between the last try and the Add(): its ForceComplete() may

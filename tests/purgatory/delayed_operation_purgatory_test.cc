@@ -337,6 +337,29 @@ TEST_F(PurgatoryTest, ExpirationCallbackMayCallBackIntoThePurgatory) {
   EXPECT_EQ(purgatory_->Watched(), 0);
 }
 
+TEST(PurgatoryLimitsTest, OverMaxPendingLeavesTheOperationFreeToRetry) {
+  PurgatoryOptions options;
+  options.timer.max_pending = 1;
+  auto purgatory = Purgatory::Create(options).value();
+  OpPtr first = MakeTask<CountingOperation>(absl::Hours(1));
+  OpPtr second = MakeTask<CountingOperation>(absl::Hours(1));
+  ASSERT_FALSE(purgatory->TryCompleteElseWatch(first, {"a"}).value());
+  EXPECT_EQ(purgatory->TryCompleteElseWatch(second, {"a", "b"}).status().code(),
+            absl::StatusCode::kResourceExhausted);
+  EXPECT_EQ(purgatory->Watched(), 1);  // Only `first`.
+  EXPECT_EQ(purgatory->NumDelayed(), 1);
+  EXPECT_FALSE(second->IsCompleted());
+  first->ready = true;
+  ASSERT_EQ(purgatory->CheckAndComplete("a"), 1);
+  // Room again: the refused operation can be handed in.
+  ASSERT_FALSE(purgatory->TryCompleteElseWatch(second, {"a", "b"}).value());
+  EXPECT_EQ(purgatory->Watched(), 2);
+  second->ready = true;
+  EXPECT_EQ(purgatory->CheckAndComplete("b"), 1);
+  EXPECT_EQ(second->completions.load(), 1);
+  EXPECT_EQ(purgatory->Watched(), 0);
+}
+
 TEST(PurgatoryKeyTypesTest, IntegerKeys) {
   auto purgatory = DelayedOperationPurgatory<int64_t>::Create().value();
   OpPtr op = MakeTask<CountingOperation>(absl::Hours(1));

@@ -5,9 +5,9 @@
 namespace timingwheel {
 
 bool DelayedOperation::ForceComplete() {
-  bool expected = false;
-  if (!completed_.compare_exchange_strong(expected, true,
-                                          std::memory_order_acq_rel)) {
+  int expected = kWaiting;
+  if (!state_.compare_exchange_strong(expected, kCompleted,
+                                      std::memory_order_acq_rel)) {
     return false;
   }
   if (Timer* timer = timer_.load(std::memory_order_acquire)) {

@@ -76,7 +76,8 @@ class WatchKeysBase {
 // An operation is used once, in one purgatory. It is a `TimerTask` of the
 // purgatory's timer: its `Run()` is the expiration path and is final.
 //
-// Thread safety: `ForceComplete()` and `IsCompleted()` are thread-safe.
+// Thread safety: `ForceComplete()`, `IsCompleted()` and `IsCancelled()` are
+// thread-safe.
 // `TryComplete()` is always called with the operation's own lock held, so
 // calls from different threads never overlap.
 //
@@ -130,14 +131,24 @@ class DelayedOperation : public TimerTask {
   // Completes the operation if nobody has: an atomic transition, so across
   // all threads exactly one call wins. The winner cancels the operation's
   // timer, removes it from every watch list, runs `OnComplete()` and returns
-  // true; every other call returns false at once. Thread-safe.
+  // true; every other call, and every call on an operation cancelled by
+  // `CancelForKey()`, returns false at once. Thread-safe.
   bool ForceComplete();
 
   // DelayedOperation::IsCompleted()
   //
   // Returns whether the operation has completed. Thread-safe.
   bool IsCompleted() const {
-    return completed_.load(std::memory_order_acquire);
+    return state_.load(std::memory_order_acquire) == kCompleted;
+  }
+
+  // DelayedOperation::IsCancelled()
+  //
+  // Returns whether `DelayedOperationPurgatory::CancelForKey()` took the
+  // operation out: it then never completes (`ForceComplete()` returns false)
+  // and no callback of it runs. Thread-safe.
+  bool IsCancelled() const {
+    return state_.load(std::memory_order_acquire) == kCancelled;
   }
 
  protected:
@@ -161,7 +172,23 @@ class DelayedOperation : public TimerTask {
   bool TryCompleteLocked();
 
   const absl::Duration delay_;
-  std::atomic<bool> completed_{false};
+  // Waiting until one transition wins: to completed (ForceComplete) or to
+  // cancelled (CancelForKey). Both are final.
+  static constexpr int kWaiting = 0;
+  static constexpr int kCompleted = 1;
+  static constexpr int kCancelled = 2;
+  std::atomic<int> state_{kWaiting};
+
+  // Takes a waiting operation to cancelled; false if it already completed
+  // or was cancelled.
+  bool MarkCancelled() {
+    int expected = kWaiting;
+    return state_.compare_exchange_strong(expected, kCancelled,
+                                          std::memory_order_acq_rel);
+  }
+  bool IsWaiting() const {
+    return state_.load(std::memory_order_acquire) == kWaiting;
+  }
 
   std::mutex lock_;  // Held around TryComplete().
   std::atomic<std::thread::id> lock_holder_{};

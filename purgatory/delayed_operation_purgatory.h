@@ -132,7 +132,9 @@ class DelayedOperationPurgatory final : private internal::OperationOwner {
   // starts its timer (`op->delay()`). Returns true if the operation completed
   // before this call returned, false if it is now waiting.
   //
-  // Errors: `absl::InvalidArgumentError` for a null `op` or empty `keys`
+  // Errors: `absl::CancelledError` if `CancelForKey()` took the operation
+  // out during the call (or before it); `absl::InvalidArgumentError` for a
+  // null `op` or empty `keys`
   // (nothing happens); `absl::FailedPreconditionError` if `op` already
   // belongs to another purgatory or was already handed to this one, or after
   // `Shutdown()` (nothing happens), or if the purgatory shut down during the
@@ -154,6 +156,7 @@ class DelayedOperationPurgatory final : private internal::OperationOwner {
       return absl::FailedPreconditionError(
           "timingwheel: purgatory is shut down");
     }
+    if (op->IsCancelled()) return Finished(*op);
     internal::OperationOwner* expected = nullptr;
     if (!op->owner_.compare_exchange_strong(expected, this,
                                             std::memory_order_acq_rel)) {
@@ -166,7 +169,7 @@ class DelayedOperationPurgatory final : private internal::OperationOwner {
 
     {
       std::lock_guard<std::mutex> watch_lock(op->watch_mu_);
-      if (op->IsCompleted()) return true;  // Completed by another thread.
+      if (!op->IsWaiting()) return Finished(*op);  // By another thread.
       auto watch_keys = std::make_unique<WatchKeys>();
       watch_keys->keys.reserve(keys.size());
       for (const Key& key : keys) {
@@ -182,7 +185,7 @@ class DelayedOperationPurgatory final : private internal::OperationOwner {
     }
 
     if (op->TryCompleteLocked()) return true;
-    if (op->IsCompleted()) return true;
+    if (!op->IsWaiting()) return Finished(*op);
 
     absl::Status added = timer_->Add(op, op->delay());
     if (!added.ok()) {
@@ -192,15 +195,19 @@ class DelayedOperationPurgatory final : private internal::OperationOwner {
         return added;
       }
       // Over max_pending: leave the operation as it was handed to us, free
-      // to be handed in again later.
+      // to be handed in again later (unless it finished meanwhile).
+      if (!op->IsWaiting()) return Finished(*op);
       Unwatch(*op, /*count_as_purged=*/false);
       op->timer_.store(nullptr, std::memory_order_release);
       op->owner_.store(nullptr, std::memory_order_release);
       return added;
     }
-    // Completed between the last try and the Add(): its ForceComplete() may
-    // have found no timer entry to cancel.
-    if (op->IsCompleted()) timer_->Cancel(*op);
+    // Completed or cancelled between the last try and the Add(): its
+    // ForceComplete() or CancelForKey() may have found no timer entry.
+    if (!op->IsWaiting()) {
+      timer_->Cancel(*op);
+      return Finished(*op);
+    }
     return false;
   }
 
@@ -241,21 +248,37 @@ class DelayedOperationPurgatory final : private internal::OperationOwner {
   //
   // Removes every operation watched under `key` from the purgatory: from
   // this key, from every other key it is watched under, and from the timer.
-  // The operations are not completed (no callback runs); they are returned to
-  // the caller. An unknown key returns nothing. Thread-safe.
+  // The operations are cancelled, not completed: `IsCancelled()` becomes
+  // true, no callback of theirs ever runs, `ForceComplete()` on them returns
+  // false, and they keep no pointer to the purgatory. They are returned to
+  // the caller (who answers the requests), except any that completed
+  // concurrently. A `TryCompleteElseWatch()` of such an operation still in
+  // progress returns `absl::CancelledError`. An unknown key returns nothing.
+  // Thread-safe.
   std::vector<OperationPtr> CancelForKey(const Key& key) {
-    std::vector<OperationPtr> cancelled;
+    std::vector<OperationPtr> candidates;
     {
       Shard& shard = ShardFor(key);
       std::lock_guard<std::mutex> lock(shard.mu);
       auto it = shard.watchers.find(key);
-      if (it == shard.watchers.end()) return cancelled;
-      cancelled.reserve(it->second.size());
-      for (auto& entry : it->second) cancelled.push_back(entry.second);
+      if (it == shard.watchers.end()) return candidates;
+      candidates.reserve(it->second.size());
+      for (auto& entry : it->second) candidates.push_back(entry.second);
     }
-    for (const OperationPtr& op : cancelled) {
+    std::vector<OperationPtr> cancelled;
+    cancelled.reserve(candidates.size());
+    for (OperationPtr& op : candidates) {
+      // The final transition: from here no completion, expiration or
+      // re-watch of it can succeed. One that completed meanwhile is not
+      // returned (its completion leaves the watch lists by itself).
+      if (!op->MarkCancelled()) continue;
       timer_->Cancel(*op);
       Unwatch(*op, /*count_as_purged=*/false);
+      // A cancelled operation no longer refers to this purgatory, which may
+      // be destroyed before the caller is done with it.
+      op->timer_.store(nullptr, std::memory_order_release);
+      op->owner_.store(nullptr, std::memory_order_release);
+      cancelled.push_back(std::move(op));
     }
     return cancelled;
   }
@@ -334,6 +357,14 @@ class DelayedOperationPurgatory final : private internal::OperationOwner {
     const uint64_t hash = static_cast<uint64_t>(Hash()(key));
     // High bits: the shard's hash map indexes by the low ones.
     return *shards_[(hash >> 32) % shards_.size()];
+  }
+
+  // The result of TryCompleteElseWatch() for an operation that left the
+  // waiting state during the call: completed (true) or cancelled.
+  static absl::StatusOr<bool> Finished(const DelayedOperation& op) {
+    if (op.IsCompleted()) return true;
+    return absl::CancelledError(
+        "timingwheel: the operation was cancelled by CancelForKey()");
   }
 
   // Removes `op` from every watch list it is on. With `count_as_purged`,

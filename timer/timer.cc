@@ -133,9 +133,11 @@ absl::Status Timer::AddInternal(TimerTask* task, absl::Duration delay,
         std::max(clock_now, wheel_.time()), delay_nanos);
     wheel_.Place(task);
     ++counters_.added;
-    if (sleeping_ && wheel_.EarliestKey() < sleeping_until_) {
-      sleeping_ = false;  // One notification per sleep is enough.
-      cv_.notify_one();
+    if (wheel_.EarliestKey() < sleep_deadline_max_) {
+      // A sleeper would oversleep the new task. Every sleeper re-registers
+      // its deadline when it sleeps again, so one notification suffices.
+      sleep_deadline_max_ = kNoSleeper;
+      cv_.notify_all();
     }
   }
   // A moved task already had the wheel's reference.
@@ -168,7 +170,6 @@ bool Timer::IsPending(const TimerTask& task) const {
 }
 
 bool Timer::AdvanceClock(absl::Duration timeout) {
-  std::lock_guard<std::mutex> advance(advance_mu_);
   internal::MutexLock lock(mu_);
   const int64_t deadline =
       internal::SaturatingAdd(NowRelative(), internal::DelayToNanos(timeout));
@@ -176,23 +177,29 @@ bool Timer::AdvanceClock(absl::Duration timeout) {
     if (shutdown_) return false;
     const int64_t now = NowRelative();
     const int64_t earliest = wheel_.EarliestKey();
-    if (earliest <= now) {
+    if (earliest <= now && !flusher_active_) {
+      // One flusher at a time; it releases mu_ between chunks.
+      flusher_active_ = true;
       FlushDue(now);
+      flusher_active_ = false;
+      cv_.notify_all();  // Callers waiting for this flush to end.
       return true;
     }
     if (now >= deadline) return false;
-    sleeping_until_ = std::min(earliest, deadline);
-    sleeping_ = true;
+    // Sleep until the earliest key, or, while another thread flushes, until
+    // that flush ends (it notifies).
+    const int64_t sleep_until =
+        flusher_active_ ? deadline : std::min(earliest, deadline);
+    sleep_deadline_max_ = std::max(sleep_deadline_max_, sleep_until);
     const int64_t wake_at =
-        sleeping_until_ == internal::kMaxNanos
+        sleep_until == internal::kMaxNanos
             ? kInfiniteFutureNanos
-            // origin_ + sleeping_until_ overflows only for a positive
-            // origin (clock readings may be negative).
-            : (origin_ > 0 && sleeping_until_ > internal::kMaxNanos - origin_
+            // origin_ + sleep_until overflows only for a positive origin
+            // (clock readings may be negative).
+            : (origin_ > 0 && sleep_until > internal::kMaxNanos - origin_
                    ? kInfiniteFutureNanos
-                   : origin_ + sleeping_until_);
+                   : origin_ + sleep_until);
     clock_->WaitUntil(cv_, lock.native(), wake_at);
-    sleeping_ = false;
     ++counters_.reaper_wakeups;
   }
 }
@@ -270,6 +277,16 @@ std::vector<TimerTask*> Timer::TakeExpired(std::vector<TimerTask*>& expired) {
   // Counted in flight while the lock is held: a Shutdown() that follows
   // waits for them.
   in_flight_.fetch_add(count, std::memory_order_relaxed);
+  // Tasks that became due in the same wake-up run in due-time order (the
+  // due list already yields them so; buckets flushed together may not).
+  // Sorted here, under the lock: once out of the wheel a task may be added
+  // again by another thread, which rewrites its due time.
+  auto by_due = [](const TimerTask* a, const TimerTask* b) {
+    return internal::TimingWheel::DueOf(a) < internal::TimingWheel::DueOf(b);
+  };
+  if (!std::is_sorted(expired.begin(), expired.end(), by_due)) {
+    std::stable_sort(expired.begin(), expired.end(), by_due);
+  }
   std::vector<TimerTask*> batch;
   batch.reserve(kFlushChunk);
   batch.swap(expired);
@@ -278,14 +295,6 @@ std::vector<TimerTask*> Timer::TakeExpired(std::vector<TimerTask*>& expired) {
 
 void Timer::Dispatch(std::vector<TimerTask*> batch) {
   if (batch.empty()) return;
-  // Tasks that became due in the same wake-up run in due-time order (the
-  // due list already yields them so; buckets flushed together may not).
-  auto by_due = [](const TimerTask* a, const TimerTask* b) {
-    return internal::TimingWheel::DueOf(a) < internal::TimingWheel::DueOf(b);
-  };
-  if (!std::is_sorted(batch.begin(), batch.end(), by_due)) {
-    std::stable_sort(batch.begin(), batch.end(), by_due);
-  }
   // One executor callback per batch: per-task closures, allocations and
   // completion bookkeeping cost more than the callbacks themselves.
   executor_->Execute(

@@ -112,7 +112,8 @@ struct TimerMetrics {
   int64_t added = 0;            // Successful Add/Schedule calls (moves count).
   int64_t expired = 0;          // Tasks handed to the executor to run.
   int64_t cancelled = 0;        // Tasks cancelled (by Cancel or Shutdown).
-  int64_t reaper_wakeups = 0;   // Returns from the reaper's wait.
+  int64_t reaper_wakeups = 0;   // Returns from the flusher's wait (the
+                                // reaper's, or an AdvanceClock() caller's).
   int64_t buckets_flushed = 0;  // Buckets emptied because their key was due.
   int64_t tasks_cascaded = 0;   // Not-yet-due tasks placed again by a flush.
   int64_t callback_errors = 0;  // Exceptions thrown by tasks.
@@ -202,9 +203,10 @@ class Timer {
   // backwards), and flushes every bucket that is due: due tasks go to the
   // executor, the others are placed again lower in the wheel. Returns whether
   // any bucket was flushed; false on timeout or after `Shutdown()`. A zero
-  // timeout flushes what is due now without waiting. Calls are serialized; use
-  // it when `start_reaper` is false (with the reaper running it merely
-  // competes with it). Thread-safe.
+  // timeout flushes what is due now without waiting (and returns false at
+  // once if another thread, such as the reaper, is flushing). One thread
+  // flushes at a time. Meant for timers created with `start_reaper = false`;
+  // with the reaper running it merely competes with it. Thread-safe.
   bool AdvanceClock(absl::Duration timeout);
 
   // Timer::Shutdown()
@@ -254,8 +256,8 @@ class Timer {
   // Flushes every bucket due at `now`; releases mu_ between chunks (and
   // holds it again on return).
   void FlushDue(int64_t now) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
-  // Moves the expired tasks out of `expired`, counting them expired and in
-  // flight.
+  // Moves the expired tasks out of `expired`, sorted by due time, counting
+  // them expired and in flight.
   std::vector<TimerTask*> TakeExpired(std::vector<TimerTask*>& expired)
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   // Hands `batch` (whose wheel references it takes over) to the executor as
@@ -272,10 +274,6 @@ class Timer {
   const int64_t max_pending_;
   const std::function<void(std::exception_ptr)> on_callback_error_;
 
-  // Serializes AdvanceClock() callers (the reaper and any user driver).
-  // Lock order: advance_mu_ before mu_.
-  std::mutex advance_mu_;
-
   mutable internal::Mutex mu_;
   std::condition_variable cv_;  // The flusher sleeps on it; Add wakes it.
   internal::TimingWheel wheel_ ABSL_GUARDED_BY(mu_);
@@ -286,8 +284,13 @@ class Timer {
   internal::ListNode flushing_ ABSL_GUARDED_BY(mu_);
   internal::ListNode staging_ ABSL_GUARDED_BY(mu_);
   bool shutdown_ ABSL_GUARDED_BY(mu_) = false;
-  bool sleeping_ ABSL_GUARDED_BY(mu_) = false;
-  int64_t sleeping_until_ ABSL_GUARDED_BY(mu_) = 0;
+  // Whether a thread is inside FlushDue() (which releases mu_ between
+  // chunks): flushes never overlap.
+  bool flusher_active_ ABSL_GUARDED_BY(mu_) = false;
+  // At least the latest deadline any thread sleeping in AdvanceClock() waits
+  // for (kNoSleeper when none needs waking): an Add() due earlier notifies.
+  static constexpr int64_t kNoSleeper = -1;
+  int64_t sleep_deadline_max_ ABSL_GUARDED_BY(mu_) = kNoSleeper;
   TimerMetrics counters_ ABSL_GUARDED_BY(mu_);
 
   std::atomic<int64_t> callback_errors_{0};

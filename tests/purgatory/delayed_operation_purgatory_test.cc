@@ -225,6 +225,43 @@ TEST_F(PurgatoryTest, CancelForKeyReturnsExactlyItsOperations) {
   EXPECT_EQ(op3->expirations.load(), 1);
 }
 
+TEST_F(PurgatoryTest, CancelForKeyDuringTryCompleteElseWatchWins) {
+  // The operation's second TryComplete() (after it is watched, before its
+  // timer starts) cancels it through its key, as another thread could.
+  OpPtr op = NewOp(absl::Milliseconds(100));
+  std::vector<Purgatory::OperationPtr> cancelled;
+  op->on_try = [&](int call) {
+    if (call == 2) cancelled = purgatory_->CancelForKey("k");
+  };
+  absl::StatusOr<bool> result = purgatory_->TryCompleteElseWatch(op, {"k"});
+  EXPECT_EQ(result.status().code(), absl::StatusCode::kCancelled);
+  ASSERT_EQ(cancelled.size(), 1u);
+  EXPECT_TRUE(op->IsCancelled());
+  EXPECT_EQ(purgatory_->Watched(), 0);
+  EXPECT_EQ(purgatory_->NumDelayed(), 0);  // Not left on the timer.
+  clock_.AdvanceBy(absl::Seconds(1));
+  ASSERT_TRUE(clock_.AwaitSleeper(kInfiniteFutureNanos));
+  EXPECT_EQ(executor_.RunAll(), 0u);
+  EXPECT_EQ(op->completions.load() + op->expirations.load(), 0);
+  // Cancelled is final: no completion, no second hand-in.
+  op->ready = true;
+  EXPECT_FALSE(op->ForceComplete());
+  EXPECT_EQ(purgatory_->TryCompleteElseWatch(op, {"k"}).status().code(),
+            absl::StatusCode::kCancelled);
+  EXPECT_EQ(op->completions.load(), 0);
+}
+
+TEST_F(PurgatoryTest, CancelledOperationOutlivesThePurgatory) {
+  OpPtr op = NewOp(absl::Seconds(5));
+  ASSERT_FALSE(purgatory_->TryCompleteElseWatch(op, {"a", "b"}).value());
+  ASSERT_EQ(purgatory_->CancelForKey("b").size(), 1u);
+  TearDown();  // Destroys the purgatory and its timer.
+  // Answering the cancelled request must not touch the dead purgatory.
+  EXPECT_FALSE(op->ForceComplete());
+  EXPECT_TRUE(op->IsCancelled());
+  EXPECT_EQ(op->completions.load(), 0);
+}
+
 TEST_F(PurgatoryTest, TryCompleteRunsUnderTheOperationsLock) {
   OpPtr op = NewOp(absl::Seconds(1));
   ASSERT_FALSE(purgatory_->TryCompleteElseWatch(op, {"a"}).value());

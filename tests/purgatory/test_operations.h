@@ -31,7 +31,8 @@ class CountingOperation : public DelayedOperation {
   explicit CountingOperation(absl::Duration delay) : DelayedOperation(delay) {}
 
   bool TryComplete() override {
-    ++try_calls;
+    const int call = ++try_calls;
+    if (on_try) on_try(call);
     if (!HoldsLock()) ++tries_without_lock;
     if (!ready.load()) return false;
     return ForceComplete();
@@ -53,6 +54,7 @@ class CountingOperation : public DelayedOperation {
   std::atomic<int> expirations{0};
   std::vector<std::string> events;
   std::function<void()> on_complete;
+  std::function<void(int)> on_try;  // Called with the 1-based try number.
 };
 
 }  // namespace testing

@@ -22,6 +22,8 @@
 #include "absl/time/time.h"
 #include "gtest/gtest.h"
 #include "tests/timer/test_sync.h"
+#include "timer/testing/manual_clock.h"
+#include "timer/testing/manual_executor.h"
 #include "timer/timer.h"
 
 namespace timingwheel {
@@ -266,6 +268,50 @@ class IdTask final : public TimerTask {
   std::vector<std::atomic<int>>* const runs_;
   Counter* const ran_;
 };
+
+TEST(TimerConcurrencyTest, ReAddsRaceTheFlushThatExpiredThem) {
+  // A task handed to the executor may be added again at once by another
+  // thread; the flush that expired it must not read its due time any more
+  // (run under --config=tsan).
+  testing::ManualClock clock;
+  testing::ManualExecutor executor;
+  TimerOptions options;
+  options.clock = &clock;
+  options.executor = &executor;
+  options.start_reaper = false;
+  auto timer = Timer::Create(options).value();
+  class Noop final : public TimerTask {
+   public:
+    void Run() override {}
+  };
+  std::vector<TaskPtr<TimerTask>> tasks;
+  for (int i = 0; i < 64; ++i) tasks.push_back(MakeTask<Noop>());
+  std::atomic<bool> stop{false};
+  std::atomic<int64_t> adds{0};
+  std::thread adder([&] {
+    while (!stop.load()) {
+      ASSERT_TRUE(
+          timer->Add(tasks[adds.load() % 64], absl::ZeroDuration()).ok());
+      adds.fetch_add(1);
+    }
+  });
+  // Flush while the adder runs, until it has added 20,000 times.
+  for (int step = 0; step < 10'000'000 && adds.load() < 20000; ++step) {
+    clock.AdvanceBy(absl::Microseconds(1));
+    timer->AdvanceClock(absl::ZeroDuration());
+    executor.RunAll();
+  }
+  stop.store(true);
+  adder.join();
+  clock.AdvanceBy(absl::Microseconds(1));
+  timer->AdvanceClock(absl::ZeroDuration());
+  executor.RunAll();
+  const TimerMetrics m = timer->Metrics();
+  EXPECT_GE(adds.load(), 20000);
+  EXPECT_EQ(m.pending, 0);
+  EXPECT_GT(m.expired, 0);
+  EXPECT_LE(m.expired, m.added);
+}
 
 TEST(TimerConcurrencyTest, ShutdownWhileProducersAdd) {
   std::unique_ptr<Timer> timer = Timer::Create().value();

@@ -126,6 +126,17 @@ TEST(TimerReaperTest, CancelledTimerInItsOwnBucketCostsNoWakeUp) {
   EXPECT_EQ(ran.value(), 1);
 }
 
+TEST(TimerReaperTest, ZeroTimeoutAdvanceDoesNotWaitForTheSleepingReaper) {
+  // AdvanceClock(0) from another thread returns at once while the reaper
+  // sleeps (it used to wait for the reaper's wait to end: here, forever).
+  ManualClock clock;
+  auto timer = ReaperTimer(clock);
+  ASSERT_TRUE(timer->Schedule(absl::Seconds(3), [] {}).ok());
+  ASSERT_TRUE(clock.AwaitSleeperAt(absl::Seconds(3)));
+  EXPECT_FALSE(timer->AdvanceClock(absl::ZeroDuration()));
+  EXPECT_EQ(timer->NumPending(), 1);
+}
+
 TEST(TimerReaperTest, ManyAddsWakeTheReaperRarely) {
   // An add wakes the reaper only when it makes the earliest key earlier:
   // with random delays that happens about log(n) times, plus a few times

@@ -3,6 +3,7 @@
 #include "timer/internal/timing_wheel.h"
 
 #include <algorithm>
+#include <limits>
 
 #include "timer/internal/wheel_math.h"
 
@@ -51,7 +52,7 @@ void TimingWheel::AdvanceTo(int64_t now) {
 
 void TimingWheel::LinkIntoBucket(Bucket* bucket, TimerTask* task) {
   LinkBefore(&bucket->head, AsNode(task));
-  ++bucket->links;
+  if (bucket->links < std::numeric_limits<int32_t>::max()) ++bucket->links;
   if (task->due_nanos_ < bucket->min_due) bucket->min_due = task->due_nanos_;
   int64_t key = bucket->min_due;
   if (bucket->level > 0 && bucket->links >= kEarlyCascadeMinTasks) {

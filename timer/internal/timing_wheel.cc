@@ -61,10 +61,11 @@ void TimingWheel::LinkIntoBucket(Bucket* bucket, TimerTask* task) {
     // before that task is due instead of making it (and every task due
     // while it runs) late. Capped at half the level below's interval (so at
     // least half the tasks can move down); never before the wheel's time.
-    // The count is rounded down to a power of two, so that the key (and
-    // the reaper's deadline) moves about log2(n) times, not on every add.
+    // The count is rounded up to a power of two (an early cascade costs
+    // little, a late one makes tasks late), so that the key (and the
+    // reaper's deadline) moves about log2(n) times, not on every add.
     const int64_t rounded_links =
-        int64_t{1} << (31 -
+        int64_t{2} << (31 -
                        __builtin_clz(static_cast<uint32_t>(bucket->links)));
     const int64_t lead =
         std::min(rounded_links * kCascadeNanosPerTask,

@@ -20,16 +20,10 @@ TimingWheel::TimingWheel(int64_t tick_nanos, int64_t wheel_size)
 
 void TimingWheel::AddLevel() {
   auto level = std::make_unique<Level>();
-  if (levels_.empty()) {
-    level->tick = tick0_;
-    level->current = FloorToTick(time_, tick0_);
-  } else {
-    const Level& below = *levels_.back();
-    level->tick = below.interval;
-    level->current = FloorToTick(below.current, level->tick);
-  }
+  level->tick =
+      LevelTick(tick0_, wheel_size_, static_cast<int>(levels_.size()));
   level->divider = Divider(level->tick);
-  level->current_ticks = level->divider.Divide(level->current);
+  MoveLevelTo(*level, time_);
   level->interval = SaturatingMultiply(level->tick, wheel_size_);
   // A level whose interval does not fit in 64 bits (or that could not be
   // followed by one whose tick fits) covers every representable due time.
@@ -41,13 +35,15 @@ void TimingWheel::AddLevel() {
   levels_.push_back(std::move(level));
 }
 
+void TimingWheel::MoveLevelTo(Level& level, int64_t time) {
+  level.current_ticks = level.divider.Divide(time);
+  level.current = level.current_ticks * level.tick;
+}
+
 void TimingWheel::AdvanceTo(int64_t now) {
   if (now <= time_) return;
   time_ = now;
-  for (auto& level : levels_) {
-    level->current_ticks = level->divider.Divide(now);
-    level->current = level->current_ticks * level->tick;
-  }
+  for (auto& level : levels_) MoveLevelTo(*level, now);
 }
 
 void TimingWheel::LinkIntoBucket(Bucket* bucket, TimerTask* task) {

@@ -210,6 +210,8 @@ class TimingWheel {
   };
 
   void AddLevel();
+  // Sets `level`'s current tick to the one that contains `time`.
+  static void MoveLevelTo(Level& level, int64_t time);
   void LinkIntoBucket(Bucket* bucket, TimerTask* task);
   void RekeyDueList();
   // The slot of virtual tick number `ticks` (due / tick).

@@ -11,13 +11,13 @@
 
 #include <chrono>
 #include <cstdint>
-#include <cstring>
 #include <random>
 #include <vector>
 
 #include "absl/time/time.h"
 #include "benchmark/benchmark.h"
 #include "benchmarks/manual_impls.h"
+#include "benchmarks/small_sizes.h"
 
 namespace timingwheel {
 namespace bench {
@@ -73,9 +73,7 @@ void Register() {
 
 int main(int argc, char** argv) {
   using namespace timingwheel::bench;  // NOLINT(build/namespaces)
-  for (int i = 1; i < argc; ++i) {
-    if (std::strcmp(argv[i], "--sizes=small") == 0) small_sizes = true;
-  }
+  small_sizes = SmallSizesRequested(argc, argv);
   Register<ManualOurs>();
   Register<ManualHeap>();
   Register<ManualRoundWheel>();

@@ -21,7 +21,6 @@
 
 #include <chrono>
 #include <cstdint>
-#include <cstring>
 #include <memory>
 #include <random>
 #include <vector>
@@ -30,6 +29,7 @@
 #include "benchmark/benchmark.h"
 #include "benchmarks/bench_impls.h"
 #include "benchmarks/memory_usage.h"
+#include "benchmarks/small_sizes.h"
 
 namespace timingwheel {
 namespace bench {
@@ -189,9 +189,7 @@ void RegisterAll() {
 
 int main(int argc, char** argv) {
   using namespace timingwheel::bench;  // NOLINT(build/namespaces)
-  for (int i = 1; i < argc; ++i) {
-    if (std::strcmp(argv[i], "--sizes=small") == 0) small_sizes = true;
-  }
+  small_sizes = SmallSizesRequested(argc, argv);
   RegisterAll<Ours>();
   for (const Size& size : ScheduleSizes()) {
     benchmark::RegisterBenchmark("BM_AddPremade/timingwheel", BM_AddPremade)

@@ -13,11 +13,11 @@
 
 #include <chrono>
 #include <cstdint>
-#include <cstring>
 
 #include "absl/time/time.h"
 #include "benchmark/benchmark.h"
 #include "benchmarks/manual_impls.h"
+#include "benchmarks/small_sizes.h"
 
 namespace timingwheel {
 namespace bench {
@@ -76,9 +76,7 @@ void Configure(benchmark::internal::Benchmark* b) {
 
 int main(int argc, char** argv) {
   using namespace timingwheel::bench;  // NOLINT(build/namespaces)
-  for (int i = 1; i < argc; ++i) {
-    if (std::strcmp(argv[i], "--sizes=small") == 0) small_sizes = true;
-  }
+  small_sizes = SmallSizesRequested(argc, argv);
   for (int64_t wheel_size : {64, 256, 512, 4096}) {
     benchmark::RegisterBenchmark(
         ("BM_Touches/timingwheel/wheel_size:" + std::to_string(wheel_size))

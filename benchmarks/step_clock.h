@@ -22,7 +22,6 @@
 #include <cstdint>
 #include <mutex>
 #include <utility>
-#include <vector>
 
 #include "timer/clock.h"
 #include "timer/executor.h"
@@ -61,10 +60,6 @@ class StepClock final : public Clock {
 class InlineExecutor final : public Executor {
  public:
   void Execute(Callback callback) override { std::move(callback)(); }
-  void ExecuteBatch(std::vector<Callback>& callbacks) override {
-    for (Callback& callback : callbacks) std::move(callback)();
-    callbacks.clear();
-  }
 };
 
 }  // namespace bench

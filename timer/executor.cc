@@ -8,11 +8,6 @@
 
 namespace timingwheel {
 
-void Executor::ExecuteBatch(std::vector<Callback>& callbacks) {
-  for (Callback& callback : callbacks) Execute(std::move(callback));
-  callbacks.clear();
-}
-
 ThreadExecutor::ThreadExecutor() : thread_([this] { Loop(); }) {}
 
 ThreadExecutor::~ThreadExecutor() {
@@ -30,20 +25,6 @@ void ThreadExecutor::Execute(Callback callback) {
     if (stopping_) return;
     queue_.push_back(std::move(callback));
   }
-  cv_.notify_one();
-}
-
-void ThreadExecutor::ExecuteBatch(std::vector<Callback>& callbacks) {
-  if (callbacks.empty()) return;
-  {
-    std::lock_guard<std::mutex> lock(mu_);
-    if (!stopping_) {
-      for (Callback& callback : callbacks) {
-        queue_.push_back(std::move(callback));
-      }
-    }
-  }
-  callbacks.clear();
   cv_.notify_one();
 }
 

@@ -41,14 +41,6 @@ class Executor {
   //
   // Runs `callback` once, later or now, on some thread. Thread-safe.
   virtual void Execute(Callback callback) = 0;
-
-  // Executor::ExecuteBatch()
-  //
-  // Runs every callback in `callbacks`, in order when the executor is
-  // sequential, and leaves `callbacks` empty. The default calls `Execute()`
-  // for each; executors with a queue override it to take their lock once.
-  // Thread-safe.
-  virtual void ExecuteBatch(std::vector<Callback>& callbacks);
 };
 
 // ThreadExecutor
@@ -66,7 +58,6 @@ class ThreadExecutor final : public Executor {
   ~ThreadExecutor() override;
 
   void Execute(Callback callback) override;
-  void ExecuteBatch(std::vector<Callback>& callbacks) override;
 
   // ThreadExecutor::Shutdown()
   //

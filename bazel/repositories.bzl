@@ -26,8 +26,8 @@ Two groups of repositories are declared:
 
 load("@bazel_tools//tools/build_defs/repo:utils.bzl", "maybe")
 load("//third_party/debian:absl.bzl", "debian_absl_repository")
-load("//third_party/debian:libraries.bzl", "debian_benchmark_repository", "debian_boost_repository", "debian_googletest_repository")
 load("//third_party/debian:bazel_stubs.bzl", "remote_coverage_tools_stub", "rules_cc_stub")
+load("//third_party/debian:libraries.bzl", "debian_benchmark_repository", "debian_boost_repository", "debian_googletest_repository")
 
 def timingwheel_dependencies(offline_bazel_stubs = True):
     """Declares timingwheel's external repositories (each only once).

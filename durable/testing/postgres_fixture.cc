@@ -32,6 +32,8 @@ struct ResultCloser {
 using Conn = std::unique_ptr<PGconn, ConnCloser>;
 using Result = std::unique_ptr<PGresult, ResultCloser>;
 
+void IgnoreNotice(void*, const char*) {}
+
 absl::StatusOr<Conn> Connect(const std::string& conninfo) {
   Conn conn(PQconnectdb(conninfo.c_str()));
   if (conn == nullptr || PQstatus(conn.get()) != CONNECTION_OK) {
@@ -40,6 +42,7 @@ absl::StatusOr<Conn> Connect(const std::string& conninfo) {
                      conn ? PQerrorMessage(conn.get()) : "out of memory", "; ",
                      kHowToStart));
   }
+  PQsetNoticeProcessor(conn.get(), &IgnoreNotice, nullptr);
   return conn;
 }
 

@@ -185,6 +185,10 @@ TEST_F(StoreTest, OldEpochWritesChangeNothing) {
   auto b_claim = store_->ClaimDue("node-b", *b_slots, 1'000'000, 100);
   ASSERT_TRUE(b_claim.ok());
   ASSERT_EQ(b_claim->tasks.size(), 1u);
+  // Now SCHEDULED under epoch 2: node-a's stale wheel entry (epoch 1) fires
+  // and starts nothing; neither does node-a naming the new epoch.
+  EXPECT_TRUE(store_->StartRunning("node-a", claimed->tasks)->started.empty());
+  EXPECT_TRUE(store_->StartRunning("node-a", b_claim->tasks)->started.empty());
   auto b_fire = store_->StartRunning("node-b", b_claim->tasks);
   ASSERT_TRUE(b_fire.ok());
   ASSERT_EQ(b_fire->started.size(), 1u);

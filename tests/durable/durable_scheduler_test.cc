@@ -272,8 +272,8 @@ TEST_F(DurableSchedulerTest, AtMostMaxInFlightHandlersRunTheRestWait) {
     batch[i].payload = "p";
   }
   ASSERT_TRUE(s->ScheduleBatch(batch).ok());
-  ASSERT_TRUE(WaitFor([&] { return s->Metrics().waiting == 4; }));
-  EXPECT_EQ(running.load(), 2);
+  ASSERT_TRUE(WaitFor(
+      [&] { return s->Metrics().waiting == 4 && running.load() == 2; }));
   EXPECT_EQ(s->Metrics().in_flight, 2);
   EXPECT_EQ(Count("state = 2"), 2);  // RUNNING
   EXPECT_EQ(Count("state = 1"), 4);  // SCHEDULED: waiting, nothing lost.

@@ -387,6 +387,9 @@ void DurableScheduler::Wake() {
 }
 
 void DurableScheduler::NoteDbError(const absl::Status& status) {
+  // Statements wait a little before the next try, so a failing statement
+  // never spins.
+  backoff_until_ = RealNanos() + absl::ToInt64Nanoseconds(kReconnectBackoff);
   std::lock_guard<std::mutex> lock(mu_);
   ++metrics_.db_errors;
   if (absl::IsUnavailable(status)) store_broken_ = true;
@@ -605,7 +608,8 @@ void DurableScheduler::MaintenanceLoop() {
         next_reconnect = now + absl::ToInt64Nanoseconds(kReconnectBackoff);
       }
     }
-    if (!broken && !stopping) {
+    const bool backing_off = now < backoff_until_;
+    if (!broken && !stopping && !backing_off) {
       if (now >= next_lease) {
         LeaseRound();
         next_lease = now + ttl / 3;
@@ -620,7 +624,7 @@ void DurableScheduler::MaintenanceLoop() {
         next_cleanup = now + absl::ToInt64Nanoseconds(absl::Minutes(1));
       }
     }
-    if (!broken) WriteCompletions();
+    if (!broken && !backing_off) WriteCompletions();
 
     if (!stopping && leases_->size() > 0 && now > lease_valid_until_) {
       // Unrenewed for a whole TTL: others may hold our slots by now.
@@ -650,17 +654,18 @@ void DurableScheduler::MaintenanceLoop() {
     // Sleep until the next deadline, a wake-up, or a notification.
     int64_t next = std::min(next_lease, next_load);
     if (broken) next = std::min(next, next_reconnect);
+    if (RealNanos() < backoff_until_) next = std::min(next, backoff_until_);
     if (stopping) next = std::min(next, RealNanos() + 10 * 1000 * 1000);
     int64_t timeout_ms = (next - RealNanos() + 999999) / 1000000;
     timeout_ms = std::max<int64_t>(0, std::min<int64_t>(timeout_ms, 1000));
-    {
+    if (!broken && RealNanos() >= backoff_until_) {
       std::lock_guard<std::mutex> lock(mu_);
       if (!waiting_.empty() && metrics_.in_flight < options_.max_in_flight &&
-          !broken && !stopping) {
+          !stopping) {
         timeout_ms = 0;
       }
-      if (!completed_.empty() && !broken) timeout_ms = 0;
-      if (load_requested_ && !broken && !stopping) timeout_ms = 0;
+      if (!completed_.empty()) timeout_ms = 0;
+      if (load_requested_ && !stopping) timeout_ms = 0;
     }
     pollfd fds[2];
     fds[0] = {wake_fd_, POLLIN, 0};

@@ -305,6 +305,7 @@ class DurableScheduler {
   std::unique_ptr<durable_internal::Store> store_;
   std::unique_ptr<durable_internal::SlotLeases> leases_;
   int64_t lease_valid_until_ = 0;  // Real clock; maintenance thread only.
+  int64_t backoff_until_ = 0;      // Real clock; maintenance thread only.
 
   mutable std::mutex mu_;
   std::condition_variable done_cv_;

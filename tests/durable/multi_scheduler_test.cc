@@ -101,6 +101,10 @@ TEST_F(MultiSchedulerTest, TwoSchedulersShareSlotsAndRunEachTaskOnce) {
   EXPECT_EQ(Query("SELECT max(attempt) FROM tw_timer"), 1);
   // Shutdown hands slots over at once, not after the TTL.
   (*a)->Shutdown();
+  // Released in the database before Shutdown() returned.
+  EXPECT_EQ(Query("SELECT count(*) FROM tw_slot_lease WHERE owner = 'node-a'"),
+            0);
+  EXPECT_EQ(Query("SELECT count(*) FROM tw_node WHERE node_id = 'node-a'"), 0);
   ASSERT_TRUE(WaitFor([&] { return (*b)->Metrics().slots_owned == 64; },
                       absl::Milliseconds(900)));
 }

@@ -2,10 +2,8 @@
 
 #include "durable/testing/postgres_fixture.h"
 
-#include <unistd.h>
-
-#include <atomic>
 #include <cstdlib>
+#include <random>
 #include <utility>
 
 #include "absl/strings/str_cat.h"
@@ -73,12 +71,11 @@ absl::StatusOr<std::string> AdminConnInfo() {
 absl::StatusOr<std::unique_ptr<TestDatabase>> TestDatabase::Create() {
   absl::StatusOr<std::string> admin = AdminConnInfo();
   if (!admin.ok()) return admin.status();
-  static std::atomic<int> counter{0};
-  std::string name =
-      absl::StrCat("tw_test_", getpid(), "_", counter.fetch_add(1));
-  absl::StatusOr<Result> dropped = Run(
-      *admin, absl::StrCat("DROP DATABASE IF EXISTS ", name, " WITH (FORCE)"));
-  if (!dropped.ok()) return dropped.status();
+  // Random, not the pid: every test in Bazel's sandbox has its own pid
+  // namespace, so pids repeat across tests running at the same time.
+  std::random_device random;
+  const uint64_t tag = (static_cast<uint64_t>(random()) << 32) ^ random();
+  std::string name = absl::StrCat("tw_test_", absl::Hex(tag, absl::kZeroPad16));
   absl::StatusOr<Result> created =
       Run(*admin, absl::StrCat("CREATE DATABASE ", name));
   if (!created.ok()) return created.status();

@@ -37,7 +37,7 @@ absl::StatusOr<std::string> AdminConnInfo();
 
 // TestDatabase
 //
-// A database created for one test (named `tw_test_<pid>_<n>`), dropped (with
+// A database created for one test (named `tw_test_<random hex>`), dropped (with
 // its open connections) when the object is destroyed. Not thread-safe.
 class TestDatabase {
  public:

@@ -249,8 +249,9 @@ class DurableScheduler {
   // DurableScheduler::Shutdown()
   //
   // Stops firing, waits for the handlers running now and records their
-  // outcomes (for up to one lease TTL while the database is unreachable),
-  // then releases every slot at once (other schedulers take them at their
+  // outcomes (for at most one lease TTL; called from a handler, it cannot
+  // wait for that handler and so takes the whole TTL), then releases every
+  // slot at once (other schedulers take them at their
   // next renewal, without waiting for the TTL) and removes this node.
   // Schedule/Cancel/Get then fail with FailedPrecondition. Idempotent.
   void Shutdown();

@@ -579,6 +579,20 @@ bool DurableScheduler::Reconnect() {
   return true;
 }
 
+void DurableScheduler::ConsumeNotifications() {
+  std::vector<int> slots;
+  absl::Status status = store_->DrainNotifications(&slots);
+  if (!status.ok()) {
+    NoteDbError(status);
+    return;
+  }
+  if (slots.empty()) return;
+  std::lock_guard<std::mutex> lock(mu_);
+  for (int slot : slots) {
+    if (owned_.contains(slot)) load_requested_ = true;
+  }
+}
+
 void DurableScheduler::MaintenanceLoop() {
   const int64_t ttl = absl::ToInt64Nanoseconds(options_.lease_ttl);
   const int64_t half_horizon =
@@ -651,6 +665,10 @@ void DurableScheduler::MaintenanceLoop() {
       }
     }
 
+    // Notifications that arrived while a statement ran sit in libpq's queue
+    // (the socket no longer reads as ready): take them before sleeping.
+    if (!broken) ConsumeNotifications();
+
     // Sleep until the next deadline, a wake-up, or a notification.
     int64_t next = std::min(next_lease, next_load);
     if (broken) next = std::min(next, next_reconnect);
@@ -680,18 +698,7 @@ void DurableScheduler::MaintenanceLoop() {
         uint64_t count;
         (void)!read(wake_fd_, &count, sizeof(count));
       }
-      if (nfds == 2 && fds[1].revents != 0) {
-        std::vector<int> slots;
-        absl::Status status = store_->DrainNotifications(&slots);
-        if (!status.ok()) {
-          NoteDbError(status);
-        } else if (!slots.empty()) {
-          std::lock_guard<std::mutex> lock(mu_);
-          for (int slot : slots) {
-            if (owned_.contains(slot)) load_requested_ = true;
-          }
-        }
-      }
+      if (nfds == 2 && fds[1].revents != 0) ConsumeNotifications();
     }
   }
 }

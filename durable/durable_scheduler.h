@@ -286,6 +286,9 @@ class DurableScheduler {
   void DropSlots(const std::vector<int>& slots);
   void RunAttempt(durable_internal::Started started);
   void NoteDbError(const absl::Status& status);
+  // Reads the LISTEN connection's notifications; a slot of ours asks for a
+  // load.
+  void ConsumeNotifications();
   // Re-establishes the maintenance connection and requeues RUNNING rows
   // no handler of ours runs. Returns whether it succeeded.
   bool Reconnect();

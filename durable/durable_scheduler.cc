@@ -347,15 +347,19 @@ void DurableScheduler::AddToWheel(const WheelEntry& entry, int64_t db_now_us,
 }
 
 void DurableScheduler::OnWheelFire(const std::string& id, uint64_t generation) {
+  bool first;
   {
     std::lock_guard<std::mutex> lock(mu_);
     auto it = wheel_.find(id);
     if (it == wheel_.end() || it->second.generation != generation) return;
+    first = waiting_.empty();
     waiting_.push_back(
         {id, it->second.slot, it->second.due_us, it->second.epoch});
     wheel_.erase(it);
   }
-  Wake();
+  // One wake-up per batch: the maintenance thread takes what accumulated
+  // meanwhile in one statement.
+  if (first) Wake();
 }
 
 void DurableScheduler::DropSlots(const std::vector<int>& slots) {
@@ -446,10 +450,24 @@ void DurableScheduler::LoadHorizon() {
   }
 }
 
+bool DurableScheduler::FireReady() const {
+  if (waiting_.empty()) return false;
+  const int64_t room = options_.max_in_flight - metrics_.in_flight;
+  if (room <= 0) return false;
+  if (metrics_.in_flight == 0) return true;
+  // With handlers running, wait for room for a good batch (a quarter of the
+  // cap, or all that waits) rather than firing one row per statement.
+  const int64_t want =
+      std::min<int64_t>(static_cast<int64_t>(waiting_.size()),
+                        std::max(1, options_.max_in_flight / 4));
+  return room >= want;
+}
+
 void DurableScheduler::FireWaiting() {
   std::vector<WheelEntry> batch;
   {
     std::lock_guard<std::mutex> lock(mu_);
+    if (!FireReady()) return;
     int64_t room = options_.max_in_flight - metrics_.in_flight;
     size_t take = std::min<size_t>(
         {waiting_.size(), static_cast<size_t>(std::max<int64_t>(0, room)),
@@ -498,12 +516,14 @@ void DurableScheduler::RunAttempt(Started started) {
       durable_internal::RunHandler(options_.handler, started.task);
   Completion completion =
       durable_internal::MakeCompletion(started, result, options_.retry);
+  bool wake;
   {
     std::lock_guard<std::mutex> lock(mu_);
+    wake = completed_.empty() || FireReady();
     completed_.push_back(std::move(completion));
     --metrics_.in_flight;
   }
-  Wake();
+  if (wake) Wake();  // Else the maintenance thread has been woken already.
 }
 
 void DurableScheduler::WriteCompletions() {
@@ -678,10 +698,7 @@ void DurableScheduler::MaintenanceLoop() {
     timeout_ms = std::max<int64_t>(0, std::min<int64_t>(timeout_ms, 1000));
     if (!broken && RealNanos() >= backoff_until_) {
       std::lock_guard<std::mutex> lock(mu_);
-      if (!waiting_.empty() && metrics_.in_flight < options_.max_in_flight &&
-          !stopping) {
-        timeout_ms = 0;
-      }
+      if (FireReady() && !stopping) timeout_ms = 0;
       if (!completed_.empty()) timeout_ms = 0;
       if (load_requested_ && !stopping) timeout_ms = 0;
     }

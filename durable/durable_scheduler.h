@@ -281,6 +281,8 @@ class DurableScheduler {
   void LeaseRound();
   void LoadHorizon();
   void FireWaiting();
+  // Whether waiting tasks should be fired now. Requires mu_.
+  bool FireReady() const;
   void WriteCompletions();
   void DeleteFinished();
   void DropSlots(const std::vector<int>& slots);

@@ -198,24 +198,27 @@ FROM c WHERE t.task_id = c.task_id
 RETURNING t.task_id, t.slot, t.due_us, t.epoch, (SELECT now FROM n)
 )sql";
 
-// The fire CAS: SCHEDULED -> RUNNING for due rows of slots still held under
-// the same epoch, and the rows that are not due yet on the database's clock.
+// The fire CAS: SCHEDULED -> RUNNING for the due rows, claimed under their
+// slot's current epoch, of slots this node holds under a valid lease; and
+// the rows that are not due yet on the database's clock. Ids are matched
+// with `= ANY($2)` (an index or hashed lookup whatever the table's
+// statistics say: a join on a freshly filled table can turn into a nested
+// loop of sequential scans).
 constexpr char kStartSql[] = R"sql(
 WITH n AS (SELECT tw_now_us() AS now),
-f AS (SELECT * FROM unnest($2::bytea[], $3::int8[]) AS f(task_id, epoch)),
 run AS (
   UPDATE tw_timer t
   SET state = 2, attempt = t.attempt + 1, version = t.version + 1
-  FROM f, tw_slot_lease l, n
-  WHERE t.task_id = f.task_id AND t.state = 1 AND t.epoch = f.epoch
-    AND l.slot = t.slot AND l.epoch = f.epoch AND l.owner = $1
+  FROM tw_slot_lease l, n
+  WHERE t.task_id = ANY($2::bytea[]) AND t.state = 1
+    AND l.slot = t.slot AND l.epoch = t.epoch AND l.owner = $1
     AND l.lease_until_us > n.now AND t.due_us <= n.now
   RETURNING t.task_id, t.payload, t.attempt, t.version, t.due_us, t.slot,
             t.epoch),
 early AS (
   SELECT t.task_id, t.slot, t.due_us, t.epoch
-  FROM tw_timer t JOIN f ON t.task_id = f.task_id AND t.epoch = f.epoch, n
-  WHERE t.state = 1 AND t.due_us > n.now)
+  FROM tw_timer t, n
+  WHERE t.task_id = ANY($2::bytea[]) AND t.state = 1 AND t.due_us > n.now)
 SELECT true, task_id, payload, attempt, version, due_us, slot, epoch,
        (SELECT now FROM n) FROM run
 UNION ALL
@@ -239,7 +242,8 @@ SET state = CASE c.outcome WHEN 0 THEN 3 WHEN 2 THEN 4
     last_error = CASE WHEN c.outcome = 0 THEN t.last_error ELSE c.error END,
     version = t.version + 1
 FROM c, n
-WHERE t.task_id = c.task_id AND t.state = 2 AND t.version = c.version
+WHERE t.task_id = ANY($1::bytea[]) AND t.task_id = c.task_id
+  AND t.state = 2 AND t.version = c.version
 RETURNING t.task_id, t.slot, t.state, t.due_us, t.epoch, n.now
 )sql";
 
@@ -626,14 +630,9 @@ absl::StatusOr<Claimed> Store::ClaimDue(const std::string& node,
 absl::StatusOr<FireResult> Store::StartRunning(
     const std::string& node, absl::Span<const WheelEntry> entries) {
   std::vector<absl::string_view> ids;
-  std::vector<int64_t> epochs;
-  for (const WheelEntry& e : entries) {
-    ids.push_back(e.id);
-    epochs.push_back(e.epoch);
-  }
+  for (const WheelEntry& e : entries) ids.push_back(e.id);
   absl::StatusOr<PgResult> r =
-      Exec(conn_, kStartSql,
-           PgParams().Text(node).BytesArray(ids).Int64Array(epochs));
+      Exec(conn_, kStartSql, PgParams().Text(node).BytesArray(ids));
   if (!r.ok()) return r.status();
   FireResult result;
   for (int i = 0; i < r->rows(); ++i) {

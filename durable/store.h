@@ -214,9 +214,10 @@ class Store {
                                    absl::Span<const SlotEpoch> owned,
                                    int64_t horizon_us, int64_t limit);
 
-  // Fire: moves the given SCHEDULED tasks (id, epoch) that are due on the
-  // database's clock to RUNNING (attempt + 1) if this node still holds
-  // their slot under that epoch. One statement.
+  // Fire: moves the given SCHEDULED tasks that are due on the database's
+  // clock to RUNNING (attempt + 1) if this node holds their slot, under a
+  // valid lease, in the epoch they were claimed in (a takeover re-stamps
+  // them, so a former owner matches nothing). One statement.
   absl::StatusOr<FireResult> StartRunning(const std::string& node,
                                           absl::Span<const WheelEntry> entries);
 

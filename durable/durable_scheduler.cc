@@ -1,0 +1,745 @@
+// Copyright 2026 The timingwheel Authors.
+//
+// The scheduler: client calls on one connection, and a maintenance thread
+// on another that renews leases, loads the horizon, fires due batches and
+// records outcomes. Data flows one way: leases/loader -> Timer -> fire ->
+// handler -> completion, and only the store speaks SQL.
+
+#include "durable/durable_scheduler.h"
+
+#include <poll.h>
+#include <sys/eventfd.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <random>
+#include <utility>
+
+#include "absl/container/flat_hash_set.h"
+#include "absl/strings/str_cat.h"
+#include "durable/fire_batch.h"
+#include "durable/request.h"
+
+namespace timingwheel {
+namespace {
+
+using durable_internal::Completion;
+using durable_internal::Inserter;
+using durable_internal::InsertRow;
+using durable_internal::SlotEpoch;
+using durable_internal::Started;
+using durable_internal::Store;
+using durable_internal::WheelEntry;
+
+// The most completions or fires written by one statement, and the most
+// rows one horizon load claims (a full load is followed by another).
+constexpr size_t kMaxBatch = 1000;
+constexpr int64_t kMaxLoad = 100000;
+// Wait between reconnection attempts while the database is unreachable.
+constexpr absl::Duration kReconnectBackoff = absl::Milliseconds(100);
+
+int64_t RealNanos() {
+  return std::chrono::duration_cast<std::chrono::nanoseconds>(
+             std::chrono::steady_clock::now().time_since_epoch())
+      .count();
+}
+
+std::string DefaultNodeId() {
+  char host[256] = {0};
+  if (gethostname(host, sizeof(host) - 1) != 0) host[0] = '\0';
+  std::random_device random;
+  return absl::StrCat(host[0] ? host : "node", "-", getpid(), "-",
+                      random() % 1000000);
+}
+
+absl::Status CheckOptions(const DurableOptions& o) {
+  if (!o.handler) return absl::InvalidArgumentError("handler is required");
+  if (o.horizon <= absl::ZeroDuration()) {
+    return absl::InvalidArgumentError("horizon must be positive");
+  }
+  if (o.lease_ttl < absl::Milliseconds(100)) {
+    return absl::InvalidArgumentError("lease_ttl must be at least 100 ms");
+  }
+  if (o.slot_count < 1 || o.slot_count > 65536) {
+    return absl::InvalidArgumentError("slot_count must be in [1, 65536]");
+  }
+  if (o.retry.max_attempts < 1 || o.retry.multiplier < 1.0 ||
+      o.retry.initial_backoff < absl::ZeroDuration()) {
+    return absl::InvalidArgumentError(
+        "retry: max_attempts >= 1, multiplier >= 1, backoff >= 0");
+  }
+  if (o.max_in_flight < 1) {
+    return absl::InvalidArgumentError("max_in_flight must be at least 1");
+  }
+  if (o.node_id.size() > 200 || o.node_id.find('\0') != std::string::npos) {
+    return absl::InvalidArgumentError(
+        "node_id: at most 200 bytes of text without NUL");
+  }
+  if (o.max_id_bytes < 1 || o.max_payload_bytes < 1) {
+    return absl::InvalidArgumentError("input limits must be positive");
+  }
+  return absl::OkStatus();
+}
+
+absl::StatusOr<std::vector<InsertRow>> ToRows(
+    absl::Span<const ScheduleRequest> requests, int slot_count,
+    const durable_internal::RequestLimits& limits) {
+  std::vector<InsertRow> rows;
+  rows.reserve(requests.size());
+  for (const ScheduleRequest& request : requests) {
+    absl::StatusOr<InsertRow> row =
+        durable_internal::ToInsertRow(request, slot_count, limits);
+    if (!row.ok()) return row.status();
+    rows.push_back(*std::move(row));
+  }
+  return rows;
+}
+
+}  // namespace
+
+const char* TaskStateName(TaskState state) {
+  switch (state) {
+    case TaskState::kPending:
+      return "PENDING";
+    case TaskState::kScheduled:
+      return "SCHEDULED";
+    case TaskState::kRunning:
+      return "RUNNING";
+    case TaskState::kSuccess:
+      return "SUCCESS";
+    case TaskState::kFailed:
+      return "FAILED";
+  }
+  return "UNKNOWN";
+}
+
+DurableScheduler::DurableScheduler(DurableOptions options)
+    : options_(std::move(options)),
+      clock_(options_.timer_options.clock != nullptr
+                 ? options_.timer_options.clock
+                 : Clock::Real()) {}
+
+absl::StatusOr<std::unique_ptr<DurableScheduler>> DurableScheduler::Create(
+    DurableOptions options) {
+  absl::Status status = CheckOptions(options);
+  if (!status.ok()) return status;
+  if (options.node_id.empty()) options.node_id = DefaultNodeId();
+  std::unique_ptr<DurableScheduler> scheduler(
+      new DurableScheduler(std::move(options)));
+  status = scheduler->Start();
+  if (!status.ok()) return status;
+  return scheduler;
+}
+
+absl::Status DurableScheduler::Start() {
+  absl::StatusOr<std::unique_ptr<Store>> client =
+      Store::Connect(options_.conninfo);
+  if (!client.ok()) return client.status();
+  absl::Status status = (*client)->EnsureSchema(options_.slot_count);
+  if (!status.ok()) return status;
+  absl::StatusOr<std::unique_ptr<Store>> store =
+      Store::Connect(options_.conninfo);
+  if (!store.ok()) return store.status();
+  status = (*store)->Listen();
+  if (!status.ok()) return status;
+  client_store_ = *std::move(client);
+  store_ = *std::move(store);
+
+  absl::StatusOr<std::unique_ptr<Timer>> timer =
+      Timer::Create(options_.timer_options);
+  if (!timer.ok()) return timer.status();
+  timer_ = *std::move(timer);
+  if (options_.executor == nullptr) {
+    owned_executor_ = std::make_unique<ThreadExecutor>();
+    executor_ = owned_executor_.get();
+  } else {
+    executor_ = options_.executor;
+  }
+  leases_ = std::make_unique<durable_internal::SlotLeases>(
+      options_.node_id, options_.slot_count,
+      absl::ToInt64Microseconds(options_.lease_ttl),
+      options_.retry.max_attempts);
+  wake_fd_ = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
+  if (wake_fd_ < 0) return absl::InternalError("eventfd failed");
+
+  // Take the first share and load it before returning, so that a lone
+  // scheduler owns its slots when Create() returns.
+  LeaseRound();
+  LoadHorizon();
+  maintenance_ = std::thread([this] { MaintenanceLoop(); });
+  return absl::OkStatus();
+}
+
+DurableScheduler::~DurableScheduler() {
+  Shutdown();
+  if (wake_fd_ >= 0) close(wake_fd_);
+}
+
+// ---------------------------------------------------------------------------
+// Client calls.
+
+absl::Status DurableScheduler::Schedule(absl::string_view id,
+                                        absl::Duration delay,
+                                        absl::string_view payload) {
+  ScheduleRequest request;
+  request.id = std::string(id);
+  request.payload = std::string(payload);
+  request.delay = delay;
+  return Insert({&request, 1});
+}
+
+absl::Status DurableScheduler::ScheduleAt(absl::string_view id, absl::Time due,
+                                          absl::string_view payload) {
+  if (due == absl::InfinitePast()) {
+    return absl::InvalidArgumentError("due time before 1970-01-01");
+  }
+  ScheduleRequest request;
+  request.id = std::string(id);
+  request.payload = std::string(payload);
+  request.due = due;
+  return Insert({&request, 1});
+}
+
+absl::Status DurableScheduler::ScheduleBatch(
+    absl::Span<const ScheduleRequest> requests) {
+  if (requests.empty()) return absl::OkStatus();
+  return Insert(requests);
+}
+
+absl::Status DurableScheduler::Insert(
+    absl::Span<const ScheduleRequest> requests) {
+  absl::StatusOr<std::vector<InsertRow>> rows =
+      ToRows(requests, options_.slot_count,
+             {options_.max_id_bytes, options_.max_payload_bytes});
+  if (!rows.ok()) return rows.status();
+  Inserter inserter;
+  inserter.node_id = options_.node_id;
+  inserter.horizon_us = absl::ToInt64Microseconds(options_.horizon);
+  inserter.notify_window_us = inserter.horizon_us;
+  inserter.slot_count = options_.slot_count;
+
+  absl::StatusOr<durable_internal::Claimed> inserted;
+  {
+    std::lock_guard<std::mutex> lock(client_mu_);
+    if (client_closed_) {
+      return absl::FailedPreconditionError("scheduler is shut down");
+    }
+    inserted = client_store_->Insert(inserter, *rows);
+    if (absl::IsUnavailable(inserted.status()) &&
+        client_store_->Reconnect().ok()) {
+      // Safe to repeat: an insert that committed before the connection
+      // dropped is now an identical retry.
+      inserted = client_store_->Insert(inserter, *rows);
+    }
+  }
+  if (!inserted.ok()) return inserted.status();
+  std::lock_guard<std::mutex> lock(mu_);
+  metrics_.scheduled += static_cast<int64_t>(rows->size());
+  if (!inserted->tasks.empty()) {
+    load_requested_ = true;  // Due soon in our own slots: load them now.
+    Wake();
+  }
+  return absl::OkStatus();
+}
+
+absl::StatusOr<bool> DurableScheduler::Cancel(absl::string_view id) {
+  std::string key(id);
+  absl::StatusOr<bool> cancelled;
+  {
+    std::lock_guard<std::mutex> lock(client_mu_);
+    if (client_closed_) {
+      return absl::FailedPreconditionError("scheduler is shut down");
+    }
+    cancelled = client_store_->Cancel(key);
+    if (absl::IsUnavailable(cancelled.status()) &&
+        client_store_->Reconnect().ok()) {
+      cancelled = client_store_->Cancel(key);
+    }
+  }
+  if (cancelled.ok() && *cancelled) {
+    // Tidy our own wheel; the fire statement would find no row anyway.
+    std::lock_guard<std::mutex> lock(mu_);
+    auto it = wheel_.find(key);
+    if (it != wheel_.end()) {
+      it->second.handle.Cancel();
+      wheel_.erase(it);
+    }
+  }
+  return cancelled;
+}
+
+absl::StatusOr<TaskInfo> DurableScheduler::Get(absl::string_view id) {
+  std::string key(id);
+  std::lock_guard<std::mutex> lock(client_mu_);
+  if (client_closed_) {
+    return absl::FailedPreconditionError("scheduler is shut down");
+  }
+  absl::StatusOr<TaskInfo> info = client_store_->Get(key);
+  if (absl::IsUnavailable(info.status()) && client_store_->Reconnect().ok()) {
+    info = client_store_->Get(key);
+  }
+  return info;
+}
+
+DurableMetrics DurableScheduler::Metrics() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  DurableMetrics m = metrics_;
+  m.wheel_pending = static_cast<int64_t>(wheel_.size());
+  m.waiting = static_cast<int64_t>(waiting_.size());
+  m.slots_owned = static_cast<int64_t>(owned_.size());
+  return m;
+}
+
+void DurableScheduler::Shutdown() {
+  std::lock_guard<std::mutex> shutdown_lock(shutdown_mu_);
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    if (stopping_) return;
+    stopping_ = true;
+  }
+  Wake();
+  if (maintenance_.joinable()) maintenance_.join();
+  // Tasks still in the wheel stay SCHEDULED under our epoch in the table;
+  // the next owner of their slots re-stamps and loads them.
+  if (timer_ != nullptr) timer_->Shutdown();
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    wheel_.clear();
+  }
+  if (owned_executor_ != nullptr) owned_executor_->Shutdown();
+  std::lock_guard<std::mutex> lock(client_mu_);
+  client_closed_ = true;
+  client_store_.reset();
+}
+
+// ---------------------------------------------------------------------------
+// The wheel.
+
+void DurableScheduler::AddToWheel(const WheelEntry& entry, int64_t db_now_us,
+                                  int64_t local_after_nanos) {
+  const int64_t local_due = durable_internal::LocalDueNanos(
+      entry.due_us, db_now_us, local_after_nanos);
+  std::lock_guard<std::mutex> lock(mu_);
+  if (stopping_) return;
+  auto owned = owned_.find(entry.slot);
+  if (owned == owned_.end() || owned->second != entry.epoch) {
+    return;  // The slot moved meanwhile: its new owner has the task.
+  }
+  LiveEntry& live = wheel_[entry.id];
+  live.handle.Cancel();  // A previous timer for the same id, if any.
+  live.slot = entry.slot;
+  live.epoch = entry.epoch;
+  live.due_us = entry.due_us;
+  live.generation = next_generation_++;
+  const int64_t delay = local_due - clock_->NowNanos();
+  absl::StatusOr<TimerHandle> handle =
+      timer_->Schedule(absl::Nanoseconds(std::max<int64_t>(0, delay)),
+                       [this, id = entry.id, generation = live.generation] {
+                         OnWheelFire(id, generation);
+                       });
+  if (!handle.ok()) {
+    wheel_.erase(entry.id);  // Shutting down.
+    return;
+  }
+  live.handle = *std::move(handle);
+}
+
+void DurableScheduler::OnWheelFire(const std::string& id, uint64_t generation) {
+  bool first;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    auto it = wheel_.find(id);
+    if (it == wheel_.end() || it->second.generation != generation) return;
+    first = waiting_.empty();
+    waiting_.push_back(
+        {id, it->second.slot, it->second.due_us, it->second.epoch});
+    wheel_.erase(it);
+  }
+  // One wake-up per batch: the maintenance thread takes what accumulated
+  // meanwhile in one statement.
+  if (first) Wake();
+}
+
+void DurableScheduler::DropSlots(const std::vector<int>& slots) {
+  if (slots.empty()) return;
+  absl::flat_hash_set<int> gone(slots.begin(), slots.end());
+  std::lock_guard<std::mutex> lock(mu_);
+  for (int slot : slots) owned_.erase(slot);
+  for (auto it = wheel_.begin(); it != wheel_.end();) {
+    if (gone.contains(it->second.slot)) {
+      it->second.handle.Cancel();
+      wheel_.erase(it++);
+    } else {
+      ++it;
+    }
+  }
+  waiting_.erase(std::remove_if(waiting_.begin(), waiting_.end(),
+                                [&](const WheelEntry& e) {
+                                  return gone.contains(e.slot);
+                                }),
+                 waiting_.end());
+}
+
+// ---------------------------------------------------------------------------
+// The maintenance thread.
+
+void DurableScheduler::Wake() {
+  uint64_t one = 1;
+  if (wake_fd_ >= 0) (void)!write(wake_fd_, &one, sizeof(one));
+}
+
+void DurableScheduler::NoteDbError(const absl::Status& status) {
+  // Statements wait a little before the next try, so a failing statement
+  // never spins.
+  backoff_until_ = RealNanos() + absl::ToInt64Nanoseconds(kReconnectBackoff);
+  std::lock_guard<std::mutex> lock(mu_);
+  ++metrics_.db_errors;
+  if (absl::IsUnavailable(status)) store_broken_ = true;
+}
+
+void DurableScheduler::LeaseRound() {
+  const int64_t started = RealNanos();
+  absl::StatusOr<durable_internal::SlotLeases::Changes> changes =
+      leases_->Tick(*store_, [this](int slot) {
+        std::lock_guard<std::mutex> lock(mu_);
+        auto it = running_per_slot_.find(slot);
+        return it == running_per_slot_.end() || it->second == 0;
+      });
+  if (!changes.ok()) {
+    NoteDbError(changes.status());
+    return;
+  }
+  lease_valid_until_ = started + absl::ToInt64Nanoseconds(options_.lease_ttl);
+  std::vector<int> dropped = changes->lost;
+  for (const SlotEpoch& s : changes->released) dropped.push_back(s.slot);
+  DropSlots(dropped);
+  std::lock_guard<std::mutex> lock(mu_);
+  for (const SlotEpoch& s : changes->acquired) owned_[s.slot] = s.epoch;
+  metrics_.slots_acquired += static_cast<int64_t>(changes->acquired.size());
+  metrics_.slots_lost += static_cast<int64_t>(changes->lost.size());
+  if (!changes->acquired.empty()) load_requested_ = true;
+}
+
+void DurableScheduler::LoadHorizon() {
+  std::vector<SlotEpoch> owned = leases_->owned();
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    load_requested_ = false;
+  }
+  if (owned.empty()) return;
+  absl::StatusOr<durable_internal::Claimed> claimed =
+      store_->ClaimDue(options_.node_id, owned,
+                       absl::ToInt64Microseconds(options_.horizon), kMaxLoad);
+  const int64_t local_after = clock_->NowNanos();
+  if (!claimed.ok()) {
+    NoteDbError(claimed.status());
+    std::lock_guard<std::mutex> lock(mu_);
+    load_requested_ = true;
+    return;
+  }
+  for (const WheelEntry& e : claimed->tasks) {
+    AddToWheel(e, claimed->db_now_us, local_after);
+  }
+  std::lock_guard<std::mutex> lock(mu_);
+  ++metrics_.loads;
+  metrics_.loaded += static_cast<int64_t>(claimed->tasks.size());
+  if (static_cast<int64_t>(claimed->tasks.size()) >= kMaxLoad) {
+    load_requested_ = true;
+  }
+}
+
+bool DurableScheduler::FireReady() const {
+  if (waiting_.empty()) return false;
+  const int64_t room = options_.max_in_flight - metrics_.in_flight;
+  if (room <= 0) return false;
+  if (metrics_.in_flight == 0) return true;
+  // With handlers running, wait for room for a good batch (a quarter of the
+  // cap, or all that waits) rather than firing one row per statement.
+  const int64_t want =
+      std::min<int64_t>(static_cast<int64_t>(waiting_.size()),
+                        std::max(1, options_.max_in_flight / 4));
+  return room >= want;
+}
+
+void DurableScheduler::FireWaiting() {
+  std::vector<WheelEntry> batch;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    if (!FireReady()) return;
+    int64_t room = options_.max_in_flight - metrics_.in_flight;
+    size_t take = std::min<size_t>(
+        {waiting_.size(), static_cast<size_t>(std::max<int64_t>(0, room)),
+         kMaxBatch});
+    if (take == 0) return;
+    batch.assign(std::make_move_iterator(waiting_.begin()),
+                 std::make_move_iterator(waiting_.begin() + take));
+    waiting_.erase(waiting_.begin(), waiting_.begin() + take);
+    metrics_.in_flight += static_cast<int64_t>(take);  // Reserved.
+  }
+  absl::StatusOr<durable_internal::FireResult> result =
+      store_->StartRunning(options_.node_id, batch);
+  const int64_t local_after = clock_->NowNanos();
+  if (!result.ok()) {
+    NoteDbError(result.status());
+    std::lock_guard<std::mutex> lock(mu_);
+    metrics_.in_flight -= static_cast<int64_t>(batch.size());
+    waiting_.insert(waiting_.begin(), std::make_move_iterator(batch.begin()),
+                    std::make_move_iterator(batch.end()));
+    return;
+  }
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    const int64_t started = static_cast<int64_t>(result->started.size());
+    const int64_t not_due = static_cast<int64_t>(result->not_due.size());
+    metrics_.in_flight -= static_cast<int64_t>(batch.size()) - started;
+    metrics_.attempts += started;
+    metrics_.not_due += not_due;
+    metrics_.dropped += static_cast<int64_t>(batch.size()) - started - not_due;
+    for (const Started& s : result->started) {
+      ++running_per_slot_[s.slot];
+      running_[s.task.id] = s.slot;
+    }
+  }
+  for (const WheelEntry& e : result->not_due) {
+    AddToWheel(e, result->db_now_us, local_after);
+  }
+  for (Started& s : result->started) {
+    executor_->Execute(
+        [this, s = std::move(s)]() mutable { RunAttempt(std::move(s)); });
+  }
+}
+
+void DurableScheduler::RunAttempt(Started started) {
+  absl::Status result =
+      durable_internal::RunHandler(options_.handler, started.task);
+  Completion completion =
+      durable_internal::MakeCompletion(started, result, options_.retry);
+  bool wake;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    wake = completed_.empty() || FireReady();
+    completed_.push_back(std::move(completion));
+    --metrics_.in_flight;
+  }
+  if (wake) Wake();  // Else the maintenance thread has been woken already.
+}
+
+void DurableScheduler::WriteCompletions() {
+  std::vector<Completion> batch;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    size_t take = std::min(completed_.size(), kMaxBatch);
+    if (take == 0) return;
+    batch.assign(std::make_move_iterator(completed_.begin()),
+                 std::make_move_iterator(completed_.begin() + take));
+    completed_.erase(completed_.begin(), completed_.begin() + take);
+  }
+  absl::StatusOr<durable_internal::CompleteResult> result =
+      store_->Complete(batch, absl::ToInt64Microseconds(options_.horizon));
+  const int64_t local_after = clock_->NowNanos();
+  if (!result.ok()) {
+    NoteDbError(result.status());
+    std::lock_guard<std::mutex> lock(mu_);
+    completed_.insert(completed_.begin(),
+                      std::make_move_iterator(batch.begin()),
+                      std::make_move_iterator(batch.end()));
+    return;
+  }
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    for (const Completion& c : batch) {
+      auto it = running_.find(c.id);
+      if (it != running_.end()) {
+        --running_per_slot_[it->second];
+        running_.erase(it);
+      }
+    }
+    metrics_.dropped += static_cast<int64_t>(batch.size()) - result->written;
+    metrics_.succeeded += result->succeeded;
+    metrics_.failed += result->failed;
+    metrics_.retried += result->retried;
+  }
+  for (const WheelEntry& e : result->retries) {
+    AddToWheel(e, result->db_now_us, local_after);
+  }
+}
+
+void DurableScheduler::DeleteFinished() {
+  std::vector<SlotEpoch> owned = leases_->owned();
+  if (owned.empty()) return;
+  absl::StatusOr<int64_t> deleted = store_->DeleteFinished(
+      owned, absl::ToInt64Microseconds(options_.retain_finished),
+      static_cast<int64_t>(kMaxBatch));
+  if (!deleted.ok()) {
+    NoteDbError(deleted.status());
+    return;
+  }
+  std::lock_guard<std::mutex> lock(mu_);
+  metrics_.finished_deleted += *deleted;
+}
+
+bool DurableScheduler::Reconnect() {
+  if (!store_->Reconnect().ok()) return false;
+  // A fire statement whose reply was lost may have moved rows to RUNNING
+  // that no handler of ours runs: put them back.
+  std::vector<std::string> running;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    for (const auto& [id, slot] : running_) running.push_back(id);
+  }
+  absl::StatusOr<int64_t> requeued = store_->RequeueOrphans(
+      options_.node_id, leases_->owned(), running, options_.retry.max_attempts);
+  if (!requeued.ok()) return false;
+  std::lock_guard<std::mutex> lock(mu_);
+  store_broken_ = false;
+  ++metrics_.reconnects;
+  load_requested_ = true;
+  return true;
+}
+
+void DurableScheduler::ConsumeNotifications() {
+  std::vector<int> slots;
+  absl::Status status = store_->DrainNotifications(&slots);
+  if (!status.ok()) {
+    NoteDbError(status);
+    return;
+  }
+  if (slots.empty()) return;
+  std::lock_guard<std::mutex> lock(mu_);
+  for (int slot : slots) {
+    if (owned_.contains(slot)) load_requested_ = true;
+  }
+}
+
+void DurableScheduler::MaintenanceLoop() {
+  const int64_t ttl = absl::ToInt64Nanoseconds(options_.lease_ttl);
+  const int64_t half_horizon =
+      std::max<int64_t>(1, absl::ToInt64Nanoseconds(options_.horizon) / 2);
+  int64_t next_lease = RealNanos() + ttl / 3;
+  int64_t next_load = RealNanos() + half_horizon;
+  int64_t next_cleanup =
+      RealNanos() + absl::ToInt64Nanoseconds(absl::Minutes(1));
+  int64_t next_reconnect = 0;
+  int64_t shutdown_deadline = 0;
+
+  for (;;) {
+    int64_t now = RealNanos();
+    bool stopping, broken, load_now;
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      stopping = stopping_;
+      broken = store_broken_;
+      load_now = load_requested_;
+    }
+    if (stopping && shutdown_deadline == 0) shutdown_deadline = now + ttl;
+
+    if (broken && now >= next_reconnect) {
+      if (Reconnect()) {
+        broken = false;
+      } else {
+        next_reconnect = now + absl::ToInt64Nanoseconds(kReconnectBackoff);
+      }
+    }
+    const bool backing_off = now < backoff_until_;
+    if (!broken && !stopping && !backing_off) {
+      if (now >= next_lease) {
+        LeaseRound();
+        next_lease = now + ttl / 3;
+      }
+      if (load_now || now >= next_load) {
+        LoadHorizon();
+        next_load = now + half_horizon;
+      }
+      FireWaiting();
+      if (now >= next_cleanup) {
+        DeleteFinished();
+        next_cleanup = now + absl::ToInt64Nanoseconds(absl::Minutes(1));
+      }
+    }
+    if (!broken && !backing_off) WriteCompletions();
+
+    if (!stopping && leases_->size() > 0 && now > lease_valid_until_) {
+      // Unrenewed for a whole TTL: others may hold our slots by now.
+      std::vector<int> lost = leases_->Forget();
+      DropSlots(lost);
+      std::lock_guard<std::mutex> lock(mu_);
+      metrics_.slots_lost += static_cast<int64_t>(lost.size());
+    }
+
+    if (stopping) {
+      bool drained;
+      {
+        std::lock_guard<std::mutex> lock(mu_);
+        drained = metrics_.in_flight == 0 && completed_.empty();
+      }
+      if (drained || RealNanos() >= shutdown_deadline) {
+        if (!broken) {
+          (void)leases_->ReleaseAll(*store_);
+          (void)store_->RemoveNode(options_.node_id);
+        }
+        std::vector<int> released = leases_->Forget();
+        DropSlots(released);
+        return;
+      }
+    }
+
+    // Notifications that arrived while a statement ran sit in libpq's queue
+    // (the socket no longer reads as ready): take them before sleeping.
+    if (!broken) ConsumeNotifications();
+
+    // Sleep until the next deadline, a wake-up, or a notification.
+    int64_t next = std::min(next_lease, next_load);
+    if (broken) next = std::min(next, next_reconnect);
+    if (RealNanos() < backoff_until_) next = std::min(next, backoff_until_);
+    if (stopping) next = std::min(next, RealNanos() + 10 * 1000 * 1000);
+    int64_t timeout_ms = (next - RealNanos() + 999999) / 1000000;
+    timeout_ms = std::max<int64_t>(0, std::min<int64_t>(timeout_ms, 1000));
+    if (!broken && RealNanos() >= backoff_until_) {
+      std::lock_guard<std::mutex> lock(mu_);
+      if (FireReady() && !stopping) timeout_ms = 0;
+      if (!completed_.empty()) timeout_ms = 0;
+      if (load_requested_ && !stopping) timeout_ms = 0;
+    }
+    pollfd fds[2];
+    fds[0] = {wake_fd_, POLLIN, 0};
+    int nfds = 1;
+    int sock = broken ? -1 : store_->socket();
+    if (sock >= 0) {
+      fds[1] = {sock, POLLIN, 0};
+      nfds = 2;
+    }
+    if (poll(fds, nfds, static_cast<int>(timeout_ms)) > 0) {
+      if (fds[0].revents & POLLIN) {
+        uint64_t count;
+        (void)!read(wake_fd_, &count, sizeof(count));
+      }
+      if (nfds == 2 && fds[1].revents != 0) ConsumeNotifications();
+    }
+  }
+}
+
+// ---------------------------------------------------------------------------
+
+absl::Status ScheduleInTransaction(PGconn* conn,
+                                   absl::Span<const ScheduleRequest> requests,
+                                   int slot_count, int64_t max_id_bytes,
+                                   int64_t max_payload_bytes) {
+  if (conn == nullptr) return absl::InvalidArgumentError("conn is null");
+  if (slot_count < 1 || slot_count > 65536) {
+    return absl::InvalidArgumentError("slot_count must be in [1, 65536]");
+  }
+  absl::StatusOr<std::vector<InsertRow>> rows =
+      ToRows(requests, slot_count, {max_id_bytes, max_payload_bytes});
+  if (!rows.ok()) return rows.status();
+  if (rows->empty()) return absl::OkStatus();
+  Inserter inserter;
+  inserter.slot_count = slot_count;
+  // Wake the owners of tasks due within an hour (the default horizon);
+  // later ones reach them at their next load.
+  inserter.notify_window_us = absl::ToInt64Microseconds(absl::Hours(1));
+  return durable_internal::InsertTasks(conn, inserter, *rows).status();
+}
+
+}  // namespace timingwheel

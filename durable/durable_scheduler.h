@@ -1,0 +1,354 @@
+// Copyright 2026 The timingwheel Authors.
+//
+// durable_scheduler.h
+// -----------------------------------------------------------------------------
+//
+// Timers that survive a crash and spread over processes, on PostgreSQL. A
+// task (id, due time, payload bytes) is a row; its id hashes to one of a
+// fixed number of slots (1024 by default); each live `DurableScheduler`
+// holds a fair share of the slots under leases with epochs, keeps the tasks
+// of its slots that are due within the horizon (1 h) in an in-process
+// `Timer` (only id and due time in memory; the payload stays in the table),
+// and runs each due task's handler through a compare-and-set state machine:
+//
+//   PENDING --load--> SCHEDULED --fire--> RUNNING --> SUCCESS
+//                                            |------> retry (SCHEDULED or
+//                                            |        PENDING, backoff)
+//                                            '------> FAILED (last attempt)
+//
+// This file defines:
+//
+//   * `DurableOptions`: connection, node id, handler, horizon, lease TTL,
+//     slots, retries, backpressure, executor, timer options.
+//   * `DurableMetrics`: counters.
+//   * `DurableScheduler`: schedule, cancel, look up, shut down.
+//   * `ScheduleInTransaction()`: add a task on the caller's own libpq
+//     connection, inside the caller's transaction.
+//
+// Guarantees
+//   * At least once: a task is never lost and runs until an attempt
+//     succeeds or its attempts are used up. The one window in which an
+//     attempt can run twice is "handler finished, SUCCESS not yet committed,
+//     process killed or fenced out": handlers receive `(id, attempt)` as an
+//     idempotency key.
+//   * Never two owners: a slot is held by one process at a time (epochs,
+//     `FOR UPDATE SKIP LOCKED`), every write for a slot's tasks is
+//     conditional on the epoch, so a process that stalled past its lease and
+//     wakes up changes nothing.
+//   * Never early against the database's clock (`now()` is the only time
+//     authority; the fire statement itself refuses tasks not yet due); late
+//     by the wheel's wake-up plus one round trip for tasks due within the
+//     horizon. A task scheduled by another process reaches its owner through
+//     LISTEN/NOTIFY, or at the latest at the owner's next load (every half
+//     horizon).
+//   * Takeover of a dead process's slots: within one lease TTL plus one
+//     renewal round (a third of the TTL). `Shutdown()` hands slots over at
+//     once.
+//   * Faults are answered with a status, nothing lost: bad input, an
+//     unreachable database at creation (Unavailable) and while running
+//     (statements are retried after reconnecting, counted in
+//     `db_errors`/`reconnects`), a connection dropped mid-transaction (the
+//     database rolls it back), a schema from a newer version
+//     (FailedPrecondition). No error contains the connection's password.
+//
+// Sanitizers: libpq is not instrumented. ThreadSanitizer sees every access
+// this library makes to its own state (each libpq connection is used under a
+// `std::mutex` of ours, or by one thread), but not inside libpq; the
+// database's own concurrency (two schedulers on one store) is checked by the
+// tests' assertions on rows, not by TSan.
+//
+// Example:
+//   timingwheel::DurableOptions options;
+//   options.conninfo = "host=/var/run/postgresql dbname=app";
+//   options.handler = [](const timingwheel::DurableTask& task) {
+//     return ExpireOrder(task.id, task.payload);  // Idempotent per attempt.
+//   };
+//   auto scheduler = timingwheel::DurableScheduler::Create(options).value();
+//   scheduler->Schedule("order-42", absl::Hours(24), "cart=7").IgnoreError();
+
+#ifndef TIMINGWHEEL_DURABLE_DURABLE_SCHEDULER_H_
+#define TIMINGWHEEL_DURABLE_DURABLE_SCHEDULER_H_
+
+#include <condition_variable>
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "absl/container/flat_hash_map.h"
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "absl/strings/string_view.h"
+#include "absl/time/time.h"
+#include "absl/types/span.h"
+#include "durable/slot_leases.h"
+#include "durable/store.h"
+#include "durable/task.h"
+#include "timer/executor.h"
+#include "timer/timer.h"
+
+typedef struct pg_conn PGconn;
+
+namespace timingwheel {
+
+// DurableHandler
+//
+// Runs one attempt of a task. Returning a non-OK status, or throwing, fails
+// the attempt (retried per `RetryPolicy`). Called on the scheduler's
+// executor, at most `max_in_flight` at a time, concurrently for different
+// tasks.
+using DurableHandler = std::function<absl::Status(const DurableTask&)>;
+
+// DurableOptions
+//
+// How a `DurableScheduler` is built. `handler` is required.
+struct DurableOptions {
+  // A libpq connection string ("host=/var/run/postgresql dbname=app
+  // user=app", or a postgresql:// URI). The tables (tw_*) are created in
+  // the connection's default schema; set `options=-csearch_path=myschema`
+  // to place them elsewhere.
+  std::string conninfo;
+
+  // This process's name in the lease table; unique among live schedulers.
+  // Empty: "<hostname>-<pid>-<random>".
+  std::string node_id;
+
+  DurableHandler handler;
+
+  // Tasks due within the horizon are held in the process's wheel; the rest
+  // stay in the table only. Loaded every half horizon. Positive.
+  absl::Duration horizon = absl::Hours(1);
+
+  // A slot whose owner stops renewing for this long is taken over. At least
+  // 100 ms. Renewals run every third of it.
+  absl::Duration lease_ttl = absl::Seconds(10);
+
+  // Fixed when the store is created; every scheduler of a store must agree.
+  // In [1, 65536].
+  int slot_count = 1024;
+
+  RetryPolicy retry;
+
+  // At most this many handlers run at once; the other due tasks wait as
+  // SCHEDULED (backpressure; nothing lost). At least 1.
+  int max_in_flight = 64;
+
+  // Where handlers run. Null: one dedicated thread owned by the scheduler.
+  // Not owned; must outlive the scheduler.
+  Executor* executor = nullptr;
+
+  // The in-process wheel's options (tick, clock, ...). Its `clock` is the
+  // process clock that due times are converted to (tests inject a
+  // `ManualClock`); leases and loads run on the real clock.
+  TimerOptions timer_options;
+
+  // Input limits.
+  int64_t max_id_bytes = 1024;
+  int64_t max_payload_bytes = 16 << 20;
+
+  // SUCCESS and FAILED rows are deleted (in batches, by their owner) this
+  // long after they finish.
+  absl::Duration retain_finished = absl::Hours(24);
+};
+
+// DurableMetrics
+//
+// A snapshot of a scheduler's counters (see `DurableScheduler::Metrics()`).
+struct DurableMetrics {
+  int64_t scheduled = 0;         // Tasks inserted by this scheduler.
+  int64_t loads = 0;             // Horizon load statements run.
+  int64_t loaded = 0;            // Tasks claimed into the wheel by loads.
+  int64_t wheel_pending = 0;     // Tasks in the wheel now.
+  int64_t waiting = 0;           // Fired tasks waiting for a handler slot.
+  int64_t in_flight = 0;         // Handlers running now.
+  int64_t attempts = 0;          // Attempts started (SCHEDULED -> RUNNING).
+  int64_t succeeded = 0;         // SUCCESS recorded.
+  int64_t retried = 0;           // Failed attempts that will be retried.
+  int64_t failed = 0;            // FAILED recorded (attempts used up).
+  int64_t dropped = 0;           // Fires or completions the database refused
+                                 // (cancelled, or the slot moved: fenced).
+  int64_t not_due = 0;           // Fires the database found early (re-added).
+  int64_t db_errors = 0;         // Statements that failed (retried).
+  int64_t reconnects = 0;        // Successful reconnections.
+  int64_t slots_owned = 0;       // Slots held now.
+  int64_t slots_acquired = 0;    // Slots taken over so far.
+  int64_t slots_lost = 0;        // Slots lost (lease expired or fenced).
+  int64_t finished_deleted = 0;  // Finished rows deleted.
+};
+
+// DurableScheduler
+//
+// One scheduler process's view of a store. Create with `Create()`.
+//
+// Thread safety: every public member is thread-safe and may be called from
+// handlers.
+class DurableScheduler {
+ public:
+  // DurableScheduler::Create()
+  //
+  // Connects, creates or checks the schema, and starts taking its share of
+  // the slots. Returns `absl::InvalidArgumentError` for invalid options,
+  // `absl::UnavailableError` when the database cannot be reached,
+  // `absl::FailedPreconditionError` for a schema of a newer version or
+  // another slot count.
+  static absl::StatusOr<std::unique_ptr<DurableScheduler>> Create(
+      DurableOptions options);
+
+  DurableScheduler(const DurableScheduler&) = delete;
+  DurableScheduler& operator=(const DurableScheduler&) = delete;
+
+  // Shuts down (see `Shutdown()`).
+  ~DurableScheduler();
+
+  // DurableScheduler::Schedule()
+  //
+  // Stores a task due `delay` after the database's now (negative: now).
+  // OK when stored (durably committed), or when an identical task (same id
+  // and payload) exists already: retries are idempotent. Errors:
+  // InvalidArgument (empty or oversized id or payload, a delay past year
+  // 9999), AlreadyExists (the id exists with another payload),
+  // Unavailable (database unreachable even after reconnecting once),
+  // FailedPrecondition after `Shutdown()`.
+  absl::Status Schedule(absl::string_view id, absl::Duration delay,
+                        absl::string_view payload);
+
+  // DurableScheduler::ScheduleAt()
+  //
+  // As `Schedule()`, due at `due` on the database's clock (an identical
+  // retry has the same due time too). InvalidArgument for a time before
+  // 1970 or from year 10000 on.
+  absl::Status ScheduleAt(absl::string_view id, absl::Time due,
+                          absl::string_view payload);
+
+  // DurableScheduler::ScheduleBatch()
+  //
+  // Stores all of `requests` in one transaction (one statement for the
+  // rows), or none of them: the first invalid request or conflicting id
+  // fails the whole batch.
+  absl::Status ScheduleBatch(absl::Span<const ScheduleRequest> requests);
+
+  // DurableScheduler::Cancel()
+  //
+  // Deletes the task if it is PENDING or SCHEDULED. Returns true only if it
+  // will not run (again); false if it is running, finished or unknown.
+  // Unavailable when the database cannot be reached.
+  absl::StatusOr<bool> Cancel(absl::string_view id);
+
+  // DurableScheduler::Get()
+  //
+  // The task's state, attempts so far and due time. NotFound for an unknown
+  // (or cancelled, or finished and cleaned up) id.
+  absl::StatusOr<TaskInfo> Get(absl::string_view id);
+
+  // DurableScheduler::Metrics()
+  DurableMetrics Metrics() const;
+
+  // DurableScheduler::Shutdown()
+  //
+  // Stops firing, waits for the handlers running now and records their
+  // outcomes (for at most one lease TTL; called from a handler, it cannot
+  // wait for that handler and so takes the whole TTL), then releases every
+  // slot at once (other schedulers take them at their
+  // next renewal, without waiting for the TTL) and removes this node.
+  // Schedule/Cancel/Get then fail with FailedPrecondition. Idempotent.
+  void Shutdown();
+
+  // The node id this scheduler holds leases under.
+  const std::string& node_id() const { return options_.node_id; }
+
+ private:
+  // A task in the wheel: its slot, epoch and due time, and the handle that
+  // cancels its timer. `generation` tells a stale timer firing apart.
+  struct LiveEntry {
+    int slot = 0;
+    int64_t epoch = 0;
+    int64_t due_us = 0;
+    uint64_t generation = 0;
+    TimerHandle handle;
+  };
+
+  explicit DurableScheduler(DurableOptions options);
+
+  absl::Status Start();
+  absl::Status Insert(absl::Span<const ScheduleRequest> requests);
+  void AddToWheel(const durable_internal::WheelEntry& entry, int64_t db_now_us,
+                  int64_t local_after_nanos);
+  void OnWheelFire(const std::string& id, uint64_t generation);
+  void MaintenanceLoop();
+  void LeaseRound();
+  void LoadHorizon();
+  void FireWaiting();
+  // Whether waiting tasks should be fired now. Requires mu_.
+  bool FireReady() const;
+  void WriteCompletions();
+  void DeleteFinished();
+  void DropSlots(const std::vector<int>& slots);
+  void RunAttempt(durable_internal::Started started);
+  void NoteDbError(const absl::Status& status);
+  // Reads the LISTEN connection's notifications; a slot of ours asks for a
+  // load.
+  void ConsumeNotifications();
+  // Re-establishes the maintenance connection and requeues RUNNING rows
+  // no handler of ours runs. Returns whether it succeeded.
+  bool Reconnect();
+  void Wake();
+
+  DurableOptions options_;
+  Clock* clock_;  // The wheel's clock.
+  std::unique_ptr<ThreadExecutor> owned_executor_;
+  Executor* executor_;
+  std::unique_ptr<Timer> timer_;
+
+  // The client connection (Schedule/Cancel/Get).
+  std::mutex client_mu_;
+  std::unique_ptr<durable_internal::Store> client_store_;  // Under client_mu_.
+  bool client_closed_ = false;                             // Under client_mu_.
+
+  // The maintenance thread's own connection and leases (that thread only).
+  std::unique_ptr<durable_internal::Store> store_;
+  std::unique_ptr<durable_internal::SlotLeases> leases_;
+  int64_t lease_valid_until_ = 0;  // Real clock; maintenance thread only.
+  int64_t backoff_until_ = 0;      // Real clock; maintenance thread only.
+
+  mutable std::mutex mu_;
+  std::condition_variable done_cv_;
+  bool stopping_ = false;                                // Under mu_.
+  uint64_t next_generation_ = 1;                         // Under mu_.
+  absl::flat_hash_map<std::string, LiveEntry> wheel_;    // Under mu_.
+  std::vector<durable_internal::WheelEntry> waiting_;    // Under mu_.
+  std::vector<durable_internal::Completion> completed_;  // Under mu_.
+  absl::flat_hash_map<int, int64_t> owned_;         // slot -> epoch. Under mu_.
+  absl::flat_hash_map<int, int> running_per_slot_;  // Under mu_.
+  // Attempts started and not yet recorded: id -> slot. Under mu_.
+  absl::flat_hash_map<std::string, int> running_;
+  bool store_broken_ = false;    // Under mu_.
+  bool load_requested_ = false;  // Under mu_.
+  DurableMetrics metrics_;       // Under mu_.
+
+  int wake_fd_ = -1;
+  std::thread maintenance_;
+  std::mutex shutdown_mu_;
+};
+
+// ScheduleInTransaction()
+//
+// Inserts `requests` on `conn`, the caller's own libpq connection, without
+// opening or committing a transaction: inside the caller's `BEGIN ...
+// COMMIT` the tasks commit (and become visible to the schedulers, which a
+// notification at commit wakes) together with the caller's own rows, or not
+// at all. Errors as `DurableScheduler::ScheduleBatch()`; on AlreadyExists
+// earlier rows of the call are not undone: roll the transaction back. The
+// store must exist (a `DurableScheduler` created it) with `slot_count`
+// slots. Thread-compatible (as `conn` is).
+absl::Status ScheduleInTransaction(PGconn* conn,
+                                   absl::Span<const ScheduleRequest> requests,
+                                   int slot_count = 1024,
+                                   int64_t max_id_bytes = 1024,
+                                   int64_t max_payload_bytes = 16 << 20);
+
+}  // namespace timingwheel
+
+#endif  // TIMINGWHEEL_DURABLE_DURABLE_SCHEDULER_H_

@@ -1,0 +1,60 @@
+// Copyright 2026 The timingwheel Authors.
+//
+// fire_batch.h
+// -----------------------------------------------------------------------------
+//
+// The pieces of one fired batch that are not SQL: running an attempt's
+// handler (an error or an exception is a failure, never a crash), turning
+// its result into the outcome the completion statement records (SUCCESS, a
+// retry after backoff, or FAILED after the last attempt), and converting
+// database due times to the process's clock without ever firing early.
+
+#ifndef TIMINGWHEEL_DURABLE_FIRE_BATCH_H_
+#define TIMINGWHEEL_DURABLE_FIRE_BATCH_H_
+
+#include <cstdint>
+#include <functional>
+
+#include "absl/status/status.h"
+#include "absl/time/time.h"
+#include "durable/store.h"
+#include "durable/task.h"
+
+namespace timingwheel {
+namespace durable_internal {
+
+// RunHandler()
+//
+// Calls `handler(task)`; an exception becomes `absl::InternalError`.
+absl::Status RunHandler(
+    const std::function<absl::Status(const DurableTask&)>& handler,
+    const DurableTask& task);
+
+// BackoffFor()
+//
+// The delay before retrying after failed attempt number `attempt` (>= 1).
+absl::Duration BackoffFor(const RetryPolicy& policy, int attempt);
+
+// MakeCompletion()
+//
+// The completion of attempt `started` that ended with `result`.
+Completion MakeCompletion(const Started& started, const absl::Status& result,
+                          const RetryPolicy& policy);
+
+// LocalDueNanos()
+//
+// Converts `due_us` (database clock) to the process clock, given that a
+// statement that read the database's clock as `db_now_us` returned at
+// `local_after_nanos` on the process clock. The database read happened
+// before that return, so the database's clock is at least
+// `db_now + (t - local_after)` at local time t: firing at the result is
+// never early on the database's clock.
+inline int64_t LocalDueNanos(int64_t due_us, int64_t db_now_us,
+                             int64_t local_after_nanos) {
+  return local_after_nanos + (due_us - db_now_us) * 1000;
+}
+
+}  // namespace durable_internal
+}  // namespace timingwheel
+
+#endif  // TIMINGWHEEL_DURABLE_FIRE_BATCH_H_

@@ -1,0 +1,746 @@
+// Copyright 2026 The timingwheel Authors.
+//
+// Every SQL statement of the durable tier. Each is constant text with $n
+// parameters; see store.h for the schema and the contract of each.
+
+#include "durable/store.h"
+
+#include <poll.h>
+
+#include <cstdlib>
+#include <utility>
+
+#include "absl/strings/numbers.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_split.h"
+#include "durable/pg_params.h"
+#include "libpq-fe.h"
+
+namespace timingwheel {
+namespace durable_internal {
+namespace {
+
+// Serializes schema creation between processes (an arbitrary constant).
+constexpr int64_t kSchemaLockKey = 0x74775f736368656dLL;  // "tw_schem"
+
+constexpr char kSchemaDdl[] = R"sql(
+CREATE TABLE tw_meta (
+  key text PRIMARY KEY,
+  value bigint NOT NULL);
+CREATE FUNCTION tw_now_us() RETURNS bigint LANGUAGE sql VOLATILE AS
+  $$ SELECT (extract(epoch FROM clock_timestamp()) * 1000000)::bigint $$;
+CREATE TABLE tw_timer (
+  task_id bytea PRIMARY KEY,
+  slot integer NOT NULL,
+  due_us bigint NOT NULL,
+  state smallint NOT NULL,
+  version bigint NOT NULL DEFAULT 0,
+  epoch bigint NOT NULL DEFAULT 0,
+  attempt integer NOT NULL DEFAULT 0,
+  payload bytea NOT NULL,
+  last_error bytea,
+  finished_us bigint);
+CREATE INDEX tw_timer_live ON tw_timer (slot, due_us) WHERE state < 3;
+CREATE INDEX tw_timer_finished ON tw_timer (slot, finished_us)
+  WHERE state >= 3;
+CREATE TABLE tw_slot_lease (
+  slot integer PRIMARY KEY,
+  owner text,
+  epoch bigint NOT NULL DEFAULT 0,
+  lease_until_us bigint NOT NULL DEFAULT 0);
+CREATE TABLE tw_node (
+  node_id text PRIMARY KEY,
+  heartbeat_us bigint NOT NULL);
+)sql";
+
+// States as stored (TaskState's values).
+static_assert(static_cast<int>(TaskState::kPending) == 0, "");
+static_assert(static_cast<int>(TaskState::kScheduled) == 1, "");
+static_assert(static_cast<int>(TaskState::kRunning) == 2, "");
+static_assert(static_cast<int>(TaskState::kSuccess) == 3, "");
+static_assert(static_cast<int>(TaskState::kFailed) == 4, "");
+
+// Rows in (always PENDING), the rows inserted out, each flagged when its
+// slot is the inserter's and it is due within the inserter's horizon (the
+// inserter then loads it at once). Rows due within the notify window in
+// slots of other owners wake those owners at commit (pg_notify).
+constexpr char kInsertSql[] = R"sql(
+WITH n AS (SELECT tw_now_us() AS now),
+input AS (
+  SELECT i.task_id, i.slot, i.payload,
+         CASE WHEN i.relative THEN n.now + i.due ELSE i.due END AS due_us
+  FROM unnest($1::bytea[], $2::int4[], $3::int8[], $4::bool[], $5::bytea[])
+         AS i(task_id, slot, due, relative, payload), n
+  WHERE (SELECT value FROM tw_meta WHERE key = 'slot_count') = $6),
+ins AS (
+  INSERT INTO tw_timer (task_id, slot, due_us, state, payload)
+  SELECT task_id, slot, due_us, 0, payload FROM input
+  ON CONFLICT (task_id) DO NOTHING
+  RETURNING task_id, slot, due_us),
+flagged AS (
+  SELECT ins.task_id, ins.slot, ins.due_us,
+         coalesce(l.owner = $7 AND l.lease_until_us > n.now, false) AS mine
+  FROM ins JOIN tw_slot_lease l ON l.slot = ins.slot, n),
+notified AS (
+  SELECT pg_notify('timingwheel', string_agg(DISTINCT slot::text, ','))
+  FROM flagged WHERE NOT mine AND due_us < (SELECT now FROM n) + $9
+  HAVING count(*) > 0)
+SELECT task_id, slot, due_us,
+       mine AND due_us < (SELECT now FROM n) + $8,
+       (SELECT now FROM n), (SELECT count(*) FROM notified)
+FROM flagged
+)sql";
+
+// For ids that were not inserted: does the stored row match the request?
+constexpr char kConflictSql[] = R"sql(
+SELECT i.task_id, t.task_id IS NOT NULL,
+       coalesce(t.payload = i.payload AND (i.relative OR t.due_us = i.due),
+                false)
+FROM unnest($1::bytea[], $2::int8[], $3::bool[], $4::bytea[])
+       AS i(task_id, due, relative, payload)
+LEFT JOIN tw_timer t ON t.task_id = i.task_id
+)sql";
+
+constexpr char kCancelSql[] = R"sql(
+DELETE FROM tw_timer WHERE task_id = $1 AND state < 2 RETURNING slot
+)sql";
+
+constexpr char kGetSql[] = R"sql(
+SELECT state, attempt, due_us, slot, last_error FROM tw_timer
+WHERE task_id = $1
+)sql";
+
+constexpr char kHeartbeatSql[] = R"sql(
+WITH n AS (SELECT tw_now_us() AS now),
+hb AS (
+  INSERT INTO tw_node (node_id, heartbeat_us) SELECT $1, now FROM n
+  ON CONFLICT (node_id) DO UPDATE SET heartbeat_us = EXCLUDED.heartbeat_us
+  RETURNING node_id)
+SELECT 1 + (SELECT count(*) FROM tw_node, n
+            WHERE heartbeat_us > n.now - $2 AND node_id <> $1)
+FROM hb
+)sql";
+
+constexpr char kRenewSql[] = R"sql(
+WITH n AS (SELECT tw_now_us() AS now)
+UPDATE tw_slot_lease l SET lease_until_us = n.now + $4
+FROM unnest($2::int4[], $3::int8[]) AS m(slot, epoch), n
+WHERE l.slot = m.slot AND l.epoch = m.epoch AND l.owner = $1
+  AND l.lease_until_us > n.now
+RETURNING l.slot
+)sql";
+
+// Takes free or expired slots (SKIP LOCKED: concurrent takers get disjoint
+// slots), bumps their epochs, and re-stamps their unfinished claimed rows.
+constexpr char kAcquireSql[] = R"sql(
+WITH cand AS (
+  SELECT slot FROM tw_slot_lease
+  WHERE owner IS NULL OR lease_until_us <= tw_now_us()
+  ORDER BY slot LIMIT $2
+  FOR UPDATE SKIP LOCKED),
+got AS (
+  UPDATE tw_slot_lease l
+  SET owner = $1, epoch = l.epoch + 1, lease_until_us = tw_now_us() + $3
+  FROM cand WHERE l.slot = cand.slot
+  RETURNING l.slot, l.epoch),
+restamped AS (
+  UPDATE tw_timer t
+  SET state = CASE WHEN t.state = 2 AND t.attempt >= $4 THEN 4 ELSE 0 END,
+      finished_us = CASE WHEN t.state = 2 AND t.attempt >= $4
+                         THEN tw_now_us() END,
+      epoch = got.epoch, version = t.version + 1
+  FROM got WHERE t.slot = got.slot AND t.state IN (1, 2)
+  RETURNING 1)
+SELECT slot, epoch, (SELECT count(*) FROM restamped) FROM got
+)sql";
+
+constexpr char kReleaseSql[] = R"sql(
+UPDATE tw_slot_lease l SET owner = NULL, lease_until_us = 0
+FROM unnest($2::int4[], $3::int8[]) AS m(slot, epoch)
+WHERE l.slot = m.slot AND l.epoch = m.epoch AND l.owner = $1
+)sql";
+
+// After a lost connection: this owner's RUNNING rows that no handler of its
+// own is running (the fire statement committed, its reply was lost) go back
+// to PENDING (or FAILED with their attempts used up).
+constexpr char kRequeueOrphansSql[] = R"sql(
+UPDATE tw_timer t
+SET state = CASE WHEN t.attempt >= $5 THEN 4 ELSE 0 END,
+    finished_us = CASE WHEN t.attempt >= $5 THEN tw_now_us() END,
+    version = t.version + 1
+FROM unnest($2::int4[], $3::int8[]) AS m(slot, epoch), tw_slot_lease l
+WHERE t.slot = m.slot AND t.epoch = m.epoch AND t.state = 2
+  AND l.slot = m.slot AND l.epoch = m.epoch AND l.owner = $1
+  AND NOT (t.task_id = ANY($4::bytea[]))
+)sql";
+
+constexpr char kRemoveNodeSql[] = R"sql(
+DELETE FROM tw_node WHERE node_id = $1
+)sql";
+
+// The horizon load: one statement for all the slots this node holds.
+constexpr char kClaimSql[] = R"sql(
+WITH n AS (SELECT tw_now_us() AS now),
+mine AS (
+  SELECT l.slot, l.epoch
+  FROM tw_slot_lease l
+  JOIN unnest($2::int4[], $3::int8[]) AS m(slot, epoch)
+    ON l.slot = m.slot AND l.epoch = m.epoch, n
+  WHERE l.owner = $1 AND l.lease_until_us > n.now),
+c AS (
+  SELECT t.task_id, mine.epoch
+  FROM tw_timer t JOIN mine ON t.slot = mine.slot
+  WHERE t.state = 0 AND t.due_us < (SELECT now FROM n) + $4
+  ORDER BY t.due_us LIMIT $5
+  FOR UPDATE OF t SKIP LOCKED)
+UPDATE tw_timer t SET state = 1, epoch = c.epoch, version = t.version + 1
+FROM c WHERE t.task_id = c.task_id
+RETURNING t.task_id, t.slot, t.due_us, t.epoch, (SELECT now FROM n)
+)sql";
+
+// The fire CAS: SCHEDULED -> RUNNING for the due rows, claimed under their
+// slot's current epoch, of slots this node holds under a valid lease; and
+// the rows that are not due yet on the database's clock. Ids are matched
+// with `= ANY($2)` (an index or hashed lookup whatever the table's
+// statistics say: a join on a freshly filled table can turn into a nested
+// loop of sequential scans).
+constexpr char kStartSql[] = R"sql(
+WITH n AS (SELECT tw_now_us() AS now),
+run AS (
+  UPDATE tw_timer t
+  SET state = 2, attempt = t.attempt + 1, version = t.version + 1
+  FROM tw_slot_lease l, n
+  WHERE t.task_id = ANY($2::bytea[]) AND t.state = 1
+    AND l.slot = t.slot AND l.epoch = t.epoch AND l.owner = $1
+    AND l.lease_until_us > n.now AND t.due_us <= n.now
+  RETURNING t.task_id, t.payload, t.attempt, t.version, t.due_us, t.slot,
+            t.epoch),
+early AS (
+  SELECT t.task_id, t.slot, t.due_us, t.epoch
+  FROM tw_timer t, n
+  WHERE t.task_id = ANY($2::bytea[]) AND t.state = 1 AND t.due_us > n.now)
+SELECT true, task_id, payload, attempt, version, due_us, slot, epoch,
+       (SELECT now FROM n) FROM run
+UNION ALL
+SELECT false, task_id, NULL, 0, 0, due_us, slot, epoch, (SELECT now FROM n)
+FROM early
+)sql";
+
+// Outcomes of a batch: compare-and-set on RUNNING and the attempt's version.
+constexpr char kCompleteSql[] = R"sql(
+WITH n AS (SELECT tw_now_us() AS now),
+c AS (
+  SELECT * FROM unnest($1::bytea[], $2::int8[], $3::int2[], $4::int8[],
+                       $5::bytea[])
+    AS c(task_id, version, outcome, backoff_us, error))
+UPDATE tw_timer t
+SET state = CASE c.outcome WHEN 0 THEN 3 WHEN 2 THEN 4
+                 ELSE CASE WHEN c.backoff_us < $6 THEN 1 ELSE 0 END END,
+    due_us = CASE WHEN c.outcome = 1 THEN n.now + c.backoff_us
+                  ELSE t.due_us END,
+    finished_us = CASE WHEN c.outcome = 1 THEN NULL ELSE n.now END,
+    last_error = CASE WHEN c.outcome = 0 THEN t.last_error ELSE c.error END,
+    version = t.version + 1
+FROM c, n
+WHERE t.task_id = ANY($1::bytea[]) AND t.task_id = c.task_id
+  AND t.state = 2 AND t.version = c.version
+RETURNING t.task_id, t.slot, t.state, t.due_us, t.epoch, n.now
+)sql";
+
+constexpr char kDeleteFinishedSql[] = R"sql(
+DELETE FROM tw_timer WHERE task_id IN (
+  SELECT task_id FROM tw_timer
+  WHERE slot = ANY($1::int4[]) AND state >= 3
+    AND finished_us < tw_now_us() - $2
+  LIMIT $3)
+)sql";
+
+bool IsConnectionError(const char* sqlstate) {
+  if (sqlstate == nullptr) return false;
+  absl::string_view code(sqlstate);
+  // Class 08: connection exception; 57P01-57P03: the server is shutting
+  // down, crashed or starting.
+  return absl::StartsWith(code, "08") || code == "57P01" || code == "57P02" ||
+         code == "57P03";
+}
+
+// Runs one statement. Unavailable when the connection is lost.
+absl::StatusOr<PgResult> Exec(PGconn* conn, const char* sql,
+                              const PgParams& params) {
+  PgResult result(PQexecParams(conn, sql, params.size(), params.types(),
+                               params.values(), params.lengths(),
+                               params.formats(), /*resultFormat=*/1));
+  ExecStatusType status = PQresultStatus(result.get());
+  if (status == PGRES_COMMAND_OK || status == PGRES_TUPLES_OK) {
+    return result;
+  }
+  const char* sqlstate = PQresultErrorField(result.get(), PG_DIAG_SQLSTATE);
+  std::string message =
+      result.get() != nullptr ? PQresultErrorMessage(result.get()) : "";
+  if (message.empty()) message = PQerrorMessage(conn);
+  while (!message.empty() && message.back() == '\n') message.pop_back();
+  if (PQstatus(conn) == CONNECTION_BAD || IsConnectionError(sqlstate)) {
+    return absl::UnavailableError(
+        absl::StrCat("PostgreSQL connection lost: ", message));
+  }
+  if (sqlstate != nullptr && absl::string_view(sqlstate) == "23505") {
+    return absl::AlreadyExistsError(message);
+  }
+  return absl::InternalError(absl::StrCat("PostgreSQL: ", message));
+}
+
+absl::StatusOr<PgResult> Exec(PGconn* conn, const char* sql) {
+  return Exec(conn, sql, PgParams());
+}
+
+// Runs constant SQL text holding several statements (the schema's DDL),
+// which only the simple query protocol accepts.
+absl::Status ExecScript(PGconn* conn, const char* sql) {
+  PgResult result(PQexec(conn, sql));
+  if (PQresultStatus(result.get()) == PGRES_COMMAND_OK) {
+    return absl::OkStatus();
+  }
+  std::string message = PQresultErrorMessage(result.get());
+  if (PQstatus(conn) == CONNECTION_BAD) {
+    return absl::UnavailableError(
+        absl::StrCat("PostgreSQL connection lost: ", message));
+  }
+  return absl::InternalError(absl::StrCat("PostgreSQL: ", message));
+}
+
+// Server notices (NOTICE, WARNING) are not errors; libpq would print them.
+void IgnoreNotice(void*, const char*) {}
+
+void SplitSlots(absl::Span<const SlotEpoch> owned, std::vector<int32_t>* slots,
+                std::vector<int64_t>* epochs) {
+  for (const SlotEpoch& s : owned) {
+    slots->push_back(s.slot);
+    epochs->push_back(s.epoch);
+  }
+}
+
+std::vector<WheelEntry> ReadEntries(const PgResult& r, int id_col) {
+  std::vector<WheelEntry> entries;
+  entries.reserve(r.rows());
+  for (int i = 0; i < r.rows(); ++i) {
+    WheelEntry e;
+    e.id = r.Bytes(i, id_col);
+    e.slot = static_cast<int>(r.Int(i, id_col + 1));
+    e.due_us = r.Int(i, id_col + 2);
+    e.epoch = r.Int(i, id_col + 3);
+    entries.push_back(std::move(e));
+  }
+  return entries;
+}
+
+}  // namespace
+
+std::string RedactedConnInfo(const std::string& conninfo) {
+  char* error = nullptr;
+  PQconninfoOption* options = PQconninfoParse(conninfo.c_str(), &error);
+  if (options == nullptr) {
+    PQfreemem(error);
+    return "(unparsable connection string)";
+  }
+  std::string out;
+  for (PQconninfoOption* o = options; o->keyword != nullptr; ++o) {
+    if (o->val == nullptr) continue;
+    absl::string_view key(o->keyword);
+    if (key == "host" || key == "hostaddr" || key == "port" ||
+        key == "dbname" || key == "user") {
+      absl::StrAppend(&out, out.empty() ? "" : " ", key, "=", o->val);
+    }
+  }
+  PQconninfoFree(options);
+  return out.empty() ? "(defaults)" : out;
+}
+
+absl::StatusOr<Claimed> InsertTasks(PGconn* conn, const Inserter& inserter,
+                                    absl::Span<const InsertRow> rows) {
+  std::vector<absl::string_view> ids, payloads;
+  std::vector<int32_t> slots;
+  std::vector<int64_t> dues;
+  std::vector<bool> relative;
+  for (const InsertRow& row : rows) {
+    ids.push_back(row.id);
+    payloads.push_back(row.payload);
+    slots.push_back(row.slot);
+    dues.push_back(row.due_or_delay_us);
+    relative.push_back(row.relative);
+  }
+  PgParams params;
+  params.BytesArray(ids)
+      .Int32Array(slots)
+      .Int64Array(dues)
+      .BoolArray(relative)
+      .BytesArray(payloads)
+      .Int64(inserter.slot_count)
+      .Text(inserter.node_id)
+      .Int64(inserter.horizon_us)
+      .Int64(inserter.notify_window_us);
+  absl::StatusOr<PgResult> inserted = Exec(conn, kInsertSql, params);
+  if (!inserted.ok()) return inserted.status();
+  Claimed claimed;
+  for (int i = 0; i < inserted->rows(); ++i) {
+    claimed.db_now_us = inserted->Int(i, 4);
+    if (inserted->Int(i, 3) != 0) {
+      WheelEntry e;
+      e.id = inserted->Bytes(i, 0);
+      e.slot = static_cast<int>(inserted->Int(i, 1));
+      e.due_us = inserted->Int(i, 2);
+      claimed.tasks.push_back(std::move(e));
+    }
+  }
+  if (inserted->rows() == static_cast<int>(rows.size())) return claimed;
+
+  // Some ids exist already (or the slot count is wrong): identical retries
+  // are fine, anything else is a conflict.
+  PgParams check;
+  check.BytesArray(ids).Int64Array(dues).BoolArray(relative).BytesArray(
+      payloads);
+  absl::StatusOr<PgResult> conflicts = Exec(conn, kConflictSql, check);
+  if (!conflicts.ok()) return conflicts.status();
+  for (int i = 0; i < conflicts->rows(); ++i) {
+    if (conflicts->Int(i, 1) == 0) {
+      return absl::FailedPreconditionError(
+          "task not stored: the store's slot count differs from the "
+          "scheduler's (or the schema is missing)");
+    }
+    if (conflicts->Int(i, 2) == 0) {
+      return absl::AlreadyExistsError(
+          "a task with this id exists with another payload or due time");
+    }
+  }
+  return claimed;
+}
+
+Store::~Store() { PQfinish(conn_); }
+
+absl::StatusOr<std::unique_ptr<Store>> Store::Connect(
+    const std::string& conninfo) {
+  std::string redacted = RedactedConnInfo(conninfo);
+  PGconn* conn = PQconnectdb(conninfo.c_str());
+  if (conn == nullptr) {
+    return absl::ResourceExhaustedError("libpq: out of memory");
+  }
+  if (PQstatus(conn) != CONNECTION_OK) {
+    std::string message = PQerrorMessage(conn);
+    PQfinish(conn);
+    while (!message.empty() && message.back() == '\n') message.pop_back();
+    return absl::UnavailableError(absl::StrCat("cannot connect to PostgreSQL (",
+                                               redacted, "): ", message));
+  }
+  PQsetNoticeProcessor(conn, &IgnoreNotice, nullptr);
+  return std::unique_ptr<Store>(new Store(conn, std::move(redacted)));
+}
+
+absl::Status Store::Reconnect() {
+  PQreset(conn_);
+  if (PQstatus(conn_) != CONNECTION_OK) {
+    std::string message = PQerrorMessage(conn_);
+    while (!message.empty() && message.back() == '\n') message.pop_back();
+    return absl::UnavailableError(absl::StrCat(
+        "cannot reconnect to PostgreSQL (", redacted_, "): ", message));
+  }
+  if (listening_) return Exec(conn_, "LISTEN timingwheel").status();
+  return absl::OkStatus();
+}
+
+absl::Status Store::EnsureSchema(int slot_count) {
+  absl::Status status = Exec(conn_, "BEGIN").status();
+  if (!status.ok()) return status;
+  auto fail = [&](absl::Status error) {
+    (void)Exec(conn_, "ROLLBACK");
+    return error;
+  };
+  absl::StatusOr<PgResult> r = Exec(conn_, "SELECT pg_advisory_xact_lock($1)",
+                                    PgParams().Int64(kSchemaLockKey));
+  if (!r.ok()) return fail(r.status());
+  r = Exec(conn_, "SELECT to_regclass('tw_meta') IS NOT NULL");
+  if (!r.ok()) return fail(r.status());
+  if (r->Int(0, 0) == 0) {
+    status = ExecScript(conn_, kSchemaDdl);
+    if (!status.ok()) return fail(status);
+    status = Exec(conn_,
+                  "INSERT INTO tw_meta VALUES ('schema_version', $1), "
+                  "('slot_count', $2)",
+                  PgParams().Int64(kSchemaVersion).Int64(slot_count))
+                 .status();
+    if (!status.ok()) return fail(status);
+    status = Exec(conn_,
+                  "INSERT INTO tw_slot_lease (slot) "
+                  "SELECT generate_series(0, $1 - 1)",
+                  PgParams().Int32(slot_count))
+                 .status();
+    if (!status.ok()) return fail(status);
+    return Exec(conn_, "COMMIT").status();
+  }
+  r = Exec(conn_,
+           "SELECT (SELECT value FROM tw_meta WHERE key = 'schema_version'), "
+           "(SELECT value FROM tw_meta WHERE key = 'slot_count')");
+  if (!r.ok()) return fail(r.status());
+  int64_t version = r->Int(0, 0);
+  int64_t stored_slots = r->Int(0, 1);
+  if (version > kSchemaVersion) {
+    return fail(absl::FailedPreconditionError(absl::StrCat(
+        "the database holds timingwheel schema version ", version,
+        ", newer than the version ", kSchemaVersion,
+        " this library understands: upgrade the library before pointing it "
+        "at this database")));
+  }
+  if (version != kSchemaVersion) {
+    return fail(absl::FailedPreconditionError(
+        absl::StrCat("unknown timingwheel schema version ", version,
+                     " (expected ", kSchemaVersion, ")")));
+  }
+  if (stored_slots != slot_count) {
+    return fail(absl::FailedPreconditionError(absl::StrCat(
+        "the store has ", stored_slots, " slots, the scheduler asks for ",
+        slot_count, ": the slot count is fixed when the store is created")));
+  }
+  return Exec(conn_, "COMMIT").status();
+}
+
+absl::StatusOr<Claimed> Store::Insert(const Inserter& inserter,
+                                      absl::Span<const InsertRow> rows) {
+  absl::Status status = Exec(conn_, "BEGIN").status();
+  if (!status.ok()) return status;
+  absl::StatusOr<Claimed> claimed = InsertTasks(conn_, inserter, rows);
+  if (!claimed.ok()) {
+    (void)Exec(conn_, "ROLLBACK");
+    return claimed.status();
+  }
+  status = Exec(conn_, "COMMIT").status();
+  if (!status.ok()) return status;
+  return claimed;
+}
+
+absl::StatusOr<bool> Store::Cancel(const std::string& id) {
+  absl::StatusOr<PgResult> r = Exec(conn_, kCancelSql, PgParams().Bytes(id));
+  if (!r.ok()) return r.status();
+  return r->rows() > 0;
+}
+
+absl::StatusOr<TaskInfo> Store::Get(const std::string& id) {
+  absl::StatusOr<PgResult> r = Exec(conn_, kGetSql, PgParams().Bytes(id));
+  if (!r.ok()) return r.status();
+  if (r->rows() == 0) return absl::NotFoundError("no task with this id");
+  TaskInfo info;
+  info.state = static_cast<TaskState>(r->Int(0, 0));
+  info.attempt = static_cast<int>(r->Int(0, 1));
+  info.due = absl::FromUnixMicros(r->Int(0, 2));
+  info.slot = static_cast<int>(r->Int(0, 3));
+  info.last_error = r->Bytes(0, 4);
+  return info;
+}
+
+absl::StatusOr<int64_t> Store::Heartbeat(const std::string& node,
+                                         int64_t ttl_us) {
+  absl::StatusOr<PgResult> r =
+      Exec(conn_, kHeartbeatSql, PgParams().Text(node).Int64(ttl_us));
+  if (!r.ok()) return r.status();
+  return r->rows() > 0 ? r->Int(0, 0) : 1;
+}
+
+absl::StatusOr<std::vector<int>> Store::Renew(const std::string& node,
+                                              absl::Span<const SlotEpoch> owned,
+                                              int64_t ttl_us) {
+  std::vector<int32_t> slots;
+  std::vector<int64_t> epochs;
+  SplitSlots(owned, &slots, &epochs);
+  absl::StatusOr<PgResult> r = Exec(
+      conn_, kRenewSql,
+      PgParams().Text(node).Int32Array(slots).Int64Array(epochs).Int64(ttl_us));
+  if (!r.ok()) return r.status();
+  std::vector<int> renewed;
+  for (int i = 0; i < r->rows(); ++i) {
+    renewed.push_back(static_cast<int>(r->Int(i, 0)));
+  }
+  return renewed;
+}
+
+absl::StatusOr<std::vector<SlotEpoch>> Store::Acquire(const std::string& node,
+                                                      int count, int64_t ttl_us,
+                                                      int max_attempts) {
+  absl::StatusOr<PgResult> r = Exec(
+      conn_, kAcquireSql,
+      PgParams().Text(node).Int64(count).Int64(ttl_us).Int32(max_attempts));
+  if (!r.ok()) return r.status();
+  std::vector<SlotEpoch> got;
+  for (int i = 0; i < r->rows(); ++i) {
+    got.push_back({static_cast<int>(r->Int(i, 0)), r->Int(i, 1)});
+  }
+  return got;
+}
+
+absl::Status Store::Release(const std::string& node,
+                            absl::Span<const SlotEpoch> slots) {
+  std::vector<int32_t> s;
+  std::vector<int64_t> e;
+  SplitSlots(slots, &s, &e);
+  return Exec(conn_, kReleaseSql,
+              PgParams().Text(node).Int32Array(s).Int64Array(e))
+      .status();
+}
+
+absl::StatusOr<int64_t> Store::RequeueOrphans(
+    const std::string& node, absl::Span<const SlotEpoch> owned,
+    const std::vector<std::string>& running_ids, int max_attempts) {
+  std::vector<int32_t> slots;
+  std::vector<int64_t> epochs;
+  SplitSlots(owned, &slots, &epochs);
+  std::vector<absl::string_view> ids(running_ids.begin(), running_ids.end());
+  absl::StatusOr<PgResult> r = Exec(conn_, kRequeueOrphansSql,
+                                    PgParams()
+                                        .Text(node)
+                                        .Int32Array(slots)
+                                        .Int64Array(epochs)
+                                        .BytesArray(ids)
+                                        .Int32(max_attempts));
+  if (!r.ok()) return r.status();
+  int64_t count = 0;
+  (void)absl::SimpleAtoi(PQcmdTuples(r->get()), &count);
+  return count;
+}
+
+absl::Status Store::RemoveNode(const std::string& node) {
+  return Exec(conn_, kRemoveNodeSql, PgParams().Text(node)).status();
+}
+
+absl::StatusOr<Claimed> Store::ClaimDue(const std::string& node,
+                                        absl::Span<const SlotEpoch> owned,
+                                        int64_t horizon_us, int64_t limit) {
+  std::vector<int32_t> slots;
+  std::vector<int64_t> epochs;
+  SplitSlots(owned, &slots, &epochs);
+  absl::StatusOr<PgResult> r = Exec(conn_, kClaimSql,
+                                    PgParams()
+                                        .Text(node)
+                                        .Int32Array(slots)
+                                        .Int64Array(epochs)
+                                        .Int64(horizon_us)
+                                        .Int64(limit));
+  if (!r.ok()) return r.status();
+  Claimed claimed;
+  claimed.tasks = ReadEntries(*r, 0);
+  if (r->rows() > 0) claimed.db_now_us = r->Int(0, 4);
+  return claimed;
+}
+
+absl::StatusOr<FireResult> Store::StartRunning(
+    const std::string& node, absl::Span<const WheelEntry> entries) {
+  std::vector<absl::string_view> ids;
+  for (const WheelEntry& e : entries) ids.push_back(e.id);
+  absl::StatusOr<PgResult> r =
+      Exec(conn_, kStartSql, PgParams().Text(node).BytesArray(ids));
+  if (!r.ok()) return r.status();
+  FireResult result;
+  for (int i = 0; i < r->rows(); ++i) {
+    result.db_now_us = r->Int(i, 8);
+    if (r->Int(i, 0) != 0) {
+      Started s;
+      s.task.id = r->Bytes(i, 1);
+      s.task.payload = r->Bytes(i, 2);
+      s.task.attempt = static_cast<int>(r->Int(i, 3));
+      s.version = r->Int(i, 4);
+      s.task.due = absl::FromUnixMicros(r->Int(i, 5));
+      s.slot = static_cast<int>(r->Int(i, 6));
+      s.epoch = r->Int(i, 7);
+      result.started.push_back(std::move(s));
+    } else {
+      WheelEntry e;
+      e.id = r->Bytes(i, 1);
+      e.due_us = r->Int(i, 5);
+      e.slot = static_cast<int>(r->Int(i, 6));
+      e.epoch = r->Int(i, 7);
+      result.not_due.push_back(std::move(e));
+    }
+  }
+  return result;
+}
+
+absl::StatusOr<CompleteResult> Store::Complete(
+    absl::Span<const Completion> completions, int64_t horizon_us) {
+  std::vector<absl::string_view> ids, errors;
+  std::vector<int64_t> versions, backoffs;
+  std::vector<int16_t> outcomes;
+  for (const Completion& c : completions) {
+    ids.push_back(c.id);
+    versions.push_back(c.version);
+    outcomes.push_back(static_cast<int16_t>(c.outcome));
+    backoffs.push_back(c.backoff_us);
+    errors.push_back(c.error);
+  }
+  absl::StatusOr<PgResult> r = Exec(conn_, kCompleteSql,
+                                    PgParams()
+                                        .BytesArray(ids)
+                                        .Int64Array(versions)
+                                        .Int16Array(outcomes)
+                                        .Int64Array(backoffs)
+                                        .BytesArray(errors)
+                                        .Int64(horizon_us));
+  if (!r.ok()) return r.status();
+  CompleteResult result;
+  result.written = r->rows();
+  for (int i = 0; i < r->rows(); ++i) {
+    result.db_now_us = r->Int(i, 5);
+    const int64_t state = r->Int(i, 2);
+    if (state == static_cast<int>(TaskState::kSuccess)) {
+      ++result.succeeded;
+    } else if (state == static_cast<int>(TaskState::kFailed)) {
+      ++result.failed;
+    } else {
+      ++result.retried;
+    }
+    if (state == static_cast<int>(TaskState::kScheduled)) {
+      WheelEntry e;
+      e.id = r->Bytes(i, 0);
+      e.slot = static_cast<int>(r->Int(i, 1));
+      e.due_us = r->Int(i, 3);
+      e.epoch = r->Int(i, 4);
+      result.retries.push_back(std::move(e));
+    }
+  }
+  return result;
+}
+
+absl::StatusOr<int64_t> Store::DeleteFinished(absl::Span<const SlotEpoch> owned,
+                                              int64_t retain_us,
+                                              int64_t limit) {
+  std::vector<int32_t> slots;
+  std::vector<int64_t> epochs;
+  SplitSlots(owned, &slots, &epochs);
+  absl::StatusOr<PgResult> r =
+      Exec(conn_, kDeleteFinishedSql,
+           PgParams().Int32Array(slots).Int64(retain_us).Int64(limit));
+  if (!r.ok()) return r.status();
+  int64_t deleted = 0;
+  (void)absl::SimpleAtoi(PQcmdTuples(r->get()), &deleted);
+  return deleted;
+}
+
+absl::Status Store::Listen() {
+  absl::Status status = Exec(conn_, "LISTEN timingwheel").status();
+  if (status.ok()) listening_ = true;
+  return status;
+}
+
+int Store::socket() const { return PQsocket(conn_); }
+
+absl::Status Store::DrainNotifications(std::vector<int>* slots) {
+  if (PQconsumeInput(conn_) == 0) {
+    return absl::UnavailableError(
+        absl::StrCat("PostgreSQL connection lost: ", PQerrorMessage(conn_)));
+  }
+  while (PGnotify* note = PQnotifies(conn_)) {
+    for (absl::string_view part : absl::StrSplit(note->extra, ',')) {
+      int slot = 0;
+      if (absl::SimpleAtoi(part, &slot)) slots->push_back(slot);
+    }
+    PQfreemem(note);
+  }
+  return absl::OkStatus();
+}
+
+}  // namespace durable_internal
+}  // namespace timingwheel

@@ -1,0 +1,256 @@
+// Copyright 2026 The timingwheel Authors.
+//
+// store.h
+// -----------------------------------------------------------------------------
+//
+// Every SQL statement of the durable tier, in one place, over one libpq
+// connection. Nothing from a caller reaches SQL text: every statement is
+// constant and parameterized (`PQexecParams` with binary parameters; batches
+// travel as binary arrays), and ids and payloads are bytes (`bytea`).
+//
+// The schema (versioned; see `kSchemaVersion`) has four tables:
+//   tw_meta(key, value)                  schema_version, slot_count
+//   tw_timer(task_id PK, slot, due_us, state, version, epoch, attempt,
+//            payload, last_error, finished_us)
+//            partial index (slot, due_us) WHERE state < 3 (not finished)
+//   tw_slot_lease(slot PK, owner, epoch, lease_until_us)
+//   tw_node(node_id PK, heartbeat_us)
+// Times are microseconds since the Unix epoch on the database's clock
+// (`tw_now_us()`, which reads `clock_timestamp()`), the only time authority.
+//
+// Errors: `absl::UnavailableError` when the connection is lost (the caller
+// may `Reconnect()` and retry), `absl::AlreadyExistsError` for a duplicate
+// id, `absl::FailedPreconditionError` for a schema this library cannot use,
+// `absl::InternalError` otherwise. No message contains the connection
+// string's password.
+//
+// Thread safety: a `Store` is thread-compatible (one thread at a time; the
+// scheduler guards each of its stores with a mutex).
+
+#ifndef TIMINGWHEEL_DURABLE_STORE_H_
+#define TIMINGWHEEL_DURABLE_STORE_H_
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "absl/types/span.h"
+#include "durable/task.h"
+
+typedef struct pg_conn PGconn;
+
+namespace timingwheel {
+namespace durable_internal {
+
+// The schema version this library creates and understands.
+inline constexpr int64_t kSchemaVersion = 1;
+
+// SlotEpoch: a slot and the epoch under which this process holds it.
+struct SlotEpoch {
+  int slot = 0;
+  int64_t epoch = 0;
+};
+
+// A task claimed into (or inserted straight into) an owner's wheel.
+struct WheelEntry {
+  std::string id;
+  int slot = 0;
+  int64_t due_us = 0;
+  int64_t epoch = 0;
+};
+
+// What a statement that claims tasks returns: the tasks, and the database's
+// clock when it ran (to convert due times to the process's clock).
+struct Claimed {
+  std::vector<WheelEntry> tasks;
+  int64_t db_now_us = 0;
+};
+
+// A row to insert. `due_or_delay_us` is absolute (microseconds since the
+// Unix epoch) unless `relative`, when it is a delay after the database's now.
+struct InsertRow {
+  std::string id;
+  std::string payload;
+  int slot = 0;
+  int64_t due_or_delay_us = 0;
+  bool relative = false;
+};
+
+// Who inserts. Rows are always inserted PENDING; rows in the inserter's own
+// slots due within its horizon are returned (it loads them at once), rows
+// of other owners due within the notify window notify them at commit.
+struct Inserter {
+  std::string node_id;  // Empty: a plain client, never an owner.
+  int64_t horizon_us = 0;
+  int64_t notify_window_us = 0;
+  int slot_count = 0;  // Checked against the store's.
+};
+
+// A task moved to RUNNING for one attempt.
+struct Started {
+  DurableTask task;
+  int slot = 0;
+  int64_t epoch = 0;
+  int64_t version = 0;
+};
+
+// The result of the fire statement: the attempts to run now, and the tasks
+// the database says are not due yet (the process's clock ran ahead).
+struct FireResult {
+  std::vector<Started> started;
+  std::vector<WheelEntry> not_due;
+  int64_t db_now_us = 0;
+};
+
+// How an attempt ended.
+enum class Outcome : int16_t { kSuccess = 0, kRetry = 1, kFailed = 2 };
+
+struct Completion {
+  std::string id;
+  int64_t version = 0;
+  Outcome outcome = Outcome::kSuccess;
+  int64_t backoff_us = 0;  // For kRetry: the retry is due this much later.
+  std::string error;       // For kRetry and kFailed.
+};
+
+struct CompleteResult {
+  int64_t written = 0;              // Rows whose version still matched:
+  int64_t succeeded = 0;            //   now SUCCESS,
+  int64_t failed = 0;               //   now FAILED,
+  int64_t retried = 0;              //   retries (SCHEDULED or PENDING).
+  std::vector<WheelEntry> retries;  // Retries due within the horizon,
+  int64_t db_now_us = 0;            // already SCHEDULED for this owner.
+};
+
+// InsertTasks()
+//
+// Inserts `rows` on `conn` without opening a transaction (so it joins the
+// caller's, if one is open), notifying the owners of rows due soon
+// (`pg_notify`, delivered at commit). A row whose id exists already is not
+// an error if it is an identical retry (same payload and, for an absolute
+// due time, same due time); otherwise returns `absl::AlreadyExistsError`
+// (the rows inserted before are not undone: roll back the transaction).
+// Returns (in `tasks`) the rows due soon in the inserter's own slots.
+absl::StatusOr<Claimed> InsertTasks(PGconn* conn, const Inserter& inserter,
+                                    absl::Span<const InsertRow> rows);
+
+// RedactedConnInfo()
+//
+// Describes a connection string without its password (host, port, dbname,
+// user), for error messages.
+std::string RedactedConnInfo(const std::string& conninfo);
+
+// Store
+//
+// One connection to the database and the statements of the durable tier.
+class Store {
+ public:
+  // Store::Connect()
+  //
+  // Connects to `conninfo`; `absl::UnavailableError` (without the password)
+  // when the database cannot be reached.
+  static absl::StatusOr<std::unique_ptr<Store>> Connect(
+      const std::string& conninfo);
+
+  ~Store();
+  Store(const Store&) = delete;
+  Store& operator=(const Store&) = delete;
+
+  // Store::Reconnect()
+  //
+  // Re-establishes a lost connection (and its LISTEN). Unavailable when the
+  // database is still unreachable.
+  absl::Status Reconnect();
+
+  // Store::EnsureSchema()
+  //
+  // Creates the schema with `slot_count` slots, or checks the existing one:
+  // FailedPrecondition for a newer schema version or another slot count.
+  // Serialized between processes by an advisory lock.
+  absl::Status EnsureSchema(int slot_count);
+
+  // Client statements.
+  absl::StatusOr<Claimed> Insert(const Inserter& inserter,
+                                 absl::Span<const InsertRow> rows);
+  // Deletes the task if it is PENDING or SCHEDULED; returns whether it did.
+  absl::StatusOr<bool> Cancel(const std::string& id);
+  // NotFound when no such task is stored.
+  absl::StatusOr<TaskInfo> Get(const std::string& id);
+
+  // Leases. Heartbeat() records this node as live and returns the number of
+  // live nodes (heartbeat within `ttl_us`), this one included.
+  absl::StatusOr<int64_t> Heartbeat(const std::string& node, int64_t ttl_us);
+  // Extends the leases of `owned` that are still this node's under the same
+  // epoch; returns the slots renewed (the others are lost).
+  absl::StatusOr<std::vector<int>> Renew(const std::string& node,
+                                         absl::Span<const SlotEpoch> owned,
+                                         int64_t ttl_us);
+  // Takes up to `count` free or expired slots, incrementing their epochs and
+  // re-stamping their SCHEDULED and RUNNING tasks as PENDING under the new
+  // epoch (RUNNING ones whose attempts are used up become FAILED). One
+  // statement.
+  absl::StatusOr<std::vector<SlotEpoch>> Acquire(const std::string& node,
+                                                 int count, int64_t ttl_us,
+                                                 int max_attempts);
+  // Gives `slots` up at once (owner cleared, lease expired).
+  absl::Status Release(const std::string& node,
+                       absl::Span<const SlotEpoch> slots);
+  absl::Status RemoveNode(const std::string& node);
+  // After a lost connection: moves this node's RUNNING rows of `owned`
+  // whose ids are not in `running_ids` back to PENDING (FAILED when their
+  // attempts are used up). Returns how many.
+  absl::StatusOr<int64_t> RequeueOrphans(
+      const std::string& node, absl::Span<const SlotEpoch> owned,
+      const std::vector<std::string>& running_ids, int max_attempts);
+
+  // Horizon load: claims the PENDING tasks of `owned` (still this node's,
+  // same epochs, lease valid) due before now + `horizon_us` as SCHEDULED,
+  // up to `limit` of them, in one statement.
+  absl::StatusOr<Claimed> ClaimDue(const std::string& node,
+                                   absl::Span<const SlotEpoch> owned,
+                                   int64_t horizon_us, int64_t limit);
+
+  // Fire: moves the given SCHEDULED tasks that are due on the database's
+  // clock to RUNNING (attempt + 1) if this node holds their slot, under a
+  // valid lease, in the epoch they were claimed in (a takeover re-stamps
+  // them, so a former owner matches nothing). One statement.
+  absl::StatusOr<FireResult> StartRunning(const std::string& node,
+                                          absl::Span<const WheelEntry> entries);
+
+  // Records the outcomes of a batch of attempts (compare-and-set on state
+  // RUNNING and version). Retries due within `horizon_us` go straight back
+  // to SCHEDULED (same epoch). One statement.
+  absl::StatusOr<CompleteResult> Complete(
+      absl::Span<const Completion> completions, int64_t horizon_us);
+
+  // Deletes up to `limit` SUCCESS/FAILED rows of `owned` that finished
+  // before now - `retain_us`; returns how many.
+  absl::StatusOr<int64_t> DeleteFinished(absl::Span<const SlotEpoch> owned,
+                                         int64_t retain_us, int64_t limit);
+
+  // Notifications (LISTEN timingwheel; payloads are comma-separated slots).
+  absl::Status Listen();
+  // The connection's socket, to poll for notifications (-1 when broken).
+  int socket() const;
+  // Reads what arrived on the socket; appends the slots notified.
+  absl::Status DrainNotifications(std::vector<int>* slots);
+
+  PGconn* conn() { return conn_; }
+
+ private:
+  Store(PGconn* conn, std::string redacted)
+      : conn_(conn), redacted_(std::move(redacted)) {}
+
+  PGconn* conn_;
+  const std::string redacted_;
+  bool listening_ = false;
+};
+
+}  // namespace durable_internal
+}  // namespace timingwheel
+
+#endif  // TIMINGWHEEL_DURABLE_STORE_H_

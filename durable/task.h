@@ -1,0 +1,94 @@
+// Copyright 2026 The timingwheel Authors.
+//
+// task.h
+// -----------------------------------------------------------------------------
+//
+// The value types of the durable tier, shared by its public API and its
+// store. This file defines:
+//
+//   * `TaskState`: PENDING, SCHEDULED, RUNNING, SUCCESS, FAILED.
+//   * `DurableTask`: what a handler receives for one attempt.
+//   * `TaskInfo`: what `DurableScheduler::Get()` reports about a task.
+//   * `ScheduleRequest`: one task to schedule (id, due time, payload).
+//   * `RetryPolicy`: how many attempts, and the backoff between them.
+
+#ifndef TIMINGWHEEL_DURABLE_TASK_H_
+#define TIMINGWHEEL_DURABLE_TASK_H_
+
+#include <cstdint>
+#include <string>
+
+#include "absl/time/time.h"
+
+namespace timingwheel {
+
+// TaskState
+//
+// The states of a stored task. Every transition is one compare-and-set
+// statement in the database.
+enum class TaskState : int {
+  kPending = 0,    // In the table only (due beyond the owner's horizon, or
+                   // its slot has no live owner yet).
+  kScheduled = 1,  // Claimed into its slot owner's wheel (stamped with the
+                   // owner's epoch).
+  kRunning = 2,    // A handler attempt is running.
+  kSuccess = 3,    // A handler attempt succeeded. Final.
+  kFailed = 4,     // The last allowed attempt failed. Final.
+};
+
+// TaskStateName()
+//
+// Returns "PENDING", "SCHEDULED", ... for `state`.
+const char* TaskStateName(TaskState state);
+
+// DurableTask
+//
+// One attempt of a task, as handed to the handler. `(id, attempt)` is the
+// idempotency key: delivery is at least once, and the one window in which an
+// attempt can run twice is "handler finished, its SUCCESS not yet committed,
+// process killed" (the next owner runs it again with a higher attempt).
+struct DurableTask {
+  std::string id;       // Bytes, as scheduled (may hold any byte).
+  std::string payload;  // Bytes, as scheduled.
+  int attempt = 0;      // 1 for the first run, 2 for the first retry, ...
+  absl::Time due;       // When this attempt was due (database clock).
+};
+
+// TaskInfo
+//
+// A stored task, as `DurableScheduler::Get()` reports it.
+struct TaskInfo {
+  TaskState state = TaskState::kPending;
+  int attempt = 0;         // Attempts started so far.
+  absl::Time due;          // The current due time (of the next retry, if any).
+  int slot = 0;            // The slot the id hashes to.
+  std::string last_error;  // The last failed attempt's message, if any.
+};
+
+// ScheduleRequest
+//
+// One task to schedule. The due time is either `due` (absolute, on the
+// database's clock) or, when `due` is `absl::InfinitePast()`, `delay` after
+// the database's `now()` when the row is inserted.
+struct ScheduleRequest {
+  std::string id;
+  std::string payload;
+  absl::Duration delay = absl::ZeroDuration();
+  absl::Time due = absl::InfinitePast();
+};
+
+// RetryPolicy
+//
+// A failed attempt (the handler returned an error or threw) is retried after
+// `initial_backoff * multiplier^(attempt - 1)`, capped at `max_backoff`,
+// until `max_attempts` attempts have run; the task is then FAILED.
+struct RetryPolicy {
+  int max_attempts = 3;  // At least 1.
+  absl::Duration initial_backoff = absl::Seconds(1);
+  double multiplier = 2.0;  // At least 1.
+  absl::Duration max_backoff = absl::Minutes(10);
+};
+
+}  // namespace timingwheel
+
+#endif  // TIMINGWHEEL_DURABLE_TASK_H_

@@ -1,0 +1,289 @@
+// Copyright 2026 The timingwheel Authors.
+//
+// The store against a real PostgreSQL: schema creation and version checks,
+// byte-exact ids and payloads (hostile ones too), fencing by epoch, and
+// errors that never show the password.
+
+#include "durable/store.h"
+
+#include <memory>
+#include <string>
+
+#include "absl/strings/str_cat.h"
+#include "durable/request.h"
+#include "durable/testing/postgres_fixture.h"
+#include "gtest/gtest.h"
+
+namespace timingwheel {
+namespace durable_internal {
+namespace {
+
+using durable_testing::ExecSql;
+using durable_testing::QueryInt;
+using durable_testing::TestDatabase;
+
+class StoreTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    auto db = TestDatabase::Create();
+    ASSERT_TRUE(db.ok()) << db.status();
+    db_ = *std::move(db);
+    auto store = Store::Connect(db_->conninfo());
+    ASSERT_TRUE(store.ok()) << store.status();
+    store_ = *std::move(store);
+    absl::Status schema = store_->EnsureSchema(kSlots);
+    ASSERT_TRUE(schema.ok()) << schema;
+  }
+
+  InsertRow Row(const std::string& id, const std::string& payload,
+                int64_t delay_us = 0) {
+    ScheduleRequest request;
+    request.id = id;
+    request.payload = payload;
+    request.delay = absl::Microseconds(delay_us);
+    auto row = ToInsertRow(request, kSlots, RequestLimits());
+    EXPECT_TRUE(row.ok()) << row.status();
+    return *row;
+  }
+
+  Inserter Client() {
+    Inserter inserter;
+    inserter.slot_count = kSlots;
+    return inserter;
+  }
+
+  static constexpr int kSlots = 16;
+  std::unique_ptr<TestDatabase> db_;
+  std::unique_ptr<Store> store_;
+};
+
+TEST_F(StoreTest, SchemaIsCreatedOnceAndChecked) {
+  EXPECT_EQ(*QueryInt(db_->conninfo(), "SELECT count(*) FROM tw_slot_lease"),
+            kSlots);
+  // A second creator finds it and agrees.
+  EXPECT_TRUE(store_->EnsureSchema(kSlots).ok());
+  // Another slot count is refused.
+  absl::Status other = store_->EnsureSchema(kSlots * 2);
+  EXPECT_TRUE(absl::IsFailedPrecondition(other)) << other;
+  EXPECT_NE(other.message().find("slot"), absl::string_view::npos);
+}
+
+TEST_F(StoreTest, NewerSchemaIsRefused) {
+  ASSERT_TRUE(ExecSql(db_->conninfo(),
+                      "UPDATE tw_meta SET value = 2 WHERE key = "
+                      "'schema_version'")
+                  .ok());
+  absl::Status status = store_->EnsureSchema(kSlots);
+  EXPECT_TRUE(absl::IsFailedPrecondition(status)) << status;
+  EXPECT_NE(status.message().find("newer"), absl::string_view::npos) << status;
+}
+
+TEST_F(StoreTest, HostileIdsAndPayloadsRoundTripByteExact) {
+  const std::string nul_id("a\0b'; DROP TABLE tw_timer; --", 30);
+  const std::string hostile[] = {
+      "it's",           "back\\slash\\\\",    "\"quoted\"",
+      nul_id,           std::string("\0", 1), "$1",
+      "'\\x00'::bytea", "\xff\xfe not utf-8"};
+  const std::string big_payload(1 << 20, '\0');
+  std::string payload_with_everything = "'\\\"" + std::string("\0\0", 2);
+  for (const std::string& id : hostile) {
+    InsertRow row =
+        Row(id, id == nul_id ? big_payload : payload_with_everything + id);
+    ASSERT_TRUE(store_->Insert(Client(), {&row, 1}).ok()) << id;
+  }
+  EXPECT_EQ(*QueryInt(db_->conninfo(), "SELECT count(*) FROM tw_timer"), 8);
+  for (const std::string& id : hostile) {
+    auto info = store_->Get(id);
+    ASSERT_TRUE(info.ok()) << info.status();
+    EXPECT_EQ(info->state, TaskState::kPending);
+    EXPECT_EQ(info->slot, SlotFor(id, kSlots));
+  }
+  // Claim them all and check the payloads come back byte-exact.
+  auto got = store_->Acquire("node-a", kSlots, 10'000'000, 3);
+  ASSERT_TRUE(got.ok()) << got.status();
+  ASSERT_EQ(got->size(), static_cast<size_t>(kSlots));
+  auto claimed = store_->ClaimDue("node-a", *got, 1'000'000, 100);
+  ASSERT_TRUE(claimed.ok()) << claimed.status();
+  ASSERT_EQ(claimed->tasks.size(), 8u);
+  auto fired = store_->StartRunning("node-a", claimed->tasks);
+  ASSERT_TRUE(fired.ok()) << fired.status();
+  ASSERT_EQ(fired->started.size(), 8u);
+  for (const Started& s : fired->started) {
+    EXPECT_EQ(s.task.payload, s.task.id == nul_id
+                                  ? big_payload
+                                  : payload_with_everything + s.task.id);
+    EXPECT_EQ(s.task.attempt, 1);
+  }
+  // The table survived the "DROP TABLE" id.
+  EXPECT_EQ(*QueryInt(db_->conninfo(), "SELECT count(*) FROM tw_timer"), 8);
+}
+
+TEST_F(StoreTest, DuplicateIdIsAlreadyExistsUnlessIdenticalRetry) {
+  InsertRow row = Row("dup", "payload", 5'000'000);
+  ASSERT_TRUE(store_->Insert(Client(), {&row, 1}).ok());
+  // Identical retry (same payload; delays are relative): OK, no new row.
+  EXPECT_TRUE(store_->Insert(Client(), {&row, 1}).ok());
+  InsertRow other = Row("dup", "another payload", 5'000'000);
+  absl::Status status = store_->Insert(Client(), {&other, 1}).status();
+  EXPECT_TRUE(absl::IsAlreadyExists(status)) << status;
+  // A batch with a conflict stores nothing.
+  InsertRow fresh = Row("fresh", "x");
+  InsertRow batch[] = {fresh, other};
+  EXPECT_TRUE(absl::IsAlreadyExists(store_->Insert(Client(), batch).status()));
+  EXPECT_TRUE(absl::IsNotFound(store_->Get("fresh").status()));
+  EXPECT_EQ(*QueryInt(db_->conninfo(), "SELECT count(*) FROM tw_timer"), 1);
+}
+
+TEST_F(StoreTest, OldEpochWritesChangeNothing) {
+  InsertRow row = Row("fenced", "p");
+  ASSERT_TRUE(store_->Insert(Client(), {&row, 1}).ok());
+  auto a_slots = store_->Acquire("node-a", kSlots, 10'000'000, 3);
+  ASSERT_TRUE(a_slots.ok());
+  auto claimed = store_->ClaimDue("node-a", *a_slots, 1'000'000, 100);
+  ASSERT_TRUE(claimed.ok());
+  ASSERT_EQ(claimed->tasks.size(), 1u);
+  auto started = store_->StartRunning("node-a", claimed->tasks);
+  ASSERT_TRUE(started.ok());
+  ASSERT_EQ(started->started.size(), 1u);
+
+  // node-a stalls past its lease (made to expire now); node-b takes over.
+  ASSERT_TRUE(
+      ExecSql(db_->conninfo(), "UPDATE tw_slot_lease SET lease_until_us = 0")
+          .ok());
+  auto b_slots = store_->Acquire("node-b", kSlots, 10'000'000, 3);
+  ASSERT_TRUE(b_slots.ok());
+  ASSERT_EQ(b_slots->size(), static_cast<size_t>(kSlots));
+  for (const SlotEpoch& s : *b_slots) {
+    EXPECT_EQ(s.epoch, 2);  // Each takeover increments the epoch.
+  }
+  // The RUNNING row was re-stamped PENDING under node-b's epoch.
+  auto info = store_->Get("fenced");
+  ASSERT_TRUE(info.ok());
+  EXPECT_EQ(info->state, TaskState::kPending);
+
+  // node-a wakes up: its completion, renewal, claims and fires change
+  // nothing.
+  Completion done;
+  done.id = "fenced";
+  done.version = started->started[0].version;
+  done.outcome = Outcome::kSuccess;
+  auto completed = store_->Complete({&done, 1}, 1'000'000);
+  ASSERT_TRUE(completed.ok());
+  EXPECT_EQ(completed->written, 0);
+  auto renewed = store_->Renew("node-a", *a_slots, 10'000'000);
+  ASSERT_TRUE(renewed.ok());
+  EXPECT_TRUE(renewed->empty());
+  auto a_claim = store_->ClaimDue("node-a", *a_slots, 1'000'000, 100);
+  ASSERT_TRUE(a_claim.ok());
+  EXPECT_TRUE(a_claim->tasks.empty());
+  auto a_fire = store_->StartRunning("node-a", claimed->tasks);
+  ASSERT_TRUE(a_fire.ok());
+  EXPECT_TRUE(a_fire->started.empty());
+  EXPECT_EQ(store_->Get("fenced")->state, TaskState::kPending);
+
+  // node-b runs it: exactly one SUCCESS.
+  auto b_claim = store_->ClaimDue("node-b", *b_slots, 1'000'000, 100);
+  ASSERT_TRUE(b_claim.ok());
+  ASSERT_EQ(b_claim->tasks.size(), 1u);
+  // Now SCHEDULED under epoch 2: node-a's stale wheel entry (epoch 1) fires
+  // and starts nothing; neither does node-a naming the new epoch.
+  EXPECT_TRUE(store_->StartRunning("node-a", claimed->tasks)->started.empty());
+  EXPECT_TRUE(store_->StartRunning("node-a", b_claim->tasks)->started.empty());
+  auto b_fire = store_->StartRunning("node-b", b_claim->tasks);
+  ASSERT_TRUE(b_fire.ok());
+  ASSERT_EQ(b_fire->started.size(), 1u);
+  EXPECT_EQ(b_fire->started[0].task.attempt, 2);
+  done.version = b_fire->started[0].version;
+  auto b_done = store_->Complete({&done, 1}, 1'000'000);
+  ASSERT_TRUE(b_done.ok());
+  EXPECT_EQ(b_done->written, 1);
+  EXPECT_EQ(store_->Get("fenced")->state, TaskState::kSuccess);
+}
+
+TEST_F(StoreTest, FireRefusesTasksNotYetDueOnTheDatabaseClock) {
+  InsertRow row = Row("later", "p", 60'000'000);  // Due in a minute.
+  ASSERT_TRUE(store_->Insert(Client(), {&row, 1}).ok());
+  auto slots = store_->Acquire("node-a", kSlots, 10'000'000, 3);
+  ASSERT_TRUE(slots.ok());
+  // Not within a 1 s horizon; within a 2 min one.
+  EXPECT_TRUE(
+      store_->ClaimDue("node-a", *slots, 1'000'000, 100)->tasks.empty());
+  auto claimed = store_->ClaimDue("node-a", *slots, 120'000'000, 100);
+  ASSERT_TRUE(claimed.ok());
+  ASSERT_EQ(claimed->tasks.size(), 1u);
+  auto fired = store_->StartRunning("node-a", claimed->tasks);
+  ASSERT_TRUE(fired.ok());
+  EXPECT_TRUE(fired->started.empty());
+  ASSERT_EQ(fired->not_due.size(), 1u);
+  EXPECT_GT(fired->not_due[0].due_us, fired->db_now_us);
+  EXPECT_EQ(store_->Get("later")->state, TaskState::kScheduled);
+}
+
+TEST(StoreConnectTest, ErrorsNeverShowThePassword) {
+  auto store = Store::Connect(
+      "host=/nonexistent/socket/dir dbname=x user=u password=S3cr3t-pw "
+      "connect_timeout=2");
+  ASSERT_FALSE(store.ok());
+  EXPECT_TRUE(absl::IsUnavailable(store.status())) << store.status();
+  EXPECT_EQ(store.status().ToString().find("S3cr3t-pw"), std::string::npos)
+      << store.status();
+  EXPECT_NE(store.status().ToString().find("/nonexistent/socket/dir"),
+            std::string::npos);
+  auto admin = durable_testing::AdminConnInfo();
+  ASSERT_TRUE(admin.ok()) << admin.status();
+  // A reachable server, a database that does not exist.
+  auto missing = Store::Connect(
+      absl::StrCat(*admin, " dbname=no_such_db password='p@ss w0rd'"));
+  ASSERT_FALSE(missing.ok());
+  EXPECT_EQ(missing.status().ToString().find("p@ss w0rd"), std::string::npos)
+      << missing.status();
+  EXPECT_EQ(RedactedConnInfo("host=h password=secret dbname=d"),
+            "dbname=d host=h");
+}
+
+TEST(SlotForTest, IsStableAndSpreads) {
+  // Fixed values: the slot decides ownership across processes and builds.
+  EXPECT_EQ(SlotFor("", 1024),
+            static_cast<int>(14695981039346656037ULL % 1024));
+  EXPECT_EQ(SlotFor("order-42", 1024), SlotFor("order-42", 1024));
+  int hits[16] = {0};
+  for (int i = 0; i < 1600; ++i) ++hits[SlotFor(absl::StrCat("t", i), 16)];
+  for (int h : hits) EXPECT_GT(h, 50);
+}
+
+TEST(ToInsertRowTest, RejectsBadInput) {
+  RequestLimits limits;
+  limits.max_id_bytes = 8;
+  limits.max_payload_bytes = 8;
+  ScheduleRequest ok;
+  ok.id = "id";
+  ok.payload = "p";
+  EXPECT_TRUE(ToInsertRow(ok, 16, limits).ok());
+  auto bad = [&](auto mutate) {
+    ScheduleRequest r = ok;
+    mutate(r);
+    return absl::IsInvalidArgument(ToInsertRow(r, 16, limits).status());
+  };
+  EXPECT_TRUE(bad([](ScheduleRequest& r) { r.id.clear(); }));
+  EXPECT_TRUE(bad([](ScheduleRequest& r) { r.id = "123456789"; }));
+  EXPECT_TRUE(bad([](ScheduleRequest& r) { r.payload.clear(); }));
+  EXPECT_TRUE(bad([](ScheduleRequest& r) { r.payload = "123456789"; }));
+  EXPECT_TRUE(bad([](ScheduleRequest& r) {
+    r.due = absl::UnixEpoch() - absl::Seconds(1);
+  }));
+  EXPECT_TRUE(bad([](ScheduleRequest& r) {
+    r.due = absl::FromCivil(absl::CivilSecond(10000, 1, 1, 0, 0, 0),
+                            absl::UTCTimeZone());
+  }));
+  EXPECT_TRUE(
+      bad([](ScheduleRequest& r) { r.delay = absl::Hours(24 * 365 * 8000); }));
+  EXPECT_FALSE(bad([](ScheduleRequest& r) {
+    r.due = absl::FromCivil(absl::CivilSecond(9999, 12, 31, 23, 59, 59),
+                            absl::UTCTimeZone());
+  }));
+  EXPECT_FALSE(bad([](ScheduleRequest& r) { r.delay = -absl::Seconds(5); }));
+}
+
+}  // namespace
+}  // namespace durable_internal
+}  // namespace timingwheel

@@ -1,0 +1,146 @@
+// Copyright 2026 The timingwheel Authors.
+//
+// Helpers for the //durable tests: bounded waits on conditions the database
+// or another thread makes true, and a handler that records its calls.
+
+#ifndef TIMINGWHEEL_TESTS_DURABLE_TEST_UTIL_H_
+#define TIMINGWHEEL_TESTS_DURABLE_TEST_UTIL_H_
+
+#include <chrono>
+#include <condition_variable>
+#include <functional>
+#include <map>
+#include <mutex>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "absl/time/clock.h"
+#include "absl/time/time.h"
+#include "durable/durable_scheduler.h"
+#include "timer/executor.h"
+
+namespace timingwheel {
+namespace durable_test {
+
+// WaitFor()
+//
+// Re-checks `condition` every 5 ms until it holds (true) or `timeout` of
+// real time passes (false). For conditions made true by a real database
+// and the real clock; tests assert on the result.
+inline bool WaitFor(const std::function<bool()>& condition,
+                    absl::Duration timeout = absl::Seconds(20)) {
+  const absl::Time deadline = absl::Now() + timeout;
+  while (!condition()) {
+    if (absl::Now() > deadline) return false;
+    std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  }
+  return true;
+}
+
+// Recorder
+//
+// A handler that records every attempt (with the wall time it started) and
+// answers with `result` (OK unless set). Thread-safe.
+class Recorder {
+ public:
+  struct Call {
+    DurableTask task;
+    absl::Time at;
+  };
+
+  DurableHandler Handler() {
+    return [this](const DurableTask& task) {
+      std::function<absl::Status(const DurableTask&)> result;
+      {
+        std::lock_guard<std::mutex> lock(mu_);
+        calls_.push_back({task, absl::Now()});
+        result = result_;
+      }
+      return result ? result(task) : absl::OkStatus();
+    };
+  }
+
+  void SetResult(std::function<absl::Status(const DurableTask&)> result) {
+    std::lock_guard<std::mutex> lock(mu_);
+    result_ = std::move(result);
+  }
+
+  std::vector<Call> calls() {
+    std::lock_guard<std::mutex> lock(mu_);
+    return calls_;
+  }
+
+  size_t size() {
+    std::lock_guard<std::mutex> lock(mu_);
+    return calls_.size();
+  }
+
+  // Calls per task id.
+  std::map<std::string, int> CountById() {
+    std::lock_guard<std::mutex> lock(mu_);
+    std::map<std::string, int> counts;
+    for (const Call& c : calls_) ++counts[c.task.id];
+    return counts;
+  }
+
+ private:
+  std::mutex mu_;
+  std::vector<Call> calls_;
+  std::function<absl::Status(const DurableTask&)> result_;
+};
+
+// PoolExecutor
+//
+// An `Executor` with `threads` threads sharing one FIFO queue (handlers of a
+// scheduler run concurrently on it). Thread-safe.
+class PoolExecutor final : public Executor {
+ public:
+  explicit PoolExecutor(int threads) {
+    for (int i = 0; i < threads; ++i) {
+      threads_.emplace_back([this] { Loop(); });
+    }
+  }
+  ~PoolExecutor() override {
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      stopping_ = true;
+    }
+    cv_.notify_all();
+    for (std::thread& t : threads_) t.join();
+  }
+  void Execute(Callback callback) override {
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      queue_.push_back(std::move(callback));
+    }
+    cv_.notify_one();
+  }
+
+ private:
+  void Loop() {
+    for (;;) {
+      Callback callback;
+      {
+        std::unique_lock<std::mutex> lock(mu_);
+        cv_.wait(lock, [this] { return stopping_ || !queue_.empty(); });
+        if (queue_.empty()) return;
+        callback = std::move(queue_.front());
+        queue_.erase(queue_.begin());
+      }
+      std::move(callback)();
+    }
+  }
+
+  std::mutex mu_;
+  std::condition_variable cv_;
+  std::vector<Callback> queue_;  // Guarded by mu_.
+  bool stopping_ = false;        // Guarded by mu_.
+  std::vector<std::thread> threads_;
+};
+
+}  // namespace durable_test
+}  // namespace timingwheel
+
+#endif  // TIMINGWHEEL_TESTS_DURABLE_TEST_UTIL_H_

@@ -72,6 +72,10 @@ class PurgatoryTest : public ::testing::Test {
   std::unique_ptr<Purgatory> purgatory_;
 };
 
+bool Waits(const absl::StatusOr<WatchOutcome>& result) {
+  return result.ok() && *result == WatchOutcome::kWatching;
+}
+
 int64_t Ms(int64_t ms) {
   return absl::ToInt64Nanoseconds(absl::Milliseconds(ms));
 }
@@ -79,7 +83,8 @@ int64_t Ms(int64_t ms) {
 TEST_F(PurgatoryTest, CompletesAtOnceWithoutWatchingWhenPossible) {
   OpPtr op = NewOp(absl::Seconds(1));
   op->ready = true;
-  EXPECT_EQ(purgatory_->TryCompleteElseWatch(op, {"a"}).value(), true);
+  EXPECT_EQ(purgatory_->TryCompleteElseWatch(op, {"a"}).value(),
+            WatchOutcome::kCompleted);
   EXPECT_EQ(op->completions.load(), 1);
   EXPECT_EQ(purgatory_->Watched(), 0);
   EXPECT_EQ(purgatory_->NumDelayed(), 0);
@@ -88,7 +93,8 @@ TEST_F(PurgatoryTest, CompletesAtOnceWithoutWatchingWhenPossible) {
 
 TEST_F(PurgatoryTest, CompletedThroughKeyIsCountedOnceAndKeyThenFindsNothing) {
   OpPtr op = NewOp(absl::Seconds(1));
-  EXPECT_EQ(purgatory_->TryCompleteElseWatch(op, {"a"}).value(), false);
+  EXPECT_EQ(purgatory_->TryCompleteElseWatch(op, {"a"}).value(),
+            WatchOutcome::kWatching);
   EXPECT_EQ(purgatory_->Watched(), 1);
   EXPECT_EQ(purgatory_->NumDelayed(), 1);
   EXPECT_EQ(purgatory_->CheckAndComplete("a"), 0);  // Not ready yet.
@@ -118,7 +124,7 @@ TEST_F(PurgatoryTest, UnknownKeyCompletesNothing) {
 
 TEST_F(PurgatoryTest, ExpiresAfterDeadlineNotBeforeCompleteThenExpire) {
   OpPtr op = NewOp(absl::Milliseconds(100));
-  ASSERT_FALSE(purgatory_->TryCompleteElseWatch(op, {"a", "b"}).value());
+  ASSERT_TRUE(Waits(purgatory_->TryCompleteElseWatch(op, {"a", "b"})));
   ASSERT_TRUE(clock_.AwaitSleeper(Ms(100)));
   EXPECT_EQ(AdvanceAndExpire(absl::Milliseconds(99), Ms(100), Ms(100)), 0u);
   EXPECT_FALSE(op->IsCompleted());
@@ -146,9 +152,9 @@ TEST_F(PurgatoryTest, CountsAsOperationsCompleteThroughDifferentKeys) {
   OpPtr op1 = NewOp(absl::Seconds(10));
   OpPtr op2 = NewOp(absl::Seconds(10));
   OpPtr op3 = NewOp(absl::Seconds(10));
-  ASSERT_FALSE(purgatory_->TryCompleteElseWatch(op1, {"a"}).value());
-  ASSERT_FALSE(purgatory_->TryCompleteElseWatch(op2, {"a", "b"}).value());
-  ASSERT_FALSE(purgatory_->TryCompleteElseWatch(op3, {"a", "b", "c"}).value());
+  ASSERT_TRUE(Waits(purgatory_->TryCompleteElseWatch(op1, {"a"})));
+  ASSERT_TRUE(Waits(purgatory_->TryCompleteElseWatch(op2, {"a", "b"})));
+  ASSERT_TRUE(Waits(purgatory_->TryCompleteElseWatch(op3, {"a", "b", "c"})));
   EXPECT_EQ(purgatory_->NumDelayed(), 3);
   EXPECT_EQ(purgatory_->Watched(), 6);
   EXPECT_EQ(purgatory_->Metrics().keys, 3);
@@ -187,7 +193,7 @@ TEST_F(PurgatoryTest, WatchedStaysBoundedWhenOperationsCompleteThroughOneKey) {
     for (int k = 1; k < kKeysPerOp; ++k) {
       keys.push_back("partition-" + std::to_string((i * 7 + k) % 50));
     }
-    ASSERT_FALSE(purgatory_->TryCompleteElseWatch(op, keys).value());
+    ASSERT_TRUE(Waits(purgatory_->TryCompleteElseWatch(op, keys)));
     op->ready = true;
     EXPECT_EQ(purgatory_->CheckAndComplete("completer"), 1);
     EXPECT_EQ(purgatory_->Watched(), 0) << "after op " << i;
@@ -202,9 +208,9 @@ TEST_F(PurgatoryTest, CancelForKeyReturnsExactlyItsOperations) {
   OpPtr op1 = NewOp(absl::Seconds(10));
   OpPtr op2 = NewOp(absl::Seconds(10));
   OpPtr op3 = NewOp(absl::Seconds(10));
-  ASSERT_FALSE(purgatory_->TryCompleteElseWatch(op1, {"a", "b"}).value());
-  ASSERT_FALSE(purgatory_->TryCompleteElseWatch(op2, {"a", "c"}).value());
-  ASSERT_FALSE(purgatory_->TryCompleteElseWatch(op3, {"c"}).value());
+  ASSERT_TRUE(Waits(purgatory_->TryCompleteElseWatch(op1, {"a", "b"})));
+  ASSERT_TRUE(Waits(purgatory_->TryCompleteElseWatch(op2, {"a", "c"})));
+  ASSERT_TRUE(Waits(purgatory_->TryCompleteElseWatch(op3, {"c"})));
   std::vector<Purgatory::OperationPtr> cancelled =
       purgatory_->CancelForKey("a");
   ASSERT_EQ(cancelled.size(), 2u);
@@ -233,8 +239,10 @@ TEST_F(PurgatoryTest, CancelForKeyDuringTryCompleteElseWatchWins) {
   op->on_try = [&](int call) {
     if (call == 2) cancelled = purgatory_->CancelForKey("k");
   };
-  absl::StatusOr<bool> result = purgatory_->TryCompleteElseWatch(op, {"k"});
-  EXPECT_EQ(result.status().code(), absl::StatusCode::kCancelled);
+  absl::StatusOr<WatchOutcome> result =
+      purgatory_->TryCompleteElseWatch(op, {"k"});
+  ASSERT_TRUE(result.ok()) << result.status();
+  EXPECT_EQ(*result, WatchOutcome::kCancelled);
   ASSERT_EQ(cancelled.size(), 1u);
   EXPECT_TRUE(op->IsCancelled());
   EXPECT_EQ(purgatory_->Watched(), 0);
@@ -247,13 +255,13 @@ TEST_F(PurgatoryTest, CancelForKeyDuringTryCompleteElseWatchWins) {
   op->ready = true;
   EXPECT_FALSE(op->ForceComplete());
   EXPECT_EQ(purgatory_->TryCompleteElseWatch(op, {"k"}).status().code(),
-            absl::StatusCode::kCancelled);
+            absl::StatusCode::kFailedPrecondition);
   EXPECT_EQ(op->completions.load(), 0);
 }
 
 TEST_F(PurgatoryTest, CancelledOperationOutlivesThePurgatory) {
   OpPtr op = NewOp(absl::Seconds(5));
-  ASSERT_FALSE(purgatory_->TryCompleteElseWatch(op, {"a", "b"}).value());
+  ASSERT_TRUE(Waits(purgatory_->TryCompleteElseWatch(op, {"a", "b"})));
   ASSERT_EQ(purgatory_->CancelForKey("b").size(), 1u);
   TearDown();  // Destroys the purgatory and its timer.
   // Answering the cancelled request must not touch the dead purgatory.
@@ -264,7 +272,7 @@ TEST_F(PurgatoryTest, CancelledOperationOutlivesThePurgatory) {
 
 TEST_F(PurgatoryTest, TryCompleteRunsUnderTheOperationsLock) {
   OpPtr op = NewOp(absl::Seconds(1));
-  ASSERT_FALSE(purgatory_->TryCompleteElseWatch(op, {"a"}).value());
+  ASSERT_TRUE(Waits(purgatory_->TryCompleteElseWatch(op, {"a"})));
   EXPECT_EQ(purgatory_->CheckAndComplete("a"), 0);
   op->ready = true;
   EXPECT_EQ(purgatory_->CheckAndComplete("a"), 1);
@@ -278,7 +286,7 @@ TEST_F(PurgatoryTest, RejectsBadArguments) {
             absl::StatusCode::kInvalidArgument);
   EXPECT_EQ(purgatory_->TryCompleteElseWatch(nullptr, {"a"}).status().code(),
             absl::StatusCode::kInvalidArgument);
-  ASSERT_FALSE(purgatory_->TryCompleteElseWatch(op, {"a"}).value());
+  ASSERT_TRUE(Waits(purgatory_->TryCompleteElseWatch(op, {"a"})));
   EXPECT_EQ(purgatory_->TryCompleteElseWatch(op, {"b"}).status().code(),
             absl::StatusCode::kFailedPrecondition);
   EXPECT_EQ(purgatory_->Watched(), 1);
@@ -296,10 +304,8 @@ TEST_F(PurgatoryTest, ShutdownExpiresEveryPendingOperationExactlyOnce) {
   std::vector<OpPtr> ops;
   for (int i = 0; i < 20; ++i) {
     ops.push_back(NewOp(absl::Seconds(1 + i)));
-    ASSERT_FALSE(
-        purgatory_
-            ->TryCompleteElseWatch(ops.back(), {"k" + std::to_string(i % 3)})
-            .value());
+    ASSERT_TRUE(Waits(purgatory_->TryCompleteElseWatch(
+        ops.back(), {"k" + std::to_string(i % 3)})));
   }
   ops[0]->ready = true;
   ASSERT_EQ(purgatory_->CheckAndComplete("k0"), 1);
@@ -326,7 +332,7 @@ TEST_F(PurgatoryTest, ShutdownExpiresEveryPendingOperationExactlyOnce) {
 
 TEST_F(PurgatoryTest, DestructorExpiresPendingOperations) {
   OpPtr op = NewOp(absl::Seconds(5));
-  ASSERT_FALSE(purgatory_->TryCompleteElseWatch(op, {"a"}).value());
+  ASSERT_TRUE(Waits(purgatory_->TryCompleteElseWatch(op, {"a"})));
   purgatory_.reset();
   EXPECT_EQ(op->events, (std::vector<std::string>{"complete", "expire"}));
 }
@@ -341,10 +347,10 @@ TEST_F(PurgatoryTest, CallbacksMayCallBackIntoThePurgatory) {
   op1->on_complete = [&] {
     op2->ready = true;
     nested_completed = purgatory_->CheckAndComplete("b");
-    EXPECT_FALSE(purgatory_->TryCompleteElseWatch(op3, {"a", "c"}).value());
+    EXPECT_TRUE(Waits(purgatory_->TryCompleteElseWatch(op3, {"a", "c"})));
   };
-  ASSERT_FALSE(purgatory_->TryCompleteElseWatch(op1, {"a"}).value());
-  ASSERT_FALSE(purgatory_->TryCompleteElseWatch(op2, {"b"}).value());
+  ASSERT_TRUE(Waits(purgatory_->TryCompleteElseWatch(op1, {"a"})));
+  ASSERT_TRUE(Waits(purgatory_->TryCompleteElseWatch(op2, {"b"})));
   op1->ready = true;
   EXPECT_EQ(purgatory_->CheckAndComplete("a"), 1);
   EXPECT_EQ(nested_completed, 1);
@@ -360,8 +366,8 @@ TEST_F(PurgatoryTest, ExpirationCallbackMayCallBackIntoThePurgatory) {
     op2->ready = true;
     EXPECT_EQ(purgatory_->CheckAndComplete("b"), 1);
   };
-  ASSERT_FALSE(purgatory_->TryCompleteElseWatch(op1, {"a"}).value());
-  ASSERT_FALSE(purgatory_->TryCompleteElseWatch(op2, {"b"}).value());
+  ASSERT_TRUE(Waits(purgatory_->TryCompleteElseWatch(op1, {"a"})));
+  ASSERT_TRUE(Waits(purgatory_->TryCompleteElseWatch(op2, {"b"})));
   ASSERT_TRUE(clock_.AwaitSleeper(Ms(10)));
   clock_.AdvanceBy(absl::Milliseconds(10));
   // After the flush the reaper sleeps until op2's deadline, until the
@@ -380,7 +386,7 @@ TEST(PurgatoryLimitsTest, OverMaxPendingLeavesTheOperationFreeToRetry) {
   auto purgatory = Purgatory::Create(options).value();
   OpPtr first = MakeTask<CountingOperation>(absl::Hours(1));
   OpPtr second = MakeTask<CountingOperation>(absl::Hours(1));
-  ASSERT_FALSE(purgatory->TryCompleteElseWatch(first, {"a"}).value());
+  ASSERT_TRUE(Waits(purgatory->TryCompleteElseWatch(first, {"a"})));
   EXPECT_EQ(purgatory->TryCompleteElseWatch(second, {"a", "b"}).status().code(),
             absl::StatusCode::kResourceExhausted);
   EXPECT_EQ(purgatory->Watched(), 1);  // Only `first`.
@@ -389,7 +395,7 @@ TEST(PurgatoryLimitsTest, OverMaxPendingLeavesTheOperationFreeToRetry) {
   first->ready = true;
   ASSERT_EQ(purgatory->CheckAndComplete("a"), 1);
   // Room again: the refused operation can be handed in.
-  ASSERT_FALSE(purgatory->TryCompleteElseWatch(second, {"a", "b"}).value());
+  ASSERT_TRUE(Waits(purgatory->TryCompleteElseWatch(second, {"a", "b"})));
   EXPECT_EQ(purgatory->Watched(), 2);
   second->ready = true;
   EXPECT_EQ(purgatory->CheckAndComplete("b"), 1);
@@ -400,7 +406,7 @@ TEST(PurgatoryLimitsTest, OverMaxPendingLeavesTheOperationFreeToRetry) {
 TEST(PurgatoryKeyTypesTest, IntegerKeys) {
   auto purgatory = DelayedOperationPurgatory<int64_t>::Create().value();
   OpPtr op = MakeTask<CountingOperation>(absl::Hours(1));
-  ASSERT_FALSE(purgatory->TryCompleteElseWatch(op, {1, 2, 3}).value());
+  ASSERT_TRUE(Waits(purgatory->TryCompleteElseWatch(op, {1, 2, 3})));
   EXPECT_EQ(purgatory->Watched(), 3);
   op->ready = true;
   EXPECT_EQ(purgatory->CheckAndComplete(2), 1);

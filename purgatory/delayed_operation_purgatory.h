@@ -13,7 +13,8 @@
 //     acknowledgement arrived, bytes were appended): try the operations
 //     watched under it.
 //   * The purgatory's timer (its own `Timer` with a reaper thread that sleeps
-//     while nothing is due) expires operations whose delay passed.
+//     while nothing is due, or one the caller shares between purgatories)
+//     expires operations whose delay passed.
 //
 // This file defines `PurgatoryOptions`, `PurgatoryMetrics`, `WatchOutcome`
 // (what `TryCompleteElseWatch()` did) and `DelayedOperationPurgatory`.
@@ -67,10 +68,25 @@ struct PurgatoryOptions {
   // Watch-list shards; keys in different shards never contend. At least 1.
   int shards = 32;
 
-  // The purgatory's timer. Its reaper is always started (the purgatory's
-  // expiration reaper); tick, wheel size, clock, executor (where expirations
-  // run) and max_pending are used as given.
+  // The purgatory's own timer, when `shared_timer` is null. Its reaper is
+  // always started (the purgatory's expiration reaper); tick, wheel size,
+  // clock, executor (where expirations run) and max_pending are used as
+  // given.
   TimerOptions timer;
+
+  // A timer the caller owns, to share between purgatories (and other uses)
+  // instead of one timer, with its reaper and executor threads, per
+  // purgatory. Not owned; `timer` is then ignored, and expirations run on
+  // that timer's executor, driven by its reaper (or by whoever calls its
+  // `AdvanceClock()`). Lifetimes: the timer must outlive the purgatory.
+  // Shut down or destroy the purgatory first: it expires its operations,
+  // takes them off the timer, and leaves the timer running for its other
+  // users. If the timer shuts down first, the purgatory's operations still
+  // on it are among the tasks `Timer::Shutdown()` returns (running such a
+  // task expires its operation); the others stay watched until they
+  // complete or the purgatory's `Shutdown()` expires them, and an operation
+  // handed in afterwards expires at once (`WatchOutcome::kExpired`).
+  Timer* shared_timer = nullptr;
 
   // Called with every exception thrown by an operation's `TryComplete()`,
   // `OnComplete()` or `OnExpiration()`, on the thread that ran it. Null
@@ -91,7 +107,8 @@ struct PurgatoryMetrics {
   int64_t purged = 0;           // Watch entries removed because their
                                 // operation completed or expired.
   int64_t callback_errors = 0;  // Exceptions thrown by callbacks.
-  int64_t reaper_wakeups = 0;   // Wake-ups of the timer's reaper.
+  int64_t reaper_wakeups = 0;   // Wake-ups of the timer's reaper (of the
+                                // shared timer, for all its users).
 };
 
 // WatchOutcome
@@ -139,15 +156,19 @@ class DelayedOperationPurgatory final : private internal::OperationOwner {
 
   // DelayedOperationPurgatory::Create()
   //
-  // Returns a new purgatory with its expiration reaper running, or
-  // `absl::InvalidArgumentError` for invalid options (shards < 1, or invalid
-  // timer options).
+  // Returns a new purgatory on `options.shared_timer`, or on a timer of its
+  // own with its expiration reaper running, or `absl::InvalidArgumentError`
+  // for invalid options (shards < 1, or invalid timer options).
   static absl::StatusOr<std::unique_ptr<DelayedOperationPurgatory>> Create(
       PurgatoryOptions options = PurgatoryOptions()) {
     if (options.shards < 1) {
       return absl::InvalidArgumentError(
           absl::StrFormat("timingwheel: purgatory shards must be >= 1, got %d",
                           options.shards));
+    }
+    if (options.shared_timer != nullptr) {
+      return std::unique_ptr<DelayedOperationPurgatory>(
+          new DelayedOperationPurgatory(options, nullptr));
     }
     options.timer.start_reaper = true;
     absl::StatusOr<std::unique_ptr<Timer>> timer = Timer::Create(options.timer);
@@ -355,31 +376,34 @@ class DelayedOperationPurgatory final : private internal::OperationOwner {
 
   // DelayedOperationPurgatory::Shutdown()
   //
-  // Stops the expiration reaper (waiting for expirations already running),
-  // then expires every operation still waiting, exactly once, on the calling
-  // thread: `OnComplete()` then `OnExpiration()`, counted in `expired`
-  // (exceptions go to the error hook, and the other operations still
-  // expire). Then waits until no other thread is inside a callback of one of
-  // its operations. Nothing is silently dropped, and no callback of its
-  // operations runs after it returns, except on a thread that called into
-  // the purgatory concurrently with it: a racing `TryCompleteElseWatch()`
-  // expires its operation itself (returning `WatchOutcome::kExpired`).
-  // Afterwards `TryCompleteElseWatch()` fails with FailedPrecondition.
-  // Idempotent. May be called from an operation's callback (it then cannot
-  // wait for that callback). Thread-safe.
+  // Stops the expiration reaper of its own timer (waiting for expirations
+  // already running; a shared timer keeps running), then expires every
+  // operation still waiting, exactly once, on the calling thread:
+  // `OnComplete()` then `OnExpiration()`, counted in `expired` (exceptions go
+  // to the error hook, and the other operations still expire). Then waits until
+  // no other thread is inside a callback of one of its operations. Nothing is
+  // silently dropped, and no callback of its operations runs after it returns,
+  // except on a thread that called into the purgatory concurrently with it: a
+  // racing `TryCompleteElseWatch()` expires its operation itself (returning
+  // `WatchOutcome::kExpired`). Afterwards `TryCompleteElseWatch()` fails with
+  // FailedPrecondition. Idempotent. May be called from an operation's callback
+  // (it then cannot wait for that callback). Thread-safe.
   void Shutdown() {
     if (shutdown_.exchange(true)) {
       anchor_->WaitIdle();
       return;
     }
-    std::vector<TaskPtr<TimerTask>> pending = timer_->Shutdown();
-    for (TaskPtr<TimerTask>& task : pending) {
-      // Every task of the purgatory's own timer is an operation.
-      static_cast<DelayedOperation*>(task.get())->Expire();
+    if (owned_timer_ != nullptr) {
+      std::vector<TaskPtr<TimerTask>> pending = owned_timer_->Shutdown();
+      for (TaskPtr<TimerTask>& task : pending) {
+        // Every task of the purgatory's own timer is an operation.
+        static_cast<DelayedOperation*>(task.get())->Expire();
+      }
     }
-    // Operations watched but not on the timer (a racing
-    // TryCompleteElseWatch() between its Add() and its watch) expire here or
-    // in that call, whichever comes first.
+    // Every waiting operation is watched (a shared timer stays up: each
+    // expiry takes its operation off it), except during a racing
+    // TryCompleteElseWatch() between its Add() and its watch: that call
+    // expires it itself once it sees the shutdown.
     for (const OperationPtr& op : AllWatched()) op->Expire();
     anchor_->WaitIdle();
   }
@@ -399,7 +423,8 @@ class DelayedOperationPurgatory final : private internal::OperationOwner {
   DelayedOperationPurgatory(const PurgatoryOptions& options,
                             std::unique_ptr<Timer> timer)
       : owned_timer_(std::move(timer)),
-        timer_(owned_timer_.get()),
+        timer_(owned_timer_ != nullptr ? owned_timer_.get()
+                                       : options.shared_timer),
         on_callback_error_(options.on_callback_error),
         anchor_(std::make_shared<internal::OwnerAnchor>(
             static_cast<internal::OperationOwner*>(this))) {

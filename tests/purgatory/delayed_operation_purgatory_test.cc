@@ -1,8 +1,8 @@
 // Copyright 2026 The timingwheel Authors.
 //
-// Deterministic tests of DelayedOperationPurgatory: its timer runs on a
-// ManualClock and expirations queue on a ManualExecutor until the test runs
-// them, so nothing here sleeps.
+// Deterministic tests of DelayedOperationPurgatory, on MockPurgatory: the
+// clock moves only when a test advances it, and expirations run inside that
+// call, so nothing here sleeps or waits for another thread.
 
 #include "purgatory/delayed_operation_purgatory.h"
 
@@ -14,70 +14,37 @@
 
 #include "absl/time/time.h"
 #include "gtest/gtest.h"
+#include "purgatory/testing/mock_purgatory.h"
 #include "tests/purgatory/test_operations.h"
-#include "timer/testing/manual_clock.h"
-#include "timer/testing/manual_executor.h"
 
 namespace timingwheel {
 namespace {
 
 using ::timingwheel::testing::CountingOperation;
-using ::timingwheel::testing::ManualClock;
-using ::timingwheel::testing::ManualExecutor;
+using ::timingwheel::testing::MockPurgatory;
 
 using Purgatory = DelayedOperationPurgatory<std::string>;
 using OpPtr = TaskPtr<CountingOperation>;
 
 class PurgatoryTest : public ::testing::Test {
  protected:
-  void SetUp() override {
+  PurgatoryTest() {
     PurgatoryOptions options;
     options.shards = 4;
-    options.timer.clock = &clock_;
-    options.timer.executor = &executor_;
-    purgatory_ = Purgatory::Create(options).value();
-    ASSERT_TRUE(clock_.AwaitSleeper(kInfiniteFutureNanos));
+    mock_ = std::make_unique<MockPurgatory<std::string>>(options);
+    purgatory_ = &mock_->purgatory();
   }
 
   OpPtr NewOp(absl::Duration delay) {
     return MakeTask<CountingOperation>(delay);
   }
 
-  void TearDown() override {
-    // Shutdown waits for expirations already handed to the executor: keep
-    // running them until the purgatory is gone.
-    std::atomic<bool> done{false};
-    std::thread runner([&] {
-      while (!done.load()) executor_.RunAll();
-    });
-    purgatory_.reset();
-    done.store(true);
-    runner.join();
-  }
-
-  // Waits until the reaper sleeps until `sleeping_until` (from the clock's
-  // origin), advances the clock by `delta`, lets the reaper flush what is due
-  // (it then sleeps until `next_deadline`), and runs the expirations it
-  // queued. Returns how many ran.
-  size_t AdvanceAndExpire(absl::Duration delta, int64_t sleeping_until,
-                          int64_t next_deadline) {
-    EXPECT_TRUE(clock_.AwaitSleeper(sleeping_until));
-    clock_.AdvanceBy(delta);
-    EXPECT_TRUE(clock_.AwaitSleeper(next_deadline));
-    return executor_.RunAll();
-  }
-
-  ManualClock clock_;
-  ManualExecutor executor_;
-  std::unique_ptr<Purgatory> purgatory_;
+  std::unique_ptr<MockPurgatory<std::string>> mock_;
+  Purgatory* purgatory_;
 };
 
 bool Waits(const absl::StatusOr<WatchOutcome>& result) {
   return result.ok() && *result == WatchOutcome::kWatching;
-}
-
-int64_t Ms(int64_t ms) {
-  return absl::ToInt64Nanoseconds(absl::Milliseconds(ms));
 }
 
 TEST_F(PurgatoryTest, CompletesAtOnceWithoutWatchingWhenPossible) {
@@ -110,10 +77,8 @@ TEST_F(PurgatoryTest, CompletedThroughKeyIsCountedOnceAndKeyThenFindsNothing) {
   EXPECT_EQ(metrics.expired, 0);
   EXPECT_EQ(metrics.keys, 0);
   // Its timer was cancelled: nothing expires later.
-  // (The reaper sleeps until 1 s or, if it saw the cancel first, forever.)
-  clock_.AdvanceBy(absl::Seconds(2));
-  ASSERT_TRUE(clock_.AwaitSleeper(kInfiniteFutureNanos));
-  EXPECT_EQ(executor_.RunAll(), 0u);
+  EXPECT_EQ(mock_->timer().NumPending(), 0);
+  EXPECT_EQ(mock_->AdvanceBy(absl::Seconds(2)), 0);
   EXPECT_EQ(op->expirations.load(), 0);
 }
 
@@ -125,14 +90,12 @@ TEST_F(PurgatoryTest, UnknownKeyCompletesNothing) {
 TEST_F(PurgatoryTest, ExpiresAfterDeadlineNotBeforeCompleteThenExpire) {
   OpPtr op = NewOp(absl::Milliseconds(100));
   ASSERT_TRUE(Waits(purgatory_->TryCompleteElseWatch(op, {"a", "b"})));
-  ASSERT_TRUE(clock_.AwaitSleeper(Ms(100)));
-  EXPECT_EQ(AdvanceAndExpire(absl::Milliseconds(99), Ms(100), Ms(100)), 0u);
+  EXPECT_EQ(mock_->AdvanceBy(absl::Milliseconds(99)), 0);
   EXPECT_FALSE(op->IsCompleted());
-  EXPECT_EQ(AdvanceAndExpire(absl::Microseconds(999), Ms(100), Ms(100)), 0u);
+  EXPECT_EQ(mock_->AdvanceBy(absl::Microseconds(999)), 0);
   EXPECT_FALSE(op->IsCompleted());
-  EXPECT_EQ(
-      AdvanceAndExpire(absl::Microseconds(1), Ms(100), kInfiniteFutureNanos),
-      1u);
+  EXPECT_EQ(mock_->AdvanceBy(absl::Microseconds(1)), 1);
+  EXPECT_TRUE(op->IsExpired());
   EXPECT_TRUE(op->IsCompleted());
   EXPECT_EQ(op->events, (std::vector<std::string>{"complete", "expire"}));
   EXPECT_EQ(purgatory_->Watched(), 0);
@@ -225,8 +188,7 @@ TEST_F(PurgatoryTest, CancelForKeyReturnsExactlyItsOperations) {
   op1->ready = true;
   EXPECT_EQ(purgatory_->CheckAndComplete("b"), 0);
   // Cancelled operations never expire.
-  EXPECT_EQ(
-      AdvanceAndExpire(absl::Seconds(10), Ms(10000), kInfiniteFutureNanos), 1u);
+  EXPECT_EQ(mock_->AdvanceBy(absl::Seconds(10)), 1);
   EXPECT_EQ(op1->completions.load() + op2->completions.load(), 0);
   EXPECT_EQ(op3->expirations.load(), 1);
 }
@@ -247,9 +209,7 @@ TEST_F(PurgatoryTest, CancelForKeyDuringTryCompleteElseWatchWins) {
   EXPECT_TRUE(op->IsCancelled());
   EXPECT_EQ(purgatory_->Watched(), 0);
   EXPECT_EQ(purgatory_->NumDelayed(), 0);  // Not left on the timer.
-  clock_.AdvanceBy(absl::Seconds(1));
-  ASSERT_TRUE(clock_.AwaitSleeper(kInfiniteFutureNanos));
-  EXPECT_EQ(executor_.RunAll(), 0u);
+  EXPECT_EQ(mock_->AdvanceBy(absl::Seconds(1)), 0);
   EXPECT_EQ(op->completions.load() + op->expirations.load(), 0);
   // Cancelled is final: no completion, no second hand-in.
   op->ready = true;
@@ -263,7 +223,7 @@ TEST_F(PurgatoryTest, CancelledOperationOutlivesThePurgatory) {
   OpPtr op = NewOp(absl::Seconds(5));
   ASSERT_TRUE(Waits(purgatory_->TryCompleteElseWatch(op, {"a", "b"})));
   ASSERT_EQ(purgatory_->CancelForKey("b").size(), 1u);
-  TearDown();  // Destroys the purgatory and its timer.
+  mock_.reset();  // Destroys the purgatory and its timer.
   // Answering the cancelled request must not touch the dead purgatory.
   EXPECT_FALSE(op->ForceComplete());
   EXPECT_TRUE(op->IsCancelled());
@@ -310,7 +270,9 @@ TEST_F(PurgatoryTest, ShutdownExpiresEveryPendingOperationExactlyOnce) {
   ops[0]->ready = true;
   ASSERT_EQ(purgatory_->CheckAndComplete("k0"), 1);
   purgatory_->Shutdown();
-  EXPECT_EQ(executor_.RunAll(), 0u);  // Nothing left for the executor.
+  // Off the shared timer: nothing left to expire.
+  EXPECT_EQ(mock_->timer().NumPending(), 0);
+  EXPECT_EQ(mock_->AdvanceBy(absl::Seconds(30)), 0);
   EXPECT_EQ(ops[0]->completions.load(), 1);
   EXPECT_EQ(ops[0]->expirations.load(), 0);
   for (int i = 1; i < 20; ++i) {
@@ -333,7 +295,7 @@ TEST_F(PurgatoryTest, ShutdownExpiresEveryPendingOperationExactlyOnce) {
 TEST_F(PurgatoryTest, DestructorExpiresPendingOperations) {
   OpPtr op = NewOp(absl::Seconds(5));
   ASSERT_TRUE(Waits(purgatory_->TryCompleteElseWatch(op, {"a"})));
-  purgatory_.reset();
+  mock_.reset();
   EXPECT_EQ(op->events, (std::vector<std::string>{"complete", "expire"}));
 }
 
@@ -368,12 +330,7 @@ TEST_F(PurgatoryTest, ExpirationCallbackMayCallBackIntoThePurgatory) {
   };
   ASSERT_TRUE(Waits(purgatory_->TryCompleteElseWatch(op1, {"a"})));
   ASSERT_TRUE(Waits(purgatory_->TryCompleteElseWatch(op2, {"b"})));
-  ASSERT_TRUE(clock_.AwaitSleeper(Ms(10)));
-  clock_.AdvanceBy(absl::Milliseconds(10));
-  // After the flush the reaper sleeps until op2's deadline, until the
-  // expiration (run below) completes op2 and cancels its timer.
-  ASSERT_TRUE(clock_.AwaitSleeper(Ms(10000)));
-  EXPECT_EQ(executor_.RunAll(), 1u);
+  EXPECT_EQ(mock_->AdvanceBy(absl::Milliseconds(10)), 1);
   EXPECT_EQ(op1->events, (std::vector<std::string>{"complete", "expire"}));
   EXPECT_EQ(op2->events, (std::vector<std::string>{"complete"}));
   EXPECT_EQ(purgatory_->NumDelayed(), 0);
@@ -383,7 +340,7 @@ TEST_F(PurgatoryTest, ExpirationCallbackMayCallBackIntoThePurgatory) {
 TEST(PurgatoryLimitsTest, OverMaxPendingLeavesTheOperationFreeToRetry) {
   PurgatoryOptions options;
   options.timer.max_pending = 1;
-  auto purgatory = Purgatory::Create(options).value();
+  MockPurgatory<std::string> purgatory(options);
   OpPtr first = MakeTask<CountingOperation>(absl::Hours(1));
   OpPtr second = MakeTask<CountingOperation>(absl::Hours(1));
   ASSERT_TRUE(Waits(purgatory->TryCompleteElseWatch(first, {"a"})));
@@ -404,7 +361,7 @@ TEST(PurgatoryLimitsTest, OverMaxPendingLeavesTheOperationFreeToRetry) {
 }
 
 TEST(PurgatoryKeyTypesTest, IntegerKeys) {
-  auto purgatory = DelayedOperationPurgatory<int64_t>::Create().value();
+  MockPurgatory<int64_t> purgatory;
   OpPtr op = MakeTask<CountingOperation>(absl::Hours(1));
   ASSERT_TRUE(Waits(purgatory->TryCompleteElseWatch(op, {1, 2, 3})));
   EXPECT_EQ(purgatory->Watched(), 3);

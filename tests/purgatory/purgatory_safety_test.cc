@@ -7,6 +7,7 @@
 
 #include <atomic>
 #include <exception>
+#include <functional>
 #include <memory>
 #include <mutex>
 #include <string>
@@ -16,17 +17,15 @@
 #include "absl/time/time.h"
 #include "gtest/gtest.h"
 #include "purgatory/delayed_operation_purgatory.h"
+#include "purgatory/testing/mock_purgatory.h"
 #include "tests/purgatory/test_operations.h"
-#include "timer/testing/manual_clock.h"
-#include "timer/testing/manual_executor.h"
 
 namespace timingwheel {
 namespace {
 
 using ::timingwheel::testing::CallbackError;
 using ::timingwheel::testing::CountingOperation;
-using ::timingwheel::testing::ManualClock;
-using ::timingwheel::testing::ManualExecutor;
+using ::timingwheel::testing::MockPurgatory;
 using ::timingwheel::testing::RunWithin;
 
 using Purgatory = DelayedOperationPurgatory<std::string>;
@@ -34,34 +33,28 @@ using OpPtr = TaskPtr<CountingOperation>;
 
 constexpr absl::Duration kDeadlock = absl::Seconds(20);
 
-// A purgatory on a manual clock: nothing expires unless the test says so.
-// Exceptions from callbacks are collected in `errors_`.
+// A purgatory on a mock timer: nothing expires unless the test advances
+// the clock. Exceptions from callbacks are collected in `errors_`.
 class PurgatorySafetyTest : public ::testing::Test {
  protected:
-  void SetUp() override {
+  PurgatorySafetyTest() { Recreate(nullptr); }
+
+  // Replaces the purgatory; `hook` replaces the error hook that collects.
+  void Recreate(std::function<void(std::exception_ptr)> hook) {
+    mock_.reset();
     PurgatoryOptions options;
     options.shards = 4;
-    options.timer.clock = &clock_;
-    options.timer.executor = &executor_;
-    options.on_callback_error = [this](std::exception_ptr error) {
-      std::lock_guard<std::mutex> lock(errors_mu_);
-      try {
-        std::rethrow_exception(error);
-      } catch (const std::exception& e) {
-        errors_.push_back(e.what());
-      }
-    };
-    purgatory_ = Purgatory::Create(options).value();
-  }
-
-  void TearDown() override {
-    std::atomic<bool> done{false};
-    std::thread runner([&] {
-      while (!done.load()) executor_.RunAll();
-    });
-    purgatory_.reset();
-    done.store(true);
-    runner.join();
+    options.on_callback_error =
+        hook ? std::move(hook) : [this](std::exception_ptr error) {
+          std::lock_guard<std::mutex> lock(errors_mu_);
+          try {
+            std::rethrow_exception(error);
+          } catch (const std::exception& e) {
+            errors_.push_back(e.what());
+          }
+        };
+    mock_ = std::make_unique<MockPurgatory<std::string>>(std::move(options));
+    purgatory_ = &mock_->purgatory();
   }
 
   std::vector<std::string> Errors() {
@@ -80,11 +73,10 @@ class PurgatorySafetyTest : public ::testing::Test {
     return result.value_or(WatchOutcome::kCancelled);
   }
 
-  ManualClock clock_;
-  ManualExecutor executor_;
-  std::unique_ptr<Purgatory> purgatory_;
   std::mutex errors_mu_;
   std::vector<std::string> errors_;
+  std::unique_ptr<MockPurgatory<std::string>> mock_;
+  Purgatory* purgatory_ = nullptr;
 };
 
 // --- 1. Re-entrancy --------------------------------------------------------
@@ -206,6 +198,19 @@ TEST_F(PurgatorySafetyTest, BusyOperationIsTriedAgainByItsHolder) {
   EXPECT_EQ(first_result, 1);          // The holder tried again.
   EXPECT_EQ(op->try_calls.load(), 4);
   EXPECT_EQ(op->completions.load(), 1);
+}
+
+TEST(PurgatoryLifetimeDeathTest, DestroyedFromItsOwnCallbackDiesLoudly) {
+  ::testing::FLAGS_gtest_death_test_style = "threadsafe";
+  EXPECT_DEATH(
+      {
+        auto mock = std::make_unique<MockPurgatory<std::string>>();
+        OpPtr op = MakeTask<CountingOperation>(absl::Seconds(1));
+        op->on_complete = [&] { mock.reset(); };
+        op->ready = true;
+        mock->purgatory().TryCompleteElseWatch(op, {"k"}).IgnoreError();
+      },
+      "destroyed from a callback of one of its own operations");
 }
 
 // --- 2. Lifetimes ----------------------------------------------------------
@@ -432,11 +437,8 @@ TEST_F(PurgatorySafetyTest, ThrowingTryCompleteWhenHandedInStillWatchesIt) {
   EXPECT_EQ(purgatory_->NumDelayed(), 1);
   EXPECT_EQ(purgatory_->Watched(), 1);
   // And on the timer: it expires when its delay passes.
-  ASSERT_TRUE(
-      clock_.AwaitSleeper(absl::ToInt64Nanoseconds(absl::Milliseconds(10))));
-  clock_.AdvanceBy(absl::Milliseconds(10));
-  ASSERT_TRUE(clock_.AwaitSleeper(kInfiniteFutureNanos));
-  EXPECT_EQ(executor_.RunAll(), 1u);
+  EXPECT_EQ(mock_->AdvanceBy(absl::Milliseconds(9)), 0);
+  EXPECT_EQ(mock_->AdvanceBy(absl::Milliseconds(1)), 1);
   EXPECT_EQ(op->events, (std::vector<std::string>{"complete", "expire"}));
   EXPECT_EQ(purgatory_->NumDelayed(), 0);
   EXPECT_EQ(purgatory_->Watched(), 0);
@@ -461,14 +463,7 @@ TEST_F(PurgatorySafetyTest, ThrowingOnCompleteStillCompletesAndGoesOn) {
 }
 
 TEST_F(PurgatorySafetyTest, ThrowingHookIsSwallowed) {
-  TearDown();
-  PurgatoryOptions options;
-  options.timer.clock = &clock_;
-  options.timer.executor = &executor_;
-  options.on_callback_error = [](std::exception_ptr) {
-    throw std::runtime_error("hook");
-  };
-  purgatory_ = Purgatory::Create(options).value();
+  Recreate([](std::exception_ptr) { throw std::runtime_error("hook"); });
   OpPtr op = NewOp();
   op->throw_in_complete = true;
   op->ready = true;

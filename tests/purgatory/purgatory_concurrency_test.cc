@@ -202,5 +202,60 @@ TEST(PurgatoryConcurrencyTest, ReentrantChecksAcrossThreadsNeverDeadlock) {
   EXPECT_EQ(purgatory->Metrics().completed, kReentrantOps);
 }
 
+TEST(PurgatoryConcurrencyTest, PurgatoriesSharingATimerRaceAndShutDown) {
+  // Two purgatories on one real timer: short delays expire on the timer's
+  // executor while checkers complete operations and the purgatories shut
+  // down one after the other, the timer last. Each operation ends once.
+  auto timer = Timer::Create().value();
+  PurgatoryOptions options;
+  options.shards = 4;
+  options.shared_timer = timer.get();
+  auto first = DelayedOperationPurgatory<int>::Create(options).value();
+  auto second = DelayedOperationPurgatory<int>::Create(options).value();
+  constexpr int kSharedOps = 1000;
+  std::vector<TaskPtr<CountingOperation>> ops;
+  for (int i = 0; i < kSharedOps; ++i) {
+    ops.push_back(
+        MakeTask<CountingOperation>(absl::Microseconds(100 * (i % 30))));
+    ops.back()->ready = i % 3 == 0;
+  }
+  std::thread parker([&] {
+    for (int i = 0; i < kSharedOps; ++i) {
+      auto& purgatory = i % 2 == 0 ? first : second;
+      ASSERT_TRUE(purgatory->TryCompleteElseWatch(ops[i], {i % 8}).ok());
+    }
+  });
+  // One checker per purgatory.
+  std::atomic<bool> stop_first{false};
+  std::atomic<bool> stop_second{false};
+  std::thread first_checker([&] {
+    for (int key = 0; !stop_first.load(); ++key)
+      first->CheckAndComplete(key % 8);
+  });
+  std::thread second_checker([&] {
+    for (int key = 0; !stop_second.load(); ++key) {
+      second->CheckAndComplete(key % 8);
+    }
+  });
+  parker.join();
+  stop_first.store(true);
+  first_checker.join();
+  first.reset();  // While `second` is still checked and its operations expire.
+  stop_second.store(true);
+  second_checker.join();
+  second->Shutdown();
+  PurgatoryMetrics metrics = second->Metrics();
+  EXPECT_EQ(metrics.delayed, 0);
+  EXPECT_EQ(metrics.watched, 0);
+  second.reset();
+  EXPECT_EQ(timer->NumPending(), 0);
+  timer.reset();
+  for (int i = 0; i < kSharedOps; ++i) {
+    ASSERT_EQ(ops[i]->completions.load(), 1) << i;
+    ASSERT_LE(ops[i]->expirations.load(), 1) << i;
+    ASSERT_EQ(ops[i]->IsExpired(), ops[i]->expirations.load() == 1) << i;
+  }
+}
+
 }  // namespace
 }  // namespace timingwheel

@@ -48,9 +48,11 @@ int OwnerAnchor::UsesOnThisThread() const {
 }
 
 void OwnerAnchor::WaitIdle() {
-  const int mine = UsesOnThisThread();
+  // From a callback: waiting for other threads' callbacks could deadlock
+  // with one of them doing the same.
+  if (UsesOnThisThread() > 0) return;
   std::unique_lock<std::mutex> lock(mu_);
-  idle_.wait(lock, [&] { return uses_ <= mine; });
+  idle_.wait(lock, [&] { return uses_ == 0; });
 }
 
 void OwnerAnchor::Close() {

@@ -98,7 +98,8 @@ class OwnerAnchor {
   OperationOwner* Acquire();
   void Release();
 
-  // Waits until no thread but the caller uses the owner.
+  // Waits until no thread uses the owner; returns at once if the calling
+  // thread uses it (called from a callback).
   void WaitIdle();
 
   // Waits until no thread uses the owner, then makes `Acquire()` return

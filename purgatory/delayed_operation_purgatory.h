@@ -386,8 +386,9 @@ class DelayedOperationPurgatory final : private internal::OperationOwner {
   // except on a thread that called into the purgatory concurrently with it: a
   // racing `TryCompleteElseWatch()` expires its operation itself (returning
   // `WatchOutcome::kExpired`). Afterwards `TryCompleteElseWatch()` fails with
-  // FailedPrecondition. Idempotent. May be called from an operation's callback
-  // (it then cannot wait for that callback). Thread-safe.
+  // FailedPrecondition. Idempotent. May be called from an operation's
+  // callback: it then waits neither for that callback nor for callbacks
+  // running on other threads (which could be waiting for it). Thread-safe.
   void Shutdown() {
     if (shutdown_.exchange(true)) {
       anchor_->WaitIdle();

@@ -213,6 +213,36 @@ TEST(PurgatoryLifetimeDeathTest, DestroyedFromItsOwnCallbackDiesLoudly) {
       "destroyed from a callback of one of its own operations");
 }
 
+TEST_F(PurgatorySafetyTest, CallbacksOnTwoThreadsMayBothShutDown) {
+  // Two OnComplete()s, on two threads at once, each call Shutdown(): neither
+  // may wait for the other's callback.
+  OpPtr a = NewOp();
+  OpPtr b = NewOp();
+  ASSERT_EQ(Watch(a, {"a"}), WatchOutcome::kWatching);
+  ASSERT_EQ(Watch(b, {"b"}), WatchOutcome::kWatching);
+  std::atomic<int> inside{0};
+  auto meet_then_shut_down = [&] {
+    ++inside;
+    const absl::Time deadline = absl::Now() + absl::Seconds(5);
+    while (inside.load() < 2 && absl::Now() < deadline) {
+      std::this_thread::yield();
+    }
+    purgatory_->Shutdown();
+  };
+  a->on_complete = meet_then_shut_down;
+  b->on_complete = meet_then_shut_down;
+  a->ready = true;
+  b->ready = true;
+  RunWithin(kDeadlock, "two callbacks calling Shutdown()", [&] {
+    std::thread other([&] { purgatory_->CheckAndComplete("b"); });
+    purgatory_->CheckAndComplete("a");
+    other.join();
+  });
+  EXPECT_EQ(inside.load(), 2);
+  EXPECT_EQ(a->state(), OperationState::kCompleted);
+  EXPECT_EQ(b->state(), OperationState::kCompleted);
+}
+
 // --- 2. Lifetimes ----------------------------------------------------------
 
 // An operation that logs its completion and its destruction to a log that

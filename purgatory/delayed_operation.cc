@@ -2,46 +2,180 @@
 
 #include "purgatory/delayed_operation.h"
 
+#include <algorithm>
+#include <cstdio>
+#include <cstdlib>
+#include <string>
+#include <typeindex>
+#include <typeinfo>
+#include <unordered_set>
+#include <utility>
+
 namespace timingwheel {
+namespace internal {
+namespace {
+
+// The anchors whose owner the calling thread uses (one entry per use).
+std::vector<const OwnerAnchor*>& UsesOnThread() {
+  thread_local std::vector<const OwnerAnchor*> uses;
+  return uses;
+}
+
+}  // namespace
+
+OperationOwner* OwnerAnchor::Acquire() {
+  std::lock_guard<std::mutex> lock(mu_);
+  if (owner_ == nullptr) return nullptr;
+  ++uses_;
+  UsesOnThread().push_back(this);
+  return owner_;
+}
+
+void OwnerAnchor::Release() {
+  std::vector<const OwnerAnchor*>& uses = UsesOnThread();
+  auto it = std::find(uses.rbegin(), uses.rend(), this);
+  if (it != uses.rend()) uses.erase(std::next(it).base());
+  std::lock_guard<std::mutex> lock(mu_);
+  // Notified under the lock: a waiter may destroy the purgatory as soon as
+  // it sees the count drop.
+  --uses_;
+  idle_.notify_all();
+}
+
+int OwnerAnchor::UsesOnThisThread() const {
+  const std::vector<const OwnerAnchor*>& uses = UsesOnThread();
+  return static_cast<int>(std::count(uses.begin(), uses.end(), this));
+}
+
+void OwnerAnchor::WaitIdle() {
+  // From a callback: waiting for other threads' callbacks could deadlock
+  // with one of them doing the same.
+  if (UsesOnThisThread() > 0) return;
+  std::unique_lock<std::mutex> lock(mu_);
+  idle_.wait(lock, [&] { return uses_ == 0; });
+}
+
+void OwnerAnchor::Close() {
+  if (UsesOnThisThread() > 0) {
+    std::fprintf(stderr,
+                 "timingwheel: a DelayedOperationPurgatory was destroyed from "
+                 "a callback of one of its own operations (OnComplete or "
+                 "OnExpiration, which still use it); destroy it elsewhere\n");
+    std::abort();
+  }
+  std::unique_lock<std::mutex> lock(mu_);
+  idle_.wait(lock, [&] { return uses_ == 0; });
+  owner_ = nullptr;
+}
+
+void ReportUnhandledError(std::exception_ptr error) {
+  std::string what = "an exception not derived from std::exception";
+  std::type_index type = typeid(void);
+  try {
+    std::rethrow_exception(error);
+  } catch (const std::exception& e) {
+    what = e.what();
+    type = typeid(e);
+  } catch (...) {
+  }
+  static std::mutex mu;
+  static std::unordered_set<std::type_index>* seen =
+      new std::unordered_set<std::type_index>();
+  {
+    std::lock_guard<std::mutex> lock(mu);
+    if (!seen->insert(type).second) return;
+  }
+  std::fprintf(stderr,
+               "timingwheel: a delayed operation's callback threw (%s: %s); "
+               "set PurgatoryOptions::on_callback_error to handle it (this "
+               "type is reported once)\n",
+               type.name(), what.c_str());
+}
+
+}  // namespace internal
 
 bool DelayedOperation::ForceComplete() {
-  int expected = kWaiting;
-  if (!state_.compare_exchange_strong(expected, kCompleted,
-                                      std::memory_order_acq_rel)) {
-    return false;
-  }
-  if (Timer* timer = timer_.load(std::memory_order_acquire)) {
-    timer->Cancel(*this);
-  }
-  if (internal::OperationOwner* owner =
-          owner_.load(std::memory_order_acquire)) {
-    owner->OnOperationCompleted(*this);
-  }
-  OnComplete();
+  if (!Transition(OperationState::kCompleted)) return false;
+  // Counted for CheckAndComplete() when it won inside the holder's try.
+  if (HoldsLock()) completed_in_try_ = true;
+  Finish(/*expired=*/false);
   return true;
 }
 
-void DelayedOperation::Run() {
-  if (ForceComplete()) {
-    if (internal::OperationOwner* owner =
-            owner_.load(std::memory_order_acquire)) {
-      owner->OnOperationExpired();
-    }
-    OnExpiration();
-  }
+bool DelayedOperation::Expire() {
+  if (!Transition(OperationState::kExpired)) return false;
+  Finish(/*expired=*/true);
+  return true;
 }
 
-bool DelayedOperation::TryCompleteLocked() {
-  std::lock_guard<std::mutex> lock(lock_);
-  lock_holder_.store(std::this_thread::get_id(), std::memory_order_release);
-  bool completed = false;
-  try {
-    completed = TryComplete();
-  } catch (...) {
-    lock_holder_.store(std::thread::id(), std::memory_order_release);
-    throw;
+void DelayedOperation::Finish(bool expired) {
+  std::shared_ptr<internal::OwnerAnchor> anchor;
+  {
+    std::lock_guard<std::mutex> lock(watch_mu_);
+    anchor = std::move(anchor_);
   }
-  lock_holder_.store(std::thread::id(), std::memory_order_release);
+  internal::OperationOwner* owner =
+      anchor != nullptr ? anchor->Acquire() : nullptr;
+  // References to this operation that leaving the purgatory drops: held
+  // until the callbacks have returned (a caller may hold a raw pointer only).
+  std::vector<TaskPtr<DelayedOperation>> keep;
+  if (owner != nullptr) owner->Detach(*this, expired, keep);
+  if (owner == nullptr) {
+    // In no purgatory: exceptions are the caller's.
+    OnComplete();
+    if (expired) OnExpiration();
+    return;
+  }
+  try {
+    OnComplete();
+  } catch (...) {
+    owner->ReportError(std::current_exception());
+  }
+  if (expired) {
+    try {
+      OnExpiration();
+    } catch (...) {
+      owner->ReportError(std::current_exception());
+    }
+  }
+  anchor->Release();  // The last touch of the purgatory.
+  // `keep` goes last: this operation may be destroyed with it.
+}
+
+bool DelayedOperation::MaybeTryComplete(internal::OperationOwner& owner) {
+  const std::thread::id me = std::this_thread::get_id();
+  bool completed = false;
+  bool retry = false;
+  do {
+    // A re-entrant call (from this operation's own TryComplete(), or a
+    // callback it led to): the running try is the try.
+    if (lock_holder_.load(std::memory_order_acquire) == me) return completed;
+    bool unlocked = false;
+    if (locked_.compare_exchange_strong(unlocked, true,
+                                        std::memory_order_acquire)) {
+      lock_holder_.store(me, std::memory_order_release);
+      try_pending_.store(false);
+      if (IsWaiting()) {
+        completed_in_try_ = false;
+        try {
+          const bool done = TryComplete();
+          // Returning true without ForceComplete(): complete it here.
+          if (done && IsWaiting()) ForceComplete();
+        } catch (...) {
+          owner.ReportError(std::current_exception());
+        }
+        completed = completed || completed_in_try_;
+      }
+      lock_holder_.store(std::thread::id(), std::memory_order_release);
+      locked_.store(false, std::memory_order_release);
+      // Another thread may have found the lock held meanwhile.
+      retry = try_pending_.load();
+    } else {
+      // The holder will see the flag, unless it let go before we set it:
+      // then (the flag was clear) try again ourselves.
+      retry = !try_pending_.exchange(true);
+    }
+  } while (retry && IsWaiting());
   return completed;
 }
 

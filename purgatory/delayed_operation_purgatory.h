@@ -7,13 +7,17 @@
 // complete or their delay passes, in the manner of Apache Kafka's
 // DelayedOperationPurgatory:
 //
-//   * `TryCompleteElseWatch(op, keys)`: try now; if not, watch the operation
-//     under each key and start its timer.
+//   * `TryCompleteElseWatch(op, keys)`: try now; if not, start its timer and
+//     watch the operation under each key.
 //   * `CheckAndComplete(key)`: something changed for `key` (an
 //     acknowledgement arrived, bytes were appended): try the operations
 //     watched under it.
-//   * The purgatory's own timer (a `Timer` with its reaper thread, which
-//     sleeps while nothing is due) expires operations whose delay passed.
+//   * The purgatory's timer (its own `Timer` with a reaper thread that sleeps
+//     while nothing is due, or one the caller shares between purgatories)
+//     expires operations whose delay passed.
+//
+// This file defines `PurgatoryOptions`, `PurgatoryMetrics`, `WatchOutcome`
+// (what `TryCompleteElseWatch()` did) and `DelayedOperationPurgatory`.
 //
 // Beyond Kafka: a completed operation leaves every watch list at once (no
 // periodic purge, so completed operations never pile up on other keys), and
@@ -21,15 +25,26 @@
 // from every other key and from the timer as well.
 //
 // Watch lists are sharded by key hash; each shard has its own lock, held only
-// for map operations, never while user code runs (see the lock order in
-// delayed_operation.h).
+// for map operations, never while user code runs. No path waits for an
+// operation's lock (see delayed_operation.h), so callbacks may call any
+// member of the purgatory, including on their own keys.
+//
+// Guarantees under exceptions: an exception from `TryComplete()`,
+// `OnComplete()` or `OnExpiration()` never escapes a member of the purgatory
+// (nor its destructor); it goes to `PurgatoryOptions::on_callback_error`.
+// Every operation handed in still ends exactly once (completed, expired or
+// cancelled), a `CheckAndComplete()` still tries the key's other operations,
+// and an operation the purgatory holds is always watched and timed until it
+// ends.
 
 #ifndef TIMINGWHEEL_PURGATORY_DELAYED_OPERATION_PURGATORY_H_
 #define TIMINGWHEEL_PURGATORY_DELAYED_OPERATION_PURGATORY_H_
 
 #include <atomic>
 #include <cstdint>
+#include <exception>
 #include <functional>
+#include <initializer_list>
 #include <memory>
 #include <mutex>
 #include <utility>
@@ -53,24 +68,65 @@ struct PurgatoryOptions {
   // Watch-list shards; keys in different shards never contend. At least 1.
   int shards = 32;
 
-  // The purgatory's timer. Its reaper is always started (the purgatory's
-  // expiration reaper); tick, wheel size, clock, executor (where expirations
-  // run) and max_pending are used as given.
+  // The purgatory's own timer, when `shared_timer` is null. Its reaper is
+  // always started (the purgatory's expiration reaper); tick, wheel size,
+  // clock, executor (where expirations run) and max_pending are used as
+  // given.
   TimerOptions timer;
+
+  // A timer the caller owns, to share between purgatories (and other uses)
+  // instead of one timer, with its reaper and executor threads, per
+  // purgatory. Not owned; `timer` is then ignored, and expirations run on
+  // that timer's executor, driven by its reaper (or by whoever calls its
+  // `AdvanceClock()`). Lifetimes: the timer must outlive the purgatory.
+  // Shut down or destroy the purgatory first: it expires its operations,
+  // takes them off the timer, and leaves the timer running for its other
+  // users. If the timer shuts down first, the purgatory's operations still
+  // on it are among the tasks `Timer::Shutdown()` returns (running such a
+  // task expires its operation); the others stay watched until they
+  // complete or the purgatory's `Shutdown()` expires them, and an operation
+  // handed in afterwards expires at once (`WatchOutcome::kExpired`).
+  Timer* shared_timer = nullptr;
+
+  // Called with every exception thrown by an operation's `TryComplete()`,
+  // `OnComplete()` or `OnExpiration()`, on the thread that ran it. Null
+  // reports each distinct exception type once on stderr. An exception thrown
+  // by the hook itself is swallowed.
+  std::function<void(std::exception_ptr)> on_callback_error;
 };
 
 // PurgatoryMetrics
 //
 // A snapshot of a purgatory's counters (see `Metrics()`).
 struct PurgatoryMetrics {
-  int64_t delayed = 0;         // Operations waiting on the timer now.
-  int64_t watched = 0;         // Watch-list entries now (an operation per key).
-  int64_t keys = 0;            // Keys with a non-empty watch list now.
-  int64_t completed = 0;       // Operations completed (including expired ones).
-  int64_t expired = 0;         // Operations completed by their delay passing.
-  int64_t purged = 0;          // Watch entries removed because their operation
-                               // completed (through another key or the timer).
-  int64_t reaper_wakeups = 0;  // Wake-ups of the expiration reaper.
+  int64_t delayed = 0;          // Operations held now (see NumDelayed()).
+  int64_t watched = 0;          // Watch-list entries now (one per key).
+  int64_t keys = 0;             // Keys with a non-empty watch list now.
+  int64_t completed = 0;        // Operations completed (including expired).
+  int64_t expired = 0;          // Operations expired (delay or shutdown).
+  int64_t purged = 0;           // Watch entries removed because their
+                                // operation completed or expired.
+  int64_t callback_errors = 0;  // Exceptions thrown by callbacks.
+  int64_t reaper_wakeups = 0;   // Wake-ups of the timer's reaper (of the
+                                // shared timer, for all its users).
+};
+
+// WatchOutcome
+//
+// What `TryCompleteElseWatch()` did with an operation it accepted.
+enum class WatchOutcome {
+  // It completed during the call (`OnComplete()` ran, possibly on another
+  // thread that completed it meanwhile).
+  kCompleted,
+  // It is waiting: watched under its keys and on the timer.
+  kWatching,
+  // It expired during the call because the purgatory (or its timer) shut
+  // down: `OnComplete()` and `OnExpiration()` ran, on this thread unless a
+  // racing thread expired it first.
+  kExpired,
+  // A concurrent `CancelForKey()` (possibly from its own `TryComplete()`)
+  // took it out; no callback ran, and the canceller has it.
+  kCancelled,
 };
 
 // DelayedOperationPurgatory
@@ -81,7 +137,7 @@ struct PurgatoryMetrics {
 //
 // Thread safety: every public member is thread-safe and may be called from
 // any thread, including from an operation's `TryComplete()`, `OnComplete()`
-// and `OnExpiration()`.
+// and `OnExpiration()` (but the purgatory must not be destroyed from them).
 //
 // Example:
 //   auto purgatory =
@@ -100,9 +156,9 @@ class DelayedOperationPurgatory final : private internal::OperationOwner {
 
   // DelayedOperationPurgatory::Create()
   //
-  // Returns a new purgatory with its expiration reaper running, or
-  // `absl::InvalidArgumentError` for invalid options (shards < 1, or invalid
-  // timer options).
+  // Returns a new purgatory on `options.shared_timer`, or on a timer of its
+  // own with its expiration reaper running, or `absl::InvalidArgumentError`
+  // for invalid options (shards < 1, or invalid timer options).
   static absl::StatusOr<std::unique_ptr<DelayedOperationPurgatory>> Create(
       PurgatoryOptions options = PurgatoryOptions()) {
     if (options.shards < 1) {
@@ -110,40 +166,45 @@ class DelayedOperationPurgatory final : private internal::OperationOwner {
           absl::StrFormat("timingwheel: purgatory shards must be >= 1, got %d",
                           options.shards));
     }
+    if (options.shared_timer != nullptr) {
+      return std::unique_ptr<DelayedOperationPurgatory>(
+          new DelayedOperationPurgatory(options, nullptr));
+    }
     options.timer.start_reaper = true;
     absl::StatusOr<std::unique_ptr<Timer>> timer = Timer::Create(options.timer);
     if (!timer.ok()) return timer.status();
     return std::unique_ptr<DelayedOperationPurgatory>(
-        new DelayedOperationPurgatory(options.shards, std::move(*timer)));
+        new DelayedOperationPurgatory(options, std::move(*timer)));
   }
 
   DelayedOperationPurgatory(const DelayedOperationPurgatory&) = delete;
   DelayedOperationPurgatory& operator=(const DelayedOperationPurgatory&) =
       delete;
 
-  // Shuts down (see `Shutdown()`).
-  ~DelayedOperationPurgatory() { Shutdown(); }
+  // Shuts down (see `Shutdown()`), then waits until no other thread is still
+  // inside a callback of one of its operations. Must not run from such a
+  // callback (it dies with a message saying so).
+  ~DelayedOperationPurgatory() {
+    Shutdown();
+    anchor_->Close();
+  }
 
   // DelayedOperationPurgatory::TryCompleteElseWatch()
   //
-  // Tries to complete `op`; if it cannot, watches it under every key in
-  // `keys`, tries once more (closing the race with a concurrent
-  // `CheckAndComplete()` between the first try and the watch), and only then
-  // starts its timer (`op->delay()`). Returns true if the operation completed
-  // before this call returned, false if it is now waiting.
+  // Tries to complete `op`; if it cannot, starts its timer (`op->delay()`),
+  // watches it under every key in `keys`, and tries once more (closing the
+  // race with a concurrent `CheckAndComplete()` between the first try and
+  // the watch). Returns what happened to it (see `WatchOutcome`).
   //
-  // Errors: `absl::CancelledError` if `CancelForKey()` took the operation
-  // out during the call (or before it); `absl::InvalidArgumentError` for a
-  // null `op` or empty `keys`
-  // (nothing happens); `absl::FailedPreconditionError` if `op` already
-  // belongs to another purgatory or was already handed to this one, or after
-  // `Shutdown()` (nothing happens), or if the purgatory shut down during the
-  // call (the operation has then been expired: `OnComplete()` and
-  // `OnExpiration()` ran on this thread); `absl::ResourceExhaustedError` if
-  // the timer's `max_pending` is reached (the operation is not watched and
-  // not completed; the caller may hand it in again later). Thread-safe.
-  absl::StatusOr<bool> TryCompleteElseWatch(const OperationPtr& op,
-                                            absl::Span<const Key> keys) {
+  // Errors, after which nothing has happened to `op` (no callback of it
+  // ran, the purgatory holds no reference to it): `absl::InvalidArgumentError`
+  // for a null `op` or empty `keys`; `absl::FailedPreconditionError` if `op`
+  // is already in a purgatory, has already finished (completed, expired,
+  // cancelled), or after `Shutdown()`; `absl::ResourceExhaustedError` if the
+  // timer's `max_pending` is reached (the caller may hand it in again
+  // later). Thread-safe.
+  absl::StatusOr<WatchOutcome> TryCompleteElseWatch(
+      const OperationPtr& op, absl::Span<const Key> keys) {
     if (op == nullptr) {
       return absl::InvalidArgumentError(
           "timingwheel: TryCompleteElseWatch() of a null operation");
@@ -152,80 +213,74 @@ class DelayedOperationPurgatory final : private internal::OperationOwner {
       return absl::InvalidArgumentError(
           "timingwheel: TryCompleteElseWatch() needs at least one key");
     }
-    if (shutdown_.load(std::memory_order_acquire)) {
+    if (shutdown_.load()) {
       return absl::FailedPreconditionError(
           "timingwheel: purgatory is shut down");
     }
-    if (op->IsCancelled()) return Finished(*op);
-    internal::OperationOwner* expected = nullptr;
-    if (!op->owner_.compare_exchange_strong(expected, this,
-                                            std::memory_order_acq_rel)) {
-      return absl::FailedPreconditionError(
-          "timingwheel: the operation was already handed to a purgatory");
-    }
-    op->timer_.store(timer_.get(), std::memory_order_release);
-
-    if (op->TryCompleteLocked()) return true;
-
     {
-      std::lock_guard<std::mutex> watch_lock(op->watch_mu_);
-      if (!op->IsWaiting()) return Finished(*op);  // By another thread.
-      auto watch_keys = std::make_unique<WatchKeys>();
-      watch_keys->keys.reserve(keys.size());
-      for (const Key& key : keys) {
-        Shard& shard = ShardFor(key);
-        std::lock_guard<std::mutex> shard_lock(shard.mu);
-        auto& watchers = shard.watchers[key];
-        if (watchers.emplace(op.get(), op).second) {
-          watch_keys->keys.push_back(key);
-          watched_.fetch_add(1, std::memory_order_relaxed);
-        }
+      std::lock_guard<std::mutex> lock(op->watch_mu_);
+      if (!op->IsWaiting()) {
+        return absl::FailedPreconditionError(
+            "timingwheel: the operation has already completed, expired or "
+            "been cancelled");
       }
-      op->watch_keys_ = std::move(watch_keys);
+      if (op->anchor_ != nullptr) {
+        return absl::FailedPreconditionError(
+            "timingwheel: the operation was already handed to a purgatory");
+      }
+      op->anchor_ = anchor_;
     }
+    held_.fetch_add(1, std::memory_order_relaxed);
 
-    if (op->TryCompleteLocked()) return true;
-    if (!op->IsWaiting()) return Finished(*op);
+    op->MaybeTryComplete(*this);
+    if (!op->IsWaiting()) return OutcomeOf(*op);
 
+    // The timer before the watch lists: an operation refused by the timer
+    // was never visible to CheckAndComplete(), so nothing can have completed
+    // it but its owner's own code.
     absl::Status added = timer_->Add(op, op->delay());
     if (!added.ok()) {
-      if (added.code() == absl::StatusCode::kFailedPrecondition) {
-        // Shut down while we were watching: expire it, as Shutdown() does.
-        op->Run();
-        return added;
+      if (added.code() == absl::StatusCode::kResourceExhausted) {
+        return Refuse(*op, std::move(added));
       }
-      // Over max_pending: leave the operation as it was handed to us, free
-      // to be handed in again later (unless it finished meanwhile).
-      if (!op->IsWaiting()) return Finished(*op);
-      Unwatch(*op, /*count_as_purged=*/false);
-      op->timer_.store(nullptr, std::memory_order_release);
-      op->owner_.store(nullptr, std::memory_order_release);
-      return added;
+      // The timer is shut down (Shutdown() is running): expire it here.
+      op->Expire();
+      return OutcomeOf(*op);
     }
-    // Completed or cancelled between the last try and the Add(): its
-    // ForceComplete() or CancelForKey() may have found no timer entry.
+    // Finished between the try and the Add(): whoever finished it may have
+    // found no timer entry to cancel.
     if (!op->IsWaiting()) {
       timer_->Cancel(*op);
-      return Finished(*op);
+      return OutcomeOf(*op);
     }
-    return false;
+    Watch(op, keys);
+    op->MaybeTryComplete(*this);
+    // Shutdown() may have swept the watch lists before this operation was
+    // on them.
+    if (shutdown_.load() && op->IsWaiting()) op->Expire();
+    return OutcomeOf(*op);
   }
 
   // DelayedOperationPurgatory::TryCompleteElseWatch()
   //
   // Overload for a braced list of keys: `TryCompleteElseWatch(op, {k1, k2})`.
-  absl::StatusOr<bool> TryCompleteElseWatch(const OperationPtr& op,
-                                            std::initializer_list<Key> keys) {
+  absl::StatusOr<WatchOutcome> TryCompleteElseWatch(
+      const OperationPtr& op, std::initializer_list<Key> keys) {
     return TryCompleteElseWatch(op,
                                 absl::MakeConstSpan(keys.begin(), keys.size()));
   }
 
   // DelayedOperationPurgatory::CheckAndComplete()
   //
-  // Tries to complete every operation watched under `key` (each under its own
-  // lock, with no purgatory lock held). Returns how many this call completed.
-  // Completed operations leave every watch list; an empty list is removed.
-  // An unknown key completes nothing. Thread-safe.
+  // Tries to complete every operation watched under `key`, each under its own
+  // lock, with no purgatory lock held, and never waits: an operation whose
+  // `TryComplete()` is running on another thread is tried again by that
+  // thread before it lets go; one whose `TryComplete()` is running on this
+  // thread (a re-entrant call) is not tried again. Returns how many completed
+  // in tries this call made. Completed operations leave every watch list; an
+  // empty list is removed. An unknown key completes nothing. Exceptions from
+  // callbacks go to the error hook, and the other operations are still
+  // tried. Thread-safe.
   int CheckAndComplete(const Key& key) {
     std::vector<OperationPtr> candidates;
     {
@@ -238,8 +293,7 @@ class DelayedOperationPurgatory final : private internal::OperationOwner {
     }
     int completed = 0;
     for (const OperationPtr& op : candidates) {
-      if (op->IsCompleted()) continue;
-      if (op->TryCompleteLocked()) ++completed;
+      if (op->MaybeTryComplete(*this)) ++completed;
     }
     return completed;
   }
@@ -249,12 +303,14 @@ class DelayedOperationPurgatory final : private internal::OperationOwner {
   // Removes every operation watched under `key` from the purgatory: from
   // this key, from every other key it is watched under, and from the timer.
   // The operations are cancelled, not completed: `IsCancelled()` becomes
-  // true, no callback of theirs ever runs, `ForceComplete()` on them returns
-  // false, and they keep no pointer to the purgatory. They are returned to
-  // the caller (who answers the requests), except any that completed
+  // true, no callback of theirs runs from then on (no `TryComplete()` starts;
+  // one already running on another thread finishes and its `ForceComplete()`
+  // returns false), `ForceComplete()` on them returns false, and they keep
+  // no pointer to the purgatory. They are returned to the caller (who
+  // answers the requests), except any that completed or expired
   // concurrently. A `TryCompleteElseWatch()` of such an operation still in
-  // progress returns `absl::CancelledError`. An unknown key returns nothing.
-  // Thread-safe.
+  // progress returns `WatchOutcome::kCancelled`. An unknown key returns
+  // nothing. Thread-safe.
   std::vector<OperationPtr> CancelForKey(const Key& key) {
     std::vector<OperationPtr> candidates;
     {
@@ -268,16 +324,20 @@ class DelayedOperationPurgatory final : private internal::OperationOwner {
     std::vector<OperationPtr> cancelled;
     cancelled.reserve(candidates.size());
     for (OperationPtr& op : candidates) {
-      // The final transition: from here no completion, expiration or
-      // re-watch of it can succeed. One that completed meanwhile is not
-      // returned (its completion leaves the watch lists by itself).
-      if (!op->MarkCancelled()) continue;
+      // The final transition: from here no completion, expiration or try of
+      // it can start. One that finished meanwhile is not returned (its
+      // completion leaves the watch lists by itself).
+      if (!op->Transition(OperationState::kCancelled)) continue;
+      bool held = false;
+      {
+        std::lock_guard<std::mutex> lock(op->watch_mu_);
+        held = op->anchor_ != nullptr;
+        op->anchor_.reset();
+      }
       timer_->Cancel(*op);
-      Unwatch(*op, /*count_as_purged=*/false);
-      // A cancelled operation no longer refers to this purgatory, which may
-      // be destroyed before the caller is done with it.
-      op->timer_.store(nullptr, std::memory_order_release);
-      op->owner_.store(nullptr, std::memory_order_release);
+      std::vector<OperationPtr> released;
+      Unwatch(*op, /*count_as_purged=*/false, released);
+      if (held) held_.fetch_sub(1, std::memory_order_relaxed);
       cancelled.push_back(std::move(op));
     }
     return cancelled;
@@ -285,8 +345,9 @@ class DelayedOperationPurgatory final : private internal::OperationOwner {
 
   // DelayedOperationPurgatory::NumDelayed()
   //
-  // The number of operations waiting on the timer. Thread-safe.
-  int64_t NumDelayed() const { return timer_->NumPending(); }
+  // The number of operations the purgatory holds: handed in and not yet
+  // completed, expired or cancelled (nor refused). Thread-safe.
+  int64_t NumDelayed() const { return held_.load(std::memory_order_relaxed); }
 
   // DelayedOperationPurgatory::Watched()
   //
@@ -299,13 +360,13 @@ class DelayedOperationPurgatory final : private internal::OperationOwner {
   // A snapshot of the counters. Thread-safe.
   PurgatoryMetrics Metrics() const {
     PurgatoryMetrics metrics;
-    const TimerMetrics timer = timer_->Metrics();
-    metrics.delayed = timer.pending;
-    metrics.reaper_wakeups = timer.reaper_wakeups;
+    metrics.delayed = NumDelayed();
+    metrics.reaper_wakeups = timer_->Metrics().reaper_wakeups;
     metrics.watched = Watched();
     metrics.completed = completed_.load(std::memory_order_relaxed);
     metrics.expired = expired_.load(std::memory_order_relaxed);
     metrics.purged = purged_.load(std::memory_order_relaxed);
+    metrics.callback_errors = callback_errors_.load(std::memory_order_relaxed);
     for (const auto& shard : shards_) {
       std::lock_guard<std::mutex> lock(shard->mu);
       metrics.keys += static_cast<int64_t>(shard->watchers.size());
@@ -315,23 +376,37 @@ class DelayedOperationPurgatory final : private internal::OperationOwner {
 
   // DelayedOperationPurgatory::Shutdown()
   //
-  // Stops the expiration reaper (waiting for expirations already running),
-  // then completes every operation still waiting through its expiration path,
-  // exactly once, on the calling thread: `OnComplete()` then
-  // `OnExpiration()`, counted in `expired`. Nothing is silently dropped, and
-  // no callback of the purgatory's reaper runs after it returns. Afterwards
-  // `TryCompleteElseWatch()` fails with FailedPrecondition; calls racing with
-  // `Shutdown()` expire their operation on their own thread. Idempotent.
-  // Must not be called from an operation's callback. Thread-safe.
+  // Stops the expiration reaper of its own timer (waiting for expirations
+  // already running; a shared timer keeps running), then expires every
+  // operation still waiting, exactly once, on the calling thread:
+  // `OnComplete()` then `OnExpiration()`, counted in `expired` (exceptions go
+  // to the error hook, and the other operations still expire). Then waits until
+  // no other thread is inside a callback of one of its operations. Nothing is
+  // silently dropped, and no callback of its operations runs after it returns,
+  // except on a thread that called into the purgatory concurrently with it: a
+  // racing `TryCompleteElseWatch()` expires its operation itself (returning
+  // `WatchOutcome::kExpired`). Afterwards `TryCompleteElseWatch()` fails with
+  // FailedPrecondition. Idempotent. May be called from an operation's
+  // callback: it then waits neither for that callback nor for callbacks
+  // running on other threads (which could be waiting for it). Thread-safe.
   void Shutdown() {
-    if (shutdown_.exchange(true, std::memory_order_acq_rel)) return;
-    std::vector<TaskPtr<TimerTask>> pending = timer_->Shutdown();
-    for (TaskPtr<TimerTask>& task : pending) {
-      // Every task of the purgatory's private timer is an operation.
-      static_cast<DelayedOperation*>(task.get())->Run();
+    if (shutdown_.exchange(true)) {
+      anchor_->WaitIdle();
+      return;
     }
-    // Operations still watched but not on the timer (a racing
-    // TryCompleteElseWatch() between its watch and its Add()) expire there.
+    if (owned_timer_ != nullptr) {
+      std::vector<TaskPtr<TimerTask>> pending = owned_timer_->Shutdown();
+      for (TaskPtr<TimerTask>& task : pending) {
+        // Every task of the purgatory's own timer is an operation.
+        static_cast<DelayedOperation*>(task.get())->Expire();
+      }
+    }
+    // Every waiting operation is watched (a shared timer stays up: each
+    // expiry takes its operation off it), except during a racing
+    // TryCompleteElseWatch() between its Add() and its watch: that call
+    // expires it itself once it sees the shutdown.
+    for (const OperationPtr& op : AllWatched()) op->Expire();
+    anchor_->WaitIdle();
   }
 
  private:
@@ -346,11 +421,18 @@ class DelayedOperationPurgatory final : private internal::OperationOwner {
     absl::flat_hash_map<Key, OperationMap, Hash, Eq> watchers;  // Under mu.
   };
 
-  DelayedOperationPurgatory(int shards, std::unique_ptr<Timer> timer)
-      : timer_(std::move(timer)) {
-    shards_.reserve(static_cast<size_t>(shards));
-    for (int i = 0; i < shards; ++i)
+  DelayedOperationPurgatory(const PurgatoryOptions& options,
+                            std::unique_ptr<Timer> timer)
+      : owned_timer_(std::move(timer)),
+        timer_(owned_timer_ != nullptr ? owned_timer_.get()
+                                       : options.shared_timer),
+        on_callback_error_(options.on_callback_error),
+        anchor_(std::make_shared<internal::OwnerAnchor>(
+            static_cast<internal::OperationOwner*>(this))) {
+    shards_.reserve(static_cast<size_t>(options.shards));
+    for (int i = 0; i < options.shards; ++i) {
       shards_.push_back(std::make_unique<Shard>());
+    }
   }
 
   Shard& ShardFor(const Key& key) const {
@@ -359,18 +441,77 @@ class DelayedOperationPurgatory final : private internal::OperationOwner {
     return *shards_[(hash >> 32) % shards_.size()];
   }
 
-  // The result of TryCompleteElseWatch() for an operation that left the
-  // waiting state during the call: completed (true) or cancelled.
-  static absl::StatusOr<bool> Finished(const DelayedOperation& op) {
-    if (op.IsCompleted()) return true;
-    return absl::CancelledError(
-        "timingwheel: the operation was cancelled by CancelForKey()");
+  // What became of an operation this purgatory accepted.
+  static WatchOutcome OutcomeOf(const DelayedOperation& op) {
+    switch (op.state()) {
+      case OperationState::kWaiting:
+        return WatchOutcome::kWatching;
+      case OperationState::kCompleted:
+        return WatchOutcome::kCompleted;
+      case OperationState::kExpired:
+        return WatchOutcome::kExpired;
+      case OperationState::kCancelled:
+        break;
+    }
+    return WatchOutcome::kCancelled;
   }
 
-  // Removes `op` from every watch list it is on. With `count_as_purged`,
-  // counts the removed entries as purged (its completion came another way).
-  void Unwatch(DelayedOperation& op, bool count_as_purged) {
-    std::vector<OperationPtr> released;  // Dropped after the locks.
+  // Gives back an operation the timer refused (it is on no watch list).
+  absl::StatusOr<WatchOutcome> Refuse(DelayedOperation& op,
+                                      absl::Status refusal) {
+    std::shared_ptr<internal::OwnerAnchor> anchor;
+    {
+      std::lock_guard<std::mutex> lock(op.watch_mu_);
+      anchor = std::move(op.anchor_);
+    }
+    // The winner of a concurrent ForceComplete() (the owner's own code) took
+    // the anchor first: it does the bookkeeping.
+    if (anchor == nullptr) return OutcomeOf(op);
+    held_.fetch_sub(1, std::memory_order_relaxed);
+    if (op.IsWaiting()) return refusal;  // Free to be handed in again.
+    // Completed (not expired: it was on no timer) by a ForceComplete() that
+    // will find no anchor: count it here.
+    completed_.fetch_add(1, std::memory_order_relaxed);
+    return OutcomeOf(op);
+  }
+
+  // Watches `op` under `keys`, unless it finished meanwhile.
+  void Watch(const OperationPtr& op, absl::Span<const Key> keys) {
+    std::lock_guard<std::mutex> watch_lock(op->watch_mu_);
+    // Finished by another thread: its Detach() already ran (or finds the
+    // keys below), so watching it now would leave it on the lists.
+    if (!op->IsWaiting()) return;
+    auto watch_keys = std::make_unique<WatchKeys>();
+    watch_keys->keys.reserve(keys.size());
+    for (const Key& key : keys) {
+      Shard& shard = ShardFor(key);
+      std::lock_guard<std::mutex> shard_lock(shard.mu);
+      auto& watchers = shard.watchers[key];
+      if (watchers.emplace(op.get(), op).second) {
+        watch_keys->keys.push_back(key);
+        watched_.fetch_add(1, std::memory_order_relaxed);
+      }
+    }
+    op->watch_keys_ = std::move(watch_keys);
+  }
+
+  // Every operation on a watch list now.
+  std::vector<OperationPtr> AllWatched() {
+    std::vector<OperationPtr> all;
+    for (const auto& shard : shards_) {
+      std::lock_guard<std::mutex> lock(shard->mu);
+      for (const auto& watchers : shard->watchers) {
+        for (const auto& entry : watchers.second) all.push_back(entry.second);
+      }
+    }
+    return all;
+  }
+
+  // Removes `op` from every watch list it is on, moving the dropped
+  // references to `released`. With `count_as_purged`, counts the removed
+  // entries as purged.
+  void Unwatch(DelayedOperation& op, bool count_as_purged,
+               std::vector<OperationPtr>& released) {
     std::lock_guard<std::mutex> watch_lock(op.watch_mu_);
     if (op.watch_keys_ == nullptr) return;
     auto* watch_keys = static_cast<WatchKeys*>(op.watch_keys_.get());
@@ -392,22 +533,41 @@ class DelayedOperationPurgatory final : private internal::OperationOwner {
     if (count_as_purged) purged_.fetch_add(removed, std::memory_order_relaxed);
   }
 
-  void OnOperationCompleted(DelayedOperation& op) override {
+  void Detach(DelayedOperation& op, bool expired,
+              std::vector<OperationPtr>& keep) override {
+    // Off the lists first: they hold references, so the timer's may go.
+    Unwatch(op, /*count_as_purged=*/true, keep);
+    timer_->Cancel(op);
     completed_.fetch_add(1, std::memory_order_relaxed);
-    Unwatch(op, /*count_as_purged=*/true);
+    if (expired) expired_.fetch_add(1, std::memory_order_relaxed);
+    held_.fetch_sub(1, std::memory_order_relaxed);
   }
 
-  void OnOperationExpired() override {
-    expired_.fetch_add(1, std::memory_order_relaxed);
+  void ReportError(std::exception_ptr error) override {
+    callback_errors_.fetch_add(1, std::memory_order_relaxed);
+    if (!on_callback_error_) {
+      internal::ReportUnhandledError(std::move(error));
+      return;
+    }
+    try {
+      on_callback_error_(std::move(error));
+    } catch (...) {
+      // The hook's own exception is swallowed.
+    }
   }
 
-  std::unique_ptr<Timer> timer_;
+  const std::unique_ptr<Timer> owned_timer_;
+  Timer* const timer_;
+  const std::function<void(std::exception_ptr)> on_callback_error_;
   std::vector<std::unique_ptr<Shard>> shards_;
+  const std::shared_ptr<internal::OwnerAnchor> anchor_;
   std::atomic<bool> shutdown_{false};
+  std::atomic<int64_t> held_{0};
   std::atomic<int64_t> watched_{0};
   std::atomic<int64_t> completed_{0};
   std::atomic<int64_t> expired_{0};
   std::atomic<int64_t> purged_{0};
+  std::atomic<int64_t> callback_errors_{0};
 };
 
 }  // namespace timingwheel

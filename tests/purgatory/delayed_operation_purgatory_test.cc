@@ -1,8 +1,8 @@
 // Copyright 2026 The timingwheel Authors.
 //
-// Deterministic tests of DelayedOperationPurgatory: its timer runs on a
-// ManualClock and expirations queue on a ManualExecutor until the test runs
-// them, so nothing here sleeps.
+// Deterministic tests of DelayedOperationPurgatory, on MockPurgatory: the
+// clock moves only when a test advances it, and expirations run inside that
+// call, so nothing here sleeps or waits for another thread.
 
 #include "purgatory/delayed_operation_purgatory.h"
 
@@ -14,72 +14,44 @@
 
 #include "absl/time/time.h"
 #include "gtest/gtest.h"
+#include "purgatory/testing/mock_purgatory.h"
 #include "tests/purgatory/test_operations.h"
-#include "timer/testing/manual_clock.h"
-#include "timer/testing/manual_executor.h"
 
 namespace timingwheel {
 namespace {
 
 using ::timingwheel::testing::CountingOperation;
-using ::timingwheel::testing::ManualClock;
-using ::timingwheel::testing::ManualExecutor;
+using ::timingwheel::testing::MockPurgatory;
 
 using Purgatory = DelayedOperationPurgatory<std::string>;
 using OpPtr = TaskPtr<CountingOperation>;
 
 class PurgatoryTest : public ::testing::Test {
  protected:
-  void SetUp() override {
+  PurgatoryTest() {
     PurgatoryOptions options;
     options.shards = 4;
-    options.timer.clock = &clock_;
-    options.timer.executor = &executor_;
-    purgatory_ = Purgatory::Create(options).value();
-    ASSERT_TRUE(clock_.AwaitSleeper(kInfiniteFutureNanos));
+    mock_ = std::make_unique<MockPurgatory<std::string>>(options);
+    purgatory_ = &mock_->purgatory();
   }
 
   OpPtr NewOp(absl::Duration delay) {
     return MakeTask<CountingOperation>(delay);
   }
 
-  void TearDown() override {
-    // Shutdown waits for expirations already handed to the executor: keep
-    // running them until the purgatory is gone.
-    std::atomic<bool> done{false};
-    std::thread runner([&] {
-      while (!done.load()) executor_.RunAll();
-    });
-    purgatory_.reset();
-    done.store(true);
-    runner.join();
-  }
-
-  // Waits until the reaper sleeps until `sleeping_until` (from the clock's
-  // origin), advances the clock by `delta`, lets the reaper flush what is due
-  // (it then sleeps until `next_deadline`), and runs the expirations it
-  // queued. Returns how many ran.
-  size_t AdvanceAndExpire(absl::Duration delta, int64_t sleeping_until,
-                          int64_t next_deadline) {
-    EXPECT_TRUE(clock_.AwaitSleeper(sleeping_until));
-    clock_.AdvanceBy(delta);
-    EXPECT_TRUE(clock_.AwaitSleeper(next_deadline));
-    return executor_.RunAll();
-  }
-
-  ManualClock clock_;
-  ManualExecutor executor_;
-  std::unique_ptr<Purgatory> purgatory_;
+  std::unique_ptr<MockPurgatory<std::string>> mock_;
+  Purgatory* purgatory_;
 };
 
-int64_t Ms(int64_t ms) {
-  return absl::ToInt64Nanoseconds(absl::Milliseconds(ms));
+bool Waits(const absl::StatusOr<WatchOutcome>& result) {
+  return result.ok() && *result == WatchOutcome::kWatching;
 }
 
 TEST_F(PurgatoryTest, CompletesAtOnceWithoutWatchingWhenPossible) {
   OpPtr op = NewOp(absl::Seconds(1));
   op->ready = true;
-  EXPECT_EQ(purgatory_->TryCompleteElseWatch(op, {"a"}).value(), true);
+  EXPECT_EQ(purgatory_->TryCompleteElseWatch(op, {"a"}).value(),
+            WatchOutcome::kCompleted);
   EXPECT_EQ(op->completions.load(), 1);
   EXPECT_EQ(purgatory_->Watched(), 0);
   EXPECT_EQ(purgatory_->NumDelayed(), 0);
@@ -88,7 +60,8 @@ TEST_F(PurgatoryTest, CompletesAtOnceWithoutWatchingWhenPossible) {
 
 TEST_F(PurgatoryTest, CompletedThroughKeyIsCountedOnceAndKeyThenFindsNothing) {
   OpPtr op = NewOp(absl::Seconds(1));
-  EXPECT_EQ(purgatory_->TryCompleteElseWatch(op, {"a"}).value(), false);
+  EXPECT_EQ(purgatory_->TryCompleteElseWatch(op, {"a"}).value(),
+            WatchOutcome::kWatching);
   EXPECT_EQ(purgatory_->Watched(), 1);
   EXPECT_EQ(purgatory_->NumDelayed(), 1);
   EXPECT_EQ(purgatory_->CheckAndComplete("a"), 0);  // Not ready yet.
@@ -104,10 +77,8 @@ TEST_F(PurgatoryTest, CompletedThroughKeyIsCountedOnceAndKeyThenFindsNothing) {
   EXPECT_EQ(metrics.expired, 0);
   EXPECT_EQ(metrics.keys, 0);
   // Its timer was cancelled: nothing expires later.
-  // (The reaper sleeps until 1 s or, if it saw the cancel first, forever.)
-  clock_.AdvanceBy(absl::Seconds(2));
-  ASSERT_TRUE(clock_.AwaitSleeper(kInfiniteFutureNanos));
-  EXPECT_EQ(executor_.RunAll(), 0u);
+  EXPECT_EQ(mock_->timer().NumPending(), 0);
+  EXPECT_EQ(mock_->AdvanceBy(absl::Seconds(2)), 0);
   EXPECT_EQ(op->expirations.load(), 0);
 }
 
@@ -118,15 +89,13 @@ TEST_F(PurgatoryTest, UnknownKeyCompletesNothing) {
 
 TEST_F(PurgatoryTest, ExpiresAfterDeadlineNotBeforeCompleteThenExpire) {
   OpPtr op = NewOp(absl::Milliseconds(100));
-  ASSERT_FALSE(purgatory_->TryCompleteElseWatch(op, {"a", "b"}).value());
-  ASSERT_TRUE(clock_.AwaitSleeper(Ms(100)));
-  EXPECT_EQ(AdvanceAndExpire(absl::Milliseconds(99), Ms(100), Ms(100)), 0u);
+  ASSERT_TRUE(Waits(purgatory_->TryCompleteElseWatch(op, {"a", "b"})));
+  EXPECT_EQ(mock_->AdvanceBy(absl::Milliseconds(99)), 0);
   EXPECT_FALSE(op->IsCompleted());
-  EXPECT_EQ(AdvanceAndExpire(absl::Microseconds(999), Ms(100), Ms(100)), 0u);
+  EXPECT_EQ(mock_->AdvanceBy(absl::Microseconds(999)), 0);
   EXPECT_FALSE(op->IsCompleted());
-  EXPECT_EQ(
-      AdvanceAndExpire(absl::Microseconds(1), Ms(100), kInfiniteFutureNanos),
-      1u);
+  EXPECT_EQ(mock_->AdvanceBy(absl::Microseconds(1)), 1);
+  EXPECT_TRUE(op->IsExpired());
   EXPECT_TRUE(op->IsCompleted());
   EXPECT_EQ(op->events, (std::vector<std::string>{"complete", "expire"}));
   EXPECT_EQ(purgatory_->Watched(), 0);
@@ -146,9 +115,9 @@ TEST_F(PurgatoryTest, CountsAsOperationsCompleteThroughDifferentKeys) {
   OpPtr op1 = NewOp(absl::Seconds(10));
   OpPtr op2 = NewOp(absl::Seconds(10));
   OpPtr op3 = NewOp(absl::Seconds(10));
-  ASSERT_FALSE(purgatory_->TryCompleteElseWatch(op1, {"a"}).value());
-  ASSERT_FALSE(purgatory_->TryCompleteElseWatch(op2, {"a", "b"}).value());
-  ASSERT_FALSE(purgatory_->TryCompleteElseWatch(op3, {"a", "b", "c"}).value());
+  ASSERT_TRUE(Waits(purgatory_->TryCompleteElseWatch(op1, {"a"})));
+  ASSERT_TRUE(Waits(purgatory_->TryCompleteElseWatch(op2, {"a", "b"})));
+  ASSERT_TRUE(Waits(purgatory_->TryCompleteElseWatch(op3, {"a", "b", "c"})));
   EXPECT_EQ(purgatory_->NumDelayed(), 3);
   EXPECT_EQ(purgatory_->Watched(), 6);
   EXPECT_EQ(purgatory_->Metrics().keys, 3);
@@ -187,7 +156,7 @@ TEST_F(PurgatoryTest, WatchedStaysBoundedWhenOperationsCompleteThroughOneKey) {
     for (int k = 1; k < kKeysPerOp; ++k) {
       keys.push_back("partition-" + std::to_string((i * 7 + k) % 50));
     }
-    ASSERT_FALSE(purgatory_->TryCompleteElseWatch(op, keys).value());
+    ASSERT_TRUE(Waits(purgatory_->TryCompleteElseWatch(op, keys)));
     op->ready = true;
     EXPECT_EQ(purgatory_->CheckAndComplete("completer"), 1);
     EXPECT_EQ(purgatory_->Watched(), 0) << "after op " << i;
@@ -202,9 +171,9 @@ TEST_F(PurgatoryTest, CancelForKeyReturnsExactlyItsOperations) {
   OpPtr op1 = NewOp(absl::Seconds(10));
   OpPtr op2 = NewOp(absl::Seconds(10));
   OpPtr op3 = NewOp(absl::Seconds(10));
-  ASSERT_FALSE(purgatory_->TryCompleteElseWatch(op1, {"a", "b"}).value());
-  ASSERT_FALSE(purgatory_->TryCompleteElseWatch(op2, {"a", "c"}).value());
-  ASSERT_FALSE(purgatory_->TryCompleteElseWatch(op3, {"c"}).value());
+  ASSERT_TRUE(Waits(purgatory_->TryCompleteElseWatch(op1, {"a", "b"})));
+  ASSERT_TRUE(Waits(purgatory_->TryCompleteElseWatch(op2, {"a", "c"})));
+  ASSERT_TRUE(Waits(purgatory_->TryCompleteElseWatch(op3, {"c"})));
   std::vector<Purgatory::OperationPtr> cancelled =
       purgatory_->CancelForKey("a");
   ASSERT_EQ(cancelled.size(), 2u);
@@ -219,8 +188,7 @@ TEST_F(PurgatoryTest, CancelForKeyReturnsExactlyItsOperations) {
   op1->ready = true;
   EXPECT_EQ(purgatory_->CheckAndComplete("b"), 0);
   // Cancelled operations never expire.
-  EXPECT_EQ(
-      AdvanceAndExpire(absl::Seconds(10), Ms(10000), kInfiniteFutureNanos), 1u);
+  EXPECT_EQ(mock_->AdvanceBy(absl::Seconds(10)), 1);
   EXPECT_EQ(op1->completions.load() + op2->completions.load(), 0);
   EXPECT_EQ(op3->expirations.load(), 1);
 }
@@ -233,29 +201,29 @@ TEST_F(PurgatoryTest, CancelForKeyDuringTryCompleteElseWatchWins) {
   op->on_try = [&](int call) {
     if (call == 2) cancelled = purgatory_->CancelForKey("k");
   };
-  absl::StatusOr<bool> result = purgatory_->TryCompleteElseWatch(op, {"k"});
-  EXPECT_EQ(result.status().code(), absl::StatusCode::kCancelled);
+  absl::StatusOr<WatchOutcome> result =
+      purgatory_->TryCompleteElseWatch(op, {"k"});
+  ASSERT_TRUE(result.ok()) << result.status();
+  EXPECT_EQ(*result, WatchOutcome::kCancelled);
   ASSERT_EQ(cancelled.size(), 1u);
   EXPECT_TRUE(op->IsCancelled());
   EXPECT_EQ(purgatory_->Watched(), 0);
   EXPECT_EQ(purgatory_->NumDelayed(), 0);  // Not left on the timer.
-  clock_.AdvanceBy(absl::Seconds(1));
-  ASSERT_TRUE(clock_.AwaitSleeper(kInfiniteFutureNanos));
-  EXPECT_EQ(executor_.RunAll(), 0u);
+  EXPECT_EQ(mock_->AdvanceBy(absl::Seconds(1)), 0);
   EXPECT_EQ(op->completions.load() + op->expirations.load(), 0);
   // Cancelled is final: no completion, no second hand-in.
   op->ready = true;
   EXPECT_FALSE(op->ForceComplete());
   EXPECT_EQ(purgatory_->TryCompleteElseWatch(op, {"k"}).status().code(),
-            absl::StatusCode::kCancelled);
+            absl::StatusCode::kFailedPrecondition);
   EXPECT_EQ(op->completions.load(), 0);
 }
 
 TEST_F(PurgatoryTest, CancelledOperationOutlivesThePurgatory) {
   OpPtr op = NewOp(absl::Seconds(5));
-  ASSERT_FALSE(purgatory_->TryCompleteElseWatch(op, {"a", "b"}).value());
+  ASSERT_TRUE(Waits(purgatory_->TryCompleteElseWatch(op, {"a", "b"})));
   ASSERT_EQ(purgatory_->CancelForKey("b").size(), 1u);
-  TearDown();  // Destroys the purgatory and its timer.
+  mock_.reset();  // Destroys the purgatory and its timer.
   // Answering the cancelled request must not touch the dead purgatory.
   EXPECT_FALSE(op->ForceComplete());
   EXPECT_TRUE(op->IsCancelled());
@@ -264,7 +232,7 @@ TEST_F(PurgatoryTest, CancelledOperationOutlivesThePurgatory) {
 
 TEST_F(PurgatoryTest, TryCompleteRunsUnderTheOperationsLock) {
   OpPtr op = NewOp(absl::Seconds(1));
-  ASSERT_FALSE(purgatory_->TryCompleteElseWatch(op, {"a"}).value());
+  ASSERT_TRUE(Waits(purgatory_->TryCompleteElseWatch(op, {"a"})));
   EXPECT_EQ(purgatory_->CheckAndComplete("a"), 0);
   op->ready = true;
   EXPECT_EQ(purgatory_->CheckAndComplete("a"), 1);
@@ -278,7 +246,7 @@ TEST_F(PurgatoryTest, RejectsBadArguments) {
             absl::StatusCode::kInvalidArgument);
   EXPECT_EQ(purgatory_->TryCompleteElseWatch(nullptr, {"a"}).status().code(),
             absl::StatusCode::kInvalidArgument);
-  ASSERT_FALSE(purgatory_->TryCompleteElseWatch(op, {"a"}).value());
+  ASSERT_TRUE(Waits(purgatory_->TryCompleteElseWatch(op, {"a"})));
   EXPECT_EQ(purgatory_->TryCompleteElseWatch(op, {"b"}).status().code(),
             absl::StatusCode::kFailedPrecondition);
   EXPECT_EQ(purgatory_->Watched(), 1);
@@ -296,15 +264,15 @@ TEST_F(PurgatoryTest, ShutdownExpiresEveryPendingOperationExactlyOnce) {
   std::vector<OpPtr> ops;
   for (int i = 0; i < 20; ++i) {
     ops.push_back(NewOp(absl::Seconds(1 + i)));
-    ASSERT_FALSE(
-        purgatory_
-            ->TryCompleteElseWatch(ops.back(), {"k" + std::to_string(i % 3)})
-            .value());
+    ASSERT_TRUE(Waits(purgatory_->TryCompleteElseWatch(
+        ops.back(), {"k" + std::to_string(i % 3)})));
   }
   ops[0]->ready = true;
   ASSERT_EQ(purgatory_->CheckAndComplete("k0"), 1);
   purgatory_->Shutdown();
-  EXPECT_EQ(executor_.RunAll(), 0u);  // Nothing left for the executor.
+  // Off the shared timer: nothing left to expire.
+  EXPECT_EQ(mock_->timer().NumPending(), 0);
+  EXPECT_EQ(mock_->AdvanceBy(absl::Seconds(30)), 0);
   EXPECT_EQ(ops[0]->completions.load(), 1);
   EXPECT_EQ(ops[0]->expirations.load(), 0);
   for (int i = 1; i < 20; ++i) {
@@ -326,8 +294,8 @@ TEST_F(PurgatoryTest, ShutdownExpiresEveryPendingOperationExactlyOnce) {
 
 TEST_F(PurgatoryTest, DestructorExpiresPendingOperations) {
   OpPtr op = NewOp(absl::Seconds(5));
-  ASSERT_FALSE(purgatory_->TryCompleteElseWatch(op, {"a"}).value());
-  purgatory_.reset();
+  ASSERT_TRUE(Waits(purgatory_->TryCompleteElseWatch(op, {"a"})));
+  mock_.reset();
   EXPECT_EQ(op->events, (std::vector<std::string>{"complete", "expire"}));
 }
 
@@ -341,10 +309,10 @@ TEST_F(PurgatoryTest, CallbacksMayCallBackIntoThePurgatory) {
   op1->on_complete = [&] {
     op2->ready = true;
     nested_completed = purgatory_->CheckAndComplete("b");
-    EXPECT_FALSE(purgatory_->TryCompleteElseWatch(op3, {"a", "c"}).value());
+    EXPECT_TRUE(Waits(purgatory_->TryCompleteElseWatch(op3, {"a", "c"})));
   };
-  ASSERT_FALSE(purgatory_->TryCompleteElseWatch(op1, {"a"}).value());
-  ASSERT_FALSE(purgatory_->TryCompleteElseWatch(op2, {"b"}).value());
+  ASSERT_TRUE(Waits(purgatory_->TryCompleteElseWatch(op1, {"a"})));
+  ASSERT_TRUE(Waits(purgatory_->TryCompleteElseWatch(op2, {"b"})));
   op1->ready = true;
   EXPECT_EQ(purgatory_->CheckAndComplete("a"), 1);
   EXPECT_EQ(nested_completed, 1);
@@ -360,14 +328,9 @@ TEST_F(PurgatoryTest, ExpirationCallbackMayCallBackIntoThePurgatory) {
     op2->ready = true;
     EXPECT_EQ(purgatory_->CheckAndComplete("b"), 1);
   };
-  ASSERT_FALSE(purgatory_->TryCompleteElseWatch(op1, {"a"}).value());
-  ASSERT_FALSE(purgatory_->TryCompleteElseWatch(op2, {"b"}).value());
-  ASSERT_TRUE(clock_.AwaitSleeper(Ms(10)));
-  clock_.AdvanceBy(absl::Milliseconds(10));
-  // After the flush the reaper sleeps until op2's deadline, until the
-  // expiration (run below) completes op2 and cancels its timer.
-  ASSERT_TRUE(clock_.AwaitSleeper(Ms(10000)));
-  EXPECT_EQ(executor_.RunAll(), 1u);
+  ASSERT_TRUE(Waits(purgatory_->TryCompleteElseWatch(op1, {"a"})));
+  ASSERT_TRUE(Waits(purgatory_->TryCompleteElseWatch(op2, {"b"})));
+  EXPECT_EQ(mock_->AdvanceBy(absl::Milliseconds(10)), 1);
   EXPECT_EQ(op1->events, (std::vector<std::string>{"complete", "expire"}));
   EXPECT_EQ(op2->events, (std::vector<std::string>{"complete"}));
   EXPECT_EQ(purgatory_->NumDelayed(), 0);
@@ -377,10 +340,10 @@ TEST_F(PurgatoryTest, ExpirationCallbackMayCallBackIntoThePurgatory) {
 TEST(PurgatoryLimitsTest, OverMaxPendingLeavesTheOperationFreeToRetry) {
   PurgatoryOptions options;
   options.timer.max_pending = 1;
-  auto purgatory = Purgatory::Create(options).value();
+  MockPurgatory<std::string> purgatory(options);
   OpPtr first = MakeTask<CountingOperation>(absl::Hours(1));
   OpPtr second = MakeTask<CountingOperation>(absl::Hours(1));
-  ASSERT_FALSE(purgatory->TryCompleteElseWatch(first, {"a"}).value());
+  ASSERT_TRUE(Waits(purgatory->TryCompleteElseWatch(first, {"a"})));
   EXPECT_EQ(purgatory->TryCompleteElseWatch(second, {"a", "b"}).status().code(),
             absl::StatusCode::kResourceExhausted);
   EXPECT_EQ(purgatory->Watched(), 1);  // Only `first`.
@@ -389,7 +352,7 @@ TEST(PurgatoryLimitsTest, OverMaxPendingLeavesTheOperationFreeToRetry) {
   first->ready = true;
   ASSERT_EQ(purgatory->CheckAndComplete("a"), 1);
   // Room again: the refused operation can be handed in.
-  ASSERT_FALSE(purgatory->TryCompleteElseWatch(second, {"a", "b"}).value());
+  ASSERT_TRUE(Waits(purgatory->TryCompleteElseWatch(second, {"a", "b"})));
   EXPECT_EQ(purgatory->Watched(), 2);
   second->ready = true;
   EXPECT_EQ(purgatory->CheckAndComplete("b"), 1);
@@ -398,9 +361,9 @@ TEST(PurgatoryLimitsTest, OverMaxPendingLeavesTheOperationFreeToRetry) {
 }
 
 TEST(PurgatoryKeyTypesTest, IntegerKeys) {
-  auto purgatory = DelayedOperationPurgatory<int64_t>::Create().value();
+  MockPurgatory<int64_t> purgatory;
   OpPtr op = MakeTask<CountingOperation>(absl::Hours(1));
-  ASSERT_FALSE(purgatory->TryCompleteElseWatch(op, {1, 2, 3}).value());
+  ASSERT_TRUE(Waits(purgatory->TryCompleteElseWatch(op, {1, 2, 3})));
   EXPECT_EQ(purgatory->Watched(), 3);
   op->ready = true;
   EXPECT_EQ(purgatory->CheckAndComplete(2), 1);

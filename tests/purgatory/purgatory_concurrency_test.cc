@@ -51,10 +51,10 @@ TEST(PurgatoryConcurrencyTest, EveryOperationCompletesExactlyOnce) {
     // Parks every operation under its own key and a shared one.
     std::thread parker([&] {
       for (int i = 0; i < kOps; ++i) {
-        absl::StatusOr<bool> done = purgatory->TryCompleteElseWatch(
+        absl::StatusOr<WatchOutcome> done = purgatory->TryCompleteElseWatch(
             ops[i], {OwnKey(i), SharedKey(i % kSharedKeys)});
         ASSERT_TRUE(done.ok()) << done.status();
-        if (*done) reported_by_parker.fetch_add(1);
+        if (*done == WatchOutcome::kCompleted) reported_by_parker.fetch_add(1);
       }
     });
 
@@ -148,6 +148,113 @@ TEST(PurgatoryConcurrencyTest, ExpirationsRaceWithCompletions) {
   EXPECT_EQ(metrics.expired, expired);
   EXPECT_EQ(metrics.watched, 0);
   EXPECT_EQ(metrics.delayed, 0);
+}
+
+TEST(PurgatoryConcurrencyTest, ReentrantChecksAcrossThreadsNeverDeadlock) {
+  // Every operation's TryComplete() checks another operation's key (up to
+  // a small depth), while four threads check keys at random and make
+  // operations ready: locks are taken in every order, from every thread.
+  constexpr int kReentrantOps = 200;
+  PurgatoryOptions options;
+  options.shards = 4;
+  auto purgatory = DelayedOperationPurgatory<int>::Create(options).value();
+  std::vector<TaskPtr<CountingOperation>> ops;
+  for (int i = 0; i < kReentrantOps; ++i) {
+    ops.push_back(MakeTask<CountingOperation>(absl::Hours(1)));
+  }
+  thread_local int depth = 0;
+  for (int i = 0; i < kReentrantOps; ++i) {
+    ops[i]->on_try = [&purgatory, i](int call) {
+      if (depth >= 3) return;
+      ++depth;
+      purgatory->CheckAndComplete((i * 7 + call) % kReentrantOps);
+      --depth;
+    };
+  }
+  for (int i = 0; i < kReentrantOps; ++i) {
+    ASSERT_TRUE(purgatory->TryCompleteElseWatch(ops[i], {i}).ok());
+  }
+  std::atomic<int> next_ready{0};
+  std::vector<std::thread> threads;
+  for (int t = 0; t < 4; ++t) {
+    threads.emplace_back([&, t] {
+      std::mt19937 random(t);
+      for (;;) {
+        const int ready = next_ready.fetch_add(1);
+        if (ready < kReentrantOps) ops[ready]->ready = true;
+        if (ready >= kReentrantOps + 2000) return;
+        purgatory->CheckAndComplete(static_cast<int>(random() % kReentrantOps));
+      }
+    });
+  }
+  testing::RunWithin(absl::Seconds(60), "re-entrant checkers", [&] {
+    for (std::thread& thread : threads) thread.join();
+  });
+  // Whatever the random checks missed, one last pass over every key.
+  for (int i = 0; i < kReentrantOps; ++i) purgatory->CheckAndComplete(i);
+  for (int i = 0; i < kReentrantOps; ++i) {
+    EXPECT_EQ(ops[i]->completions.load(), 1) << i;
+    EXPECT_EQ(ops[i]->tries_without_lock.load(), 0) << i;
+    EXPECT_EQ(ops[i]->tries_after_finish.load(), 0) << i;
+  }
+  EXPECT_EQ(purgatory->NumDelayed(), 0);
+  EXPECT_EQ(purgatory->Watched(), 0);
+  EXPECT_EQ(purgatory->Metrics().completed, kReentrantOps);
+}
+
+TEST(PurgatoryConcurrencyTest, PurgatoriesSharingATimerRaceAndShutDown) {
+  // Two purgatories on one real timer: short delays expire on the timer's
+  // executor while checkers complete operations and the purgatories shut
+  // down one after the other, the timer last. Each operation ends once.
+  auto timer = Timer::Create().value();
+  PurgatoryOptions options;
+  options.shards = 4;
+  options.shared_timer = timer.get();
+  auto first = DelayedOperationPurgatory<int>::Create(options).value();
+  auto second = DelayedOperationPurgatory<int>::Create(options).value();
+  constexpr int kSharedOps = 1000;
+  std::vector<TaskPtr<CountingOperation>> ops;
+  for (int i = 0; i < kSharedOps; ++i) {
+    ops.push_back(
+        MakeTask<CountingOperation>(absl::Microseconds(100 * (i % 30))));
+    ops.back()->ready = i % 3 == 0;
+  }
+  std::thread parker([&] {
+    for (int i = 0; i < kSharedOps; ++i) {
+      auto& purgatory = i % 2 == 0 ? first : second;
+      ASSERT_TRUE(purgatory->TryCompleteElseWatch(ops[i], {i % 8}).ok());
+    }
+  });
+  // One checker per purgatory.
+  std::atomic<bool> stop_first{false};
+  std::atomic<bool> stop_second{false};
+  std::thread first_checker([&] {
+    for (int key = 0; !stop_first.load(); ++key)
+      first->CheckAndComplete(key % 8);
+  });
+  std::thread second_checker([&] {
+    for (int key = 0; !stop_second.load(); ++key) {
+      second->CheckAndComplete(key % 8);
+    }
+  });
+  parker.join();
+  stop_first.store(true);
+  first_checker.join();
+  first.reset();  // While `second` is still checked and its operations expire.
+  stop_second.store(true);
+  second_checker.join();
+  second->Shutdown();
+  PurgatoryMetrics metrics = second->Metrics();
+  EXPECT_EQ(metrics.delayed, 0);
+  EXPECT_EQ(metrics.watched, 0);
+  second.reset();
+  EXPECT_EQ(timer->NumPending(), 0);
+  timer.reset();
+  for (int i = 0; i < kSharedOps; ++i) {
+    ASSERT_EQ(ops[i]->completions.load(), 1) << i;
+    ASSERT_LE(ops[i]->expirations.load(), 1) << i;
+    ASSERT_EQ(ops[i]->IsExpired(), ops[i]->expirations.load() == 1) << i;
+  }
 }
 
 }  // namespace

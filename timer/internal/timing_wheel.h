@@ -38,7 +38,9 @@
 //   * frugal: one wake-up per distinct due instant, however far away it was
 //     scheduled, because a bucket is flushed at its earliest task's due time
 //     and that task runs from whatever level it sits in; the others cascade
-//     in the same wake-up. A task moves down at most once per level.
+//     in the same wake-up. A task moves down at most once per level, plus
+//     once more for each early cascade (below) that puts it back into the
+//     level it came from because it did not fit the level below yet.
 //
 // Large cascades. A bucket above level 0 that has received many tasks (a
 // burst of timers with similar delays) would take a while to cascade, and

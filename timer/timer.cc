@@ -381,6 +381,15 @@ void Timer::FlushDue(int64_t now) {
   // queue, then hand the expired tasks over outside the lock, re-read the
   // clock and go again until nothing is due. A large cascade so never keeps
   // the tasks due meanwhile waiting for more than a chunk.
+  //
+  // Cascaded tasks due in the current tick wait on staging_ and are merged
+  // into the sorted due list in batches: before the flush ends, when one of
+  // them is due, or when the batch has grown to what this flush merged so
+  // far. A task is so walked over by O(log n) merges: 200,000 tasks due in
+  // one tick merge in O(n log n), not once per chunk (O(n^2 / chunk)).
+  size_t staged = 0;  // An upper bound: Cancel() may take some away.
+  size_t merged = 0;
+  int64_t staged_min = internal::kMaxNanos;
   for (;;) {
     if (shutdown_) break;
     size_t work = 0;
@@ -409,6 +418,8 @@ void Timer::FlushDue(int64_t now) {
         ++counters_.tasks_cascaded;
         if (wheel_.InCurrentTick(due)) {
           internal::LinkBefore(&staging_, internal::TimingWheel::AsNode(task));
+          ++staged;
+          staged_min = std::min(staged_min, due);
         } else {
           wheel_.Place(task);
         }
@@ -417,10 +428,15 @@ void Timer::FlushDue(int64_t now) {
       if (queue == &urgent_ && internal::ListEmpty(&urgent_))
         queue = &flushing_;
     }
-    wheel_.MergeIntoDueList(&staging_);
-    const bool more = !internal::ListEmpty(&urgent_) ||
-                      !internal::ListEmpty(&flushing_) ||
-                      wheel_.EarliestKey() <= now;
+    bool more = !internal::ListEmpty(&urgent_) ||
+                !internal::ListEmpty(&flushing_) || wheel_.EarliestKey() <= now;
+    if (staged > 0 && (!more || staged_min <= now || staged >= merged)) {
+      wheel_.MergeIntoDueList(&staging_);
+      merged += staged;
+      staged = 0;
+      staged_min = internal::kMaxNanos;
+      more = more || wheel_.EarliestKey() <= now;
+    }
     if (!more) break;
     std::vector<TimerTask*> batch = TakeExpired(expired);
     mu_.Unlock();

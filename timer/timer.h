@@ -337,8 +337,9 @@ class Timer {
   std::condition_variable cv_;  // The flusher sleeps on it; Add wakes it.
   internal::TimingWheel wheel_ ABSL_GUARDED_BY(mu_);
   // Tasks of buckets being flushed (level 0 in urgent_, the levels above in
-  // flushing_), and not-yet-due tasks on their way to the due list: lists,
-  // so Cancel and re-Add work on them between chunks.
+  // flushing_), and not-yet-due tasks on their way to the due list (merged
+  // in batches, see FlushDue): lists, so Cancel and re-Add work on them
+  // between chunks.
   internal::ListNode urgent_ ABSL_GUARDED_BY(mu_);
   internal::ListNode flushing_ ABSL_GUARDED_BY(mu_);
   internal::ListNode staging_ ABSL_GUARDED_BY(mu_);

@@ -150,7 +150,11 @@ class TimingWheel {
   // TimingWheel::MergeIntoDueList()
   //
   // Moves every task of the list at `staging` (all due in the current tick)
-  // into the due list, keeping it sorted by due time, and re-keys it.
+  // into the due list, keeping it sorted by due time (stable: among equal
+  // due times, tasks already in the list first, then the staged ones in
+  // their order), and re-keys it. Sorts the staged tasks, then merges them
+  // from the back in one pass: O(s log s + d) for s staged tasks and d in
+  // the list, O(s log s) when they all come after the list.
   void MergeIntoDueList(ListNode* staging);
 
   // TimingWheel::Unlink()

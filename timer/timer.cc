@@ -184,11 +184,13 @@ int64_t Timer::ClockRelative() {
   if (now <= origin_) return 0;  // A clock reading before the origin.
   // The difference fits in uint64 (both are int64 and now > origin_) but
   // not always in int64: a clock spanning more than 2^63 ns (a negative
-  // origin, a positive reading) saturates.
+  // origin, a positive reading) saturates, one short of kMaxNanos, the key
+  // of an empty delay queue and the due time of a task that never runs.
   const uint64_t elapsed =
       static_cast<uint64_t>(now) - static_cast<uint64_t>(origin_);
-  return elapsed > static_cast<uint64_t>(internal::kMaxNanos)
-             ? internal::kMaxNanos
+  constexpr int64_t kLatest = internal::kMaxNanos - 1;
+  return elapsed > static_cast<uint64_t>(kLatest)
+             ? kLatest
              : static_cast<int64_t>(elapsed);
 }
 

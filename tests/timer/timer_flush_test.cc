@@ -6,7 +6,8 @@
 // share a tick (merged into the due list chunk by chunk); Shutdown() from a
 // callback while a large cascade is mid-flush returns the tasks on the
 // in-progress flush lists; and a flush that hands nothing over is noticed
-// (MockTimer fails instead of spinning).
+// (MockTimer fails instead of spinning); a clock whose readings span more
+// than 2^63 ns saturates.
 
 #include <algorithm>
 #include <cstdint>
@@ -146,6 +147,27 @@ TEST(TimerFlushTest, ShutdownFromACallbackMidCascadeReturnsEveryTask) {
   clock.AdvanceBy(absl::Seconds(10));
   EXPECT_FALSE(timer->AdvanceClock(absl::ZeroDuration()));
   EXPECT_EQ(late_runs, 0);
+}
+
+TEST(TimerFlushTest, AClockSpanningMoreThanTwoToTheSixtyThreeSaturates) {
+  // Readings from -9e18 ns to +9e18 ns: the time since the timer's origin
+  // no longer fits in int64. It saturates (everything is due) instead of
+  // wrapping negative (nothing would ever be due again).
+  ManualClock clock(-9'000'000'000'000'000'000);
+  ManualExecutor executor;
+  TimerOptions options;
+  options.clock = &clock;
+  options.executor = &executor;
+  options.start_reaper = false;
+  auto timer = Timer::Create(options).value();
+  clock.SetNanos(0);  // 9e18 ns after the origin: still representable.
+  int runs = 0;
+  ASSERT_TRUE(timer->Schedule(absl::Hours(1), [&] { ++runs; }).ok());
+  EXPECT_FALSE(timer->AdvanceClock(absl::ZeroDuration()));
+  clock.SetNanos(9'000'000'000'000'000'000);  // 1.8e19 ns after it.
+  EXPECT_TRUE(timer->AdvanceClock(absl::ZeroDuration()));
+  executor.RunAll();
+  EXPECT_EQ(runs, 1);
 }
 
 }  // namespace

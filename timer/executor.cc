@@ -4,6 +4,8 @@
 
 #include <pthread.h>
 
+#include <cstdio>
+#include <cstdlib>
 #include <utility>
 
 namespace timingwheel {
@@ -11,12 +13,16 @@ namespace timingwheel {
 ThreadExecutor::ThreadExecutor() : thread_([this] { Loop(); }) {}
 
 ThreadExecutor::~ThreadExecutor() {
-  Shutdown();
-  if (thread_.joinable()) {
-    // Only reachable when destroyed from its own thread, which the header
-    // forbids for timers; detaching beats std::terminate.
-    thread_.detach();
+  if (IsCurrentThread()) {
+    // The thread would go on running this object's loop after it is freed.
+    std::fprintf(stderr,
+                 "timingwheel: a ThreadExecutor was destroyed from its own "
+                 "thread (from one of its callbacks); it cannot join "
+                 "itself. Destroy it from another thread.\n");
+    std::fflush(stderr);
+    std::abort();
   }
+  Shutdown();
 }
 
 void ThreadExecutor::Execute(Callback callback) {

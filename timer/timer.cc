@@ -5,10 +5,14 @@
 #include <pthread.h>
 
 #include <algorithm>
+#include <cstdio>
+#include <cstdlib>
 #include <utility>
 
+#include "absl/base/macros.h"
 #include "absl/strings/str_format.h"
 #include "timer/internal/bucket.h"
+#include "timer/internal/task_state.h"
 #include "timer/internal/wheel_math.h"
 
 namespace timingwheel {
@@ -23,7 +27,71 @@ constexpr int64_t kMaxWheelSize = int64_t{1} << 20;
 // The timer whose callback the current thread is running, if any.
 thread_local const Timer* current_callback_timer = nullptr;
 
+using State = internal::TaskState;
+
+// Ends the process with a message naming a misuse that would otherwise
+// deadlock or touch freed memory.
+[[noreturn]] void Die(const char* message) {
+  std::fprintf(stderr, "timingwheel: %s\n", message);
+  std::fflush(stderr);
+  std::abort();
+}
+
+// Timer ids for the tasks' state words: unique among live timers, reused
+// after a timer is destroyed (when no task carries its id any more).
+struct TimerIds {
+  std::mutex mu;
+  std::vector<uint32_t> free;
+  uint32_t next = 1;
+};
+
+TimerIds& Ids() {
+  static TimerIds* const ids = new TimerIds;  // Never destroyed.
+  return *ids;
+}
+
+// Returns a free id, or 0 when every id is taken.
+uint32_t AllocateTimerId() {
+  TimerIds& ids = Ids();
+  std::lock_guard<std::mutex> lock(ids.mu);
+  if (!ids.free.empty()) {
+    const uint32_t id = ids.free.back();
+    ids.free.pop_back();
+    return id;
+  }
+  if (ids.next > State::kMaxOwner) return 0;
+  return ids.next++;
+}
+
+void ReleaseTimerId(uint32_t id) {
+  TimerIds& ids = Ids();
+  std::lock_guard<std::mutex> lock(ids.mu);
+  ids.free.push_back(id);
+}
+
 }  // namespace
+
+// Timer::Batch is the executor callback for one batch of expired tasks. Run,
+// it runs them; destroyed without running (an executor that drops work), it
+// releases them: each task still queued is cancelled.
+class Timer::Batch {
+ public:
+  Batch(Timer* timer, std::vector<TimerTask*> tasks)
+      : timer_(timer), tasks_(std::move(tasks)) {}
+  Batch(Batch&& other) noexcept
+      : timer_(std::exchange(other.timer_, nullptr)),
+        tasks_(std::move(other.tasks_)) {}
+  Batch& operator=(Batch&&) = delete;
+  ~Batch() {
+    if (timer_ != nullptr) timer_->ReleaseBatch(tasks_);
+  }
+
+  void operator()() && { std::exchange(timer_, nullptr)->RunBatch(tasks_); }
+
+ private:
+  Timer* timer_;  // Null once run or moved from.
+  std::vector<TimerTask*> tasks_;
+};
 
 // Timer::CallbackScope marks the current thread as running a callback of
 // `timer`, so that Shutdown() from inside a callback does not wait for itself.
@@ -54,7 +122,12 @@ absl::StatusOr<std::unique_ptr<Timer>> Timer::Create(TimerOptions options) {
         "timingwheel: max_pending must be >= 0 (0: no limit), got %d",
         options.max_pending));
   }
-  std::unique_ptr<Timer> timer(new Timer(options, tick_nanos));
+  const uint32_t id = AllocateTimerId();
+  if (id == 0) {
+    return absl::ResourceExhaustedError(
+        "timingwheel: too many timers alive at once");
+  }
+  std::unique_ptr<Timer> timer(new Timer(options, tick_nanos, id));
   if (options.start_reaper) {
     Timer* raw = timer.get();
     timer->reaper_ = std::thread([raw] { raw->ReaperLoop(); });
@@ -62,8 +135,10 @@ absl::StatusOr<std::unique_ptr<Timer>> Timer::Create(TimerOptions options) {
   return timer;
 }
 
-Timer::Timer(const TimerOptions& options, int64_t tick_nanos)
-    : clock_(options.clock != nullptr ? options.clock : Clock::Real()),
+Timer::Timer(const TimerOptions& options, int64_t tick_nanos, uint32_t id)
+    : id_(id),
+      control_(new internal::TimerControl(this)),
+      clock_(options.clock != nullptr ? options.clock : Clock::Real()),
       owned_executor_(options.executor != nullptr
                           ? nullptr
                           : std::make_unique<ThreadExecutor>()),
@@ -72,6 +147,7 @@ Timer::Timer(const TimerOptions& options, int64_t tick_nanos)
       origin_(clock_->NowNanos()),
       max_pending_(options.max_pending),
       on_callback_error_(options.on_callback_error),
+      mu_(control_->mu),
       wheel_(tick_nanos, options.wheel_size) {
   internal::InitList(&urgent_);
   internal::InitList(&flushing_);
@@ -79,22 +155,43 @@ Timer::Timer(const TimerOptions& options, int64_t tick_nanos)
 }
 
 Timer::~Timer() {
+  if (current_callback_timer == this) {
+    Die("a Timer was destroyed from one of its own callbacks; it would wait "
+        "for that callback to finish forever. Destroy it from another "
+        "thread (Shutdown() from a callback is allowed).");
+  }
   Shutdown();
-  // Shutdown() from a callback could not wait; the destructor, which must
+  // Shutdown() from a callback could not wait; the destructor, which does
   // not run inside a callback, finishes the job.
   {
     std::unique_lock<std::mutex> lock(done_mu_);
     done_cv_.wait(lock, [this] { return in_flight_.load() == 0; });
   }
   if (reaper_.joinable()) reaper_.join();
+  {
+    // Handles that outlive the timer find it gone.
+    internal::MutexLock lock(mu_);
+    control_->timer = nullptr;
+  }
+  // No task carries the id any more: every one was run, cancelled or
+  // released above.
+  ReleaseTimerId(id_);
+  control_->Unref();
 }
 
 int64_t Timer::ClockRelative() {
   const int64_t now = clock_->NowNanos();
   if (now <= origin_) return 0;  // A clock reading before the origin.
-  // now - origin_ cannot overflow: now > origin_ and both are int64.
-  return static_cast<int64_t>(static_cast<uint64_t>(now) -
-                              static_cast<uint64_t>(origin_));
+  // The difference fits in uint64 (both are int64 and now > origin_) but
+  // not always in int64: a clock spanning more than 2^63 ns (a negative
+  // origin, a positive reading) saturates, one short of kMaxNanos, the key
+  // of an empty delay queue and the due time of a task that never runs.
+  const uint64_t elapsed =
+      static_cast<uint64_t>(now) - static_cast<uint64_t>(origin_);
+  constexpr int64_t kLatest = internal::kMaxNanos - 1;
+  return elapsed > static_cast<uint64_t>(kLatest)
+             ? kLatest
+             : static_cast<int64_t>(elapsed);
 }
 
 int64_t Timer::NowRelative() {
@@ -103,29 +200,69 @@ int64_t Timer::NowRelative() {
 
 absl::Status Timer::AddInternal(TimerTask* task, absl::Duration delay,
                                 bool wheel_ref_taken) {
+  if (!wheel_ref_taken && !task->Counted()) {
+    return absl::InvalidArgumentError(
+        "timingwheel: Add() of a task not created with MakeTask() (a stack "
+        "or member object, or a plain new): the timer would delete it");
+  }
   const int64_t delay_nanos = internal::DelayToNanos(delay);
   const int64_t clock_now = ClockRelative();
   {
     internal::MutexLock lock(mu_);
     absl::Status refused;
-    if (shutdown_) {
-      refused = absl::FailedPreconditionError(
-          "timingwheel: cannot add a task after Timer::Shutdown()");
-    } else if (task->pending()) {
+    // How the task enters the wheel: moved within it, taken back from a
+    // batch handed to the executor (Run() not started), or added anew.
+    enum { kMove, kWithdraw, kNew } kind = kNew;
+    uint32_t state = State::Load(task);
+    for (;;) {
+      const uint32_t owner = State::Owner(state);
+      if (shutdown_) {
+        refused = absl::FailedPreconditionError(
+            "timingwheel: cannot add a task after Timer::Shutdown()");
+        break;
+      }
+      if (owner != 0 && owner != id_) {
+        refused = absl::FailedPreconditionError(
+            "timingwheel: the task belongs to another Timer (pending, queued "
+            "or running there); a task is in one timer at a time");
+        break;
+      }
+      if ((state & State::kStopped) != 0) {
+        refused = absl::CancelledError(
+            "timingwheel: the task was cancelled while its Run() runs; it "
+            "can be added again once Run() has returned");
+        break;
+      }
+      if ((state & State::kPending) != 0) {
+        kind = kMove;  // kPending changes only under mu_.
+        break;
+      }
+      kind = (state & State::kQueued) != 0 ? kWithdraw : kNew;
+      if (kind == kNew && max_pending_ > 0 &&
+          counters_.pending >= max_pending_) {
+        refused = absl::ResourceExhaustedError(absl::StrFormat(
+            "timingwheel: %d tasks pending, the limit (max_pending)",
+            counters_.pending));
+        break;
+      }
+      // A withdrawn run stays in its batch, which skips it (and drops the
+      // batch's reference) once it sees kQueued cleared.
+      const uint32_t desired =
+          State::Make(id_, (state & ~State::kQueued) | State::kPending);
+      if (State::Cas(task, state, desired)) break;
+    }
+    if (!refused.ok()) {
+      if (wheel_ref_taken) task->Unref();  // Never the last: the caller's.
+      return refused;
+    }
+    if (kind == kMove) {
       wheel_.Unlink(task, {&urgent_, &flushing_, &staging_});
-    } else if (max_pending_ > 0 && counters_.pending >= max_pending_) {
-      refused = absl::ResourceExhaustedError(absl::StrFormat(
-          "timingwheel: %d tasks pending, the limit (max_pending)",
-          counters_.pending));
     } else {
       // The wheel's reference, until the task runs or is cancelled.
       if (!wheel_ref_taken) task->Ref();
       wheel_ref_taken = false;
       ++counters_.pending;
-    }
-    if (!refused.ok()) {
-      if (wheel_ref_taken) task->Unref();  // Never the last: the caller's.
-      return refused;
+      if (kind == kWithdraw) --counters_.expired;
     }
     // Never before the wheel's time: an injected clock that stepped back
     // cannot make the task due earlier than the timer has already seen.
@@ -153,20 +290,52 @@ absl::Status Timer::Add(const TaskPtr<TimerTask>& task, absl::Duration delay) {
 }
 
 bool Timer::Cancel(TimerTask& task) {
+  bool drop_ref = false;
+  bool cancelled;
   {
     internal::MutexLock lock(mu_);
-    if (!task.pending()) return false;
+    cancelled = CancelLocked(task, drop_ref);
+  }
+  if (drop_ref) task.Unref();  // The wheel's; the caller holds another.
+  return cancelled;
+}
+
+bool Timer::CancelLocked(TimerTask& task, bool& drop_ref) {
+  uint32_t state = State::Load(&task);
+  for (;;) {
+    if (State::Owner(state) != id_) return false;  // Idle, or not ours.
+    // A pending task after Shutdown() is on Shutdown()'s list: swept.
+    const bool pending = (state & State::kPending) != 0 && !shutdown_;
+    const bool queued = (state & State::kQueued) != 0;
+    const bool running = (state & State::kRunning) != 0;
+    if (!pending && !queued) {
+      if (!running || (state & State::kStopped) != 0) return false;
+      // Running, nothing waiting: stop re-adds until Run() returns.
+      if (State::Cas(&task, state, state | State::kStopped)) return false;
+      continue;
+    }
+    uint32_t flags = state & ~(State::kPending | State::kQueued);
+    if (running) flags |= State::kStopped;
+    if (State::Cas(&task, state, State::Make(id_, flags))) break;
+  }
+  if ((state & State::kPending) != 0) {
     wheel_.Unlink(&task, {&urgent_, &flushing_, &staging_});
     --counters_.pending;
-    ++counters_.cancelled;
+    drop_ref = true;
+  } else {
+    // Taken back from its batch, which drops its reference when it gets
+    // there (or the running thread, for a deferred run).
+    --counters_.expired;
   }
-  task.Unref();  // The wheel's reference; the caller holds another.
+  ++counters_.cancelled;
   return true;
 }
 
-bool Timer::IsPending(const TimerTask& task) const {
-  internal::MutexLock lock(mu_);
-  return task.pending();
+bool Timer::IsPendingLocked(const TimerTask& task) const {
+  const uint32_t state = State::Load(&task);
+  if (State::Owner(state) != id_) return false;
+  return ((state & State::kPending) != 0 && !shutdown_) ||
+         (state & State::kQueued) != 0;
 }
 
 bool Timer::AdvanceClock(absl::Duration timeout) {
@@ -214,6 +383,15 @@ void Timer::FlushDue(int64_t now) {
   // queue, then hand the expired tasks over outside the lock, re-read the
   // clock and go again until nothing is due. A large cascade so never keeps
   // the tasks due meanwhile waiting for more than a chunk.
+  //
+  // Cascaded tasks due in the current tick wait on staging_ and are merged
+  // into the sorted due list in batches: before the flush ends, when one of
+  // them is due, or when the batch has grown to what this flush merged so
+  // far. A task is so walked over by O(log n) merges: 200,000 tasks due in
+  // one tick merge in O(n log n), not once per chunk (O(n^2 / chunk)).
+  size_t staged = 0;  // An upper bound: Cancel() may take some away.
+  size_t merged = 0;
+  int64_t staged_min = internal::kMaxNanos;
   for (;;) {
     if (shutdown_) break;
     size_t work = 0;
@@ -242,6 +420,8 @@ void Timer::FlushDue(int64_t now) {
         ++counters_.tasks_cascaded;
         if (wheel_.InCurrentTick(due)) {
           internal::LinkBefore(&staging_, internal::TimingWheel::AsNode(task));
+          ++staged;
+          staged_min = std::min(staged_min, due);
         } else {
           wheel_.Place(task);
         }
@@ -250,10 +430,15 @@ void Timer::FlushDue(int64_t now) {
       if (queue == &urgent_ && internal::ListEmpty(&urgent_))
         queue = &flushing_;
     }
-    wheel_.MergeIntoDueList(&staging_);
-    const bool more = !internal::ListEmpty(&urgent_) ||
-                      !internal::ListEmpty(&flushing_) ||
-                      wheel_.EarliestKey() <= now;
+    bool more = !internal::ListEmpty(&urgent_) ||
+                !internal::ListEmpty(&flushing_) || wheel_.EarliestKey() <= now;
+    if (staged > 0 && (!more || staged_min <= now || staged >= merged)) {
+      wheel_.MergeIntoDueList(&staging_);
+      merged += staged;
+      staged = 0;
+      staged_min = internal::kMaxNanos;
+      more = more || wheel_.EarliestKey() <= now;
+    }
     if (!more) break;
     std::vector<TimerTask*> batch = TakeExpired(expired);
     mu_.Unlock();
@@ -274,6 +459,13 @@ std::vector<TimerTask*> Timer::TakeExpired(std::vector<TimerTask*>& expired) {
   const int64_t count = static_cast<int64_t>(expired.size());
   counters_.pending -= count;
   counters_.expired += count;
+  for (TimerTask* task : expired) {
+    // Pending -> queued: Cancel() can still take it back until it starts.
+    uint32_t state = State::Load(task);
+    while (
+        !State::Cas(task, state, (state & ~State::kPending) | State::kQueued)) {
+    }
+  }
   // Counted in flight while the lock is held: a Shutdown() that follows
   // waits for them.
   in_flight_.fetch_add(count, std::memory_order_relaxed);
@@ -296,31 +488,123 @@ std::vector<TimerTask*> Timer::TakeExpired(std::vector<TimerTask*>& expired) {
 void Timer::Dispatch(std::vector<TimerTask*> batch) {
   if (batch.empty()) return;
   // One executor callback per batch: per-task closures, allocations and
-  // completion bookkeeping cost more than the callbacks themselves.
-  executor_->Execute(
-      [this, batch = std::move(batch)]() mutable { RunBatch(batch); });
+  // completion bookkeeping cost more than the callbacks themselves. An
+  // executor that destroys the callback without running it releases the
+  // batch (see Batch).
+  executor_->Execute(Batch(this, std::move(batch)));
+}
+
+void Timer::InvokeRun(TimerTask* task) {
+  try {
+    task->Run();
+  } catch (...) {
+    callback_errors_.fetch_add(1, std::memory_order_relaxed);
+    if (on_callback_error_) {
+      try {
+        on_callback_error_(std::current_exception());
+      } catch (...) {
+        // The hook's own failure has nowhere better to go.
+      }
+    }
+  }
+}
+
+int64_t Timer::RunClaimed(TimerTask* task) {
+  int64_t dropped = 0;
+  bool deferred_run = false;  // Whether this run is a deferred one.
+  for (;;) {
+    InvokeRun(task);
+    uint32_t state = State::Load(task);
+    bool again;
+    bool drop_deferred;
+    for (;;) {
+      uint32_t desired;
+      again = (state & State::kDeferred) != 0 && (state & State::kQueued) != 0;
+      drop_deferred = !again && (state & State::kDeferred) != 0;
+      if (again) {
+        // A batch left a run to this thread: run again, still kRunning.
+        desired = state & ~(State::kDeferred | State::kQueued);
+      } else {
+        desired = State::Make(
+            State::Owner(state),
+            state & ~(State::kRunning | State::kDeferred | State::kStopped));
+      }
+      if (State::Cas(task, state, desired)) break;
+    }
+    // The batch that called this holds a reference until it returns.
+    if (deferred_run) {
+      task->Unref();
+      ++dropped;
+    }
+    if (drop_deferred) {  // The deferred run was cancelled meanwhile.
+      task->Unref();
+      ++dropped;
+    }
+    if (!again) return dropped;
+    deferred_run = true;
+  }
 }
 
 void Timer::RunBatch(std::vector<TimerTask*>& batch) {
+  int64_t released = 0;
   {
     CallbackScope scope(this);
     for (TimerTask* task : batch) {
-      try {
-        task->Run();
-      } catch (...) {
-        callback_errors_.fetch_add(1, std::memory_order_relaxed);
-        if (on_callback_error_) {
-          try {
-            on_callback_error_(std::current_exception());
-          } catch (...) {
-            // The hook's own failure has nowhere better to go.
+      uint32_t state = State::Load(task);
+      bool run = false;
+      bool handed_on = false;
+      for (;;) {
+        // Cancelled or moved after it was handed over: skip it.
+        if ((state & State::kQueued) == 0) break;
+        if ((state & State::kRunning) != 0) {
+          // Running on another thread (or up this one's stack): never
+          // concurrently with itself. That thread runs it again when its
+          // Run() returns, with this batch's reference; if it already owes
+          // a run, this reference is surplus.
+          if ((state & State::kDeferred) != 0) break;
+          if (State::Cas(task, state, state | State::kDeferred)) {
+            handed_on = true;
+            break;
           }
+          continue;
+        }
+        if (State::Cas(task, state,
+                       (state & ~State::kQueued) | State::kRunning)) {
+          run = true;
+          break;
         }
       }
+      if (handed_on) continue;
+      if (run) released += RunClaimed(task);
       task->Unref();  // The wheel's reference: may run the destructor.
+      ++released;
     }
   }
-  const int64_t count = static_cast<int64_t>(batch.size());
+  FinishInFlight(released);
+}
+
+void Timer::ReleaseBatch(std::vector<TimerTask*>& batch) {
+  {
+    internal::MutexLock lock(mu_);
+    for (TimerTask* task : batch) {
+      uint32_t state = State::Load(task);
+      while ((state & State::kQueued) != 0) {
+        if (State::Cas(
+                task, state,
+                State::Make(State::Owner(state), state & ~State::kQueued))) {
+          --counters_.expired;
+          ++counters_.cancelled;
+          break;
+        }
+      }
+    }
+  }
+  for (TimerTask* task : batch) task->Unref();
+  FinishInFlight(static_cast<int64_t>(batch.size()));
+}
+
+void Timer::FinishInFlight(int64_t count) {
+  if (count == 0) return;
   std::lock_guard<std::mutex> lock(done_mu_);
   if (in_flight_.fetch_sub(count, std::memory_order_acq_rel) == count) {
     done_cv_.notify_all();
@@ -328,29 +612,41 @@ void Timer::RunBatch(std::vector<TimerTask*>& batch) {
 }
 
 std::vector<TaskPtr<TimerTask>> Timer::Shutdown() {
-  std::vector<TaskPtr<TimerTask>> cancelled;
+  internal::ListNode all;
+  internal::InitList(&all);
+  int64_t count = 0;
   {
     internal::MutexLock lock(mu_);
     if (!shutdown_) {
       shutdown_ = true;
-      internal::ListNode all;
-      internal::InitList(&all);
+      // O(buckets) under the lock: the tasks are walked after it.
       wheel_.TakeAll(&all);
       internal::SpliceAll(&urgent_, &all);
       internal::SpliceAll(&flushing_, &all);
       internal::SpliceAll(&staging_, &all);
-      while (!internal::ListEmpty(&all)) {
-        internal::ListNode* node = all.next;
-        internal::Unlink(node);
-        // The wheel's reference passes to the caller.
-        cancelled.push_back(
-            TaskPtr<TimerTask>::Adopt(internal::TimingWheel::AsTask(node)));
-      }
-      counters_.pending -= static_cast<int64_t>(cancelled.size());
-      counters_.cancelled += static_cast<int64_t>(cancelled.size());
+      count = counters_.pending;
+      counters_.pending = 0;
+      counters_.cancelled += count;
     }
   }
   cv_.notify_all();
+  // The list is this call's alone now: with shutdown_ set, Add() and
+  // Cancel() leave pending tasks alone.
+  std::vector<TaskPtr<TimerTask>> cancelled;
+  cancelled.reserve(static_cast<size_t>(count));
+  while (!internal::ListEmpty(&all)) {
+    internal::ListNode* node = all.next;
+    internal::Unlink(node);
+    TimerTask* task = internal::TimingWheel::AsTask(node);
+    uint32_t state = State::Load(task);
+    while (!State::Cas(
+        task, state,
+        State::Make(State::Owner(state), state & ~State::kPending))) {
+    }
+    // The wheel's reference passes to the caller.
+    cancelled.push_back(TaskPtr<TimerTask>::Adopt(task));
+  }
+  ABSL_ASSERT(static_cast<int64_t>(cancelled.size()) == count);
   if (current_callback_timer == this) return cancelled;
 
   std::lock_guard<std::mutex> stop(shutdown_mu_);
@@ -390,14 +686,26 @@ void Timer::ReaperLoop() {
   }
 }
 
-bool TimerHandle::Cancel() {
+// The handle's control block holds the timer's lock (mu_ is control_->mu),
+// which the analysis cannot see through the pointer.
+bool TimerHandle::Cancel() ABSL_NO_THREAD_SAFETY_ANALYSIS {
   if (task_ == nullptr) return false;
-  return timer_->Cancel(*task_);
+  bool drop_ref = false;
+  bool cancelled = false;
+  {
+    internal::MutexLock lock(control_->mu);
+    if (control_->timer != nullptr) {
+      cancelled = control_->timer->CancelLocked(*task_, drop_ref);
+    }
+  }
+  if (drop_ref) task_->Unref();  // The wheel's; the handle holds another.
+  return cancelled;
 }
 
-bool TimerHandle::pending() const {
+bool TimerHandle::pending() const ABSL_NO_THREAD_SAFETY_ANALYSIS {
   if (task_ == nullptr) return false;
-  return timer_->IsPending(*task_);
+  internal::MutexLock lock(control_->mu);
+  return control_->timer != nullptr && control_->timer->IsPendingLocked(*task_);
 }
 
 }  // namespace timingwheel

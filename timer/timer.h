@@ -17,7 +17,10 @@
 //   * Precise: the reaper sleeps until the earliest due instant, so lateness
 //     is the thread's wake-up and scheduling delay, not a tick.
 //   * Exactly once: every task scheduled either runs once or is cancelled
-//     (by `Cancel()` or by `Shutdown()`), never both, never twice, never lost.
+//     (by `Cancel()`, by `Shutdown()`, or because the executor dropped its
+//     batch), never both, never twice, never lost.
+//   * Never concurrently with itself, even on a thread pool; `Cancel()`
+//     prevents a run until `Run()` starts, and stops a repeating task.
 //   * Idle costs nothing: with nothing pending the reaper sleeps without a
 //     timeout; with tasks pending it wakes once per distinct due instant.
 //   * Callbacks never run under a lock of the timer, nor on the reaper's
@@ -55,6 +58,7 @@
 #include "timer/clock.h"
 #include "timer/executor.h"
 #include "timer/internal/mutex.h"
+#include "timer/internal/timer_control.h"
 #include "timer/internal/timing_wheel.h"
 #include "timer/timer_handle.h"
 #include "timer/timer_task.h"
@@ -83,8 +87,10 @@ struct TimerOptions {
   // Tasks that come due in the same wake-up are handed over as one
   // executor callback (up to 512 tasks) that runs them in due order, so a
   // thread pool spreads batches, not single tasks, over its threads. Not
-  // owned; must outlive the timer (and must keep running callbacks until the
-  // timer is shut down: Shutdown() waits for those it handed over).
+  // owned; must outlive the timer. Shutdown() waits until every callback it
+  // handed over has run or been destroyed: an executor that drops a
+  // callback (destroys it without running it) releases its tasks, counted
+  // cancelled (see executor.h).
   Executor* executor = nullptr;
 
   // Whether the timer runs its own reaper thread (named "tw-reaper"; the
@@ -110,8 +116,10 @@ struct TimerOptions {
 struct TimerMetrics {
   int64_t pending = 0;          // Tasks waiting now.
   int64_t added = 0;            // Successful Add/Schedule calls (moves count).
-  int64_t expired = 0;          // Tasks handed to the executor to run.
-  int64_t cancelled = 0;        // Tasks cancelled (by Cancel or Shutdown).
+  int64_t expired = 0;          // Tasks handed to the executor to run (less
+                                // those cancelled or moved before Run()).
+  int64_t cancelled = 0;        // Tasks cancelled (by Cancel, Shutdown, or
+                                // an executor that dropped their batch).
   int64_t reaper_wakeups = 0;   // Returns from the flusher's wait (the
                                 // reaper's, or an AdvanceClock() caller's).
   int64_t buckets_flushed = 0;  // Buckets emptied because their key was due.
@@ -128,14 +136,16 @@ struct TimerMetrics {
 // Thread safety: every public member is thread-safe; `Schedule()`, `Add()`
 // and `Cancel()` may be called from any number of threads, including from
 // callbacks, while the reaper advances. A timer must not be destroyed from
-// one of its own callbacks.
+// one of its own callbacks: the destructor would wait for that callback, so
+// it aborts the process with a message saying so instead.
 class Timer {
  public:
   // Timer::Create()
   //
   // Returns a new timer, or `absl::InvalidArgumentError` when `options` is
   // invalid (tick < 1ns, wheel size outside [2, 2^20], negative
-  // max_pending).
+  // max_pending), or `absl::ResourceExhaustedError` with 2^27 - 1 timers
+  // alive.
   static absl::StatusOr<std::unique_ptr<Timer>> Create(
       TimerOptions options = TimerOptions());
 
@@ -143,7 +153,9 @@ class Timer {
   Timer& operator=(const Timer&) = delete;
 
   // Shuts the timer down (see `Shutdown()`); the tasks still pending are
-  // cancelled and released.
+  // cancelled and released. Handles it returned stay safe to use (they do
+  // nothing). Called from one of this timer's own callbacks, it aborts the
+  // process with a message naming the mistake (it cannot wait for itself).
   ~Timer();
 
   // Timer::Schedule()
@@ -165,35 +177,61 @@ class Timer {
     TaskPtr<TimerTask> handle_ref = TaskPtr<TimerTask>::Adopt(task);
     absl::Status status = AddInternal(task, delay, /*wheel_ref_taken=*/true);
     if (!status.ok()) return status;
-    return TimerHandle(this, std::move(handle_ref));
+    control_->Ref();  // The handle's: it may outlive the timer.
+    return TimerHandle(control_, std::move(handle_ref));
   }
 
   // Timer::Add()
   //
   // Schedules `task` to run once `delay` has elapsed, with the same rules as
-  // `Schedule()`. If `task` is still pending in this timer, it is moved to
-  // the new due time (the move counts as one add, not a cancel). The timer
-  // holds a reference to the task while it is pending or queued to run. A
-  // task must be in at most one timer at a time. Returns the same errors as
-  // `Schedule()`. Thread-safe.
+  // `Schedule()`. If `task` is still pending in this timer (or handed to the
+  // executor, `Run()` not started), it is moved to the new due time (the
+  // move counts as one add, not a cancel). Added while its `Run()` runs (a
+  // task re-adding itself), it runs again once due, never concurrently with
+  // itself. The timer holds a reference to the task while it is pending or
+  // queued to run. Returns the same errors as `Schedule()`, and:
+  //   * `absl::InvalidArgumentError` for a null task or one not created with
+  //     `MakeTask()`;
+  //   * `absl::FailedPreconditionError` when the task belongs to another
+  //     timer (pending, queued or running there: see `TimerTask`);
+  //   * `absl::CancelledError` when `Cancel()` stopped the task while its
+  //     `Run()` runs (until `Run()` returns): how a repeating task ends.
+  // Thread-safe.
   absl::Status Add(const TaskPtr<TimerTask>& task, absl::Duration delay);
 
   // Timer::Add()
   //
   // As above, for a task the caller knows to be alive (a task re-adding
   // itself from its own `Run()`: `timer->Add(*this, period)`). The task
-  // must have been created with `MakeTask()`. Thread-safe.
+  // must have been created with `MakeTask()`: a stack or member object, or
+  // one made with plain `new`, is refused with `absl::InvalidArgumentError`
+  // (the timer would delete it). Thread-safe.
   absl::Status Add(TimerTask& task, absl::Duration delay) {
     return AddInternal(&task, delay);
   }
 
   // Timer::Cancel()
   //
-  // Removes `task` if it is pending. O(1). Returns true if this call
-  // prevented it from running; false if it was not pending (never added,
-  // already handed to the executor, running, ran, cancelled, or swept by
-  // `Shutdown()`). Safe from any thread, including from the task's own
-  // `Run()` (where it returns false). Thread-safe.
+  // Prevents `task`'s next run if `Run()` has not started: it is removed
+  // from the wheel, or taken back from a batch handed to the executor. O(1).
+  // If `task`'s `Run()` is running, it also stops the task for good: until
+  // `Run()` returns, adding it again fails with `absl::CancelledError`, so a
+  // task that re-adds itself (a heartbeat) ends with one `Cancel()` from any
+  // thread, or from its own `Run()`.
+  //
+  // Returns true if this call prevented a run; false if no run was waiting
+  // (never added, running with nothing re-added, ran, already cancelled,
+  // swept by `Shutdown()`, or the task belongs to another timer, which this
+  // call then leaves alone). Thread-safe.
+  //
+  // Example (a repeating task):
+  //   class Heartbeat : public TimerTask {
+  //     void Run() override {
+  //       Send();
+  //       timer_->Add(*this, absl::Seconds(1)).IgnoreError();  // Again.
+  //     }
+  //   };
+  //   timer->Cancel(*beat);  // No run starts after this returns.
   bool Cancel(TimerTask& task);
 
   // Timer::AdvanceClock()
@@ -213,10 +251,12 @@ class Timer {
   //
   // Stops accepting tasks (adds then fail with FailedPrecondition), stops and
   // joins the reaper, waits for every callback already handed to the
-  // executor to finish, stops the default executor, and returns the tasks
-  // that were still pending, cancelled: each counted once in
-  // `TimerMetrics::cancelled`, none of them will run. Callers may inspect,
-  // run or drop them. No callback of this timer runs after it returns.
+  // executor to finish (or to be dropped by it), stops the default
+  // executor, and returns the tasks that were still pending, cancelled: each
+  // counted once in `TimerMetrics::cancelled`, none of them will run.
+  // Callers may inspect, run or drop them. No callback of this timer runs
+  // after it returns. The pending tasks are collected under the timer's
+  // lock in O(buckets) and released outside it.
   //
   // Called from one of this timer's own callbacks, it cannot wait for that
   // callback (nor for callbacks queued behind it on the same executor), so
@@ -242,8 +282,9 @@ class Timer {
  private:
   friend class TimerHandle;
   class CallbackScope;
+  class Batch;
 
-  Timer(const TimerOptions& options, int64_t tick_nanos);
+  Timer(const TimerOptions& options, int64_t tick_nanos, uint32_t id);
 
   // Adds or moves `task`. With `wheel_ref_taken`, the caller already counted
   // the wheel's reference (dropped here if the add fails).
@@ -265,8 +306,26 @@ class Timer {
   void Dispatch(std::vector<TimerTask*> batch);
   // Runs `batch` on the executor, then drops the wheel's references.
   void RunBatch(std::vector<TimerTask*>& batch);
-  bool IsPending(const TimerTask& task) const;
+  // Runs `task`, whose kQueued this thread claimed, then any run deferred to
+  // this thread meanwhile. Returns how many deferred references it dropped.
+  int64_t RunClaimed(TimerTask* task);
+  void InvokeRun(TimerTask* task);
+  // Releases a batch the executor destroyed without running: its tasks are
+  // cancelled. Called without mu_.
+  void ReleaseBatch(std::vector<TimerTask*>& batch);
+  // Decrements in_flight_ by `count` and wakes Shutdown() at zero.
+  void FinishInFlight(int64_t count);
+  // Cancel() with mu_ held; sets `drop_ref` when the caller must drop the
+  // wheel's reference (after unlocking).
+  bool CancelLocked(TimerTask& task, bool& drop_ref)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  bool IsPendingLocked(const TimerTask& task) const
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
 
+  // This timer's id in its tasks' state words (see internal::TaskState).
+  const uint32_t id_;
+  // The lock and liveness that handles share (one reference is the timer's).
+  internal::TimerControl* const control_;
   Clock* const clock_;
   std::unique_ptr<ThreadExecutor> owned_executor_;
   Executor* const executor_;
@@ -274,12 +333,13 @@ class Timer {
   const int64_t max_pending_;
   const std::function<void(std::exception_ptr)> on_callback_error_;
 
-  mutable internal::Mutex mu_;
+  internal::Mutex& mu_;         // control_->mu.
   std::condition_variable cv_;  // The flusher sleeps on it; Add wakes it.
   internal::TimingWheel wheel_ ABSL_GUARDED_BY(mu_);
   // Tasks of buckets being flushed (level 0 in urgent_, the levels above in
-  // flushing_), and not-yet-due tasks on their way to the due list: lists,
-  // so Cancel and re-Add work on them between chunks.
+  // flushing_), and not-yet-due tasks on their way to the due list (merged
+  // in batches, see FlushDue): lists, so Cancel and re-Add work on them
+  // between chunks.
   internal::ListNode urgent_ ABSL_GUARDED_BY(mu_);
   internal::ListNode flushing_ ABSL_GUARDED_BY(mu_);
   internal::ListNode staging_ ABSL_GUARDED_BY(mu_);

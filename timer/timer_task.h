@@ -11,9 +11,9 @@
 //   * `TaskPtr<T>`: a shared, intrusively reference-counted pointer to a task.
 //   * `MakeTask<T>(args...)`: creates a task and returns its first `TaskPtr`.
 //
-// A task is intrusive: its list links, due time and reference count live in
-// the object itself, so scheduling allocates nothing beyond the task (40
-// bytes of bookkeeping, see `TimerTask`).
+// A task is intrusive: its list links, due time, reference count and
+// scheduling state live in the object itself, so scheduling allocates nothing
+// beyond the task (40 bytes of bookkeeping, see `TimerTask`).
 
 #ifndef TIMINGWHEEL_TIMER_TIMER_TASK_H_
 #define TIMINGWHEEL_TIMER_TIMER_TASK_H_
@@ -40,7 +40,7 @@ struct ListNode {
 };
 
 class TimingWheel;
-class TimerCore;
+class TaskState;
 
 }  // namespace internal
 
@@ -54,6 +54,21 @@ class TimerCore;
 // reference to it, so the task stays alive even if the caller drops every
 // `TaskPtr`. Adding a task that is still pending moves it to its new due time;
 // adding it again after it ran or was cancelled schedules it anew.
+//
+// Ownership: a task belongs to the timer it was added to from that `Add()`
+// until it is idle again (it ran and `Run()` returned, it was cancelled, or
+// `Shutdown()` returned it). Meanwhile another timer refuses to add it
+// (`absl::FailedPreconditionError`) and to cancel it (false). A task must be
+// created with `MakeTask()`: `Timer::Add()` refuses any other object (a
+// stack or member object, a plain `new`) with `absl::InvalidArgumentError`.
+//
+// Runs: a task never runs concurrently with itself, even on a thread pool: a
+// scheduling that comes due while `Run()` is still running is run by the
+// same thread right after it returns. `Timer::Cancel()` prevents a run as
+// long as `Run()` has not started (also once the task has been handed to
+// the executor), and stops a running task for good: until its `Run()`
+// returns, adding it again fails with `absl::CancelledError` (so a task
+// that re-adds itself from `Run()` is stopped by one `Cancel()`).
 //
 // Thread safety: the reference count is atomic; the scheduling fields are
 // owned by the timer and guarded by its lock. `Run()` is called on the
@@ -78,8 +93,9 @@ class TimerTask : private internal::ListNode {
 
  private:
   friend class internal::TimingWheel;
-  friend class internal::TimerCore;
+  friend class internal::TaskState;
   friend class Timer;
+  friend class TimerHandle;
   template <typename T>
   friend class TaskPtr;
   template <typename T, typename... Args>
@@ -93,14 +109,18 @@ class TimerTask : private internal::ListNode {
   void Unref() const {
     if (refs_.fetch_sub(1, std::memory_order_acq_rel) == 1) delete this;
   }
-  bool pending() const { return prev != nullptr; }
+  // Whether the task was created by `MakeTask()` (or `Schedule()`) and is
+  // alive: a stack object or a plain `new` has no reference.
+  bool Counted() const { return refs_.load(std::memory_order_relaxed) > 0; }
 
   // Bookkeeping, guarded by the owning timer's lock: the list links (the
-  // private base), the due time on the timer's clock, and the count. `refs_`
-  // comes last so that a small callback stored by a subclass fits in its tail
-  // padding.
+  // private base) and the due time on the timer's clock. The reference count
+  // and the scheduling state (see internal::TaskState: owner timer, pending,
+  // handed to the executor, running, ...) are atomic: the executor's threads
+  // update them without the timer's lock.
   int64_t due_nanos_ = 0;
   mutable std::atomic<int32_t> refs_{0};
+  std::atomic<uint32_t> state_{0};
 };
 
 // TaskPtr
@@ -196,19 +216,39 @@ TaskPtr<T> MakeTask(Args&&... args) {
 
 namespace internal {
 
-// CallbackTask: the task `Timer::Schedule()` wraps a callable in. Its members
-// start in the tail padding of `TimerTask`, so an empty lambda costs no
-// bytes beyond the 40 of the base.
-template <typename F>
-class CallbackTask final : public TimerTask {
- public:
+// CallbackStorage: holds a callable; an empty one (a lambda without
+// captures) as a base class, so that it costs no bytes (the empty base
+// optimization).
+template <typename F, bool = std::is_empty_v<F> && !std::is_final_v<F>>
+class CallbackStorage {
+ protected:
   template <typename G>
-  explicit CallbackTask(G&& callback) : callback_(std::forward<G>(callback)) {}
-
-  void Run() override { callback_(); }
+  explicit CallbackStorage(G&& callback)
+      : callback_(std::forward<G>(callback)) {}
+  F& callback() { return callback_; }
 
  private:
   F callback_;
+};
+
+template <typename F>
+class CallbackStorage<F, true> : private F {
+ protected:
+  template <typename G>
+  explicit CallbackStorage(G&& callback) : F(std::forward<G>(callback)) {}
+  F& callback() { return *this; }
+};
+
+// CallbackTask: the task `Timer::Schedule()` wraps a callable in. A lambda
+// without captures costs no bytes beyond the 40 of `TimerTask`.
+template <typename F>
+class CallbackTask final : public TimerTask, private CallbackStorage<F> {
+ public:
+  template <typename G>
+  explicit CallbackTask(G&& callback)
+      : CallbackStorage<F>(std::forward<G>(callback)) {}
+
+  void Run() override { this->callback()(); }
 };
 
 }  // namespace internal

@@ -20,7 +20,7 @@ namespace timingwheel {
 namespace testing {
 
 // kTestWaitTimeout: how long a test waits for its timer's threads.
-inline constexpr std::chrono::seconds kTestWaitTimeout(60);
+inline constexpr std::chrono::seconds kTestWaitTimeout(15);
 
 // Latch
 //

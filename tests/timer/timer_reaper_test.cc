@@ -29,7 +29,7 @@ using ::timingwheel::testing::Counter;
 using ::timingwheel::testing::Latch;
 using ::timingwheel::testing::ManualClock;
 
-constexpr auto kTimeout = std::chrono::seconds(60);
+constexpr auto kTimeout = std::chrono::seconds(15);
 
 // Polls a metric until `done(metrics)` (the timer's counters have no wait
 // primitive); real time, bounded by kTimeout.

@@ -67,7 +67,7 @@ class RunCounter {
   bool AwaitExactly(int64_t target) {
     std::unique_lock<std::mutex> lock(mu_);
     target_ = target;
-    return cv_.wait_for(lock, std::chrono::minutes(5),
+    return cv_.wait_for(lock, std::chrono::seconds(60),
                         [&] { return count_ >= target; });
   }
   int64_t value() {

@@ -300,6 +300,72 @@ TEST_F(TimingWheelTest, DueListKeepsDueOrderAndPopsOnlyDueTasks) {
   EXPECT_EQ(wheel.EarliestKey(), kMaxNanos);
 }
 
+TEST_F(TimingWheelTest, MergingAChunkKeepsDueOrderAndIsStable) {
+  // A second chunk merged into a due list that already holds tasks: the
+  // result is sorted, and among equal due times the tasks already in the
+  // list come first, then the chunk's in their flush order.
+  TimingWheel wheel(10, 5);
+  ListNode staging;
+  InitList(&staging);
+  auto stage = [&](int64_t due) {
+    tasks_.push_back(MakeTask<NoopTask>());
+    TimingWheel::SetDueOf(tasks_.back().get(), due);
+    LinkBefore(&staging, TimingWheel::AsNode(tasks_.back().get()));
+    return tasks_.back().get();
+  };
+  TimerTask* first5 = stage(5);
+  TimerTask* first9 = stage(9);
+  stage(2);
+  wheel.MergeIntoDueList(&staging);
+  TimerTask* second9 = stage(9);
+  TimerTask* second5 = stage(5);
+  stage(1);
+  stage(3);
+  TimerTask* third5 = stage(5);
+  wheel.MergeIntoDueList(&staging);
+  EXPECT_EQ(wheel.EarliestKey(), 1);
+  ASSERT_TRUE(wheel.IsDueList(wheel.PopDueBucket(9)));
+  std::vector<TimerTask*> out;
+  EXPECT_FALSE(wheel.PopDueTasks(9, 100, out));
+  std::vector<int64_t> dues;
+  for (TimerTask* task : out) dues.push_back(TimingWheel::DueOf(task));
+  EXPECT_EQ(dues, (std::vector<int64_t>{1, 2, 3, 5, 5, 5, 9, 9}));
+  ASSERT_EQ(out.size(), 8u);
+  EXPECT_EQ(out[3], first5);
+  EXPECT_EQ(out[4], second5);
+  EXPECT_EQ(out[5], third5);
+  EXPECT_EQ(out[6], first9);
+  EXPECT_EQ(out[7], second9);
+}
+
+TEST_F(TimingWheelTest, ALargeBucketAboveLevelZeroIsKeyedEarly) {
+  // 1 ms tick, 512 slots: level 0 covers 512 ms, so tasks due at 1 s sit in
+  // a level-1 bucket. From 64 tasks on, its key leads its earliest due time
+  // by 500 ns per task, the count rounded up to a power of two above it.
+  TimingWheel wheel(1'000'000, 512);
+  constexpr int64_t kDue = 1'000'000'000;
+  for (int i = 0; i < 63; ++i) Place(wheel, kDue);
+  EXPECT_EQ(wheel.num_levels(), 2);
+  EXPECT_EQ(wheel.EarliestKey(), kDue);  // Small: no lead.
+  Place(wheel, kDue);                    // 64 tasks: counted as 128.
+  EXPECT_EQ(wheel.EarliestKey(), kDue - 128 * 500);
+  for (int i = 64; i < 127; ++i) Place(wheel, kDue);
+  EXPECT_EQ(wheel.EarliestKey(), kDue - 128 * 500);  // 127: still 128.
+  Place(wheel, kDue);                                // 128: counted as 256.
+  EXPECT_EQ(wheel.EarliestKey(), kDue - 256 * 500);
+}
+
+TEST_F(TimingWheelTest, TheEarlyLeadIsCappedAtHalfTheLevelBelow) {
+  // Level 0 covers 40 ns: the lead is capped at half of it (20 ns), so at
+  // least half of the bucket's tasks fit the level below when it flushes.
+  TimingWheel wheel(10, 4);
+  for (int i = 0; i < 64; ++i) Place(wheel, 100);
+  EXPECT_EQ(wheel.num_levels(), 2);
+  EXPECT_EQ(wheel.EarliestKey(), 80);
+  EXPECT_EQ(wheel.PopDueBucket(79), nullptr);
+  EXPECT_EQ(PopBucket(wheel, 80).size(), 64u);
+}
+
 TEST_F(TimingWheelTest, TakeAllEmptiesEveryLevel) {
   TimingWheel wheel(10, 5);
   for (int64_t due : {int64_t{0}, int64_t{15}, int64_t{60}, int64_t{700},

@@ -62,10 +62,14 @@ TEST(DelayToNanosTest, ConvertsFiniteDelays) {
             int64_t{24} * 365 * 3600 * 1'000'000'000);
 }
 
-TEST(DelayToNanosTest, SubNanosecondDelaysTruncate) {
-  // A quarter nanosecond is positive but rounds to "due now".
-  EXPECT_EQ(DelayToNanos(absl::Nanoseconds(1) / 4), 0);
-  EXPECT_EQ(DelayToNanos(absl::Nanoseconds(7) + absl::Nanoseconds(1) / 2), 7);
+TEST(DelayToNanosTest, SubNanosecondDelaysRoundUp) {
+  // Never early, to the nanosecond: a sub-nanosecond part rounds up.
+  EXPECT_EQ(DelayToNanos(absl::Nanoseconds(1) / 4), 1);
+  EXPECT_EQ(DelayToNanos(absl::Nanoseconds(7) + absl::Nanoseconds(1) / 2), 8);
+  EXPECT_EQ(DelayToNanos(absl::Nanoseconds(7) + absl::Nanoseconds(1) / 4), 8);
+  EXPECT_EQ(DelayToNanos(absl::Nanoseconds(7)), 7);  // Whole: unchanged.
+  EXPECT_EQ(DelayToNanos(absl::Nanoseconds(kMax) - absl::Nanoseconds(1) / 2),
+            kMax);
 }
 
 TEST(DelayToNanosTest, InfiniteAndHugeDelaysSaturate) {

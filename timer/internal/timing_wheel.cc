@@ -148,18 +148,33 @@ bool TimingWheel::PopDueTasks(int64_t now, size_t max_tasks,
 
 void TimingWheel::MergeIntoDueList(ListNode* staging) {
   if (ListEmpty(staging)) return;
-  SpliceAll(&due_list_.head, staging);
   scratch_.clear();
   while (!ListEmpty(staging)) {
     ListNode* node = staging->next;
     internal::Unlink(node);
     scratch_.push_back(AsTask(node));
   }
+  // Sort the chunk alone (at most one flush chunk), then merge it into the
+  // sorted due list from the back in one pass: linear in the chunk plus the
+  // tasks of the due list due after the chunk's earliest (none when the
+  // chunk comes after the list, the common case), never a re-sort of the
+  // whole list. Stable: among equal due times, tasks already in the list
+  // come first, then the chunk's in their flush order.
   std::stable_sort(scratch_.begin(), scratch_.end(),
                    [](const TimerTask* a, const TimerTask* b) {
                      return a->due_nanos_ < b->due_nanos_;
                    });
-  for (TimerTask* task : scratch_) LinkBefore(&due_list_.head, AsNode(task));
+  ListNode* const head = &due_list_.head;
+  ListNode* position = head;  // Insert before this node.
+  for (auto it = scratch_.rbegin(); it != scratch_.rend(); ++it) {
+    TimerTask* task = *it;
+    while (position->prev != head &&
+           AsTask(position->prev)->due_nanos_ > task->due_nanos_) {
+      position = position->prev;
+    }
+    LinkBefore(position, AsNode(task));
+    position = AsNode(task);
+  }
   scratch_.clear();
   RekeyDueList();
 }

@@ -38,7 +38,9 @@
 //   * frugal: one wake-up per distinct due instant, however far away it was
 //     scheduled, because a bucket is flushed at its earliest task's due time
 //     and that task runs from whatever level it sits in; the others cascade
-//     in the same wake-up. A task moves down at most once per level.
+//     in the same wake-up. A task moves down at most once per level, plus
+//     once more for each early cascade (below) that puts it back into the
+//     level it came from because it did not fit the level below yet.
 //
 // Large cascades. A bucket above level 0 that has received many tasks (a
 // burst of timers with similar delays) would take a while to cascade, and
@@ -148,7 +150,11 @@ class TimingWheel {
   // TimingWheel::MergeIntoDueList()
   //
   // Moves every task of the list at `staging` (all due in the current tick)
-  // into the due list, keeping it sorted by due time, and re-keys it.
+  // into the due list, keeping it sorted by due time (stable: among equal
+  // due times, tasks already in the list first, then the staged ones in
+  // their order), and re-keys it. Sorts the staged tasks, then merges them
+  // from the back in one pass: O(s log s + d) for s staged tasks and d in
+  // the list, O(s log s) when they all come after the list.
   void MergeIntoDueList(ListNode* staging);
 
   // TimingWheel::Unlink()

@@ -41,9 +41,13 @@ constexpr int64_t SaturatingMultiply(int64_t a, int64_t b) {
 //
 // Converts a delay to nanoseconds: negative delays become 0 (due now),
 // `absl::InfiniteDuration()` and anything past 292 years become `kMaxNanos`.
+// A delay with a sub-nanosecond part rounds up, never down (never early, to
+// the nanosecond): 7.5 ns is 8 ns, a quarter nanosecond is 1 ns.
 inline int64_t DelayToNanos(absl::Duration delay) {
   if (delay <= absl::ZeroDuration()) return 0;
-  return absl::ToInt64Nanoseconds(delay);  // Saturates at kMaxNanos.
+  // Truncates toward zero, saturating at kMaxNanos.
+  const int64_t whole = absl::ToInt64Nanoseconds(delay);
+  return delay > absl::Nanoseconds(whole) ? SaturatingAdd(whole, 1) : whole;
 }
 
 // FloorToTick()

@@ -73,13 +73,13 @@ class ManualClock final : public Clock {
   // or until `real_timeout` of real time passes. Returns whether it saw one.
   // Thread-safe.
   bool AwaitSleeper(int64_t deadline_nanos,
-                    absl::Duration real_timeout = absl::Seconds(30));
+                    absl::Duration real_timeout = absl::Seconds(10));
 
   // ManualClock::AwaitSleeperAt()
   //
   // As `AwaitSleeper()`, for a deadline `offset` after the clock's origin 0.
   bool AwaitSleeperAt(absl::Duration offset,
-                      absl::Duration real_timeout = absl::Seconds(30)) {
+                      absl::Duration real_timeout = absl::Seconds(10)) {
     return AwaitSleeper(absl::ToInt64Nanoseconds(offset), real_timeout);
   }
 

@@ -45,6 +45,8 @@ class MockTimer {
   // Moves the clock forward by `delta`, then runs on the calling thread every
   // task due by the new time, in due order, including tasks that those
   // callbacks add and that are already due. Returns how many tasks ran.
+  // Aborts with a message if the timer keeps reporting flushes that hand
+  // nothing over (a broken timer), instead of spinning forever.
   size_t AdvanceBy(absl::Duration delta);
 
   // MockTimer::RunDue()

@@ -1,0 +1,92 @@
+// Copyright 2026 The timingwheel Authors.
+//
+// task_state.h
+// -----------------------------------------------------------------------------
+//
+// `TaskState` reads and updates a task's scheduling state: one atomic 32-bit
+// word in the task (see `TimerTask`) that holds the id of the timer the task
+// belongs to and five flags. The timer changes it under its lock; the
+// executor's threads change it without any lock, so every change is a
+// compare-and-swap on the whole word:
+//
+//   * kPending: in one of the owner's lists (the wheel, or a flush list).
+//     Set and cleared under the owner's lock only.
+//   * kQueued: handed to the executor in a batch, `Run()` not started. Set
+//     under the lock; cleared by the thread that starts `Run()`, or under the
+//     lock by `Cancel()`, by a move (`Add()`) or by a batch the executor
+//     dropped.
+//   * kRunning: `Run()` in progress (set by the thread that claims kQueued).
+//   * kDeferred: while kRunning, a batch found the task queued again and left
+//     the run to the running thread (with its reference), which runs it
+//     again after `Run()` returns if kQueued is still set: a task never runs
+//     concurrently with itself.
+//   * kStopped: `Cancel()` while kRunning: adds fail until `Run()` returns.
+//
+// A word with none of kPending, kQueued, kRunning, kDeferred is 0: the task
+// is idle and belongs to no timer.
+//
+// Not a public API: used by timer.cc.
+
+#ifndef TIMINGWHEEL_TIMER_INTERNAL_TASK_STATE_H_
+#define TIMINGWHEEL_TIMER_INTERNAL_TASK_STATE_H_
+
+#include <atomic>
+#include <cstdint>
+
+#include "timer/timer_task.h"
+
+namespace timingwheel {
+namespace internal {
+
+// TaskState
+//
+// Static helpers over `TimerTask::state_`. Thread-safe (atomic).
+class TaskState {
+ public:
+  static constexpr uint32_t kPending = 1;
+  static constexpr uint32_t kQueued = 2;
+  static constexpr uint32_t kRunning = 4;
+  static constexpr uint32_t kDeferred = 8;
+  static constexpr uint32_t kStopped = 16;
+  static constexpr uint32_t kBusy = kPending | kQueued | kRunning | kDeferred;
+  static constexpr int kFlagBits = 5;
+  // The largest timer id the word can hold (2^27 - 1 timers alive at once).
+  static constexpr uint32_t kMaxOwner = (uint32_t{1} << (32 - kFlagBits)) - 1;
+
+  // TaskState::Load()
+  //
+  // The task's state word.
+  static uint32_t Load(const TimerTask* task) {
+    return task->state_.load(std::memory_order_acquire);
+  }
+
+  // TaskState::Owner()
+  //
+  // The id of the timer a state word belongs to (0: none).
+  static uint32_t Owner(uint32_t state) { return state >> kFlagBits; }
+
+  // TaskState::Make()
+  //
+  // The word for `owner` and `flags`, or 0 when `flags` has no busy flag (an
+  // idle task belongs to no timer and is not stopped).
+  static uint32_t Make(uint32_t owner, uint32_t flags) {
+    return (flags & kBusy) == 0
+               ? 0
+               : (owner << kFlagBits) | (flags & ((1u << kFlagBits) - 1));
+  }
+
+  // TaskState::Cas()
+  //
+  // Replaces the word with `desired` if it is still `expected`; otherwise
+  // loads the current word into `expected` and returns false.
+  static bool Cas(TimerTask* task, uint32_t& expected, uint32_t desired) {
+    return task->state_.compare_exchange_weak(expected, desired,
+                                              std::memory_order_acq_rel,
+                                              std::memory_order_acquire);
+  }
+};
+
+}  // namespace internal
+}  // namespace timingwheel
+
+#endif  // TIMINGWHEEL_TIMER_INTERNAL_TASK_STATE_H_

@@ -239,6 +239,12 @@ TEST_F(DurableSchedulerTest, FailedAttemptsRetryWithBackoffThenFail) {
       << info->last_error;
   EXPECT_EQ(s->Get("throws")->attempt, 2);
   EXPECT_EQ(recorder_.CountById()["throws"], 2);
+  // The counters move once the completing statement has returned, a moment
+  // after the rows above changed.
+  ASSERT_TRUE(WaitFor([&] {
+    DurableMetrics m = s->Metrics();
+    return m.failed + m.succeeded == 2;
+  }));
   DurableMetrics m = s->Metrics();
   EXPECT_EQ(m.failed, 1);
   EXPECT_EQ(m.retried, 3);  // Two of always-fails, one of throws.

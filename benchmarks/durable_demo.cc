@@ -38,7 +38,7 @@
 
 ABSL_FLAG(int, tasks, 100000, "Tasks to schedule.");
 ABSL_FLAG(absl::Duration, span, absl::Seconds(30), "Due times spread over.");
-ABSL_FLAG(absl::Duration, lead, absl::Seconds(5),
+ABSL_FLAG(absl::Duration, lead, absl::Seconds(20),
           "From the start of scheduling to the first due time.");
 ABSL_FLAG(int, processes, 3, "Scheduler processes (the first is killed).");
 ABSL_FLAG(absl::Duration, ttl, absl::Seconds(10), "Lease TTL.");
@@ -192,6 +192,7 @@ int Main(int argc, char** argv) {
   const absl::Time start = absl::Now() + absl::GetFlag(FLAGS_lead);
   const absl::Time kill_at = start + span / 2;
   const absl::Time t0 = absl::Now();
+  std::vector<int64_t> committed_us(n, 0);
   for (int b = 0; b < n; b += 1000) {
     std::vector<ScheduleRequest> batch;
     for (int i = b; i < std::min(n, b + 1000); ++i) {
@@ -205,6 +206,10 @@ int Main(int argc, char** argv) {
     absl::Status s = ScheduleInTransaction(conn, batch, slot_count);
     if (!s.ok()) Die(s.ToString());
     if (!PgExec(conn, "COMMIT").ok()) Die("COMMIT");
+    const int64_t committed = absl::ToUnixMicros(absl::Now());
+    for (int i = b; i < std::min(n, b + 1000); ++i) {
+      committed_us[i] = committed;
+    }
     drain();
   }
   std::printf("durable_demo: client scheduled %d tasks in %.1f s\n", n,
@@ -277,10 +282,9 @@ int Main(int argc, char** argv) {
   PQfinish(conn);
 
   int64_t lost = 0, early = 0, dup_window = 0, dup_other = 0;
-  std::vector<double> late_ms, late_unaffected_ms;
+  int64_t stored_late = 0;  // Committed by the client after their due time.
+  std::vector<double> late_ms, late_before_kill_ms;
   const int64_t killed_us = absl::ToUnixMicros(killed);
-  const int64_t takeover_end_us =
-      killed_us + static_cast<int64_t>(std::max(takeover_s, 0.0) * 1e6);
   for (int i = 0; i < n; ++i) {
     if (runs[i].empty()) {
       ++lost;
@@ -296,11 +300,13 @@ int Main(int argc, char** argv) {
       ++(window ? dup_window : dup_other);
     }
     const Record& first = runs[i].front();
+    if (committed_us[i] > first.due_us) {
+      ++stored_late;  // Could not be on time: not in the lateness figures.
+      continue;
+    }
     double ms = (first.fire_us - first.due_us) / 1000.0;
     late_ms.push_back(ms);
-    if (first.due_us < killed_us || first.due_us > takeover_end_us) {
-      late_unaffected_ms.push_back(ms);  // Not due during the takeover.
-    }
+    if (first.due_us < killed_us - 1000000) late_before_kill_ms.push_back(ms);
   }
   std::printf("\n%-44s %s\n", "", "result");
   for (int i = 0; i < procs; ++i) {
@@ -320,10 +326,13 @@ int Main(int argc, char** argv) {
               static_cast<long long>(dup_window));
   std::printf("%-44s %lld\n", "duplicates: other",
               static_cast<long long>(dup_other));
+  std::printf("%-44s %lld\n", "stored after their due time (not timed)",
+              static_cast<long long>(stored_late));
   std::printf("%-44s %.1f ms\n", "p99 lateness, all tasks",
               Percentile(late_ms, 0.99));
-  std::printf("%-44s %.1f ms\n", "p99 lateness, tasks not due during takeover",
-              Percentile(late_unaffected_ms, 0.99));
+  std::printf("%-44s %.1f ms\n",
+              "p99 lateness, tasks due > 1 s before the kill",
+              Percentile(late_before_kill_ms, 0.99));
   std::printf("%-44s %.1f s\n", "max lateness", Percentile(late_ms, 1.0) / 1e3);
   std::printf("%-44s %.2f s (TTL %s)\n", "takeover (kill -> all slots held)",
               takeover_s, absl::FormatDuration(ttl).c_str());

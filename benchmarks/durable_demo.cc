@@ -308,33 +308,33 @@ int Main(int argc, char** argv) {
     late_ms.push_back(ms);
     if (first.due_us < killed_us - 1000000) late_before_kill_ms.push_back(ms);
   }
-  std::printf("\n%-44s %s\n", "", "result");
+  std::printf("\n%-46s %s\n", "", "result");
   for (int i = 0; i < procs; ++i) {
     std::printf(
-        "%-44s %lld%s\n", absl::StrCat("tasks fired by ", Node(i)).c_str(),
+        "%-46s %lld%s\n", absl::StrCat("tasks fired by ", Node(i)).c_str(),
         static_cast<long long>(fired_by[i]), i == 0 ? " (killed halfway)" : "");
   }
-  std::printf("%-44s %lld of %d\n", "tasks fired at least once",
+  std::printf("%-46s %lld of %d\n", "tasks fired at least once",
               static_cast<long long>(fired), n);
-  std::printf("%-44s %lld of %d\n", "SUCCESS rows in the table",
+  std::printf("%-46s %lld of %d\n", "SUCCESS rows in the table",
               static_cast<long long>(success), n);
-  std::printf("%-44s %lld\n", "lost (never fired)",
+  std::printf("%-46s %lld\n", "lost (never fired)",
               static_cast<long long>(lost));
-  std::printf("%-44s %lld\n", "early (fired before due)",
+  std::printf("%-46s %lld\n", "early (fired before due)",
               static_cast<long long>(early));
-  std::printf("%-44s %lld\n", "duplicates: at-least-once window (*)",
+  std::printf("%-46s %lld\n", "duplicates: at-least-once window (*)",
               static_cast<long long>(dup_window));
-  std::printf("%-44s %lld\n", "duplicates: other",
+  std::printf("%-46s %lld\n", "duplicates: other",
               static_cast<long long>(dup_other));
-  std::printf("%-44s %lld\n", "stored after their due time (not timed)",
+  std::printf("%-46s %lld\n", "stored after their due time (not timed)",
               static_cast<long long>(stored_late));
-  std::printf("%-44s %.1f ms\n", "p99 lateness, all tasks",
+  std::printf("%-46s %.1f ms\n", "p99 lateness, all tasks",
               Percentile(late_ms, 0.99));
-  std::printf("%-44s %.1f ms\n",
+  std::printf("%-46s %.1f ms\n",
               "p99 lateness, tasks due > 1 s before the kill",
               Percentile(late_before_kill_ms, 0.99));
-  std::printf("%-44s %.1f s\n", "max lateness", Percentile(late_ms, 1.0) / 1e3);
-  std::printf("%-44s %.2f s (TTL %s)\n", "takeover (kill -> all slots held)",
+  std::printf("%-46s %.1f s\n", "max lateness", Percentile(late_ms, 1.0) / 1e3);
+  std::printf("%-46s %.2f s (TTL %s)\n", "takeover (kill -> all slots held)",
               takeover_s, absl::FormatDuration(ttl).c_str());
   std::printf(
       "(*) the killed process ran the handler, its SUCCESS was not yet "

@@ -14,7 +14,8 @@
 //     the first handler call until every row is recorded done in the table
 //     (handlers do nothing);
 //   * lateness (mean, p99, max) of --lateness_tasks spread over
-//     --lateness_span, within ours' horizon: handler call - due;
+//     --lateness_span, stored in batches of --lateness_batch 0.5 s before
+//     the first is due (within ours' horizon): handler call - due;
 //   * statements/s while idle: server-side, from pg_stat_database
 //     (xact_commit + xact_rollback of the scheduler's own database: every
 //     statement is one transaction), over --idle after --settle; the poller's
@@ -58,6 +59,7 @@ ABSL_FLAG(int, adds, 2000, "Unbatched adds per run.");
 ABSL_FLAG(int, batched_adds, 50000, "Batched adds per run (batches of 1000).");
 ABSL_FLAG(int, fire_tasks, 20000, "Tasks due at one instant (fire rate).");
 ABSL_FLAG(int, lateness_tasks, 2000, "Tasks spread over --lateness_span.");
+ABSL_FLAG(int, lateness_batch, 1000, "Lateness tasks per ScheduleBatch().");
 ABSL_FLAG(absl::Duration, lateness_span, absl::Seconds(4),
           "Span of the lateness tasks' due times.");
 ABSL_FLAG(absl::Duration, idle, absl::Seconds(15), "Idle window.");
@@ -411,6 +413,7 @@ void MeasureInProcess(const std::string& admin, Sample* ours, Sample* poller) {
   // Lateness: tasks spread over the span, one implementation at a time.
   const int late_n = absl::GetFlag(FLAGS_lateness_tasks);
   const absl::Duration span = absl::GetFlag(FLAGS_lateness_span);
+  const int late_batch = std::max(1, absl::GetFlag(FLAGS_lateness_batch));
   auto lateness = [&](Recorder* rec, const std::function<void(absl::Time)>& add,
                       Sample* out) {
     rec->Reset();
@@ -431,8 +434,11 @@ void MeasureInProcess(const std::string& admin, Sample* ours, Sample* poller) {
           r.payload = kPayload;
           r.due = start + span * i / late_n;
           batch.push_back(std::move(r));
+          if (static_cast<int>(batch.size()) == late_batch || i == late_n - 1) {
+            Must(sched->ScheduleBatch(batch));
+            batch.clear();
+          }
         }
-        Must(sched->ScheduleBatch(batch));
       },
       ours);
   lateness(
@@ -442,8 +448,11 @@ void MeasureInProcess(const std::string& admin, Sample* ours, Sample* poller) {
         for (int i = 0; i < late_n; ++i) {
           batch.push_back(
               {absl::StrCat("l-", i), start + span * i / late_n, kPayload});
+          if (static_cast<int>(batch.size()) == late_batch || i == late_n - 1) {
+            Must(poll->ScheduleBatch(batch));
+            batch.clear();
+          }
         }
-        Must(poll->ScheduleBatch(batch));
       },
       poller);
 

@@ -518,7 +518,12 @@ int Main(int argc, char** argv) {
   for (int r = 0; r < runs; ++r) {
     Sample o, p;
     MeasureInProcess(admin, &o, &p);
-    std::fprintf(stderr, "durable_perf: run %d done\n", r + 1);
+    std::string line = absl::StrCat("durable_perf: run ", r + 1, ":");
+    for (const auto& [k, v] : o) {
+      absl::StrAppend(&line, " ", k, " ", absl::StrFormat("%.2f", v), "/",
+                      absl::StrFormat("%.2f", p[k]));
+    }
+    std::fprintf(stderr, "%s (ours/poller)\n", line.c_str());
     for (auto& [k, v] : o) ours[k].push_back(v);
     for (auto& [k, v] : p) poller[k].push_back(v);
   }

@@ -62,7 +62,7 @@ ABSL_FLAG(int, lateness_tasks, 2000, "Tasks spread over --lateness_span.");
 ABSL_FLAG(int, lateness_batch, 1000, "Lateness tasks per ScheduleBatch().");
 ABSL_FLAG(absl::Duration, lateness_span, absl::Seconds(4),
           "Span of the lateness tasks' due times.");
-ABSL_FLAG(absl::Duration, idle, absl::Seconds(15), "Idle window.");
+ABSL_FLAG(absl::Duration, idle, absl::Seconds(10), "Idle window.");
 ABSL_FLAG(absl::Duration, settle, absl::Seconds(11),
           "Wait before the idle window (statistics flush lag).");
 ABSL_FLAG(absl::Duration, ttl, absl::Seconds(10),

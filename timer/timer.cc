@@ -207,78 +207,88 @@ absl::Status Timer::AddInternal(TimerTask* task, absl::Duration delay,
   }
   const int64_t delay_nanos = internal::DelayToNanos(delay);
   const int64_t clock_now = ClockRelative();
+  bool drop_ref = false;
+  absl::Status status;
   {
     internal::MutexLock lock(mu_);
-    absl::Status refused;
-    // How the task enters the wheel: moved within it, taken back from a
-    // batch handed to the executor (Run() not started), or added anew.
-    enum { kMove, kWithdraw, kNew } kind = kNew;
-    uint32_t state = State::Load(task);
-    for (;;) {
-      const uint32_t owner = State::Owner(state);
-      if (shutdown_) {
-        refused = absl::FailedPreconditionError(
-            "timingwheel: cannot add a task after Timer::Shutdown()");
-        break;
-      }
-      if (owner != 0 && owner != id_) {
-        refused = absl::FailedPreconditionError(
-            "timingwheel: the task belongs to another Timer (pending, queued "
-            "or running there); a task is in one timer at a time");
-        break;
-      }
-      if ((state & State::kStopped) != 0) {
-        refused = absl::CancelledError(
-            "timingwheel: the task was cancelled while its Run() runs; it "
-            "can be added again once Run() has returned");
-        break;
-      }
-      if ((state & State::kPending) != 0) {
-        kind = kMove;  // kPending changes only under mu_.
-        break;
-      }
-      kind = (state & State::kQueued) != 0 ? kWithdraw : kNew;
-      if (kind == kNew && max_pending_ > 0 &&
-          counters_.pending >= max_pending_) {
-        refused = absl::ResourceExhaustedError(absl::StrFormat(
-            "timingwheel: %d tasks pending, the limit (max_pending)",
-            counters_.pending));
-        break;
-      }
-      // A withdrawn run stays in its batch, which skips it (and drops the
-      // batch's reference) once it sees kQueued cleared.
-      const uint32_t desired =
-          State::Make(id_, (state & ~State::kQueued) | State::kPending);
-      if (State::Cas(task, state, desired)) break;
+    status = AddLocked(task, clock_now, delay_nanos, wheel_ref_taken, drop_ref);
+  }
+  if (drop_ref) task->Unref();  // Never the last: the caller holds one.
+  return status;
+}
+
+absl::Status Timer::AddLocked(TimerTask* task, int64_t base,
+                              int64_t delay_nanos, bool wheel_ref_taken,
+                              bool& drop_ref, bool* moved) {
+  absl::Status refused;
+  // How the task enters the wheel: moved within it, taken back from a
+  // batch handed to the executor (Run() not started), or added anew.
+  enum { kMove, kWithdraw, kNew } kind = kNew;
+  uint32_t state = State::Load(task);
+  for (;;) {
+    const uint32_t owner = State::Owner(state);
+    if (shutdown_) {
+      refused = absl::FailedPreconditionError(
+          "timingwheel: cannot add a task after Timer::Shutdown()");
+      break;
     }
-    if (!refused.ok()) {
-      if (wheel_ref_taken) task->Unref();  // Never the last: the caller's.
-      return refused;
+    if (owner != 0 && owner != id_) {
+      refused = absl::FailedPreconditionError(
+          "timingwheel: the task belongs to another Timer (pending, queued "
+          "or running there); a task is in one timer at a time");
+      break;
     }
-    if (kind == kMove) {
-      wheel_.Unlink(task, {&urgent_, &flushing_, &staging_});
-    } else {
-      // The wheel's reference, until the task runs or is cancelled.
-      if (!wheel_ref_taken) task->Ref();
-      wheel_ref_taken = false;
-      ++counters_.pending;
-      if (kind == kWithdraw) --counters_.expired;
+    if ((state & State::kStopped) != 0) {
+      refused = absl::CancelledError(
+          "timingwheel: the task was cancelled while its Run() runs; it "
+          "can be added again once Run() has returned");
+      break;
     }
-    // Never before the wheel's time: an injected clock that stepped back
-    // cannot make the task due earlier than the timer has already seen.
-    task->due_nanos_ = internal::SaturatingAdd(
-        std::max(clock_now, wheel_.time()), delay_nanos);
-    wheel_.Place(task);
-    ++counters_.added;
-    if (wheel_.EarliestKey() < sleep_deadline_max_) {
-      // A sleeper would oversleep the new task. Every sleeper re-registers
-      // its deadline when it sleeps again, so one notification suffices.
-      sleep_deadline_max_ = kNoSleeper;
-      cv_.notify_all();
+    if ((state & State::kPending) != 0) {
+      kind = kMove;  // kPending changes only under mu_.
+      break;
     }
+    kind = (state & State::kQueued) != 0 ? kWithdraw : kNew;
+    if (kind == kNew && max_pending_ > 0 && counters_.pending >= max_pending_) {
+      refused = absl::ResourceExhaustedError(absl::StrFormat(
+          "timingwheel: %d tasks pending, the limit (max_pending)",
+          counters_.pending));
+      break;
+    }
+    // A withdrawn run stays in its batch, which skips it (and drops the
+    // batch's reference) once it sees kQueued cleared.
+    const uint32_t desired =
+        State::Make(id_, (state & ~State::kQueued) | State::kPending);
+    if (State::Cas(task, state, desired)) break;
+  }
+  if (!refused.ok()) {
+    drop_ref = wheel_ref_taken;
+    return refused;
+  }
+  if (kind == kMove) {
+    wheel_.Unlink(task, {&urgent_, &flushing_, &staging_});
+  } else {
+    // The wheel's reference, until the task runs or is cancelled.
+    if (!wheel_ref_taken) task->Ref();
+    wheel_ref_taken = false;
+    ++counters_.pending;
+    if (kind == kWithdraw) --counters_.expired;
+  }
+  if (moved != nullptr) *moved = kind != kNew;
+  // Never before the wheel's time: an injected clock that stepped back
+  // cannot make the task due earlier than the timer has already seen.
+  task->due_nanos_ =
+      internal::SaturatingAdd(std::max(base, wheel_.time()), delay_nanos);
+  wheel_.Place(task);
+  ++counters_.added;
+  if (wheel_.EarliestKey() < sleep_deadline_max_) {
+    // A sleeper would oversleep the new task. Every sleeper re-registers
+    // its deadline when it sleeps again, so one notification suffices.
+    sleep_deadline_max_ = kNoSleeper;
+    cv_.notify_all();
   }
   // A moved task already had the wheel's reference.
-  if (wheel_ref_taken) task->Unref();
+  drop_ref = wheel_ref_taken;
   return absl::OkStatus();
 }
 

@@ -10,6 +10,13 @@
 //   * `TimerOptions`: tick, wheel size, clock, executor, reaper, limits.
 //   * `TimerMetrics`: a snapshot of the timer's counters.
 //   * `Timer`: schedule, add, cancel, advance, shut down.
+//   * `TimerBatchEntry`: one task of `Timer::AddBatch()`.
+//
+// Rescheduling (`TimerHandle::Reschedule()`), absolute deadlines
+// (`Timer::Now()`, `ScheduleAt()`, `AddAt()`), periodic tasks
+// (`SchedulePeriodic()`, periodic_task.h) and batches (`AddBatch()`) keep
+// the guarantees below; handles that cancel on destruction are in
+// scoped_timer_handle.h.
 //
 // Guarantees
 //   * Never early: a task runs only once the timer's clock has reached its due
@@ -55,11 +62,14 @@
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "absl/time/time.h"
+#include "absl/types/span.h"
 #include "timer/clock.h"
 #include "timer/executor.h"
 #include "timer/internal/mutex.h"
 #include "timer/internal/timer_control.h"
 #include "timer/internal/timing_wheel.h"
+#include "timer/periodic_task.h"
+#include "timer/time_point.h"
 #include "timer/timer_handle.h"
 #include "timer/timer_task.h"
 
@@ -126,6 +136,14 @@ struct TimerMetrics {
   int64_t tasks_cascaded = 0;   // Not-yet-due tasks placed again by a flush.
   int64_t callback_errors = 0;  // Exceptions thrown by tasks.
   int levels = 0;               // Wheel levels created so far.
+};
+
+// TimerBatchEntry
+//
+// One task for `Timer::AddBatch()`: `task` runs once `delay` has elapsed.
+struct TimerBatchEntry {
+  TaskPtr<TimerTask> task;
+  absl::Duration delay;
 };
 
 // Timer
@@ -210,6 +228,91 @@ class Timer {
     return AddInternal(&task, delay);
   }
 
+  // Timer::Now()
+  //
+  // Returns the timer's clock reading (`Clock::NowNanos()`) as a
+  // `TimePoint`: the base for absolute deadlines (`ScheduleAt()`,
+  // `AddAt()`, `TimerHandle::RescheduleAt()`). `ScheduleAt(Now() + d, f)`
+  // is due when `Schedule(d, f)` would be. Monotonic, not wall time.
+  // Thread-safe; takes no lock.
+  TimePoint Now() const { return TimePoint::FromNanos(clock_->NowNanos()); }
+
+  // Timer::ScheduleAt()
+  //
+  // Runs `callback` once the timer's clock reads `deadline` or later (see
+  // `Now()`); never early. A deadline already passed runs it on the next
+  // advance, never on the caller's thread; `TimePoint::Max()` never runs it.
+  // Reads no clock. Otherwise as `Schedule()` (same errors). Thread-safe.
+  template <typename F>
+  absl::StatusOr<TimerHandle> ScheduleAt(TimePoint deadline, F&& callback) {
+    static_assert(std::is_invocable_v<std::decay_t<F>&>,
+                  "ScheduleAt: the callback must be callable as void()");
+    auto* task =
+        new internal::CallbackTask<std::decay_t<F>>(std::forward<F>(callback));
+    task->InitRefs(2);  // The handle's and the wheel's.
+    TaskPtr<TimerTask> handle_ref = TaskPtr<TimerTask>::Adopt(task);
+    absl::Status status = AddAtInternal(task, deadline,
+                                        /*wheel_ref_taken=*/true);
+    if (!status.ok()) return status;
+    control_->Ref();  // The handle's.
+    return TimerHandle(control_, std::move(handle_ref));
+  }
+
+  // Timer::AddAt()
+  //
+  // As `Add()`, due at `deadline` on the timer's clock (see `ScheduleAt()`).
+  // Thread-safe.
+  absl::Status AddAt(const TaskPtr<TimerTask>& task, TimePoint deadline);
+
+  // Timer::AddBatch()
+  //
+  // Adds (or moves) every entry's task as `Add()` would, with one clock
+  // reading shared by all of them and one acquisition of the timer's lock:
+  // per task, the wheel's O(1) placement only. Stops at the first entry that
+  // `Add()` would refuse and returns that error; the entries before it were
+  // added (`*added`, when not null, receives how many), the others were not.
+  // The lock is held for the whole batch, so adds, cancels and the reaper
+  // wait behind it: keep batches to thousands, not millions. Thread-safe.
+  //
+  // Example:
+  //   std::vector<TimerBatchEntry> entries;
+  //   for (auto& request : requests)
+  //     entries.push_back({request->timeout_task(), absl::Seconds(5)});
+  //   absl::Status status = timer->AddBatch(entries);
+  absl::Status AddBatch(absl::Span<const TimerBatchEntry> entries,
+                        size_t* added = nullptr);
+
+  // Timer::SchedulePeriodic()
+  //
+  // Runs `callback` (a callable `void()`) every `period` on the executor,
+  // the first time `period` from now: at fixed rate, without drift (run k
+  // is due at start + k * period, whatever the runs take) and never
+  // overlapping itself (one scheduling at a time). A run that ends after the
+  // next due time (it overran, or the executor was late by more than a
+  // period) skips the missed runs: the next run is due at the first
+  // multiple of the period at or after the time the late run ended, so runs
+  // are never made up in a burst. Never early, like every task.
+  //
+  // Returns a handle whose `Cancel()` guarantees that no run starts after it
+  // returns (see `PeriodicHandle`), or `absl::InvalidArgumentError` for a
+  // period that is not positive, or the errors of `Schedule()`. An exception
+  // from `callback` goes to `on_callback_error` and the task keeps its
+  // schedule. The task ends with `Cancel()` or `Shutdown()`. Thread-safe.
+  template <typename F>
+  absl::StatusOr<PeriodicHandle> SchedulePeriodic(absl::Duration period,
+                                                  F&& callback) {
+    static_assert(std::is_invocable_v<std::decay_t<F>&>,
+                  "SchedulePeriodic: the callback must be callable as void()");
+    auto* task = new internal::PeriodicTask<std::decay_t<F>>(
+        this, std::forward<F>(callback));
+    task->InitRefs(2);  // The handle's and the wheel's.
+    TaskPtr<TimerTask> handle_ref = TaskPtr<TimerTask>::Adopt(task);
+    absl::Status status = AddPeriodic(task, period);
+    if (!status.ok()) return status;
+    control_->Ref();  // The handle's.
+    return PeriodicHandle(TimerHandle(control_, std::move(handle_ref)));
+  }
+
   // Timer::Cancel()
   //
   // Prevents `task`'s next run if `Run()` has not started: it is removed
@@ -281,6 +384,7 @@ class Timer {
 
  private:
   friend class TimerHandle;
+  friend class internal::PeriodicTaskBase;
   class CallbackScope;
   class Batch;
 
@@ -290,6 +394,25 @@ class Timer {
   // the wheel's reference (dropped here if the add fails).
   absl::Status AddInternal(TimerTask* task, absl::Duration delay,
                            bool wheel_ref_taken = false);
+  // With mu_ held: adds or moves `task`, due at `base` (never before the
+  // wheel's time) plus `delay_nanos`, both relative to origin_. Sets
+  // `drop_ref` when the caller must drop a reference after unlocking (the
+  // one it counted with `wheel_ref_taken`, when refused or moved), and
+  // `*moved` to whether the task was waiting already.
+  absl::Status AddLocked(TimerTask* task, int64_t base, int64_t delay_nanos,
+                         bool wheel_ref_taken, bool& drop_ref,
+                         bool* moved = nullptr)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  // The entry points of timer_scheduling.cc.
+  absl::Status AddAtInternal(TimerTask* task, TimePoint deadline,
+                             bool wheel_ref_taken);
+  absl::Status AddPeriodic(internal::PeriodicTaskBase* task,
+                           absl::Duration period);
+  // Re-adds a periodic task from its Run(), at its next due time.
+  void RearmPeriodic(internal::PeriodicTaskBase& task);
+  // A clock reading as a time relative to origin_ (saturated; a reading
+  // before the origin is 0, `TimePoint::Max()` never comes).
+  int64_t RelativeOf(TimePoint deadline) const;
   void ReaperLoop();
   // Current time relative to origin_, never before the wheel's time.
   int64_t NowRelative() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);

@@ -3,21 +3,48 @@
 // timer_handle.h
 // -----------------------------------------------------------------------------
 //
-// `TimerHandle` is what `Timer::Schedule()` returns: a way to cancel the
-// scheduled callback. Dropping a handle does not cancel anything. A handle
-// may outlive its timer: it then does nothing (`Cancel()` returns false).
+// `TimerHandle` is what `Timer::Schedule()` returns: a way to cancel,
+// reschedule or inspect the scheduled callback. Dropping a handle does not
+// cancel anything (see `ScopedTimerHandle` in scoped_timer_handle.h for one
+// that does). A handle may outlive its timer: it then does nothing
+// (`Cancel()` returns false). This file also defines `RescheduleResult`.
 
 #ifndef TIMINGWHEEL_TIMER_TIMER_HANDLE_H_
 #define TIMINGWHEEL_TIMER_TIMER_HANDLE_H_
 
+#include <cstdint>
 #include <utility>
 
+#include "absl/time/time.h"
 #include "timer/internal/timer_control.h"
+#include "timer/time_point.h"
 #include "timer/timer_task.h"
 
 namespace timingwheel {
 
 class Timer;
+
+// RescheduleResult
+//
+// What `TimerHandle::Reschedule()` did.
+enum class RescheduleResult {
+  // The callback was waiting to run (in the wheel, or handed to the
+  // executor with its run not started) and now waits for the new due time
+  // instead: one run, not two.
+  kMoved,
+  // The callback had run, was running, or had been cancelled: it is
+  // scheduled again and will run (once more) at the new due time. A
+  // callback rescheduled while it runs runs again after it returns, never
+  // concurrently with itself.
+  kRearmed,
+  // Refused: `Cancel()` stopped the callback while it runs; it can be
+  // rescheduled once that run has returned.
+  kStopped,
+  // Refused: the timer already holds `max_pending` tasks.
+  kOverLimit,
+  // Refused: the handle is empty, or its timer was shut down or destroyed.
+  kTimerGone,
+};
 
 // TimerHandle
 //
@@ -66,6 +93,39 @@ class TimerHandle {
   // it may change right after the call returns. Thread-safe.
   bool pending() const;
 
+  // TimerHandle::Reschedule()
+  //
+  // Makes the callback due `delay` from now on the timer's clock (the same
+  // rules as `Timer::Schedule()`: never early, a zero or negative delay runs
+  // it on the next advance). A waiting callback is moved (`kMoved`): O(1),
+  // no allocation, one lock acquisition, and cheaper than `Cancel()` plus a
+  // new `Schedule()`, which allocates a task; one that already ran or was
+  // cancelled is scheduled again (`kRearmed`), also without allocating.
+  // Returns what happened; the refusals leave everything as it was. The
+  // timer counts a reschedule as one add (`TimerMetrics::added`).
+  // Thread-safe with respect to the timer (a handle itself is
+  // thread-compatible).
+  //
+  // Example (an idle timeout pushed back by traffic):
+  //   handle.Reschedule(absl::Seconds(30));
+  RescheduleResult Reschedule(absl::Duration delay);
+
+  // TimerHandle::RescheduleAt()
+  //
+  // As `Reschedule()`, for the instant `deadline` on the timer's clock (see
+  // `Timer::Now()`); a deadline already passed runs the callback on the next
+  // advance. Never early: it runs once the clock reads `deadline` or later.
+  RescheduleResult RescheduleAt(TimePoint deadline);
+
+  // TimerHandle::TimeRemaining()
+  //
+  // Returns how long until the callback is due on the timer's clock: zero
+  // when it is due (or handed to the executor, not started), and
+  // `absl::InfiniteDuration()` when it is not waiting to run (it ran, is
+  // running, was cancelled, the timer is gone, or the handle is empty). A
+  // snapshot, like `pending()`. Thread-safe.
+  absl::Duration TimeRemaining() const;
+
   // TimerHandle::valid()
   //
   // Returns whether the handle refers to a callback.
@@ -73,6 +133,10 @@ class TimerHandle {
 
  private:
   friend class Timer;
+  friend class PeriodicHandle;
+  // Reschedule() (`nanos` is the delay, from the clock's reading) and
+  // RescheduleAt() (`nanos` is the deadline on the clock).
+  RescheduleResult RescheduleInternal(bool relative, int64_t nanos);
   // Takes over a reference to `control` that the caller counted.
   TimerHandle(internal::TimerControl* control, TaskPtr<TimerTask> task)
       : control_(control), task_(std::move(task)) {}

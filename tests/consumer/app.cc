@@ -83,6 +83,21 @@ int main() {
     std::fprintf(stderr, "timer: callback did not fire or cancel failed\n");
     return 1;
   }
+  // Reschedule re-arms the cancelled timeout without a new task; a periodic
+  // task runs every 5 ms until cancelled.
+  const bool rearmed = idle_timeout.Reschedule(absl::Seconds(30)) ==
+                       timingwheel::RescheduleResult::kRearmed;
+  const bool cancelled_again = idle_timeout.Cancel();
+  Latch beats(3);
+  timingwheel::PeriodicHandle beat =
+      timer->SchedulePeriodic(absl::Milliseconds(5), [&] { beats.CountDown(); })
+          .value();
+  const bool beat_ran = beats.Wait(absl::Seconds(30));
+  beat.Cancel();  // No beat starts after this returns.
+  if (!rearmed || !cancelled_again || !beat_ran) {
+    std::fprintf(stderr, "timer: reschedule or periodic task failed\n");
+    return 1;
+  }
 
   // The purgatory: one request completes through its key, one times out.
   auto purgatory =
@@ -104,7 +119,10 @@ int main() {
   purgatory->Shutdown();
   timer->Shutdown();
 
-  std::printf("timer: %d run, 1 cancelled\n", runs.load());
+  std::printf(
+      "timer: %d run, 1 cancelled, re-armed and cancelled again, "
+      "periodic task ran at least 3 times\n",
+      runs.load());
   std::printf("purgatory: %d completed by key: %s; other: %s (expired=%d)\n",
               completed, acknowledged->outcome.c_str(),
               timed_out->outcome.c_str(), timed_out->expired.load() ? 1 : 0);

@@ -226,7 +226,22 @@ std::string TimerModel::Apply(const Step& step) {
                                 ? 0
                                 : absl::ToInt64Nanoseconds(step.delay);
       const int64_t due = AddSat(Now(), delay);
-      const absl::Status status = timer.Add(slots_[step.slot], step.delay);
+      // The same add through three entry points (issue 11): Add(), AddAt()
+      // at the clock's reading plus the delay, and a one-entry AddBatch().
+      absl::Status status;
+      switch (step.slot % 3) {
+        case 0:
+          status = timer.Add(slots_[step.slot], step.delay);
+          break;
+        case 1:
+          status = timer.AddAt(slots_[step.slot], timer.Now() + step.delay);
+          break;
+        default: {
+          const TimerBatchEntry entry{slots_[step.slot], step.delay};
+          status = timer.AddBatch({&entry, 1});
+          break;
+        }
+      }
       if (shut_down_) {
         if (status.code() != absl::StatusCode::kFailedPrecondition) {
           error << "add after shutdown returned " << status;

@@ -89,6 +89,8 @@ TEST_F(DurableSchedulerTest, ScheduledTaskFiresOnceWithItsPayload) {
   EXPECT_EQ(calls[0].task.due, info->due);
   EXPECT_GE(calls[0].at, info->due);  // Never early (same host clock).
   EXPECT_EQ(s->Get("task-1")->attempt, 1);
+  // The counter moves once the completing statement has returned.
+  ASSERT_TRUE(WaitFor([&] { return s->Metrics().succeeded == 1; }));
   DurableMetrics m = s->Metrics();
   EXPECT_EQ(m.succeeded, 1);
   EXPECT_EQ(m.attempts, 1);

@@ -202,9 +202,10 @@ class DelayedOperationPurgatory final : private internal::OperationOwner {
   // is already in a purgatory, has already finished (completed, expired,
   // cancelled), or after `Shutdown()`; `absl::ResourceExhaustedError` if the
   // timer's `max_pending` is reached (the caller may hand it in again
-  // later). Thread-safe.
+  // later). Takes its own reference to `op`, so a callback may drop the
+  // caller's (even the very `TaskPtr` passed in). Thread-safe.
   absl::StatusOr<WatchOutcome> TryCompleteElseWatch(
-      const OperationPtr& op, absl::Span<const Key> keys) {
+      OperationPtr op, absl::Span<const Key> keys) {
     if (op == nullptr) {
       return absl::InvalidArgumentError(
           "timingwheel: TryCompleteElseWatch() of a null operation");
@@ -265,8 +266,8 @@ class DelayedOperationPurgatory final : private internal::OperationOwner {
   //
   // Overload for a braced list of keys: `TryCompleteElseWatch(op, {k1, k2})`.
   absl::StatusOr<WatchOutcome> TryCompleteElseWatch(
-      const OperationPtr& op, std::initializer_list<Key> keys) {
-    return TryCompleteElseWatch(op,
+      OperationPtr op, std::initializer_list<Key> keys) {
+    return TryCompleteElseWatch(std::move(op),
                                 absl::MakeConstSpan(keys.begin(), keys.size()));
   }
 

@@ -387,12 +387,15 @@ class DelayedOperationPurgatory final : private internal::OperationOwner {
   // except on a thread that called into the purgatory concurrently with it: a
   // racing `TryCompleteElseWatch()` expires its operation itself (returning
   // `WatchOutcome::kExpired`). Afterwards `TryCompleteElseWatch()` fails with
-  // FailedPrecondition. Idempotent. May be called from an operation's
-  // callback: it then waits neither for that callback nor for callbacks
-  // running on other threads (which could be waiting for it). Thread-safe.
+  // FailedPrecondition. Idempotent: a call concurrent with the first one
+  // returns once the first one has expired every operation. May be called
+  // from an operation's callback: it then waits neither for that callback,
+  // nor for callbacks running on other threads, nor for a concurrent first
+  // call (any of which could be waiting for it). Thread-safe.
   void Shutdown() {
     if (shutdown_.exchange(true)) {
-      anchor_->WaitIdle();
+      // A concurrent first call may still be expiring operations.
+      anchor_->WaitShutDown();
       return;
     }
     if (owned_timer_ != nullptr) {
@@ -407,6 +410,7 @@ class DelayedOperationPurgatory final : private internal::OperationOwner {
     // TryCompleteElseWatch() between its Add() and its watch: that call
     // expires it itself once it sees the shutdown.
     for (const OperationPtr& op : AllWatched()) op->Expire();
+    anchor_->MarkShutDown();
     anchor_->WaitIdle();
   }
 

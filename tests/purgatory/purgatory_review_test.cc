@@ -61,15 +61,21 @@ TEST(PurgatoryReviewTest, ShutdownFromAnExpirationOnItsOwnTimer) {
   std::vector<OpPtr> ops;
   std::atomic<bool> shut{false};
   for (int i = 0; i < 20; ++i) {
-    ops.push_back(MakeTask<CountingOperation>(i == 0 ? absl::Milliseconds(1)
-                                                     : absl::Hours(1)));
-    ASSERT_EQ(purgatory->TryCompleteElseWatch(ops.back(), {"k"}).value(),
-              WatchOutcome::kWatching);
+    // The others first: the last one expires after 1 ms.
+    ops.push_back(MakeTask<CountingOperation>(i == 19 ? absl::Milliseconds(1)
+                                                      : absl::Hours(1)));
+    if (i == 19) {
+      ops.back()->on_complete = [&] {
+        purgatory->Shutdown();
+        shut = true;
+      };
+    }
+    // The last one may expire during the call on a slow machine.
+    const WatchOutcome outcome =
+        purgatory->TryCompleteElseWatch(ops.back(), {"k"}).value();
+    ASSERT_TRUE(outcome == WatchOutcome::kWatching ||
+                (i == 19 && outcome == WatchOutcome::kExpired));
   }
-  ops[0]->on_complete = [&] {
-    purgatory->Shutdown();
-    shut = true;
-  };
   RunWithin(kDeadlock, "expiry calling Shutdown()", [&] {
     while (!shut.load()) std::this_thread::yield();
   });
@@ -111,6 +117,77 @@ TEST(PurgatoryReviewTest, ConcurrentShutdownReturnsOnlyOnceAllExpired) {
   });
   EXPECT_EQ(still_waiting, 0);
   EXPECT_EQ(purgatory->Metrics().expired, kOps);
+}
+
+// MockPurgatory::AdvanceBy() runs, before it returns, the expirations of
+// operations that expiration callbacks hand in and that are already due
+// (issue 11's "every due expiration runs and finishes before the call
+// returns"), and counts them.
+TEST(PurgatoryReviewTest, MockAdvanceRunsExpirationsHandedInByExpirations) {
+  MockPurgatory<std::string> purgatory;
+  OpPtr first = MakeTask<CountingOperation>(absl::Seconds(1));
+  OpPtr second = MakeTask<CountingOperation>(absl::ZeroDuration());
+  absl::StatusOr<WatchOutcome> second_outcome;
+  first->on_complete = [&] {
+    second_outcome = purgatory->TryCompleteElseWatch(second, {"k"});
+  };
+  ASSERT_EQ(purgatory->TryCompleteElseWatch(first, {"k"}).value(),
+            WatchOutcome::kWatching);
+  EXPECT_EQ(purgatory.AdvanceBy(absl::Seconds(1)), 2);
+  ASSERT_TRUE(second_outcome.ok());
+  EXPECT_EQ(*second_outcome, WatchOutcome::kWatching);
+  EXPECT_EQ(first->events, (std::vector<std::string>{"complete", "expire"}));
+  EXPECT_EQ(second->events, (std::vector<std::string>{"complete", "expire"}));
+  EXPECT_EQ(purgatory->NumDelayed(), 0);
+  EXPECT_EQ(purgatory->Watched(), 0);
+}
+
+// A refusal under max_pending: TryComplete() ran once (that is how the
+// purgatory learnt it could not complete at once), nothing else did, and
+// the purgatory keeps nothing of it.
+TEST(PurgatoryReviewTest, RefusalRanOnlyTheFirstTry) {
+  PurgatoryOptions options;
+  options.timer.max_pending = 1;
+  MockPurgatory<std::string> purgatory(options);
+  OpPtr hog = MakeTask<CountingOperation>(absl::Hours(1));
+  ASSERT_EQ(purgatory->TryCompleteElseWatch(hog, {"k"}).value(),
+            WatchOutcome::kWatching);
+  OpPtr refused = MakeTask<CountingOperation>(absl::Hours(1));
+  EXPECT_EQ(purgatory->TryCompleteElseWatch(refused, {"k"}).status().code(),
+            absl::StatusCode::kResourceExhausted);
+  EXPECT_EQ(refused->try_calls.load(), 1);
+  EXPECT_EQ(refused->completions.load(), 0);
+  EXPECT_EQ(refused->state(), OperationState::kWaiting);
+  EXPECT_EQ(purgatory->NumDelayed(), 1);
+  EXPECT_EQ(purgatory->Watched(), 1);
+  // Not watched: a check of its key does not try it.
+  refused->ready = true;
+  EXPECT_EQ(purgatory->CheckAndComplete("k"), 0);
+  EXPECT_EQ(refused->try_calls.load(), 1);
+  // Outside any purgatory now, it can still be completed by its owner.
+  EXPECT_TRUE(refused->ForceComplete());
+  EXPECT_EQ(refused->completions.load(), 1);
+  EXPECT_EQ(purgatory->Metrics().completed, 0);
+}
+
+// An operation whose delay passes during TryCompleteElseWatch() (here while
+// its second try runs) is reported `kExpired`, and was expired on the
+// timer's thread, not by a shutdown.
+TEST(PurgatoryReviewTest, DelayPassingDuringTheHandInIsExpired) {
+  MockPurgatory<std::string> purgatory;
+  OpPtr op = MakeTask<CountingOperation>(absl::Seconds(1));
+  op->on_try = [&](int call) {
+    if (call != 2) return;
+    RunWithin(kDeadlock, "AdvanceBy",
+              [&] { EXPECT_EQ(purgatory.AdvanceBy(absl::Seconds(1)), 1); });
+  };
+  EXPECT_EQ(purgatory->TryCompleteElseWatch(op, {"k"}).value(),
+            WatchOutcome::kExpired);
+  EXPECT_EQ(op->events, (std::vector<std::string>{"complete", "expire"}));
+  EXPECT_EQ(op->state_in_complete, OperationState::kExpired);
+  EXPECT_EQ(purgatory->NumDelayed(), 0);
+  EXPECT_EQ(purgatory->Watched(), 0);
+  EXPECT_EQ(purgatory.timer().NumPending(), 0);
 }
 
 }  // namespace

@@ -115,14 +115,16 @@ struct PurgatoryMetrics {
 //
 // What `TryCompleteElseWatch()` did with an operation it accepted.
 enum class WatchOutcome {
-  // It completed during the call (`OnComplete()` ran, possibly on another
-  // thread that completed it meanwhile).
+  // It completed during the call (`OnComplete()` ran, or, on another
+  // thread that completed it meanwhile, ran or is running).
   kCompleted,
   // It is waiting: watched under its keys and on the timer.
   kWatching,
-  // It expired during the call because the purgatory (or its timer) shut
-  // down: `OnComplete()` and `OnExpiration()` ran, on this thread unless a
-  // racing thread expired it first.
+  // It expired during the call: the purgatory (or its timer) shut down, or
+  // its delay passed meanwhile (a short delay, a slow try). `OnComplete()`
+  // and `OnExpiration()` ran on this thread, or, on the thread that expired
+  // it first (the timer's executor, a racing `Shutdown()`), ran or are
+  // running.
   kExpired,
   // A concurrent `CancelForKey()` (possibly from its own `TryComplete()`)
   // took it out; no callback ran, and the canceller has it.
@@ -196,14 +198,15 @@ class DelayedOperationPurgatory final : private internal::OperationOwner {
   // race with a concurrent `CheckAndComplete()` between the first try and
   // the watch). Returns what happened to it (see `WatchOutcome`).
   //
-  // Errors, after which nothing has happened to `op` (no callback of it
-  // ran, the purgatory holds no reference to it): `absl::InvalidArgumentError`
-  // for a null `op` or empty `keys`; `absl::FailedPreconditionError` if `op`
-  // is already in a purgatory, has already finished (completed, expired,
-  // cancelled), or after `Shutdown()`; `absl::ResourceExhaustedError` if the
-  // timer's `max_pending` is reached (the caller may hand it in again
-  // later). Takes its own reference to `op`, so a callback may drop the
-  // caller's (even the very `TaskPtr` passed in). Thread-safe.
+  // Errors, after which the purgatory holds no reference to `op` and it is
+  // as it was: `absl::InvalidArgumentError` for a null `op` or empty `keys`;
+  // `absl::FailedPreconditionError` if `op` is already in a purgatory, has
+  // already finished (completed, expired, cancelled), or after `Shutdown()`
+  // (no callback of it ran); `absl::ResourceExhaustedError` if the timer's
+  // `max_pending` is reached (only the first `TryComplete()` ran, and did
+  // not complete it; the caller may hand it in again later). Takes its own
+  // reference to `op`, so a callback may drop the caller's (even the very
+  // `TaskPtr` passed in). Thread-safe.
   absl::StatusOr<WatchOutcome> TryCompleteElseWatch(
       OperationPtr op, absl::Span<const Key> keys) {
     if (op == nullptr) {

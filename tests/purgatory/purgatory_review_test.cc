@@ -91,7 +91,7 @@ TEST(PurgatoryReviewTest, ShutdownFromAnExpirationOnItsOwnTimer) {
 // waiting"), not just the ones the first call reached so far.
 TEST(PurgatoryReviewTest, ConcurrentShutdownReturnsOnlyOnceAllExpired) {
   MockPurgatory<std::string> purgatory;
-  constexpr int kOps = 20000;
+  constexpr int kOps = 2000;
   std::vector<OpPtr> ops;
   for (int i = 0; i < kOps; ++i) {
     ops.push_back(MakeTask<CountingOperation>(absl::Hours(1)));

@@ -55,6 +55,18 @@ void OwnerAnchor::WaitIdle() {
   idle_.wait(lock, [&] { return uses_ == 0; });
 }
 
+void OwnerAnchor::MarkShutDown() {
+  std::lock_guard<std::mutex> lock(mu_);
+  shut_down_ = true;
+  idle_.notify_all();
+}
+
+void OwnerAnchor::WaitShutDown() {
+  if (UsesOnThisThread() > 0) return;
+  std::unique_lock<std::mutex> lock(mu_);
+  idle_.wait(lock, [&] { return shut_down_ && uses_ == 0; });
+}
+
 void OwnerAnchor::Close() {
   if (UsesOnThisThread() > 0) {
     std::fprintf(stderr,

@@ -102,6 +102,14 @@ class OwnerAnchor {
   // thread uses it (called from a callback).
   void WaitIdle();
 
+  // Marks the owner's shutdown done (every operation expired) and wakes
+  // `WaitShutDown()`.
+  void MarkShutDown();
+
+  // Waits until `MarkShutDown()` ran and no thread uses the owner; returns
+  // at once if the calling thread uses it (called from a callback).
+  void WaitShutDown();
+
   // Waits until no thread uses the owner, then makes `Acquire()` return
   // null. Dies with a message if the calling thread uses it (a purgatory
   // destroyed from one of its own operations' callbacks).
@@ -113,8 +121,9 @@ class OwnerAnchor {
 
   std::mutex mu_;
   std::condition_variable idle_;
-  OperationOwner* owner_;  // Guarded by mu_.
-  int uses_ = 0;           // Guarded by mu_.
+  OperationOwner* owner_;   // Guarded by mu_.
+  int uses_ = 0;            // Guarded by mu_.
+  bool shut_down_ = false;  // Guarded by mu_.
 };
 
 // WatchKeys: the keys an operation is watched under, typed by the purgatory.

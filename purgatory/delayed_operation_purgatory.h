@@ -115,14 +115,16 @@ struct PurgatoryMetrics {
 //
 // What `TryCompleteElseWatch()` did with an operation it accepted.
 enum class WatchOutcome {
-  // It completed during the call (`OnComplete()` ran, possibly on another
-  // thread that completed it meanwhile).
+  // It completed during the call (`OnComplete()` ran, or, on another
+  // thread that completed it meanwhile, ran or is running).
   kCompleted,
   // It is waiting: watched under its keys and on the timer.
   kWatching,
-  // It expired during the call because the purgatory (or its timer) shut
-  // down: `OnComplete()` and `OnExpiration()` ran, on this thread unless a
-  // racing thread expired it first.
+  // It expired during the call: the purgatory (or its timer) shut down, or
+  // its delay passed meanwhile (a short delay, a slow try). `OnComplete()`
+  // and `OnExpiration()` ran on this thread, or, on the thread that expired
+  // it first (the timer's executor, a racing `Shutdown()`), ran or are
+  // running.
   kExpired,
   // A concurrent `CancelForKey()` (possibly from its own `TryComplete()`)
   // took it out; no callback ran, and the canceller has it.
@@ -196,15 +198,17 @@ class DelayedOperationPurgatory final : private internal::OperationOwner {
   // race with a concurrent `CheckAndComplete()` between the first try and
   // the watch). Returns what happened to it (see `WatchOutcome`).
   //
-  // Errors, after which nothing has happened to `op` (no callback of it
-  // ran, the purgatory holds no reference to it): `absl::InvalidArgumentError`
-  // for a null `op` or empty `keys`; `absl::FailedPreconditionError` if `op`
-  // is already in a purgatory, has already finished (completed, expired,
-  // cancelled), or after `Shutdown()`; `absl::ResourceExhaustedError` if the
-  // timer's `max_pending` is reached (the caller may hand it in again
-  // later). Thread-safe.
+  // Errors, after which the purgatory holds no reference to `op` and it is
+  // as it was: `absl::InvalidArgumentError` for a null `op` or empty `keys`;
+  // `absl::FailedPreconditionError` if `op` is already in a purgatory, has
+  // already finished (completed, expired, cancelled), or after `Shutdown()`
+  // (no callback of it ran); `absl::ResourceExhaustedError` if the timer's
+  // `max_pending` is reached (only the first `TryComplete()` ran, and did
+  // not complete it; the caller may hand it in again later). Takes its own
+  // reference to `op`, so a callback may drop the caller's (even the very
+  // `TaskPtr` passed in). Thread-safe.
   absl::StatusOr<WatchOutcome> TryCompleteElseWatch(
-      const OperationPtr& op, absl::Span<const Key> keys) {
+      OperationPtr op, absl::Span<const Key> keys) {
     if (op == nullptr) {
       return absl::InvalidArgumentError(
           "timingwheel: TryCompleteElseWatch() of a null operation");
@@ -265,8 +269,8 @@ class DelayedOperationPurgatory final : private internal::OperationOwner {
   //
   // Overload for a braced list of keys: `TryCompleteElseWatch(op, {k1, k2})`.
   absl::StatusOr<WatchOutcome> TryCompleteElseWatch(
-      const OperationPtr& op, std::initializer_list<Key> keys) {
-    return TryCompleteElseWatch(op,
+      OperationPtr op, std::initializer_list<Key> keys) {
+    return TryCompleteElseWatch(std::move(op),
                                 absl::MakeConstSpan(keys.begin(), keys.size()));
   }
 
@@ -386,12 +390,15 @@ class DelayedOperationPurgatory final : private internal::OperationOwner {
   // except on a thread that called into the purgatory concurrently with it: a
   // racing `TryCompleteElseWatch()` expires its operation itself (returning
   // `WatchOutcome::kExpired`). Afterwards `TryCompleteElseWatch()` fails with
-  // FailedPrecondition. Idempotent. May be called from an operation's
-  // callback: it then waits neither for that callback nor for callbacks
-  // running on other threads (which could be waiting for it). Thread-safe.
+  // FailedPrecondition. Idempotent: a call concurrent with the first one
+  // returns once the first one has expired every operation. May be called
+  // from an operation's callback: it then waits neither for that callback,
+  // nor for callbacks running on other threads, nor for a concurrent first
+  // call (any of which could be waiting for it). Thread-safe.
   void Shutdown() {
     if (shutdown_.exchange(true)) {
-      anchor_->WaitIdle();
+      // A concurrent first call may still be expiring operations.
+      anchor_->WaitShutDown();
       return;
     }
     if (owned_timer_ != nullptr) {
@@ -406,6 +413,7 @@ class DelayedOperationPurgatory final : private internal::OperationOwner {
     // TryCompleteElseWatch() between its Add() and its watch: that call
     // expires it itself once it sees the shutdown.
     for (const OperationPtr& op : AllWatched()) op->Expire();
+    anchor_->MarkShutDown();
     anchor_->WaitIdle();
   }
 

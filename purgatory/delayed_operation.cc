@@ -115,23 +115,47 @@ bool DelayedOperation::ForceComplete() {
 }
 
 bool DelayedOperation::Expire() {
-  if (!Transition(OperationState::kExpired)) return false;
-  Finish(/*expired=*/true);
+  // The purgatory is held before the transition, not after: a purgatory
+  // being destroyed then waits for these callbacks, instead of returning
+  // between the transition (which takes the operation out of its sweep) and
+  // the callbacks.
+  std::shared_ptr<internal::OwnerAnchor> anchor;
+  {
+    std::lock_guard<std::mutex> lock(watch_mu_);
+    anchor = anchor_;
+  }
+  internal::OperationOwner* owner =
+      anchor != nullptr ? anchor->Acquire() : nullptr;
+  if (!Transition(OperationState::kExpired)) {
+    if (owner != nullptr) anchor->Release();
+    return false;
+  }
+  Finish(/*expired=*/true, owner != nullptr ? std::move(anchor) : nullptr,
+         owner);
   return true;
 }
 
-void DelayedOperation::Finish(bool expired) {
+void DelayedOperation::Finish(bool expired,
+                              std::shared_ptr<internal::OwnerAnchor> held,
+                              internal::OperationOwner* held_owner) {
   std::shared_ptr<internal::OwnerAnchor> anchor;
   {
     std::lock_guard<std::mutex> lock(watch_mu_);
     anchor = std::move(anchor_);
   }
-  internal::OperationOwner* owner =
-      anchor != nullptr ? anchor->Acquire() : nullptr;
+  // Whether this call took the operation's link to the purgatory, and so
+  // does its bookkeeping (a refused hand-in may have taken it first).
+  const bool linked = anchor != nullptr;
+  internal::OperationOwner* owner = held_owner;
+  if (owner != nullptr) {
+    anchor = std::move(held);  // Released below, as acquired.
+  } else if (anchor != nullptr) {
+    owner = anchor->Acquire();
+  }
   // References to this operation that leaving the purgatory drops: held
   // until the callbacks have returned (a caller may hold a raw pointer only).
   std::vector<TaskPtr<DelayedOperation>> keep;
-  if (owner != nullptr) owner->Detach(*this, expired, keep);
+  if (owner != nullptr && linked) owner->Detach(*this, expired, keep);
   if (owner == nullptr) {
     // In no purgatory: exceptions are the caller's.
     OnComplete();

@@ -308,8 +308,12 @@ class DelayedOperation : public TimerTask {
   }
 
   // After winning a transition to completed or expired: leaves the
-  // purgatory and runs the callbacks.
-  void Finish(bool expired);
+  // purgatory and runs the callbacks. `held_owner` is the purgatory when
+  // the caller already acquired it through the anchor `held` (released
+  // here); null makes Finish() acquire it itself.
+  void Finish(bool expired,
+              std::shared_ptr<internal::OwnerAnchor> held = nullptr,
+              internal::OperationOwner* held_owner = nullptr);
 
   const absl::Duration delay_;
   std::atomic<int> state_{kWaiting};

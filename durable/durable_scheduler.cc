@@ -19,6 +19,7 @@
 
 #include "absl/container/flat_hash_set.h"
 #include "absl/strings/str_cat.h"
+#include "durable/fault_point.h"
 #include "durable/fire_batch.h"
 #include "durable/request.h"
 
@@ -439,6 +440,7 @@ void DurableScheduler::LoadHorizon() {
     load_requested_ = true;
     return;
   }
+  if (!claimed->tasks.empty()) durable_internal::FaultPoint("load.claimed");
   for (const WheelEntry& e : claimed->tasks) {
     AddToWheel(e, claimed->db_now_us, local_after);
   }
@@ -478,6 +480,7 @@ void DurableScheduler::FireWaiting() {
     waiting_.erase(waiting_.begin(), waiting_.begin() + take);
     metrics_.in_flight += static_cast<int64_t>(take);  // Reserved.
   }
+  durable_internal::FaultPoint("fire.before");
   absl::StatusOr<durable_internal::FireResult> result =
       store_->StartRunning(options_.node_id, batch);
   const int64_t local_after = clock_->NowNanos();
@@ -505,6 +508,7 @@ void DurableScheduler::FireWaiting() {
   for (const WheelEntry& e : result->not_due) {
     AddToWheel(e, result->db_now_us, local_after);
   }
+  if (!result->started.empty()) durable_internal::FaultPoint("fire.started");
   for (Started& s : result->started) {
     executor_->Execute(
         [this, s = std::move(s)]() mutable { RunAttempt(std::move(s)); });
@@ -514,6 +518,7 @@ void DurableScheduler::FireWaiting() {
 void DurableScheduler::RunAttempt(Started started) {
   absl::Status result =
       durable_internal::RunHandler(options_.handler, started.task);
+  durable_internal::FaultPoint("handler.returned");
   Completion completion =
       durable_internal::MakeCompletion(started, result, options_.retry);
   bool wake;

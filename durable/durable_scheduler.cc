@@ -516,6 +516,28 @@ void DurableScheduler::FireWaiting() {
 }
 
 void DurableScheduler::RunAttempt(Started started) {
+  bool held;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    auto owned = owned_.find(started.slot);
+    held = owned != owned_.end() && owned->second == started.epoch;
+  }
+  if (!held || RealNanos() >= lease_valid_until_.load()) {
+    // The process stalled (or the slot moved) between the fire and now:
+    // another owner may hold the slot and run this attempt. Leave the row
+    // RUNNING; the next owner of the slot re-stamps and runs it.
+    std::lock_guard<std::mutex> lock(mu_);
+    auto it = running_.find(started.task.id);
+    if (it != running_.end()) {
+      --running_per_slot_[it->second];
+      running_.erase(it);
+    }
+    --metrics_.in_flight;
+    ++metrics_.abandoned;
+    requeue_requested_ = true;  // If the slot is still ours after all.
+    Wake();
+    return;
+  }
   absl::Status result =
       durable_internal::RunHandler(options_.handler, started.task);
   durable_internal::FaultPoint("handler.returned");
@@ -604,6 +626,26 @@ bool DurableScheduler::Reconnect() {
   return true;
 }
 
+void DurableScheduler::RequeueAbandoned() {
+  std::vector<std::string> running;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    if (!requeue_requested_) return;
+    requeue_requested_ = false;
+    for (const auto& [id, slot] : running_) running.push_back(id);
+  }
+  if (leases_->size() == 0) return;
+  absl::StatusOr<int64_t> requeued = store_->RequeueOrphans(
+      options_.node_id, leases_->owned(), running, options_.retry.max_attempts);
+  if (!requeued.ok()) NoteDbError(requeued.status());
+  std::lock_guard<std::mutex> lock(mu_);
+  if (!requeued.ok()) {
+    requeue_requested_ = true;
+  } else if (*requeued > 0) {
+    load_requested_ = true;
+  }
+}
+
 void DurableScheduler::ConsumeNotifications() {
   std::vector<int> slots;
   absl::Status status = store_->DrainNotifications(&slots);
@@ -653,6 +695,7 @@ void DurableScheduler::MaintenanceLoop() {
         LeaseRound();
         next_lease = now + ttl / 3;
       }
+      RequeueAbandoned();
       if (load_now || now >= next_load) {
         LoadHorizon();
         next_load = now + half_horizon;

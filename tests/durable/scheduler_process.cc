@@ -5,22 +5,184 @@
 // handler records each attempt as a row of test_runs(task_id, node,
 // attempt), which the test creates. Prints "ready" once created; shuts
 // down on SIGTERM.
+//
+// Options for the fault tests (after the three arguments):
+//   --fault=kill:POINT|stop:POINT  kill -9 or stop itself the first time it
+//                                  reaches POINT (durable/fault_point.h);
+//   --clock_offset_ms=N            the wheel's clock runs N ms ahead (< 0:
+//                                  behind) of the real monotonic clock;
+//   --clock_jump=AFTER_MS:BY_MS    ... and jumps by BY_MS (< 0: backwards)
+//                                  AFTER_MS after the start;
+//   --fail_prefix=P                the handler fails every attempt of tasks
+//                                  whose id starts with P (after recording);
+//   --handler_ms=N                 each handler call sleeps N ms first;
+//   --max_in_flight=N, --horizon_ms=N, --threads=N (handler threads).
+// On SIGTERM it prints its metrics to stderr ("metrics: ...").
 
 #include <signal.h>
 
+#include <atomic>
+#include <chrono>
+#include <condition_variable>
 #include <cstdio>
 #include <cstdlib>
+#include <memory>
 #include <mutex>
 #include <string>
+#include <thread>
+#include <vector>
 
+#include "absl/strings/match.h"
+#include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_split.h"
 #include "durable/durable_scheduler.h"
+#include "durable/testing/fault_points.h"
 #include "libpq-fe.h"
+#include "timer/clock.h"
+#include "timer/executor.h"
+
+namespace {
+
+// The real monotonic clock, shifted by a fixed offset, plus one jump at a
+// given real time: a process whose own clock is wrong.
+class SkewedClock final : public timingwheel::Clock {
+ public:
+  SkewedClock(int64_t offset_nanos, int64_t jump_at_real_nanos,
+              int64_t jump_nanos)
+      : offset_(offset_nanos),
+        jump_at_(jump_at_real_nanos),
+        jump_(jump_nanos) {}
+
+  int64_t NowNanos() override {
+    const int64_t real = Real()->NowNanos();
+    return real + Offset(real);
+  }
+
+  // A day added to every reading keeps an offset of -1 h positive on a
+  // machine up for less than an hour (a steady clock counts from boot).
+  static constexpr int64_t kBase = 24LL * 3600 * 1000000000;
+
+  void WaitUntil(std::condition_variable& cv,
+                 std::unique_lock<std::mutex>& lock,
+                 int64_t deadline_nanos) override {
+    if (deadline_nanos == kInfinite) {
+      Real()->WaitUntil(cv, lock, deadline_nanos);
+      return;
+    }
+    const int64_t real = Real()->NowNanos();
+    int64_t real_deadline = deadline_nanos - Offset(real);
+    // Wake at the jump too: the deadline means another real time after it.
+    if (real < jump_at_) real_deadline = std::min(real_deadline, jump_at_);
+    Real()->WaitUntil(cv, lock, real_deadline);
+  }
+
+ private:
+  static constexpr int64_t kInfinite = INT64_MAX;
+  int64_t Offset(int64_t real) const {
+    return kBase + offset_ + (real >= jump_at_ ? jump_ : 0);
+  }
+  const int64_t offset_;
+  const int64_t jump_at_;
+  const int64_t jump_;
+};
+
+// A pool of handler threads (the scheduler's default runs one).
+class Pool final : public timingwheel::Executor {
+ public:
+  explicit Pool(int threads) {
+    for (int i = 0; i < threads; ++i) threads_.emplace_back([this] { Loop(); });
+  }
+  ~Pool() override {
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      stopping_ = true;
+    }
+    cv_.notify_all();
+    for (std::thread& t : threads_) t.join();
+  }
+  void Execute(Callback callback) override {
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      queue_.push_back(std::move(callback));
+    }
+    cv_.notify_one();
+  }
+
+ private:
+  void Loop() {
+    for (;;) {
+      Callback callback;
+      {
+        std::unique_lock<std::mutex> lock(mu_);
+        cv_.wait(lock, [this] { return stopping_ || !queue_.empty(); });
+        if (queue_.empty()) return;
+        callback = std::move(queue_.front());
+        queue_.erase(queue_.begin());
+      }
+      std::move(callback)();
+    }
+  }
+  std::mutex mu_;
+  std::condition_variable cv_;
+  std::vector<Callback> queue_;
+  bool stopping_ = false;
+  std::vector<std::thread> threads_;
+};
+
+bool Flag(absl::string_view arg, absl::string_view name,
+          absl::string_view* value) {
+  if (!absl::ConsumePrefix(&arg, name) || !absl::ConsumePrefix(&arg, "=")) {
+    return false;
+  }
+  *value = arg;
+  return true;
+}
+
+}  // namespace
 
 int main(int argc, char** argv) {
-  if (argc != 4) {
-    std::fprintf(stderr, "usage: %s CONNINFO NODE_ID TTL_MS\n", argv[0]);
+  if (argc < 4) {
+    std::fprintf(stderr, "usage: %s CONNINFO NODE_ID TTL_MS [--flags]\n",
+                 argv[0]);
     return 2;
+  }
+  int64_t offset_ms = 0, jump_after_ms = INT64_MAX / 4000000, jump_ms = 0;
+  int handler_ms = 0, max_in_flight = 64, threads = 1;
+  int64_t horizon_ms = 3600 * 1000;
+  std::string fail_prefix;
+  for (int i = 4; i < argc; ++i) {
+    absl::string_view value;
+    bool ok = true;
+    if (Flag(argv[i], "--fault", &value)) {
+      absl::Status status = timingwheel::durable_testing::InstallFault(value);
+      if (!status.ok()) {
+        std::fprintf(stderr, "%s\n", status.ToString().c_str());
+        return 2;
+      }
+    } else if (Flag(argv[i], "--clock_offset_ms", &value)) {
+      ok = absl::SimpleAtoi(value, &offset_ms);
+    } else if (Flag(argv[i], "--clock_jump", &value)) {
+      std::vector<std::string> parts = absl::StrSplit(value, ':');
+      ok = parts.size() == 2 && absl::SimpleAtoi(parts[0], &jump_after_ms) &&
+           absl::SimpleAtoi(parts[1], &jump_ms);
+    } else if (Flag(argv[i], "--fail_prefix", &value)) {
+      fail_prefix = std::string(value);
+    } else if (Flag(argv[i], "--handler_ms", &value)) {
+      ok = absl::SimpleAtoi(value, &handler_ms);
+    } else if (Flag(argv[i], "--max_in_flight", &value)) {
+      ok = absl::SimpleAtoi(value, &max_in_flight);
+    } else if (Flag(argv[i], "--horizon_ms", &value)) {
+      ok = absl::SimpleAtoi(value, &horizon_ms);
+    } else if (Flag(argv[i], "--threads", &value)) {
+      ok = absl::SimpleAtoi(value, &threads) && threads > 0;
+    } else {
+      ok = false;
+    }
+    if (!ok) {
+      std::fprintf(stderr, "bad argument: %s\n", argv[i]);
+      return 2;
+    }
   }
   // Block SIGTERM in every thread; main waits for it.
   sigset_t signals;
@@ -40,7 +202,22 @@ int main(int argc, char** argv) {
   options.node_id = node;
   options.slot_count = 64;
   options.lease_ttl = absl::Milliseconds(std::atoi(argv[3]));
+  options.max_in_flight = max_in_flight;
+  options.horizon = absl::Milliseconds(horizon_ms);
+  SkewedClock clock(
+      offset_ms * 1000000,
+      timingwheel::Clock::Real()->NowNanos() + jump_after_ms * 1000000,
+      jump_ms * 1000000);
+  if (offset_ms != 0 || jump_ms != 0) options.timer_options.clock = &clock;
+  std::unique_ptr<Pool> pool;
+  if (threads > 1) {
+    pool = std::make_unique<Pool>(threads);
+    options.executor = pool.get();
+  }
   options.handler = [&](const timingwheel::DurableTask& task) {
+    if (handler_ms > 0) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(handler_ms));
+    }
     std::lock_guard<std::mutex> lock(runs_mu);
     std::string attempt = absl::StrCat(task.attempt);
     const char* values[] = {task.id.data(), node.c_str(), attempt.c_str()};
@@ -52,7 +229,11 @@ int main(int argc, char** argv) {
                                3, nullptr, values, lengths, formats, 0);
     bool ok = PQresultStatus(r) == PGRES_COMMAND_OK;
     PQclear(r);
-    return ok ? absl::OkStatus() : absl::InternalError("test_runs insert");
+    if (!ok) return absl::InternalError("test_runs insert");
+    if (!fail_prefix.empty() && absl::StartsWith(task.id, fail_prefix)) {
+      return absl::UnavailableError("this handler always fails");
+    }
+    return absl::OkStatus();
   };
   auto scheduler = timingwheel::DurableScheduler::Create(options);
   if (!scheduler.ok()) {
@@ -64,6 +245,19 @@ int main(int argc, char** argv) {
   int signal = 0;
   sigwait(&signals, &signal);
   (*scheduler)->Shutdown();
+  timingwheel::DurableMetrics m = (*scheduler)->Metrics();
+  std::fprintf(
+      stderr,
+      "metrics: %s loaded=%lld attempts=%lld succeeded=%lld "
+      "retried=%lld failed=%lld dropped=%lld abandoned=%lld not_due=%lld "
+      "db_errors=%lld slots_acquired=%lld slots_lost=%lld\n",
+      node.c_str(), static_cast<long long>(m.loaded),
+      static_cast<long long>(m.attempts), static_cast<long long>(m.succeeded),
+      static_cast<long long>(m.retried), static_cast<long long>(m.failed),
+      static_cast<long long>(m.dropped), static_cast<long long>(m.abandoned),
+      static_cast<long long>(m.not_due), static_cast<long long>(m.db_errors),
+      static_cast<long long>(m.slots_acquired),
+      static_cast<long long>(m.slots_lost));
   PQfinish(runs);
   return 0;
 }

@@ -24,6 +24,9 @@
 
 #include <chrono>
 #include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <fstream>
 #include <map>
 #include <memory>
 #include <string>
@@ -61,8 +64,13 @@ class SchedulerProcess {
   bool Start(const std::string& conninfo, const std::string& node, int ttl_ms,
              const std::vector<std::string>& flags = {}) {
     node_ = node;
+    const char* tmp = std::getenv("TEST_TMPDIR");
+    metrics_path_ = absl::StrCat(tmp != nullptr ? tmp : "/tmp", "/", node, "-",
+                                 getpid(), ".metrics");
+    std::remove(metrics_path_.c_str());
     std::vector<std::string> args = {"tests/durable/scheduler_process",
-                                     conninfo, node, absl::StrCat(ttl_ms)};
+                                     conninfo, node, absl::StrCat(ttl_ms),
+                                     "--metrics_file=" + metrics_path_};
     args.insert(args.end(), flags.begin(), flags.end());
     std::vector<char*> argv;
     for (std::string& a : args) argv.push_back(a.data());
@@ -141,12 +149,44 @@ class SchedulerProcess {
     pid_ = 0;
   }
 
+  // SchedulerProcess::Metric()
+  //
+  // A counter from the metrics line the process wrote at its clean exit
+  // ("not_due", "abandoned", ...), or -1 if there is none.
+  int64_t Metric(const std::string& name) const {
+    std::ifstream in(metrics_path_);
+    std::string word;
+    const std::string key = name + "=";
+    while (in >> word) {
+      if (word.compare(0, key.size(), key) == 0) {
+        return std::strtoll(word.c_str() + key.size(), nullptr, 10);
+      }
+    }
+    return -1;
+  }
+
+  // SchedulerProcess::RssBytes()
+  //
+  // The process's resident set size (VmRSS), or -1.
+  int64_t RssBytes() const {
+    if (pid_ <= 0) return -1;
+    std::ifstream in(absl::StrCat("/proc/", pid_, "/status"));
+    std::string line;
+    while (std::getline(in, line)) {
+      if (line.compare(0, 6, "VmRSS:") == 0) {
+        return std::strtoll(line.c_str() + 6, nullptr, 10) * 1024;
+      }
+    }
+    return -1;
+  }
+
   pid_t pid() const { return pid_; }
   const std::string& node() const { return node_; }
 
  private:
   pid_t pid_ = 0;
   std::string node_;
+  std::string metrics_path_;
 };
 
 // IsKilled(): whether a wait status says "killed by SIGKILL".

@@ -11,12 +11,15 @@
 //                                  reaches POINT (durable/fault_point.h);
 //   --clock_offset_ms=N            the wheel's clock runs N ms ahead (< 0:
 //                                  behind) of the real monotonic clock;
-//   --clock_jump=AFTER_MS:BY_MS    ... and jumps by BY_MS (< 0: backwards)
-//                                  AFTER_MS after the start;
+//   --clock_jump_ms=N              ... and jumps by N ms (< 0: backwards)
+//                                  when the process receives SIGUSR1;
 //   --fail_prefix=P                the handler fails every attempt of tasks
 //                                  whose id starts with P (after recording);
 //   --handler_ms=N                 each handler call sleeps N ms first;
-//   --max_in_flight=N, --horizon_ms=N, --threads=N (handler threads).
+//   --max_in_flight=N, --horizon_ms=N, --threads=N (handler threads),
+//   --max_attempts=N, --backoff_ms=N (the first retry's backoff).
+// The handler's own connection reconnects after the server restarted.
+//   --metrics_file=PATH            at exit, also write the metrics line here.
 // On SIGTERM it prints its metrics to stderr ("metrics: ...").
 
 #include <signal.h>
@@ -35,7 +38,7 @@
 #include "absl/strings/match.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
-#include "absl/strings/str_split.h"
+#include "absl/strings/strip.h"
 #include "durable/durable_scheduler.h"
 #include "durable/testing/fault_points.h"
 #include "libpq-fe.h"
@@ -44,20 +47,17 @@
 
 namespace {
 
-// The real monotonic clock, shifted by a fixed offset, plus one jump at a
-// given real time: a process whose own clock is wrong.
+// The real monotonic clock, shifted by a fixed offset, plus one jump when
+// `Jump()` is called: a process whose own clock is wrong. Waits in progress
+// at the jump end at their old real deadline (the next one sees the jump).
 class SkewedClock final : public timingwheel::Clock {
  public:
-  SkewedClock(int64_t offset_nanos, int64_t jump_at_real_nanos,
-              int64_t jump_nanos)
-      : offset_(offset_nanos),
-        jump_at_(jump_at_real_nanos),
-        jump_(jump_nanos) {}
+  SkewedClock(int64_t offset_nanos, int64_t jump_nanos)
+      : offset_(offset_nanos), jump_(jump_nanos) {}
 
-  int64_t NowNanos() override {
-    const int64_t real = Real()->NowNanos();
-    return real + Offset(real);
-  }
+  void Jump() { jumped_.store(true); }
+
+  int64_t NowNanos() override { return Real()->NowNanos() + Offset(); }
 
   // A day added to every reading keeps an offset of -1 h positive on a
   // machine up for less than an hour (a steady clock counts from boot).
@@ -70,21 +70,17 @@ class SkewedClock final : public timingwheel::Clock {
       Real()->WaitUntil(cv, lock, deadline_nanos);
       return;
     }
-    const int64_t real = Real()->NowNanos();
-    int64_t real_deadline = deadline_nanos - Offset(real);
-    // Wake at the jump too: the deadline means another real time after it.
-    if (real < jump_at_) real_deadline = std::min(real_deadline, jump_at_);
-    Real()->WaitUntil(cv, lock, real_deadline);
+    Real()->WaitUntil(cv, lock, deadline_nanos - Offset());
   }
 
  private:
   static constexpr int64_t kInfinite = INT64_MAX;
-  int64_t Offset(int64_t real) const {
-    return kBase + offset_ + (real >= jump_at_ ? jump_ : 0);
+  int64_t Offset() const {
+    return kBase + offset_ + (jumped_.load() ? jump_ : 0);
   }
   const int64_t offset_;
-  const int64_t jump_at_;
   const int64_t jump_;
+  std::atomic<bool> jumped_{false};
 };
 
 // A pool of handler threads (the scheduler's default runs one).
@@ -147,8 +143,10 @@ int main(int argc, char** argv) {
                  argv[0]);
     return 2;
   }
-  int64_t offset_ms = 0, jump_after_ms = INT64_MAX / 4000000, jump_ms = 0;
-  int handler_ms = 0, max_in_flight = 64, threads = 1;
+  int64_t offset_ms = 0, jump_ms = 0;
+  std::string metrics_file;
+  int handler_ms = 0, max_in_flight = 64, threads = 1, max_attempts = 3;
+  int64_t backoff_ms = 1000;
   int64_t horizon_ms = 3600 * 1000;
   std::string fail_prefix;
   for (int i = 4; i < argc; ++i) {
@@ -162,10 +160,10 @@ int main(int argc, char** argv) {
       }
     } else if (Flag(argv[i], "--clock_offset_ms", &value)) {
       ok = absl::SimpleAtoi(value, &offset_ms);
-    } else if (Flag(argv[i], "--clock_jump", &value)) {
-      std::vector<std::string> parts = absl::StrSplit(value, ':');
-      ok = parts.size() == 2 && absl::SimpleAtoi(parts[0], &jump_after_ms) &&
-           absl::SimpleAtoi(parts[1], &jump_ms);
+    } else if (Flag(argv[i], "--clock_jump_ms", &value)) {
+      ok = absl::SimpleAtoi(value, &jump_ms);
+    } else if (Flag(argv[i], "--metrics_file", &value)) {
+      metrics_file = std::string(value);
     } else if (Flag(argv[i], "--fail_prefix", &value)) {
       fail_prefix = std::string(value);
     } else if (Flag(argv[i], "--handler_ms", &value)) {
@@ -174,6 +172,10 @@ int main(int argc, char** argv) {
       ok = absl::SimpleAtoi(value, &max_in_flight);
     } else if (Flag(argv[i], "--horizon_ms", &value)) {
       ok = absl::SimpleAtoi(value, &horizon_ms);
+    } else if (Flag(argv[i], "--max_attempts", &value)) {
+      ok = absl::SimpleAtoi(value, &max_attempts) && max_attempts > 0;
+    } else if (Flag(argv[i], "--backoff_ms", &value)) {
+      ok = absl::SimpleAtoi(value, &backoff_ms);
     } else if (Flag(argv[i], "--threads", &value)) {
       ok = absl::SimpleAtoi(value, &threads) && threads > 0;
     } else {
@@ -184,10 +186,11 @@ int main(int argc, char** argv) {
       return 2;
     }
   }
-  // Block SIGTERM in every thread; main waits for it.
+  // Block SIGTERM (and SIGUSR1) in every thread; main waits for them.
   sigset_t signals;
   sigemptyset(&signals);
   sigaddset(&signals, SIGTERM);
+  sigaddset(&signals, SIGUSR1);
   pthread_sigmask(SIG_BLOCK, &signals, nullptr);
 
   const std::string node = argv[2];
@@ -204,10 +207,9 @@ int main(int argc, char** argv) {
   options.lease_ttl = absl::Milliseconds(std::atoi(argv[3]));
   options.max_in_flight = max_in_flight;
   options.horizon = absl::Milliseconds(horizon_ms);
-  SkewedClock clock(
-      offset_ms * 1000000,
-      timingwheel::Clock::Real()->NowNanos() + jump_after_ms * 1000000,
-      jump_ms * 1000000);
+  options.retry.max_attempts = max_attempts;
+  options.retry.initial_backoff = absl::Milliseconds(backoff_ms);
+  SkewedClock clock(offset_ms * 1000000, jump_ms * 1000000);
   if (offset_ms != 0 || jump_ms != 0) options.timer_options.clock = &clock;
   std::unique_ptr<Pool> pool;
   if (threads > 1) {
@@ -223,12 +225,18 @@ int main(int argc, char** argv) {
     const char* values[] = {task.id.data(), node.c_str(), attempt.c_str()};
     const int lengths[] = {static_cast<int>(task.id.size()), 0, 0};
     const int formats[] = {1, 0, 0};
-    PGresult* r = PQexecParams(runs,
-                               "INSERT INTO test_runs (task_id, node, attempt) "
-                               "VALUES ($1::bytea, $2, $3::int)",
-                               3, nullptr, values, lengths, formats, 0);
-    bool ok = PQresultStatus(r) == PGRES_COMMAND_OK;
-    PQclear(r);
+    bool ok = false;
+    // A connection the server closed (restarted) is re-established once.
+    for (int i = 0; i < 2 && !ok; ++i) {
+      if (PQstatus(runs) != CONNECTION_OK) PQreset(runs);
+      PGresult* r =
+          PQexecParams(runs,
+                       "INSERT INTO test_runs (task_id, node, attempt) "
+                       "VALUES ($1::bytea, $2, $3::int)",
+                       3, nullptr, values, lengths, formats, 0);
+      ok = PQresultStatus(r) == PGRES_COMMAND_OK;
+      PQclear(r);
+    }
     if (!ok) return absl::InternalError("test_runs insert");
     if (!fail_prefix.empty() && absl::StartsWith(task.id, fail_prefix)) {
       return absl::UnavailableError("this handler always fails");
@@ -243,21 +251,25 @@ int main(int argc, char** argv) {
   std::printf("ready\n");
   std::fflush(stdout);
   int signal = 0;
-  sigwait(&signals, &signal);
+  while (sigwait(&signals, &signal) == 0 && signal == SIGUSR1) {
+    clock.Jump();
+  }
   (*scheduler)->Shutdown();
   timingwheel::DurableMetrics m = (*scheduler)->Metrics();
-  std::fprintf(
-      stderr,
-      "metrics: %s loaded=%lld attempts=%lld succeeded=%lld "
-      "retried=%lld failed=%lld dropped=%lld abandoned=%lld not_due=%lld "
-      "db_errors=%lld slots_acquired=%lld slots_lost=%lld\n",
-      node.c_str(), static_cast<long long>(m.loaded),
-      static_cast<long long>(m.attempts), static_cast<long long>(m.succeeded),
-      static_cast<long long>(m.retried), static_cast<long long>(m.failed),
-      static_cast<long long>(m.dropped), static_cast<long long>(m.abandoned),
-      static_cast<long long>(m.not_due), static_cast<long long>(m.db_errors),
-      static_cast<long long>(m.slots_acquired),
-      static_cast<long long>(m.slots_lost));
+  const std::string line = absl::StrCat(
+      "metrics: ", node, " loaded=", m.loaded, " attempts=", m.attempts,
+      " succeeded=", m.succeeded, " retried=", m.retried, " failed=", m.failed,
+      " dropped=", m.dropped, " abandoned=", m.abandoned,
+      " not_due=", m.not_due, " db_errors=", m.db_errors,
+      " reconnects=", m.reconnects, " slots_acquired=", m.slots_acquired,
+      " slots_lost=", m.slots_lost, "\n");
+  std::fputs(line.c_str(), stderr);
+  if (!metrics_file.empty()) {
+    if (FILE* f = std::fopen(metrics_file.c_str(), "w")) {
+      std::fputs(line.c_str(), f);
+      std::fclose(f);
+    }
+  }
   PQfinish(runs);
   return 0;
 }

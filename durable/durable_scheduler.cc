@@ -19,6 +19,7 @@
 
 #include "absl/container/flat_hash_set.h"
 #include "absl/strings/str_cat.h"
+#include "durable/fault_point.h"
 #include "durable/fire_batch.h"
 #include "durable/request.h"
 
@@ -439,6 +440,7 @@ void DurableScheduler::LoadHorizon() {
     load_requested_ = true;
     return;
   }
+  if (!claimed->tasks.empty()) durable_internal::FaultPoint("load.claimed");
   for (const WheelEntry& e : claimed->tasks) {
     AddToWheel(e, claimed->db_now_us, local_after);
   }
@@ -478,6 +480,7 @@ void DurableScheduler::FireWaiting() {
     waiting_.erase(waiting_.begin(), waiting_.begin() + take);
     metrics_.in_flight += static_cast<int64_t>(take);  // Reserved.
   }
+  durable_internal::FaultPoint("fire.before");
   absl::StatusOr<durable_internal::FireResult> result =
       store_->StartRunning(options_.node_id, batch);
   const int64_t local_after = clock_->NowNanos();
@@ -505,6 +508,7 @@ void DurableScheduler::FireWaiting() {
   for (const WheelEntry& e : result->not_due) {
     AddToWheel(e, result->db_now_us, local_after);
   }
+  if (!result->started.empty()) durable_internal::FaultPoint("fire.started");
   for (Started& s : result->started) {
     executor_->Execute(
         [this, s = std::move(s)]() mutable { RunAttempt(std::move(s)); });
@@ -512,8 +516,31 @@ void DurableScheduler::FireWaiting() {
 }
 
 void DurableScheduler::RunAttempt(Started started) {
+  bool held;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    auto owned = owned_.find(started.slot);
+    held = owned != owned_.end() && owned->second == started.epoch;
+  }
+  if (!held || RealNanos() >= lease_valid_until_.load()) {
+    // The process stalled (or the slot moved) between the fire and now:
+    // another owner may hold the slot and run this attempt. Leave the row
+    // RUNNING; the next owner of the slot re-stamps and runs it.
+    std::lock_guard<std::mutex> lock(mu_);
+    auto it = running_.find(started.task.id);
+    if (it != running_.end()) {
+      --running_per_slot_[it->second];
+      running_.erase(it);
+    }
+    --metrics_.in_flight;
+    ++metrics_.abandoned;
+    requeue_requested_ = true;  // If the slot is still ours after all.
+    Wake();
+    return;
+  }
   absl::Status result =
       durable_internal::RunHandler(options_.handler, started.task);
+  durable_internal::FaultPoint("handler.returned");
   Completion completion =
       durable_internal::MakeCompletion(started, result, options_.retry);
   bool wake;
@@ -599,6 +626,26 @@ bool DurableScheduler::Reconnect() {
   return true;
 }
 
+void DurableScheduler::RequeueAbandoned() {
+  std::vector<std::string> running;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    if (!requeue_requested_) return;
+    requeue_requested_ = false;
+    for (const auto& [id, slot] : running_) running.push_back(id);
+  }
+  if (leases_->size() == 0) return;
+  absl::StatusOr<int64_t> requeued = store_->RequeueOrphans(
+      options_.node_id, leases_->owned(), running, options_.retry.max_attempts);
+  if (!requeued.ok()) NoteDbError(requeued.status());
+  std::lock_guard<std::mutex> lock(mu_);
+  if (!requeued.ok()) {
+    requeue_requested_ = true;
+  } else if (*requeued > 0) {
+    load_requested_ = true;
+  }
+}
+
 void DurableScheduler::ConsumeNotifications() {
   std::vector<int> slots;
   absl::Status status = store_->DrainNotifications(&slots);
@@ -648,6 +695,7 @@ void DurableScheduler::MaintenanceLoop() {
         LeaseRound();
         next_lease = now + ttl / 3;
       }
+      RequeueAbandoned();
       if (load_now || now >= next_load) {
         LoadHorizon();
         next_load = now + half_horizon;

@@ -30,7 +30,9 @@
 //     succeeds or its attempts are used up. The one window in which an
 //     attempt can run twice is "handler finished, SUCCESS not yet committed,
 //     process killed or fenced out": handlers receive `(id, attempt)` as an
-//     idempotency key.
+//     idempotency key. A handler is started only while its slot's lease is
+//     held: an attempt whose process stalled (or lost the slot) between the
+//     fire and the handler's start is abandoned, and the next owner runs it.
 //   * Never two owners: a slot is held by one process at a time (epochs,
 //     `FOR UPDATE SKIP LOCKED`), every write for a slot's tasks is
 //     conditional on the epoch, so a process that stalled past its lease and
@@ -69,6 +71,7 @@
 #ifndef TIMINGWHEEL_DURABLE_DURABLE_SCHEDULER_H_
 #define TIMINGWHEEL_DURABLE_DURABLE_SCHEDULER_H_
 
+#include <atomic>
 #include <condition_variable>
 #include <cstdint>
 #include <functional>
@@ -170,6 +173,8 @@ struct DurableMetrics {
   int64_t failed = 0;            // FAILED recorded (attempts used up).
   int64_t dropped = 0;           // Fires or completions the database refused
                                  // (cancelled, or the slot moved: fenced).
+  int64_t abandoned = 0;         // Attempts whose handler was not started:
+                                 // the slot's lease ran out or moved first.
   int64_t not_due = 0;           // Fires the database found early (re-added).
   int64_t db_errors = 0;         // Statements that failed (retried).
   int64_t reconnects = 0;        // Successful reconnections.
@@ -287,6 +292,9 @@ class DurableScheduler {
   void DeleteFinished();
   void DropSlots(const std::vector<int>& slots);
   void RunAttempt(durable_internal::Started started);
+  // Requeues the RUNNING rows of attempts abandoned by RunAttempt (slots
+  // still ours) so that they are loaded and fired again.
+  void RequeueAbandoned();
   void NoteDbError(const absl::Status& status);
   // Reads the LISTEN connection's notifications; a slot of ours asks for a
   // load.
@@ -310,8 +318,9 @@ class DurableScheduler {
   // The maintenance thread's own connection and leases (that thread only).
   std::unique_ptr<durable_internal::Store> store_;
   std::unique_ptr<durable_internal::SlotLeases> leases_;
-  int64_t lease_valid_until_ = 0;  // Real clock; maintenance thread only.
-  int64_t backoff_until_ = 0;      // Real clock; maintenance thread only.
+  // Real clock; written by the maintenance thread, read by handler threads.
+  std::atomic<int64_t> lease_valid_until_{0};
+  int64_t backoff_until_ = 0;  // Real clock; maintenance thread only.
 
   mutable std::mutex mu_;
   std::condition_variable done_cv_;
@@ -326,7 +335,10 @@ class DurableScheduler {
   absl::flat_hash_map<std::string, int> running_;
   bool store_broken_ = false;    // Under mu_.
   bool load_requested_ = false;  // Under mu_.
-  DurableMetrics metrics_;       // Under mu_.
+  // An attempt was abandoned: put our RUNNING rows that no handler runs
+  // back to PENDING (if the slot is still ours). Under mu_.
+  bool requeue_requested_ = false;
+  DurableMetrics metrics_;  // Under mu_.
 
   int wake_fd_ = -1;
   std::thread maintenance_;

@@ -75,7 +75,8 @@ struct WheelEntry {
 // clock read as late in the statement as it can be (as it returned its last
 // row), to convert due times to the process's clock. A later reading places
 // tasks earlier on the process's clock, but never before their due time:
-// the reading still precedes the reply (see `LocalDueNanos()`).
+// the reading still precedes the reply (see `LocalDueNanos()`). (Only the
+// insert's is read when it starts: the scheduler converts nothing with it.)
 struct Claimed {
   std::vector<WheelEntry> tasks;
   int64_t db_now_us = 0;

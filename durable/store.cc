@@ -7,6 +7,7 @@
 
 #include <poll.h>
 
+#include <algorithm>
 #include <cstdlib>
 #include <utility>
 
@@ -178,7 +179,11 @@ constexpr char kRemoveNodeSql[] = R"sql(
 DELETE FROM tw_node WHERE node_id = $1
 )sql";
 
-// The horizon load: one statement for all the slots this node holds.
+// The horizon load: one statement for all the slots this node holds. The
+// last column reads the database's clock again as each row is returned (not
+// `n.now`, read when the statement started): the process converts due times
+// with the latest reading, so a slow statement does not make every task it
+// loads fire late by its run time.
 constexpr char kClaimSql[] = R"sql(
 WITH n AS (SELECT tw_now_us() AS now),
 mine AS (
@@ -195,7 +200,7 @@ c AS (
   FOR UPDATE OF t SKIP LOCKED)
 UPDATE tw_timer t SET state = 1, epoch = c.epoch, version = t.version + 1
 FROM c WHERE t.task_id = c.task_id
-RETURNING t.task_id, t.slot, t.due_us, t.epoch, (SELECT now FROM n)
+RETURNING t.task_id, t.slot, t.due_us, t.epoch, tw_now_us()
 )sql";
 
 // The fire CAS: SCHEDULED -> RUNNING for the due rows, claimed under their
@@ -203,7 +208,8 @@ RETURNING t.task_id, t.slot, t.due_us, t.epoch, (SELECT now FROM n)
 // the rows that are not due yet on the database's clock. Ids are matched
 // with `= ANY($2)` (an index or hashed lookup whatever the table's
 // statistics say: a join on a freshly filled table can turn into a nested
-// loop of sequential scans).
+// loop of sequential scans). Due-ness is checked against `n.now`; the last
+// column is a later reading, for converting the not-due rows' due times.
 constexpr char kStartSql[] = R"sql(
 WITH n AS (SELECT tw_now_us() AS now),
 run AS (
@@ -220,13 +226,15 @@ early AS (
   FROM tw_timer t, n
   WHERE t.task_id = ANY($2::bytea[]) AND t.state = 1 AND t.due_us > n.now)
 SELECT true, task_id, payload, attempt, version, due_us, slot, epoch,
-       (SELECT now FROM n) FROM run
+       tw_now_us() FROM run
 UNION ALL
-SELECT false, task_id, NULL, 0, 0, due_us, slot, epoch, (SELECT now FROM n)
+SELECT false, task_id, NULL, 0, 0, due_us, slot, epoch, tw_now_us()
 FROM early
 )sql";
 
 // Outcomes of a batch: compare-and-set on RUNNING and the attempt's version.
+// Retries are due `n.now` + backoff; the last column is a later reading of
+// the clock, for converting their due times.
 constexpr char kCompleteSql[] = R"sql(
 WITH n AS (SELECT tw_now_us() AS now),
 c AS (
@@ -244,7 +252,7 @@ SET state = CASE c.outcome WHEN 0 THEN 3 WHEN 2 THEN 4
 FROM c, n
 WHERE t.task_id = ANY($1::bytea[]) AND t.task_id = c.task_id
   AND t.state = 2 AND t.version = c.version
-RETURNING t.task_id, t.slot, t.state, t.due_us, t.epoch, n.now
+RETURNING t.task_id, t.slot, t.state, t.due_us, t.epoch, tw_now_us()
 )sql";
 
 constexpr char kDeleteFinishedSql[] = R"sql(
@@ -264,12 +272,9 @@ bool IsConnectionError(const char* sqlstate) {
          code == "57P03";
 }
 
-// Runs one statement. Unavailable when the connection is lost.
-absl::StatusOr<PgResult> Exec(PGconn* conn, const char* sql,
-                              const PgParams& params) {
-  PgResult result(PQexecParams(conn, sql, params.size(), params.types(),
-                               params.values(), params.lengths(),
-                               params.formats(), /*resultFormat=*/1));
+// The result of one statement, or its error: Unavailable when the
+// connection is lost.
+absl::StatusOr<PgResult> CheckResult(PGconn* conn, PgResult result) {
   ExecStatusType status = PQresultStatus(result.get());
   if (status == PGRES_COMMAND_OK || status == PGRES_TUPLES_OK) {
     return result;
@@ -287,6 +292,15 @@ absl::StatusOr<PgResult> Exec(PGconn* conn, const char* sql,
     return absl::AlreadyExistsError(message);
   }
   return absl::InternalError(absl::StrCat("PostgreSQL: ", message));
+}
+
+// Runs one statement. Unavailable when the connection is lost.
+absl::StatusOr<PgResult> Exec(PGconn* conn, const char* sql,
+                              const PgParams& params) {
+  return CheckResult(
+      conn, PgResult(PQexecParams(conn, sql, params.size(), params.types(),
+                                  params.values(), params.lengths(),
+                                  params.formats(), /*resultFormat=*/1)));
 }
 
 absl::StatusOr<PgResult> Exec(PGconn* conn, const char* sql) {
@@ -355,8 +369,14 @@ std::string RedactedConnInfo(const std::string& conninfo) {
   return out.empty() ? "(defaults)" : out;
 }
 
-absl::StatusOr<Claimed> InsertTasks(PGconn* conn, const Inserter& inserter,
-                                    absl::Span<const InsertRow> rows) {
+namespace {
+
+// InsertTasks(), running the insert statement with `run_insert` (plain or
+// prepared).
+template <typename RunInsert>
+absl::StatusOr<Claimed> InsertTasksWith(PGconn* conn, const Inserter& inserter,
+                                        absl::Span<const InsertRow> rows,
+                                        const RunInsert& run_insert) {
   std::vector<absl::string_view> ids, payloads;
   std::vector<int32_t> slots;
   std::vector<int64_t> dues;
@@ -378,7 +398,7 @@ absl::StatusOr<Claimed> InsertTasks(PGconn* conn, const Inserter& inserter,
       .Text(inserter.node_id)
       .Int64(inserter.horizon_us)
       .Int64(inserter.notify_window_us);
-  absl::StatusOr<PgResult> inserted = Exec(conn, kInsertSql, params);
+  absl::StatusOr<PgResult> inserted = run_insert(params);
   if (!inserted.ok()) return inserted.status();
   Claimed claimed;
   for (int i = 0; i < inserted->rows(); ++i) {
@@ -414,6 +434,15 @@ absl::StatusOr<Claimed> InsertTasks(PGconn* conn, const Inserter& inserter,
   return claimed;
 }
 
+}  // namespace
+
+absl::StatusOr<Claimed> InsertTasks(PGconn* conn, const Inserter& inserter,
+                                    absl::Span<const InsertRow> rows) {
+  return InsertTasksWith(conn, inserter, rows, [conn](const PgParams& params) {
+    return Exec(conn, kInsertSql, params);
+  });
+}
+
 Store::~Store() { PQfinish(conn_); }
 
 absl::StatusOr<std::unique_ptr<Store>> Store::Connect(
@@ -436,6 +465,7 @@ absl::StatusOr<std::unique_ptr<Store>> Store::Connect(
 
 absl::Status Store::Reconnect() {
   PQreset(conn_);
+  prepared_.clear();  // A new session: its statements are not prepared.
   if (PQstatus(conn_) != CONNECTION_OK) {
     std::string message = PQerrorMessage(conn_);
     while (!message.empty() && message.back() == '\n') message.pop_back();
@@ -501,11 +531,46 @@ absl::Status Store::EnsureSchema(int slot_count) {
   return Exec(conn_, "COMMIT").status();
 }
 
+absl::StatusOr<PgResult> Store::ExecPrepared(const char* name, const char* sql,
+                                             const PgParams& params) {
+  for (int attempt = 0;; ++attempt) {
+    if (!prepared_.contains(name)) {
+      absl::StatusOr<PgResult> prepared = CheckResult(
+          conn_,
+          PgResult(PQprepare(conn_, name, sql, params.size(), params.types())));
+      if (!prepared.ok()) return prepared.status();
+      prepared_.insert(name);
+    }
+    PgResult result(PQexecPrepared(conn_, name, params.size(), params.values(),
+                                   params.lengths(), params.formats(),
+                                   /*resultFormat=*/1));
+    const char* sqlstate = PQresultErrorField(result.get(), PG_DIAG_SQLSTATE);
+    if (attempt == 0 && sqlstate != nullptr &&
+        absl::string_view(sqlstate) == "26000") {
+      // invalid_sql_statement_name: the session lost it (DEALLOCATE, or a
+      // server-side reset); prepare it again once.
+      prepared_.erase(name);
+      continue;
+    }
+    return CheckResult(conn_, std::move(result));
+  }
+}
+
 absl::StatusOr<Claimed> Store::Insert(const Inserter& inserter,
                                       absl::Span<const InsertRow> rows) {
+  auto run_insert = [this](const PgParams& params) {
+    return ExecPrepared("tw_insert", kInsertSql, params);
+  };
+  if (rows.size() == 1) {
+    // One statement is atomic on its own: a conflicting row is not
+    // inserted, so there is nothing to roll back (and no BEGIN/COMMIT round
+    // trips to pay).
+    return InsertTasksWith(conn_, inserter, rows, run_insert);
+  }
   absl::Status status = Exec(conn_, "BEGIN").status();
   if (!status.ok()) return status;
-  absl::StatusOr<Claimed> claimed = InsertTasks(conn_, inserter, rows);
+  absl::StatusOr<Claimed> claimed =
+      InsertTasksWith(conn_, inserter, rows, run_insert);
   if (!claimed.ok()) {
     (void)Exec(conn_, "ROLLBACK");
     return claimed.status();
@@ -516,13 +581,15 @@ absl::StatusOr<Claimed> Store::Insert(const Inserter& inserter,
 }
 
 absl::StatusOr<bool> Store::Cancel(const std::string& id) {
-  absl::StatusOr<PgResult> r = Exec(conn_, kCancelSql, PgParams().Bytes(id));
+  absl::StatusOr<PgResult> r =
+      ExecPrepared("tw_cancel", kCancelSql, PgParams().Bytes(id));
   if (!r.ok()) return r.status();
   return r->rows() > 0;
 }
 
 absl::StatusOr<TaskInfo> Store::Get(const std::string& id) {
-  absl::StatusOr<PgResult> r = Exec(conn_, kGetSql, PgParams().Bytes(id));
+  absl::StatusOr<PgResult> r =
+      ExecPrepared("tw_get", kGetSql, PgParams().Bytes(id));
   if (!r.ok()) return r.status();
   if (r->rows() == 0) return absl::NotFoundError("no task with this id");
   TaskInfo info;
@@ -623,7 +690,9 @@ absl::StatusOr<Claimed> Store::ClaimDue(const std::string& node,
   if (!r.ok()) return r.status();
   Claimed claimed;
   claimed.tasks = ReadEntries(*r, 0);
-  if (r->rows() > 0) claimed.db_now_us = r->Int(0, 4);
+  for (int i = 0; i < r->rows(); ++i) {
+    claimed.db_now_us = std::max(claimed.db_now_us, r->Int(i, 4));
+  }
   return claimed;
 }
 
@@ -636,7 +705,7 @@ absl::StatusOr<FireResult> Store::StartRunning(
   if (!r.ok()) return r.status();
   FireResult result;
   for (int i = 0; i < r->rows(); ++i) {
-    result.db_now_us = r->Int(i, 8);
+    result.db_now_us = std::max(result.db_now_us, r->Int(i, 8));
     if (r->Int(i, 0) != 0) {
       Started s;
       s.task.id = r->Bytes(i, 1);
@@ -683,7 +752,7 @@ absl::StatusOr<CompleteResult> Store::Complete(
   CompleteResult result;
   result.written = r->rows();
   for (int i = 0; i < r->rows(); ++i) {
-    result.db_now_us = r->Int(i, 5);
+    result.db_now_us = std::max(result.db_now_us, r->Int(i, 5));
     const int64_t state = r->Int(i, 2);
     if (state == static_cast<int>(TaskState::kSuccess)) {
       ++result.succeeded;

@@ -24,6 +24,10 @@
 // `absl::InternalError` otherwise. No message contains the connection
 // string's password.
 //
+// The hot single-task statements (inserting one row, `Cancel()`, `Get()`)
+// are prepared once per connection (`PQprepare`) and re-prepared after
+// `Reconnect()`; they stay parameterized.
+//
 // Thread safety: a `Store` is thread-compatible (one thread at a time; the
 // scheduler guards each of its stores with a mutex).
 
@@ -36,6 +40,7 @@
 #include <utility>
 #include <vector>
 
+#include "absl/container/flat_hash_set.h"
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "absl/types/span.h"
@@ -45,6 +50,9 @@ typedef struct pg_conn PGconn;
 
 namespace timingwheel {
 namespace durable_internal {
+
+class PgParams;
+class PgResult;
 
 // The schema version this library creates and understands.
 inline constexpr int64_t kSchemaVersion = 1;
@@ -64,7 +72,11 @@ struct WheelEntry {
 };
 
 // What a statement that claims tasks returns: the tasks, and the database's
-// clock when it ran (to convert due times to the process's clock).
+// clock read as late in the statement as it can be (as it returned its last
+// row), to convert due times to the process's clock. A later reading places
+// tasks earlier on the process's clock, but never before their due time:
+// the reading still precedes the reply (see `LocalDueNanos()`). (Only the
+// insert's is read when it starts: the scheduler converts nothing with it.)
 struct Claimed {
   std::vector<WheelEntry> tasks;
   int64_t db_now_us = 0;
@@ -217,7 +229,8 @@ class Store {
   // Fire: moves the given SCHEDULED tasks that are due on the database's
   // clock to RUNNING (attempt + 1) if this node holds their slot, under a
   // valid lease, in the epoch they were claimed in (a takeover re-stamps
-  // them, so a former owner matches nothing). One statement.
+  // them, so a former owner matches nothing). One statement. `db_now_us`
+  // is read after the due check, as late as `ClaimDue()`'s.
   absl::StatusOr<FireResult> StartRunning(const std::string& node,
                                           absl::Span<const WheelEntry> entries);
 
@@ -245,9 +258,16 @@ class Store {
   Store(PGconn* conn, std::string redacted)
       : conn_(conn), redacted_(std::move(redacted)) {}
 
+  // Runs the constant statement `sql`, prepared on this connection as
+  // `name` the first time (and again after a reconnect).
+  absl::StatusOr<PgResult> ExecPrepared(const char* name, const char* sql,
+                                        const PgParams& params);
+
   PGconn* conn_;
   const std::string redacted_;
   bool listening_ = false;
+  // Names of the statements prepared on the current connection.
+  absl::flat_hash_set<std::string> prepared_;
 };
 
 }  // namespace durable_internal

@@ -219,6 +219,77 @@ TEST_F(StoreTest, FireRefusesTasksNotYetDueOnTheDatabaseClock) {
   EXPECT_EQ(store_->Get("later")->state, TaskState::kScheduled);
 }
 
+// A statement that takes long (here a test-only trigger sleeps in every
+// row update) must report the database's clock as read at its end, not at
+// its start: the process converts due times with that reading, and a
+// reading from the start makes every task it returns fire late by the
+// statement's run time. The reading still precedes the reply (so a task is
+// never placed before its due time).
+TEST_F(StoreTest, SlowStatementsReportTheClockReadAtTheirEnd) {
+  constexpr int64_t kSlowUs = 300'000;
+  InsertRow row = Row("slow", "p");  // Due now.
+  ASSERT_TRUE(store_->Insert(Client(), {&row, 1}).ok());
+  auto slots = store_->Acquire("node-a", kSlots, 60'000'000, 3);
+  ASSERT_TRUE(slots.ok()) << slots.status();
+  ASSERT_TRUE(ExecSql(db_->conninfo(),
+                      "CREATE FUNCTION tw_test_slow() RETURNS trigger "
+                      "LANGUAGE plpgsql AS $$ BEGIN PERFORM pg_sleep(0.3); "
+                      "RETURN NEW; END $$")
+                  .ok());
+  ASSERT_TRUE(ExecSql(db_->conninfo(),
+                      "CREATE TRIGGER tw_test_slow BEFORE UPDATE ON tw_timer "
+                      "FOR EACH ROW EXECUTE PROCEDURE tw_test_slow()")
+                  .ok());
+
+  // The horizon load.
+  auto before = QueryInt(db_->conninfo(), "SELECT tw_now_us()");
+  ASSERT_TRUE(before.ok()) << before.status();
+  auto claimed = store_->ClaimDue("node-a", *slots, 1'000'000, 100);
+  ASSERT_TRUE(claimed.ok()) << claimed.status();
+  auto after = QueryInt(db_->conninfo(), "SELECT tw_now_us()");
+  ASSERT_TRUE(after.ok()) << after.status();
+  ASSERT_EQ(claimed->tasks.size(), 1u);
+  EXPECT_GE(claimed->db_now_us - *before, kSlowUs);
+  EXPECT_LE(claimed->db_now_us, *after);
+
+  // The fire statement: the task is due; the attempt fails and is retried
+  // within the horizon, due `backoff` after the completion's start.
+  auto fired = store_->StartRunning("node-a", claimed->tasks);
+  ASSERT_TRUE(fired.ok()) << fired.status();
+  ASSERT_EQ(fired->started.size(), 1u);
+  Completion retry;
+  retry.id = "slow";
+  retry.version = fired->started[0].version;
+  retry.outcome = Outcome::kRetry;
+  retry.backoff_us = 100'000;
+  retry.error = "again";
+  auto completed = store_->Complete({&retry, 1}, 1'000'000);
+  after = QueryInt(db_->conninfo(), "SELECT tw_now_us()");
+  ASSERT_TRUE(completed.ok()) << completed.status();
+  ASSERT_TRUE(after.ok()) << after.status();
+  ASSERT_EQ(completed->retries.size(), 1u);
+  const int64_t start_us = completed->retries[0].due_us - retry.backoff_us;
+  EXPECT_GE(completed->db_now_us - start_us, kSlowUs);
+  EXPECT_LE(completed->db_now_us, *after);
+}
+
+// The prepared single-task statements work again on a new session.
+TEST_F(StoreTest, PreparedStatementsSurviveReconnect) {
+  InsertRow first = Row("first", "p", 60'000'000);
+  ASSERT_TRUE(store_->Insert(Client(), {&first, 1}).ok());
+  ASSERT_TRUE(store_->Reconnect().ok());
+  InsertRow second = Row("second", "p", 60'000'000);
+  ASSERT_TRUE(store_->Insert(Client(), {&second, 1}).ok());
+  EXPECT_EQ(store_->Get("second")->state, TaskState::kPending);
+  EXPECT_TRUE(*store_->Cancel("first"));
+  EXPECT_TRUE(absl::IsNotFound(store_->Get("first").status()));
+  // A conflicting single row is still refused (and changes nothing).
+  InsertRow other = Row("second", "other", 60'000'000);
+  EXPECT_TRUE(
+      absl::IsAlreadyExists(store_->Insert(Client(), {&other, 1}).status()));
+  EXPECT_EQ(*QueryInt(db_->conninfo(), "SELECT count(*) FROM tw_timer"), 1);
+}
+
 TEST(StoreConnectTest, ErrorsNeverShowThePassword) {
   auto store = Store::Connect(
       "host=/nonexistent/socket/dir dbname=x user=u password=S3cr3t-pw "

@@ -11,18 +11,11 @@ mkdir -p "$out"
 CXX=${CXX:-clang++-14}
 command -v "$CXX" >/dev/null || CXX=clang++
 
-sources=(
-  timer/clock.cc
-  timer/executor.cc
-  timer/timer.cc
-  timer/internal/delay_queue.cc
-  timer/internal/timing_wheel.cc
-  timer/testing/manual_clock.cc
-  timer/testing/manual_executor.cc
-  timer/testing/mock_timer.cc
-  tests/timer/model/timer_model.cc
-  tests/fuzz/timer_model_fuzz.cc
-)
+# Every source of the timer library and its testing doubles (listed by git,
+# so a new file of the timer is never left out of the link), then the model
+# and the fuzz entry.
+mapfile -t sources < <(git ls-files 'timer/*.cc')
+sources+=(tests/timer/model/timer_model.cc tests/fuzz/timer_model_fuzz.cc)
 absl_libs=(
   absl_statusor absl_status absl_strerror absl_cord absl_cordz_info
   absl_cord_internal absl_cordz_functions absl_exponential_biased

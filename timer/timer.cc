@@ -12,6 +12,7 @@
 #include "absl/base/macros.h"
 #include "absl/strings/str_format.h"
 #include "timer/internal/bucket.h"
+#include "timer/internal/report_error.h"
 #include "timer/internal/task_state.h"
 #include "timer/internal/wheel_math.h"
 
@@ -148,10 +149,12 @@ Timer::Timer(const TimerOptions& options, int64_t tick_nanos, uint32_t id)
       max_pending_(options.max_pending),
       on_callback_error_(options.on_callback_error),
       mu_(control_->mu),
-      wheel_(tick_nanos, options.wheel_size) {
+      wheel_(tick_nanos, options.wheel_size),
+      on_next_due_earlier_(options.on_next_due_earlier) {
   internal::InitList(&urgent_);
   internal::InitList(&flushing_);
   internal::InitList(&staging_);
+  internal::InitList(&embedded_ready_);
 }
 
 Timer::~Timer() {
@@ -171,6 +174,8 @@ Timer::~Timer() {
   {
     // Handles that outlive the timer find it gone.
     internal::MutexLock lock(mu_);
+    // Every slot of an embedded timer was run or released above.
+    ABSL_ASSERT(internal::ListEmpty(&embedded_ready_));
     control_->timer = nullptr;
   }
   // No task carries the id any more: every one was run, cancelled or
@@ -202,9 +207,17 @@ absl::Status Timer::AddInternal(TimerTask* task, absl::Duration delay,
                                 bool wheel_ref_taken) {
   if (!wheel_ref_taken && !task->Counted()) {
     return absl::InvalidArgumentError(
-        "timingwheel: Add() of a task not created with MakeTask() (a stack "
-        "or member object, or a plain new): the timer would delete it");
+        task->Embedded()
+            ? "timingwheel: Add() of an EmbeddedTimer: schedule it with "
+              "EmbeddedTimer::Schedule()"
+            : "timingwheel: Add() of a task not created with MakeTask() (a "
+              "stack or member object, or a plain new): the timer would "
+              "delete it");
   }
+  // An embedded timer (EmbeddedTimer::Schedule() passes wheel_ref_taken)
+  // has no reference count: the wheel holds it by its owner's promise.
+  const bool counted = !task->Embedded();
+  bool earlier = false;
   const int64_t delay_nanos = internal::DelayToNanos(delay);
   const int64_t clock_now = ClockRelative();
   {
@@ -252,14 +265,20 @@ absl::Status Timer::AddInternal(TimerTask* task, absl::Duration delay,
       if (State::Cas(task, state, desired)) break;
     }
     if (!refused.ok()) {
-      if (wheel_ref_taken) task->Unref();  // Never the last: the caller's.
+      // Never the last: the caller's.
+      if (wheel_ref_taken && counted) task->Unref();
       return refused;
+    }
+    if (kind == kWithdraw && !counted &&
+        internal::TimingWheel::AsNode(task)->prev != nullptr) {
+      // Embedded, queued: on embedded_ready_ (not yet claimed by a slot).
+      internal::Unlink(internal::TimingWheel::AsNode(task));
     }
     if (kind == kMove) {
       wheel_.Unlink(task, {&urgent_, &flushing_, &staging_});
     } else {
       // The wheel's reference, until the task runs or is cancelled.
-      if (!wheel_ref_taken) task->Ref();
+      if (!wheel_ref_taken && counted) task->Ref();
       wheel_ref_taken = false;
       ++counters_.pending;
       if (kind == kWithdraw) --counters_.expired;
@@ -268,7 +287,9 @@ absl::Status Timer::AddInternal(TimerTask* task, absl::Duration delay,
     // cannot make the task due earlier than the timer has already seen.
     task->due_nanos_ = internal::SaturatingAdd(
         std::max(clock_now, wheel_.time()), delay_nanos);
+    const int64_t earliest_before = wheel_.EarliestKey();
     wheel_.Place(task);
+    earlier = wheel_.EarliestKey() < earliest_before;
     ++counters_.added;
     if (wheel_.EarliestKey() < sleep_deadline_max_) {
       // A sleeper would oversleep the new task. Every sleeper re-registers
@@ -278,7 +299,8 @@ absl::Status Timer::AddInternal(TimerTask* task, absl::Duration delay,
     }
   }
   // A moved task already had the wheel's reference.
-  if (wheel_ref_taken) task->Unref();
+  if (wheel_ref_taken && counted) task->Unref();
+  if (earlier && on_next_due_earlier_) on_next_due_earlier_();
   return absl::OkStatus();
 }
 
@@ -321,8 +343,12 @@ bool Timer::CancelLocked(TimerTask& task, bool& drop_ref) {
   if ((state & State::kPending) != 0) {
     wheel_.Unlink(&task, {&urgent_, &flushing_, &staging_});
     --counters_.pending;
-    drop_ref = true;
+    drop_ref = !task.Embedded();
   } else {
+    if (task.Embedded() &&
+        internal::TimingWheel::AsNode(&task)->prev != nullptr) {
+      internal::Unlink(internal::TimingWheel::AsNode(&task));
+    }
     // Taken back from its batch, which drops its reference when it gets
     // there (or the running thread, for a deferred run).
     --counters_.expired;
@@ -459,16 +485,6 @@ std::vector<TimerTask*> Timer::TakeExpired(std::vector<TimerTask*>& expired) {
   const int64_t count = static_cast<int64_t>(expired.size());
   counters_.pending -= count;
   counters_.expired += count;
-  for (TimerTask* task : expired) {
-    // Pending -> queued: Cancel() can still take it back until it starts.
-    uint32_t state = State::Load(task);
-    while (
-        !State::Cas(task, state, (state & ~State::kPending) | State::kQueued)) {
-    }
-  }
-  // Counted in flight while the lock is held: a Shutdown() that follows
-  // waits for them.
-  in_flight_.fetch_add(count, std::memory_order_relaxed);
   // Tasks that became due in the same wake-up run in due-time order (the
   // due list already yields them so; buckets flushed together may not).
   // Sorted here, under the lock: once out of the wheel a task may be added
@@ -479,6 +495,23 @@ std::vector<TimerTask*> Timer::TakeExpired(std::vector<TimerTask*>& expired) {
   if (!std::is_sorted(expired.begin(), expired.end(), by_due)) {
     std::stable_sort(expired.begin(), expired.end(), by_due);
   }
+  for (TimerTask*& task : expired) {
+    // Pending -> queued: Cancel() can still take it back until it starts.
+    uint32_t state = State::Load(task);
+    while (
+        !State::Cas(task, state, (state & ~State::kPending) | State::kQueued)) {
+    }
+    if (task->Embedded()) {
+      // The batch gets a null slot; the timer keeps the task (see
+      // RunEmbeddedSlot), so that destroying it never waits for a batch.
+      internal::LinkBefore(&embedded_ready_,
+                           internal::TimingWheel::AsNode(task));
+      task = nullptr;
+    }
+  }
+  // Counted in flight while the lock is held: a Shutdown() that follows
+  // waits for them.
+  in_flight_.fetch_add(count, std::memory_order_relaxed);
   std::vector<TimerTask*> batch;
   batch.reserve(kFlushChunk);
   batch.swap(expired);
@@ -505,6 +538,10 @@ void Timer::InvokeRun(TimerTask* task) {
       } catch (...) {
         // The hook's own failure has nowhere better to go.
       }
+    } else {
+      internal::ReportUnhandledError(std::current_exception(),
+                                     "a timer callback",
+                                     "TimerOptions::on_callback_error");
     }
   }
 }
@@ -550,6 +587,11 @@ void Timer::RunBatch(std::vector<TimerTask*>& batch) {
   {
     CallbackScope scope(this);
     for (TimerTask* task : batch) {
+      if (task == nullptr) {  // A slot for an embedded timer.
+        RunEmbeddedSlot();
+        ++released;
+        continue;
+      }
       uint32_t state = State::Load(task);
       bool run = false;
       bool handed_on = false;
@@ -586,7 +628,14 @@ void Timer::RunBatch(std::vector<TimerTask*>& batch) {
 void Timer::ReleaseBatch(std::vector<TimerTask*>& batch) {
   {
     internal::MutexLock lock(mu_);
-    for (TimerTask* task : batch) {
+    for (TimerTask*& task : batch) {
+      if (task == nullptr) {
+        // A slot for an embedded timer: the front one is dropped (any one
+        // would do; each slot stands for one of them).
+        if (internal::ListEmpty(&embedded_ready_)) continue;
+        task = internal::TimingWheel::AsTask(embedded_ready_.next);
+        internal::Unlink(embedded_ready_.next);
+      }
       uint32_t state = State::Load(task);
       while ((state & State::kQueued) != 0) {
         if (State::Cas(
@@ -599,7 +648,9 @@ void Timer::ReleaseBatch(std::vector<TimerTask*>& batch) {
       }
     }
   }
-  for (TimerTask* task : batch) task->Unref();
+  for (TimerTask* task : batch) {
+    if (task != nullptr && !task->Embedded()) task->Unref();
+  }
   FinishInFlight(static_cast<int64_t>(batch.size()));
 }
 
@@ -643,7 +694,12 @@ std::vector<TaskPtr<TimerTask>> Timer::Shutdown() {
         task, state,
         State::Make(State::Owner(state), state & ~State::kPending))) {
     }
-    // The wheel's reference passes to the caller.
+    // The wheel's reference passes to the caller; an embedded timer (no
+    // reference: its owner may destroy it any time) is not returned.
+    if (task->Embedded()) {
+      --count;
+      continue;
+    }
     cancelled.push_back(TaskPtr<TimerTask>::Adopt(task));
   }
   ABSL_ASSERT(static_cast<int64_t>(cancelled.size()) == count);
@@ -668,6 +724,17 @@ TimerMetrics Timer::Metrics() const {
   }
   metrics.callback_errors = callback_errors_.load(std::memory_order_relaxed);
   return metrics;
+}
+
+absl::Duration Timer::NextDueIn() {
+  internal::MutexLock lock(mu_);
+  const int64_t earliest = wheel_.EarliestKey();
+  if (shutdown_ || earliest == internal::kMaxNanos) {
+    return absl::InfiniteDuration();
+  }
+  const int64_t now = NowRelative();
+  return earliest <= now ? absl::ZeroDuration()
+                         : absl::Nanoseconds(earliest - now);
 }
 
 int64_t Timer::NumPending() const {

@@ -104,9 +104,14 @@ void Timer::RunEmbeddedSlot() {
       }
       continue;
     }
-    if (control_->embedded_waiters > 0) control_->embedded_done.notify_all();
+    NotifyEmbeddedWaiters();
     return;
   }
+}
+
+// mu_ is control_->mu, which the analysis cannot see through the pointer.
+void Timer::NotifyEmbeddedWaiters() ABSL_NO_THREAD_SAFETY_ANALYSIS {
+  if (control_->embedded_waiters > 0) control_->embedded_done.notify_all();
 }
 
 // The control block's lock is the timer's (mu_ is control->mu), which the
@@ -119,14 +124,20 @@ bool Timer::CancelEmbedded(internal::TimerControl* control, TimerTask* task,
   if (timer == nullptr) return false;  // Destroyed: nothing of it is left.
   bool drop_ref = false;               // Never set for an embedded timer.
   const bool cancelled = timer->CancelLocked(*task, drop_ref);
-  if (own_run) return cancelled;  // Cannot wait for itself.
-  if ((State::Load(task) & State::kRunning) != 0) {
+  // Still kPending after a cancel: Shutdown() took it off the wheel and is
+  // walking its list outside the lock; wait until it let go (it runs no
+  // user code meanwhile). A run in progress on another thread is waited
+  // for too, not one up this thread's stack (it cannot wait for itself; a
+  // destroyed one is not touched again, see RunEmbeddedSlot).
+  const uint32_t busy =
+      own_run ? State::kPending : State::kPending | State::kRunning;
+  if ((State::Load(task) & busy) != 0) {
     ++control->embedded_waiters;
     // The timer cannot finish its destructor while the run is in flight,
     // but this thread may wake after it did: touch only the control block
     // and the task from here on.
-    control->embedded_done.wait(lock.native(), [task] {
-      return (State::Load(task) & State::kRunning) == 0;
+    control->embedded_done.wait(lock.native(), [task, busy] {
+      return (State::Load(task) & busy) == 0;
     });
     --control->embedded_waiters;
   }

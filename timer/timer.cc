@@ -628,10 +628,11 @@ void Timer::RunBatch(std::vector<TimerTask*>& batch) {
 void Timer::ReleaseBatch(std::vector<TimerTask*>& batch) {
   {
     internal::MutexLock lock(mu_);
-    for (TimerTask*& task : batch) {
+    for (TimerTask* task : batch) {
       if (task == nullptr) {
         // A slot for an embedded timer: the front one is dropped (any one
-        // would do; each slot stands for one of them).
+        // would do; each slot stands for one of them). Touched under the
+        // lock only: its owner may destroy it once the lock is released.
         if (internal::ListEmpty(&embedded_ready_)) continue;
         task = internal::TimingWheel::AsTask(embedded_ready_.next);
         internal::Unlink(embedded_ready_.next);
@@ -649,7 +650,7 @@ void Timer::ReleaseBatch(std::vector<TimerTask*>& batch) {
     }
   }
   for (TimerTask* task : batch) {
-    if (task != nullptr && !task->Embedded()) task->Unref();
+    if (task != nullptr) task->Unref();  // Null: an embedded timer's slot.
   }
   FinishInFlight(static_cast<int64_t>(batch.size()));
 }
@@ -685,6 +686,7 @@ std::vector<TaskPtr<TimerTask>> Timer::Shutdown() {
   // Cancel() leave pending tasks alone.
   std::vector<TaskPtr<TimerTask>> cancelled;
   cancelled.reserve(static_cast<size_t>(count));
+  bool swept_embedded = false;
   while (!internal::ListEmpty(&all)) {
     internal::ListNode* node = all.next;
     internal::Unlink(node);
@@ -697,10 +699,17 @@ std::vector<TaskPtr<TimerTask>> Timer::Shutdown() {
     // The wheel's reference passes to the caller; an embedded timer (no
     // reference: its owner may destroy it any time) is not returned.
     if (task->Embedded()) {
+      // Not touched again: a thread destroying it waits for kPending to go
+      // (see CancelEmbedded) and is woken below.
       --count;
+      swept_embedded = true;
       continue;
     }
     cancelled.push_back(TaskPtr<TimerTask>::Adopt(task));
+  }
+  if (swept_embedded) {
+    internal::MutexLock lock(mu_);
+    NotifyEmbeddedWaiters();
   }
   ABSL_ASSERT(static_cast<int64_t>(cancelled.size()) == count);
   if (current_callback_timer == this) return cancelled;

@@ -357,6 +357,8 @@ class Timer {
   // to touch it after it returns.
   static bool CancelEmbedded(internal::TimerControl* control, TimerTask* task,
                              bool destroying);
+  // Wakes the threads CancelEmbedded() left waiting, if any.
+  void NotifyEmbeddedWaiters() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
 
   // This timer's id in its tasks' state words (see internal::TaskState).
   const uint32_t id_;

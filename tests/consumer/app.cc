@@ -13,6 +13,7 @@
 
 #include "absl/time/time.h"
 #include "purgatory/delayed_operation_purgatory.h"
+#include "timer/embedded_timer.h"
 #include "timer/timer.h"
 
 namespace {
@@ -84,6 +85,18 @@ int main() {
     return 1;
   }
 
+  // An embedded timer (no allocation): an idle timeout that traffic moves
+  // (scheduling a pending one moves it), then fires.
+  Latch idle_fired(1);
+  timingwheel::CallbackTimer idle([&] { idle_fired.CountDown(); });
+  const bool idle_ok =
+      idle.Schedule(*timer, absl::Seconds(30)).ok() &&
+      idle.Schedule(*timer, absl::Milliseconds(20)).ok();  // Moved earlier.
+  if (!idle_ok || !idle_fired.Wait(absl::Seconds(30))) {
+    std::fprintf(stderr, "timer: embedded timer did not fire\n");
+    return 1;
+  }
+
   // The purgatory: one request completes through its key, one times out.
   auto purgatory =
       timingwheel::DelayedOperationPurgatory<std::string>::Create().value();
@@ -104,7 +117,8 @@ int main() {
   purgatory->Shutdown();
   timer->Shutdown();
 
-  std::printf("timer: %d run, 1 cancelled\n", runs.load());
+  std::printf("timer: %d run, 1 cancelled; embedded timer moved and fired\n",
+              runs.load());
   std::printf("purgatory: %d completed by key: %s; other: %s (expired=%d)\n",
               completed, acknowledged->outcome.c_str(),
               timed_out->outcome.c_str(), timed_out->expired.load() ? 1 : 0);

@@ -370,6 +370,28 @@ TEST(EmbeddedTimerTest, DestroyWhileTheReaperFiresItThreads) {
   EXPECT_EQ(metrics.pending, 0);
 }
 
+// Destroys embedded timers on one thread while another shuts the timer
+// down (its sweep walks the pending ones outside the lock).
+TEST(EmbeddedTimerTest, DestroyWhileTheTimerShutsDownThreads) {
+  for (int round = 0; round < 50; ++round) {
+    auto timer = Timer::Create().value();
+    std::vector<std::unique_ptr<CallbackTimer>> timers;
+    std::atomic<int> runs{0};
+    for (int i = 0; i < 2000; ++i) {
+      timers.push_back(std::make_unique<CallbackTimer>([&] { ++runs; }));
+      ASSERT_TRUE(timers.back()->Schedule(*timer, absl::Hours(1)).ok());
+    }
+    std::thread destroyer([&] {
+      for (auto& embedded : timers) embedded.reset();
+    });
+    const std::vector<TaskPtr<TimerTask>> left = timer->Shutdown();
+    destroyer.join();
+    EXPECT_TRUE(left.empty());
+    EXPECT_EQ(runs.load(), 0);
+    EXPECT_EQ(timer->Metrics().cancelled, 2000);
+  }
+}
+
 // Re-arming itself on a two-thread pool while another thread moves and
 // cancels it and finally destroys it: never concurrently with itself.
 class PoolExecutor final : public Executor {

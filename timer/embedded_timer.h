@@ -74,8 +74,8 @@ namespace timingwheel {
 // timer never deletes it.
 //
 // It keeps every promise of a timer task: never early, exactly once per
-// scheduling (run or cancelled), never concurrently with itself. 56 bytes
-// (a `TimerTask`'s 40, a pointer to its timer's control block, a vtable).
+// scheduling (run or cancelled), never concurrently with itself. 48 bytes
+// (a `TimerTask`'s 40 and a pointer to its timer's control block).
 //
 // Thread safety: `Schedule()`, `Cancel()` and `IsScheduled()` may be called
 // from any thread (including from `OnTimer()`), while the timer's reaper
@@ -146,7 +146,7 @@ class EmbeddedTimer : private TimerTask {
 // buffer of `absl::AnyInvocable` holds a lambda capturing a pointer or two
 // without allocating). Hold it as a member, declared after what the callback
 // uses. Its destructor cancels it and waits for a run in progress on
-// another thread before the callback is destroyed. 88 bytes.
+// another thread before the callback is destroyed. 80 bytes.
 class CallbackTimer final : public EmbeddedTimer {
  public:
   explicit CallbackTimer(absl::AnyInvocable<void()> callback)

@@ -691,6 +691,9 @@ std::vector<TaskPtr<TimerTask>> Timer::Shutdown() {
     internal::ListNode* node = all.next;
     internal::Unlink(node);
     TimerTask* task = internal::TimingWheel::AsTask(node);
+    // Read first: once kPending is cleared, a thread destroying an embedded
+    // timer (waiting for that, see CancelEmbedded) may free it.
+    const bool embedded = task->Embedded();
     uint32_t state = State::Load(task);
     while (!State::Cas(
         task, state,
@@ -698,9 +701,8 @@ std::vector<TaskPtr<TimerTask>> Timer::Shutdown() {
     }
     // The wheel's reference passes to the caller; an embedded timer (no
     // reference: its owner may destroy it any time) is not returned.
-    if (task->Embedded()) {
-      // Not touched again: a thread destroying it waits for kPending to go
-      // (see CancelEmbedded) and is woken below.
+    if (embedded) {
+      // Not touched again; its destroyer is woken below.
       --count;
       swept_embedded = true;
       continue;

@@ -37,6 +37,9 @@ using ::timingwheel::testing::MockTimer;
 // Not a TimerTask to its users: Timer::Add() cannot take one.
 static_assert(!std::is_convertible_v<EmbeddedTimer*, TimerTask*>);
 static_assert(!std::is_convertible_v<CallbackTimer*, TimerTask*>);
+// The sizes embedded_timer.h states (LP64).
+static_assert(sizeof(void*) != 8 || sizeof(EmbeddedTimer) == 48);
+static_assert(sizeof(void*) != 8 || sizeof(CallbackTimer) == 80);
 
 // A subclass, the Folly way: counts runs, records the clock at each.
 class Beat : public EmbeddedTimer {

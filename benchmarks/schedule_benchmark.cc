@@ -23,6 +23,11 @@
 //   * BM_AddBatch/N: ours only, `Timer::AddBatch()` of N premade tasks in
 //     batches of 1024 (one clock read and one lock per batch); ns_per_add is
 //     comparable with BM_AddPremade's.
+//   * BM_EmbeddedSchedule/N: ours only, `EmbeddedTimer::Schedule()` of N
+//     embedded timers constructed beforehand (untimed): the cost per add of
+//     a timer that lives in the user's object (no allocation, no count).
+//   * BM_EmbeddedScheduleCancel/P: ours only, schedule then cancel one
+//     embedded timer with P timers pending; ns per pair.
 //
 //   bazel run -c opt //benchmarks:schedule_benchmark --
 //       --benchmark_repetitions=5 --benchmark_report_aggregates_only=true
@@ -41,6 +46,7 @@
 #include "benchmarks/bench_impls.h"
 #include "benchmarks/memory_usage.h"
 #include "benchmarks/small_sizes.h"
+#include "timer/embedded_timer.h"
 #include "timer/timer.h"
 
 namespace timingwheel {
@@ -232,6 +238,60 @@ void BM_AddBatch(benchmark::State& state) {
   state.SetLabel("timingwheel");
 }
 
+// An embedded timer with nothing to do.
+class NoopEmbedded final : public EmbeddedTimer {
+ public:
+  ~NoopEmbedded() override { Cancel(); }
+
+ private:
+  void OnTimer() override {}
+};
+
+// BM_EmbeddedSchedule/N: ours only, `EmbeddedTimer::Schedule()` of N
+// embedded timers constructed beforehand (untimed), as they would live in
+// the user's objects.
+void BM_EmbeddedSchedule(benchmark::State& state) {
+  const int64_t n = state.range(0);
+  const std::vector<absl::Duration>& delays = LongDelays();
+  const size_t mask = delays.size() - 1;
+  double seconds = 0;
+  for (auto _ : state) {
+    std::unique_ptr<Timer> timer = Timer::Create().value();
+    std::unique_ptr<NoopEmbedded[]> timers(new NoopEmbedded[n]);
+    const auto start = std::chrono::steady_clock::now();
+    for (int64_t i = 0; i < n; ++i) {
+      benchmark::DoNotOptimize(timers[i].Schedule(*timer, delays[i & mask]));
+    }
+    const auto stop = std::chrono::steady_clock::now();
+    const double elapsed = std::chrono::duration<double>(stop - start).count();
+    state.SetIterationTime(elapsed);
+    seconds += elapsed;
+    timer.reset();  // First: the embedded timers then go without a cancel.
+  }
+  state.counters["ns_per_add"] =
+      seconds * 1e9 / (static_cast<double>(n) * state.iterations());
+  state.SetLabel("timingwheel");
+}
+
+// BM_EmbeddedScheduleCancel/P: ours only, schedule then cancel one embedded
+// timer with P (counted) timers already pending.
+void BM_EmbeddedScheduleCancel(benchmark::State& state) {
+  const std::vector<absl::Duration>& delays = LongDelays();
+  const size_t mask = delays.size() - 1;
+  std::unique_ptr<Timer> timer = Timer::Create().value();
+  for (int64_t i = 0; i < state.range(0); ++i) {
+    (void)timer->Schedule(delays[i & mask], [] {});
+  }
+  NoopEmbedded embedded;
+  size_t i = 0;
+  for (auto _ : state) {
+    benchmark::DoNotOptimize(embedded.Schedule(*timer, delays[i++ & mask]));
+    benchmark::DoNotOptimize(embedded.Cancel());
+  }
+  state.SetItemsProcessed(state.iterations());
+  state.SetLabel("timingwheel");
+}
+
 void CancelSizes(benchmark::internal::Benchmark* b) {
   if (small_sizes) {
     b->Arg(0)->Iterations(1000);
@@ -287,6 +347,17 @@ int main(int argc, char** argv) {
   benchmark::RegisterBenchmark("BM_Reschedule/timingwheel", BM_Reschedule)
       ->Apply(CancelSizes);
   benchmark::RegisterBenchmark("BM_CancelRearm/timingwheel", BM_CancelRearm)
+      ->Apply(CancelSizes);
+  for (const Size& size : ScheduleSizes()) {
+    benchmark::RegisterBenchmark("BM_EmbeddedSchedule/timingwheel",
+                                 BM_EmbeddedSchedule)
+        ->Arg(size.timers)
+        ->Iterations(size.iterations)
+        ->UseManualTime()
+        ->Unit(benchmark::kMillisecond);
+  }
+  benchmark::RegisterBenchmark("BM_EmbeddedScheduleCancel/timingwheel",
+                               BM_EmbeddedScheduleCancel)
       ->Apply(CancelSizes);
   RegisterAll<HeapBaseline>();
   RegisterAll<RoundWheelBaseline>();

@@ -5,10 +5,6 @@
 #include <algorithm>
 #include <cstdio>
 #include <cstdlib>
-#include <string>
-#include <typeindex>
-#include <typeinfo>
-#include <unordered_set>
 #include <utility>
 
 namespace timingwheel {
@@ -78,30 +74,6 @@ void OwnerAnchor::Close() {
   std::unique_lock<std::mutex> lock(mu_);
   idle_.wait(lock, [&] { return uses_ == 0; });
   owner_ = nullptr;
-}
-
-void ReportUnhandledError(std::exception_ptr error) {
-  std::string what = "an exception not derived from std::exception";
-  std::type_index type = typeid(void);
-  try {
-    std::rethrow_exception(error);
-  } catch (const std::exception& e) {
-    what = e.what();
-    type = typeid(e);
-  } catch (...) {
-  }
-  static std::mutex mu;
-  static std::unordered_set<std::type_index>* seen =
-      new std::unordered_set<std::type_index>();
-  {
-    std::lock_guard<std::mutex> lock(mu);
-    if (!seen->insert(type).second) return;
-  }
-  std::fprintf(stderr,
-               "timingwheel: a delayed operation's callback threw (%s: %s); "
-               "set PurgatoryOptions::on_callback_error to handle it (this "
-               "type is reported once)\n",
-               type.name(), what.c_str());
 }
 
 }  // namespace internal

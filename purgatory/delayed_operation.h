@@ -39,6 +39,11 @@
 #ifndef TIMINGWHEEL_PURGATORY_DELAYED_OPERATION_H_
 #define TIMINGWHEEL_PURGATORY_DELAYED_OPERATION_H_
 
+// clang-format off
+// First, so that below C++17 the build stops at one line saying so.
+#include "timer/internal/require_cxx17.h"  // IWYU pragma: keep
+// clang-format on
+
 #include <atomic>
 #include <condition_variable>
 #include <exception>
@@ -131,10 +136,6 @@ class WatchKeysBase {
  public:
   virtual ~WatchKeysBase() = default;
 };
-
-// Reports `error` on stderr, once per distinct exception type in the
-// process: the default when a purgatory has no error hook.
-void ReportUnhandledError(std::exception_ptr error);
 
 }  // namespace internal
 

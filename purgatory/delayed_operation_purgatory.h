@@ -40,6 +40,11 @@
 #ifndef TIMINGWHEEL_PURGATORY_DELAYED_OPERATION_PURGATORY_H_
 #define TIMINGWHEEL_PURGATORY_DELAYED_OPERATION_PURGATORY_H_
 
+// clang-format off
+// First, so that below C++17 the build stops at one line saying so.
+#include "timer/internal/require_cxx17.h"  // IWYU pragma: keep
+// clang-format on
+
 #include <atomic>
 #include <cstdint>
 #include <exception>
@@ -57,6 +62,7 @@
 #include "absl/strings/str_format.h"
 #include "absl/types/span.h"
 #include "purgatory/delayed_operation.h"
+#include "timer/internal/report_error.h"
 #include "timer/timer.h"
 
 namespace timingwheel {
@@ -554,7 +560,9 @@ class DelayedOperationPurgatory final : private internal::OperationOwner {
   void ReportError(std::exception_ptr error) override {
     callback_errors_.fetch_add(1, std::memory_order_relaxed);
     if (!on_callback_error_) {
-      internal::ReportUnhandledError(std::move(error));
+      internal::ReportUnhandledError(std::move(error),
+                                     "a delayed operation's callback",
+                                     "PurgatoryOptions::on_callback_error");
       return;
     }
     try {

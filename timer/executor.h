@@ -14,6 +14,11 @@
 #ifndef TIMINGWHEEL_TIMER_EXECUTOR_H_
 #define TIMINGWHEEL_TIMER_EXECUTOR_H_
 
+// clang-format off
+// First, so that below C++17 the build stops at one line saying so.
+#include "timer/internal/require_cxx17.h"  // IWYU pragma: keep
+// clang-format on
+
 #include <condition_variable>
 #include <mutex>
 #include <thread>

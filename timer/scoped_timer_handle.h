@@ -21,6 +21,11 @@
 #ifndef TIMINGWHEEL_TIMER_SCOPED_TIMER_HANDLE_H_
 #define TIMINGWHEEL_TIMER_SCOPED_TIMER_HANDLE_H_
 
+// clang-format off
+// First, so that below C++17 the build stops at one line saying so.
+#include "timer/internal/require_cxx17.h"  // IWYU pragma: keep
+// clang-format on
+
 #include <utility>
 
 #include "absl/time/time.h"

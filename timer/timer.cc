@@ -12,6 +12,7 @@
 #include "absl/base/macros.h"
 #include "absl/strings/str_format.h"
 #include "timer/internal/bucket.h"
+#include "timer/internal/report_error.h"
 #include "timer/internal/task_state.h"
 #include "timer/internal/wheel_math.h"
 
@@ -148,10 +149,12 @@ Timer::Timer(const TimerOptions& options, int64_t tick_nanos, uint32_t id)
       max_pending_(options.max_pending),
       on_callback_error_(options.on_callback_error),
       mu_(control_->mu),
-      wheel_(tick_nanos, options.wheel_size) {
+      wheel_(tick_nanos, options.wheel_size),
+      on_next_due_earlier_(options.on_next_due_earlier) {
   internal::InitList(&urgent_);
   internal::InitList(&flushing_);
   internal::InitList(&staging_);
+  internal::InitList(&embedded_ready_);
 }
 
 Timer::~Timer() {
@@ -171,6 +174,8 @@ Timer::~Timer() {
   {
     // Handles that outlive the timer find it gone.
     internal::MutexLock lock(mu_);
+    // Every slot of an embedded timer was run or released above.
+    ABSL_ASSERT(internal::ListEmpty(&embedded_ready_));
     control_->timer = nullptr;
   }
   // No task carries the id any more: every one was run, cancelled or
@@ -200,26 +205,39 @@ int64_t Timer::NowRelative() {
 
 absl::Status Timer::AddInternal(TimerTask* task, absl::Duration delay,
                                 bool wheel_ref_taken) {
-  if (!wheel_ref_taken && !task->Counted()) {
-    return absl::InvalidArgumentError(
-        "timingwheel: Add() of a task not created with MakeTask() (a stack "
-        "or member object, or a plain new): the timer would delete it");
-  }
+  if (!wheel_ref_taken && !task->Counted()) return NotCountedError(*task);
   const int64_t delay_nanos = internal::DelayToNanos(delay);
   const int64_t clock_now = ClockRelative();
   bool drop_ref = false;
+  bool earlier = false;
   absl::Status status;
   {
     internal::MutexLock lock(mu_);
-    status = AddLocked(task, clock_now, delay_nanos, wheel_ref_taken, drop_ref);
+    status = AddLocked(task, clock_now, delay_nanos, wheel_ref_taken, drop_ref,
+                       /*moved=*/nullptr, &earlier);
   }
   if (drop_ref) task->Unref();  // Never the last: the caller holds one.
+  if (earlier && on_next_due_earlier_) on_next_due_earlier_();
   return status;
+}
+
+absl::Status Timer::NotCountedError(const TimerTask& task) {
+  return absl::InvalidArgumentError(
+      task.Embedded()
+          ? "timingwheel: Add() of an EmbeddedTimer: schedule it with "
+            "EmbeddedTimer::Schedule()"
+          : "timingwheel: Add() of a task not created with MakeTask() (a "
+            "stack or member object, or a plain new): the timer would "
+            "delete it");
 }
 
 absl::Status Timer::AddLocked(TimerTask* task, int64_t base,
                               int64_t delay_nanos, bool wheel_ref_taken,
-                              bool& drop_ref, bool* moved) {
+                              bool& drop_ref, bool* moved, bool* earlier) {
+  // An embedded timer (EmbeddedTimer::Schedule() passes wheel_ref_taken)
+  // has no reference count: the wheel holds it by its owner's promise, and
+  // nothing here may Ref() or Unref() it.
+  const bool counted = !task->Embedded();
   absl::Status refused;
   // How the task enters the wheel: moved within it, taken back from a
   // batch handed to the executor (Run() not started), or added anew.
@@ -262,14 +280,19 @@ absl::Status Timer::AddLocked(TimerTask* task, int64_t base,
     if (State::Cas(task, state, desired)) break;
   }
   if (!refused.ok()) {
-    drop_ref = wheel_ref_taken;
+    drop_ref = wheel_ref_taken && counted;
     return refused;
+  }
+  if (kind == kWithdraw && !counted &&
+      internal::TimingWheel::AsNode(task)->prev != nullptr) {
+    // Embedded, queued: on embedded_ready_ (not yet claimed by a slot).
+    internal::Unlink(internal::TimingWheel::AsNode(task));
   }
   if (kind == kMove) {
     wheel_.Unlink(task, {&urgent_, &flushing_, &staging_});
   } else {
     // The wheel's reference, until the task runs or is cancelled.
-    if (!wheel_ref_taken) task->Ref();
+    if (!wheel_ref_taken && counted) task->Ref();
     wheel_ref_taken = false;
     ++counters_.pending;
     if (kind == kWithdraw) --counters_.expired;
@@ -279,7 +302,11 @@ absl::Status Timer::AddLocked(TimerTask* task, int64_t base,
   // cannot make the task due earlier than the timer has already seen.
   task->due_nanos_ =
       internal::SaturatingAdd(std::max(base, wheel_.time()), delay_nanos);
+  const int64_t earliest_before = wheel_.EarliestKey();
   wheel_.Place(task);
+  if (earlier != nullptr && wheel_.EarliestKey() < earliest_before) {
+    *earlier = true;
+  }
   ++counters_.added;
   if (wheel_.EarliestKey() < sleep_deadline_max_) {
     // A sleeper would oversleep the new task. Every sleeper re-registers
@@ -288,7 +315,7 @@ absl::Status Timer::AddLocked(TimerTask* task, int64_t base,
     cv_.notify_all();
   }
   // A moved task already had the wheel's reference.
-  drop_ref = wheel_ref_taken;
+  drop_ref = wheel_ref_taken && counted;
   return absl::OkStatus();
 }
 
@@ -331,8 +358,12 @@ bool Timer::CancelLocked(TimerTask& task, bool& drop_ref) {
   if ((state & State::kPending) != 0) {
     wheel_.Unlink(&task, {&urgent_, &flushing_, &staging_});
     --counters_.pending;
-    drop_ref = true;
+    drop_ref = !task.Embedded();
   } else {
+    if (task.Embedded() &&
+        internal::TimingWheel::AsNode(&task)->prev != nullptr) {
+      internal::Unlink(internal::TimingWheel::AsNode(&task));
+    }
     // Taken back from its batch, which drops its reference when it gets
     // there (or the running thread, for a deferred run).
     --counters_.expired;
@@ -469,16 +500,6 @@ std::vector<TimerTask*> Timer::TakeExpired(std::vector<TimerTask*>& expired) {
   const int64_t count = static_cast<int64_t>(expired.size());
   counters_.pending -= count;
   counters_.expired += count;
-  for (TimerTask* task : expired) {
-    // Pending -> queued: Cancel() can still take it back until it starts.
-    uint32_t state = State::Load(task);
-    while (
-        !State::Cas(task, state, (state & ~State::kPending) | State::kQueued)) {
-    }
-  }
-  // Counted in flight while the lock is held: a Shutdown() that follows
-  // waits for them.
-  in_flight_.fetch_add(count, std::memory_order_relaxed);
   // Tasks that became due in the same wake-up run in due-time order (the
   // due list already yields them so; buckets flushed together may not).
   // Sorted here, under the lock: once out of the wheel a task may be added
@@ -489,6 +510,23 @@ std::vector<TimerTask*> Timer::TakeExpired(std::vector<TimerTask*>& expired) {
   if (!std::is_sorted(expired.begin(), expired.end(), by_due)) {
     std::stable_sort(expired.begin(), expired.end(), by_due);
   }
+  for (TimerTask*& task : expired) {
+    // Pending -> queued: Cancel() can still take it back until it starts.
+    uint32_t state = State::Load(task);
+    while (
+        !State::Cas(task, state, (state & ~State::kPending) | State::kQueued)) {
+    }
+    if (task->Embedded()) {
+      // The batch gets a null slot; the timer keeps the task (see
+      // RunEmbeddedSlot), so that destroying it never waits for a batch.
+      internal::LinkBefore(&embedded_ready_,
+                           internal::TimingWheel::AsNode(task));
+      task = nullptr;
+    }
+  }
+  // Counted in flight while the lock is held: a Shutdown() that follows
+  // waits for them.
+  in_flight_.fetch_add(count, std::memory_order_relaxed);
   std::vector<TimerTask*> batch;
   batch.reserve(kFlushChunk);
   batch.swap(expired);
@@ -515,6 +553,10 @@ void Timer::InvokeRun(TimerTask* task) {
       } catch (...) {
         // The hook's own failure has nowhere better to go.
       }
+    } else {
+      internal::ReportUnhandledError(std::current_exception(),
+                                     "a timer callback",
+                                     "TimerOptions::on_callback_error");
     }
   }
 }
@@ -560,6 +602,11 @@ void Timer::RunBatch(std::vector<TimerTask*>& batch) {
   {
     CallbackScope scope(this);
     for (TimerTask* task : batch) {
+      if (task == nullptr) {  // A slot for an embedded timer.
+        RunEmbeddedSlot();
+        ++released;
+        continue;
+      }
       uint32_t state = State::Load(task);
       bool run = false;
       bool handed_on = false;
@@ -597,6 +644,14 @@ void Timer::ReleaseBatch(std::vector<TimerTask*>& batch) {
   {
     internal::MutexLock lock(mu_);
     for (TimerTask* task : batch) {
+      if (task == nullptr) {
+        // A slot for an embedded timer: the front one is dropped (any one
+        // would do; each slot stands for one of them). Touched under the
+        // lock only: its owner may destroy it once the lock is released.
+        if (internal::ListEmpty(&embedded_ready_)) continue;
+        task = internal::TimingWheel::AsTask(embedded_ready_.next);
+        internal::Unlink(embedded_ready_.next);
+      }
       uint32_t state = State::Load(task);
       while ((state & State::kQueued) != 0) {
         if (State::Cas(
@@ -609,7 +664,9 @@ void Timer::ReleaseBatch(std::vector<TimerTask*>& batch) {
       }
     }
   }
-  for (TimerTask* task : batch) task->Unref();
+  for (TimerTask* task : batch) {
+    if (task != nullptr) task->Unref();  // Null: an embedded timer's slot.
+  }
   FinishInFlight(static_cast<int64_t>(batch.size()));
 }
 
@@ -644,17 +701,32 @@ std::vector<TaskPtr<TimerTask>> Timer::Shutdown() {
   // Cancel() leave pending tasks alone.
   std::vector<TaskPtr<TimerTask>> cancelled;
   cancelled.reserve(static_cast<size_t>(count));
+  bool swept_embedded = false;
   while (!internal::ListEmpty(&all)) {
     internal::ListNode* node = all.next;
     internal::Unlink(node);
     TimerTask* task = internal::TimingWheel::AsTask(node);
+    // Read first: once kPending is cleared, a thread destroying an embedded
+    // timer (waiting for that, see CancelEmbedded) may free it.
+    const bool embedded = task->Embedded();
     uint32_t state = State::Load(task);
     while (!State::Cas(
         task, state,
         State::Make(State::Owner(state), state & ~State::kPending))) {
     }
-    // The wheel's reference passes to the caller.
+    // The wheel's reference passes to the caller; an embedded timer (no
+    // reference: its owner may destroy it any time) is not returned.
+    if (embedded) {
+      // Not touched again; its destroyer is woken below.
+      --count;
+      swept_embedded = true;
+      continue;
+    }
     cancelled.push_back(TaskPtr<TimerTask>::Adopt(task));
+  }
+  if (swept_embedded) {
+    internal::MutexLock lock(mu_);
+    NotifyEmbeddedWaiters();
   }
   ABSL_ASSERT(static_cast<int64_t>(cancelled.size()) == count);
   if (current_callback_timer == this) return cancelled;
@@ -678,6 +750,17 @@ TimerMetrics Timer::Metrics() const {
   }
   metrics.callback_errors = callback_errors_.load(std::memory_order_relaxed);
   return metrics;
+}
+
+absl::Duration Timer::NextDueIn() {
+  internal::MutexLock lock(mu_);
+  const int64_t earliest = wheel_.EarliestKey();
+  if (shutdown_ || earliest == internal::kMaxNanos) {
+    return absl::InfiniteDuration();
+  }
+  const int64_t now = NowRelative();
+  return earliest <= now ? absl::ZeroDuration()
+                         : absl::Nanoseconds(earliest - now);
 }
 
 int64_t Timer::NumPending() const {

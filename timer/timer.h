@@ -46,6 +46,11 @@
 #ifndef TIMINGWHEEL_TIMER_TIMER_H_
 #define TIMINGWHEEL_TIMER_TIMER_H_
 
+// clang-format off
+// First, so that below C++17 the build stops at one line saying so.
+#include "timer/internal/require_cxx17.h"  // IWYU pragma: keep
+// clang-format on
+
 #include <atomic>
 #include <condition_variable>
 #include <cstdint>
@@ -116,8 +121,20 @@ struct TimerOptions {
 
   // Called on the executor with the exception a task's `Run()` threw. The
   // executor goes on with other callbacks either way. An exception thrown by
-  // the hook itself is swallowed.
+  // the hook itself is swallowed. Without a hook, each distinct exception
+  // type is reported once per process on stderr (its type and `what()`),
+  // never swallowed silently; `TimerMetrics::callback_errors` counts all.
   std::function<void(std::exception_ptr)> on_callback_error;
+
+  // Called after an `Add()`, `Schedule()`, `AddAt()`, `ScheduleAt()`,
+  // `AddBatch()`, a `TimerHandle::Reschedule()`/`RescheduleAt()`, a periodic
+  // task's re-arm or `EmbeddedTimer::Schedule()` made the timer's next due
+  // instant (`NextDueIn()`) earlier, on the adding thread, with no lock of
+  // the timer held (it may call the timer).
+  // For an owner that drives the timer from its own event loop
+  // (`start_reaper = false`): wake the loop (write an eventfd or a pipe) so
+  // that it recomputes its `epoll_wait` timeout. See event_loop.h.
+  std::function<void()> on_next_due_earlier;
 };
 
 // TimerMetrics
@@ -377,6 +394,17 @@ class Timer {
   // Returns the number of pending tasks. Thread-safe.
   int64_t NumPending() const;
 
+  // Timer::NextDueIn()
+  //
+  // How long from now (on the timer's clock) until the timer next has work
+  // for `AdvanceClock()`: `absl::InfiniteDuration()` when nothing is
+  // pending, `absl::ZeroDuration()` when something is due now. Never later
+  // than the earliest pending task's due time; it may be earlier (a bucket
+  // that must cascade first), in which case the advance runs nothing early
+  // and the next call returns the rest. For an owner's event loop: see
+  // `EpollTimeoutMs()` in event_loop.h. Thread-safe.
+  absl::Duration NextDueIn();
+
   // Timer::clock()
   //
   // The clock this timer reads.
@@ -385,6 +413,7 @@ class Timer {
  private:
   friend class TimerHandle;
   friend class internal::PeriodicTaskBase;
+  friend class EmbeddedTimer;
   class CallbackScope;
   class Batch;
 
@@ -397,12 +426,17 @@ class Timer {
   // With mu_ held: adds or moves `task`, due at `base` (never before the
   // wheel's time) plus `delay_nanos`, both relative to origin_. Sets
   // `drop_ref` when the caller must drop a reference after unlocking (the
-  // one it counted with `wheel_ref_taken`, when refused or moved), and
-  // `*moved` to whether the task was waiting already.
+  // one it counted with `wheel_ref_taken`, when refused or moved; never for
+  // an embedded timer, which has no count), `*moved` to whether the task was
+  // waiting already, and `*earlier` to true when the add made the next due
+  // instant earlier (left alone otherwise): the caller then calls
+  // on_next_due_earlier_ after unlocking.
   absl::Status AddLocked(TimerTask* task, int64_t base, int64_t delay_nanos,
                          bool wheel_ref_taken, bool& drop_ref,
-                         bool* moved = nullptr)
+                         bool* moved = nullptr, bool* earlier = nullptr)
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  // The error for an Add() of a task without a reference count.
+  static absl::Status NotCountedError(const TimerTask& task);
   // The entry points of timer_scheduling.cc.
   absl::Status AddAtInternal(TimerTask* task, TimePoint deadline,
                              bool wheel_ref_taken);
@@ -444,6 +478,17 @@ class Timer {
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   bool IsPendingLocked(const TimerTask& task) const
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  // Runs the embedded timer at the front of embedded_ready_ (one batch slot
+  // stands for one of them; see embedded_timer.cc). Called without mu_.
+  void RunEmbeddedSlot();
+  // Cancels embedded `task` of the timer behind `control`, then, unless the
+  // calling thread is inside the task's own run, waits until no thread runs
+  // it. With `destroying`, a run of `task` on the calling thread is told not
+  // to touch it after it returns.
+  static bool CancelEmbedded(internal::TimerControl* control, TimerTask* task,
+                             bool destroying);
+  // Wakes the threads CancelEmbedded() left waiting, if any.
+  void NotifyEmbeddedWaiters() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
 
   // This timer's id in its tasks' state words (see internal::TaskState).
   const uint32_t id_;
@@ -466,6 +511,11 @@ class Timer {
   internal::ListNode urgent_ ABSL_GUARDED_BY(mu_);
   internal::ListNode flushing_ ABSL_GUARDED_BY(mu_);
   internal::ListNode staging_ ABSL_GUARDED_BY(mu_);
+  // Embedded timers handed to the executor, Run() not started, in due order.
+  // A batch holds a null slot for each instead of a pointer, so that an
+  // embedded timer destroyed while queued is simply unlinked from here.
+  internal::ListNode embedded_ready_ ABSL_GUARDED_BY(mu_);
+  const std::function<void()> on_next_due_earlier_;
   bool shutdown_ ABSL_GUARDED_BY(mu_) = false;
   // Whether a thread is inside FlushDue() (which releases mu_ between
   // chunks): flushes never overlap.

@@ -6,6 +6,7 @@
 // task, so they keep its rules: never early, exactly once, O(1).
 
 #include <cstdint>
+#include <functional>
 
 #include "absl/base/thread_annotations.h"
 #include "absl/status/status.h"
@@ -19,16 +20,6 @@
 #include "timer/timer_handle.h"
 
 namespace timingwheel {
-namespace {
-
-absl::Status NotMadeByMakeTask() {
-  return absl::InvalidArgumentError(
-      "timingwheel: Add() of a task not created with MakeTask() (a stack "
-      "or member object, or a plain new): the timer would delete it");
-}
-
-}  // namespace
-
 int64_t Timer::RelativeOf(TimePoint deadline) const {
   if (deadline == TimePoint::Max()) return internal::kMaxNanos;
   if (deadline.nanos() <= origin_) return 0;
@@ -43,15 +34,18 @@ int64_t Timer::RelativeOf(TimePoint deadline) const {
 
 absl::Status Timer::AddAtInternal(TimerTask* task, TimePoint deadline,
                                   bool wheel_ref_taken) {
-  if (!wheel_ref_taken && !task->Counted()) return NotMadeByMakeTask();
+  if (!wheel_ref_taken && !task->Counted()) return NotCountedError(*task);
   const int64_t due = RelativeOf(deadline);
   bool drop_ref = false;
+  bool earlier = false;
   absl::Status status;
   {
     internal::MutexLock lock(mu_);
-    status = AddLocked(task, due, 0, wheel_ref_taken, drop_ref);
+    status = AddLocked(task, due, 0, wheel_ref_taken, drop_ref,
+                       /*moved=*/nullptr, &earlier);
   }
   if (drop_ref) task->Unref();  // Never the last: the caller holds one.
+  if (earlier && on_next_due_earlier_) on_next_due_earlier_();
   return status;
 }
 
@@ -65,6 +59,7 @@ absl::Status Timer::AddAt(const TaskPtr<TimerTask>& task, TimePoint deadline) {
 absl::Status Timer::AddBatch(absl::Span<const TimerBatchEntry> entries,
                              size_t* added) {
   size_t count = 0;
+  bool earlier = false;
   absl::Status status;
   const int64_t clock_now = ClockRelative();  // One reading for all.
   {
@@ -76,18 +71,21 @@ absl::Status Timer::AddBatch(absl::Span<const TimerBatchEntry> entries,
         break;
       }
       if (!entry.task->Counted()) {
-        status = NotMadeByMakeTask();
+        status = NotCountedError(*entry.task);
         break;
       }
       bool drop_ref = false;  // Stays false: no reference was counted.
       status = AddLocked(entry.task.get(), clock_now,
                          internal::DelayToNanos(entry.delay),
-                         /*wheel_ref_taken=*/false, drop_ref);
+                         /*wheel_ref_taken=*/false, drop_ref,
+                         /*moved=*/nullptr, &earlier);
       if (!status.ok()) break;
       ++count;
     }
   }
   if (added != nullptr) *added = count;
+  // Once for the batch, even when it stopped at a refused entry.
+  if (earlier && on_next_due_earlier_) on_next_due_earlier_();
   return status;
 }
 
@@ -106,6 +104,7 @@ absl::Status Timer::AddPeriodic(internal::PeriodicTaskBase* task,
 
 void Timer::RearmPeriodic(internal::PeriodicTaskBase& task) {
   bool drop_ref = false;
+  bool earlier = false;
   {
     internal::MutexLock lock(mu_);
     const int64_t period = task.period_nanos_;
@@ -120,10 +119,13 @@ void Timer::RearmPeriodic(internal::PeriodicTaskBase& task) {
           next, internal::SaturatingMultiply(periods, period));
     }
     // Refused after Cancel() (kStopped) or Shutdown(): the series ends.
-    AddLocked(&task, next, 0, /*wheel_ref_taken=*/false, drop_ref)
+    AddLocked(&task, next, 0, /*wheel_ref_taken=*/false, drop_ref,
+              /*moved=*/nullptr, &earlier)
         .IgnoreError();
   }
   if (drop_ref) task.Unref();
+  // The re-arming thread runs the task's callback: the timer is alive.
+  if (earlier && on_next_due_earlier_) on_next_due_earlier_();
 }
 
 void internal::PeriodicTaskBase::Rearm() { timer_->RearmPeriodic(*this); }
@@ -135,6 +137,10 @@ RescheduleResult TimerHandle::RescheduleInternal(bool relative, int64_t nanos)
   if (task_ == nullptr) return RescheduleResult::kTimerGone;
   bool drop_ref = false;
   bool moved = false;
+  bool earlier = false;
+  // A copy of the timer's hook, taken under the lock: the timer may be
+  // destroyed once it is released (a handle may outlive it).
+  std::function<void()> on_earlier;
   absl::Status status;
   {
     internal::MutexLock lock(control_->mu);
@@ -143,10 +149,13 @@ RescheduleResult TimerHandle::RescheduleInternal(bool relative, int64_t nanos)
     const int64_t base = relative
                              ? timer->ClockRelative()
                              : timer->RelativeOf(TimePoint::FromNanos(nanos));
-    status = timer->AddLocked(task_.get(), base, relative ? nanos : 0,
-                              /*wheel_ref_taken=*/false, drop_ref, &moved);
+    status =
+        timer->AddLocked(task_.get(), base, relative ? nanos : 0,
+                         /*wheel_ref_taken=*/false, drop_ref, &moved, &earlier);
+    if (earlier) on_earlier = timer->on_next_due_earlier_;
   }
   if (drop_ref) task_->Unref();  // Not reached: no reference was counted.
+  if (on_earlier) on_earlier();
   if (status.ok()) {
     return moved ? RescheduleResult::kMoved : RescheduleResult::kRearmed;
   }

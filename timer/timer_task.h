@@ -18,6 +18,11 @@
 #ifndef TIMINGWHEEL_TIMER_TIMER_TASK_H_
 #define TIMINGWHEEL_TIMER_TIMER_TASK_H_
 
+// clang-format off
+// First, so that below C++17 the build stops at one line saying so.
+#include "timer/internal/require_cxx17.h"  // IWYU pragma: keep
+// clang-format on
+
 #include <atomic>
 #include <cstddef>
 #include <cstdint>
@@ -27,6 +32,7 @@
 namespace timingwheel {
 
 class Timer;
+class EmbeddedTimer;
 template <typename T>
 class TaskPtr;
 
@@ -96,6 +102,7 @@ class TimerTask : private internal::ListNode {
   friend class internal::TaskState;
   friend class Timer;
   friend class TimerHandle;
+  friend class EmbeddedTimer;
   template <typename T>
   friend class TaskPtr;
   template <typename T, typename... Args>
@@ -110,8 +117,16 @@ class TimerTask : private internal::ListNode {
     if (refs_.fetch_sub(1, std::memory_order_acq_rel) == 1) delete this;
   }
   // Whether the task was created by `MakeTask()` (or `Schedule()`) and is
-  // alive: a stack object or a plain `new` has no reference.
+  // alive: a stack object or a plain `new` has no reference, and an
+  // `EmbeddedTimer` carries `kEmbeddedRefs`.
   bool Counted() const { return refs_.load(std::memory_order_relaxed) > 0; }
+
+  // The reference count of an `EmbeddedTimer` (see embedded_timer.h): a
+  // marker no counted task can have (their count is never negative). The
+  // timer neither counts references to an embedded timer nor deletes it; it
+  // tells it apart with `Embedded()`.
+  static constexpr int32_t kEmbeddedRefs = -(int32_t{1} << 30);
+  bool Embedded() const { return refs_.load(std::memory_order_relaxed) < 0; }
 
   // Bookkeeping, guarded by the owning timer's lock: the list links (the
   // private base) and the due time on the timer's clock. The reference count

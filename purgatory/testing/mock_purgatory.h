@@ -12,6 +12,11 @@
 #ifndef TIMINGWHEEL_PURGATORY_TESTING_MOCK_PURGATORY_H_
 #define TIMINGWHEEL_PURGATORY_TESTING_MOCK_PURGATORY_H_
 
+// clang-format off
+// First, so that below C++17 the build stops at one line saying so.
+#include "timer/internal/require_cxx17.h"  // IWYU pragma: keep
+// clang-format on
+
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>

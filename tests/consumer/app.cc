@@ -13,6 +13,7 @@
 
 #include "absl/time/time.h"
 #include "purgatory/delayed_operation_purgatory.h"
+#include "timer/embedded_timer.h"
 #include "timer/timer.h"
 
 namespace {
@@ -99,6 +100,18 @@ int main() {
     return 1;
   }
 
+  // An embedded timer (no allocation): an idle timeout that traffic moves
+  // (scheduling a pending one moves it), then fires.
+  Latch idle_fired(1);
+  timingwheel::CallbackTimer idle([&] { idle_fired.CountDown(); });
+  const bool idle_ok =
+      idle.Schedule(*timer, absl::Seconds(30)).ok() &&
+      idle.Schedule(*timer, absl::Milliseconds(20)).ok();  // Moved earlier.
+  if (!idle_ok || !idle_fired.Wait(absl::Seconds(30))) {
+    std::fprintf(stderr, "timer: embedded timer did not fire\n");
+    return 1;
+  }
+
   // The purgatory: one request completes through its key, one times out.
   auto purgatory =
       timingwheel::DelayedOperationPurgatory<std::string>::Create().value();
@@ -121,7 +134,7 @@ int main() {
 
   std::printf(
       "timer: %d run, 1 cancelled, re-armed and cancelled again, "
-      "periodic task ran at least 3 times\n",
+      "periodic task ran at least 3 times; embedded timer moved and fired\n",
       runs.load());
   std::printf("purgatory: %d completed by key: %s; other: %s (expired=%d)\n",
               completed, acknowledged->outcome.c_str(),

@@ -14,6 +14,7 @@
 #define TIMINGWHEEL_TIMER_INTERNAL_TIMER_CONTROL_H_
 
 #include <atomic>
+#include <condition_variable>
 #include <cstdint>
 
 #include "absl/base/thread_annotations.h"
@@ -44,6 +45,11 @@ class TimerControl {
   Mutex mu;
   // The timer, until its destructor has finished shutting it down.
   Timer* timer ABSL_GUARDED_BY(mu);
+  // Threads waiting (with `mu`) for an `EmbeddedTimer`'s run to end, and
+  // where they wait: here, not in the timer, because a waiter may still be
+  // waking up when the timer is destroyed.
+  int embedded_waiters ABSL_GUARDED_BY(mu) = 0;
+  std::condition_variable embedded_done;
 
  private:
   ~TimerControl() = default;

@@ -6,7 +6,9 @@
 // (i + 0.5) * spread / timers), then `--idle` with nothing due. Prints what
 // each one cost: wake-ups of its timer thread (counted inside it, split into
 // the busy and the idle phase, cross-checked with the thread's voluntary
-// context switches from /proc), CPU time of its threads, lateness
+// context switches from /proc), the voluntary context switches of all its
+// threads (the process's wake-ups, whichever thread runs the callbacks;
+// also split), CPU time of its threads, lateness
 // mean / p99 / max and how many fired early. `--json` prints one object per
 // implementation instead, with exactly the keys impl, wakeups, cpu_ms,
 // late_mean_ms, late_p99_ms, late_max_ms, early.
@@ -68,6 +70,7 @@ struct Run {
 
   int64_t wakeups_start = 0, wakeups_mid = 0, wakeups_end = 0;
   int64_t switches_start = 0, switches_mid = 0, switches_end = 0;
+  int64_t all_start = 0, all_mid = 0, all_end = 0;  // All its threads.
   int64_t cpu_start = 0, cpu_end = 0;
 };
 
@@ -77,9 +80,19 @@ int64_t SumCpu(const Run& run) {
   return sum;
 }
 
-void Snapshot(Run& run, int64_t& wakeups, int64_t& switches) {
+// Voluntary context switches of all the run's threads; a thread that has
+// exited counts nothing from then on.
+int64_t SumSwitches(const Run& run) {
+  int64_t sum = 0;
+  for (pid_t tid : run.tids)
+    sum += std::max<int64_t>(0, VoluntarySwitches(tid));
+  return sum;
+}
+
+void Snapshot(Run& run, int64_t& wakeups, int64_t& switches, int64_t& all) {
   wakeups = run.timer->wakeups();
   switches = run.timer_tid != 0 ? VoluntarySwitches(run.timer_tid) : -1;
+  all = SumSwitches(run);
 }
 
 void SleepUntil(int64_t deadline) {
@@ -126,7 +139,7 @@ int Main() {
                absl::FormatDuration(spread + idle).c_str());
 
   for (auto& run : runs) {
-    Snapshot(*run, run->wakeups_start, run->switches_start);
+    Snapshot(*run, run->wakeups_start, run->switches_start, run->all_start);
     run->cpu_start = SumCpu(*run);
   }
   const int64_t start = Now();
@@ -152,7 +165,7 @@ int Main() {
     if (!mid_taken && next >= mid) {
       SleepUntil(mid);
       for (auto& run : runs) {
-        Snapshot(*run, run->wakeups_mid, run->switches_mid);
+        Snapshot(*run, run->wakeups_mid, run->switches_mid, run->all_mid);
       }
       mid_taken = true;
     }
@@ -170,7 +183,7 @@ int Main() {
   }
   SleepUntil(end);
   for (auto& run : runs) {
-    Snapshot(*run, run->wakeups_end, run->switches_end);
+    Snapshot(*run, run->wakeups_end, run->switches_end, run->all_end);
     run->cpu_end = SumCpu(*run);
   }
   for (auto& run : runs) run->timer->Stop();
@@ -179,9 +192,10 @@ int Main() {
   if (json) {
     absl::PrintF("[\n");
   } else {
-    absl::PrintF("\n%-18s %8s %8s %8s %9s %8s %8s %8s %6s %6s\n", "impl",
-                 "wakeups", "(idle)", "ctxsw", "cpu_ms", "late_avg", "late_p99",
-                 "late_max", "early", "fired");
+    absl::PrintF("\n%-18s %8s %8s %8s %8s %8s %9s %8s %8s %8s %6s %6s\n",
+                 "impl", "wakeups", "(idle)", "ctxsw", "all_cs", "(idle)",
+                 "cpu_ms", "late_avg", "late_p99", "late_max", "early",
+                 "fired");
   }
   std::vector<std::pair<std::string, double>> bars;
   for (size_t k = 0; k < runs.size(); ++k) {
@@ -192,6 +206,8 @@ int Main() {
     const int64_t wakeups = run.wakeups_end - run.wakeups_start;
     const int64_t idle_wakeups = run.wakeups_end - run.wakeups_mid;
     const int64_t switches = run.switches_end - run.switches_start;
+    const int64_t all_switches = run.all_end - run.all_start;
+    const int64_t idle_all_switches = run.all_end - run.all_mid;
     const double cpu_ms =
         static_cast<double>(run.cpu_end - run.cpu_start) / 1e6;
     bars.emplace_back(run.timer->name(), static_cast<double>(wakeups));
@@ -203,10 +219,11 @@ int Main() {
           run.timer->name(), wakeups, cpu_ms, late.mean_ms, late.p99_ms,
           late.max_ms, late.early, k + 1 < runs.size() ? "," : "");
     } else {
-      absl::PrintF("%-18s %8d %8d %8d %9.2f %8.3f %8.3f %8.3f %6d %3d/%d\n",
-                   run.timer->name(), wakeups, idle_wakeups, switches, cpu_ms,
-                   late.mean_ms, late.p99_ms, late.max_ms, late.early,
-                   run.fired_count.load(), timers);
+      absl::PrintF(
+          "%-18s %8d %8d %8d %8d %8d %9.2f %8.3f %8.3f %8.3f %6d %3d/%d\n",
+          run.timer->name(), wakeups, idle_wakeups, switches, all_switches,
+          idle_all_switches, cpu_ms, late.mean_ms, late.p99_ms, late.max_ms,
+          late.early, run.fired_count.load(), timers);
     }
   }
   const std::string svg = absl::GetFlag(FLAGS_svg);
@@ -227,7 +244,10 @@ int Main() {
         "\nwakeups: returns from the timer thread's wait, counted inside each "
         "implementation (asio: handlers run); (idle): of those, during the "
         "idle phase; ctxsw: the timer thread's voluntary context switches "
-        "(/proc), the cross-check; cpu_ms: CPU time of all its threads; late "
+        "(/proc), the cross-check; all_cs: voluntary context switches of all "
+        "its threads (the wake-ups the process pays, callbacks' threads "
+        "included), (idle): of those, during the idle phase; cpu_ms: CPU "
+        "time of all its threads; late "
         "in ms after the due time; early: fired before it.\n");
   }
   return 0;

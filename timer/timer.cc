@@ -13,6 +13,7 @@
 #include "absl/strings/str_format.h"
 #include "timer/internal/bucket.h"
 #include "timer/internal/report_error.h"
+#include "timer/internal/standby_executor.h"
 #include "timer/internal/task_state.h"
 #include "timer/internal/wheel_math.h"
 
@@ -27,6 +28,10 @@ constexpr int64_t kMaxWheelSize = int64_t{1} << 20;
 
 // The timer whose callback the current thread is running, if any.
 thread_local const Timer* current_callback_timer = nullptr;
+
+// The timer whose reaper is flushing on the current thread, when it keeps
+// the batches to run them itself (see Timer::Dispatch).
+thread_local const Timer* inline_flusher = nullptr;
 
 using State = internal::TaskState;
 
@@ -142,9 +147,12 @@ Timer::Timer(const TimerOptions& options, int64_t tick_nanos, uint32_t id)
       clock_(options.clock != nullptr ? options.clock : Clock::Real()),
       owned_executor_(options.executor != nullptr
                           ? nullptr
-                          : std::make_unique<ThreadExecutor>()),
+                          : std::make_unique<internal::StandbyExecutor>(
+                                [this] { OnWatchdog(); })),
       executor_(options.executor != nullptr ? options.executor
                                             : owned_executor_.get()),
+      run_inline_(options.executor == nullptr && options.start_reaper &&
+                  clock_ == Clock::Real()),
       origin_(clock_->NowNanos()),
       max_pending_(options.max_pending),
       on_callback_error_(options.on_callback_error),
@@ -313,6 +321,8 @@ absl::Status Timer::AddLocked(TimerTask* task, int64_t base,
     // its deadline when it sleeps again, so one notification suffices.
     sleep_deadline_max_ = kNoSleeper;
     cv_.notify_all();
+    // The reaper runs callbacks: its standby must wake for this one.
+    if (watchdog_active_) ArmWatchdogLocked(wheel_.EarliestKey(), false);
   }
   // A moved task already had the wheel's reference.
   drop_ref = wheel_ref_taken && counted;
@@ -535,6 +545,21 @@ std::vector<TimerTask*> Timer::TakeExpired(std::vector<TimerTask*>& expired) {
 
 void Timer::Dispatch(std::vector<TimerTask*> batch) {
   if (batch.empty()) return;
+  if (inline_flusher == this) {
+    // The reaper's flush with the default executor: its first chunk is kept
+    // for the reaper to run once the flush ends (RunInlineBatches), with no
+    // hand-off. A flush of more chunks is large: the executor thread runs
+    // them all, in order, while the reaper flushes on.
+    if (!inline_handed_off_ && inline_batches_.empty()) {
+      inline_batches_.push_back(std::move(batch));
+      return;
+    }
+    inline_handed_off_ = true;
+    for (std::vector<TimerTask*>& held : inline_batches_) {
+      executor_->Execute(Batch(this, std::move(held)));
+    }
+    inline_batches_.clear();
+  }
   // One executor callback per batch: per-task closures, allocations and
   // completion bookkeeping cost more than the callbacks themselves. An
   // executor that destroys the callback without running it releases the
@@ -773,10 +798,55 @@ void Timer::ReaperLoop() {
   // /proc/self/task/*/comm.
   pthread_setname_np(pthread_self(), "tw-reaper");
   for (;;) {
+    if (run_inline_) inline_flusher = this;
     AdvanceClock(absl::InfiniteDuration());
+    inline_flusher = nullptr;
+    inline_handed_off_ = false;
+    // After the flush (flusher_active_ is false again and mu_ is free), so
+    // that the standby can take over flushing while these run.
+    if (!inline_batches_.empty()) RunInlineBatches();
     internal::MutexLock lock(mu_);
     if (shutdown_) return;
   }
+}
+
+void Timer::RunInlineBatches() {
+  std::vector<std::vector<TimerTask*>> batches;
+  batches.swap(inline_batches_);
+  {
+    internal::MutexLock lock(mu_);
+    watchdog_active_ = true;
+    ArmWatchdogLocked(wheel_.EarliestKey(), /*force=*/true);
+  }
+  for (std::vector<TimerTask*>& batch : batches) RunBatch(batch);
+  {
+    // Under the lock: an Add() re-arming meanwhile is not undone later.
+    internal::MutexLock lock(mu_);
+    watchdog_active_ = false;
+    owned_executor_->Disarm();
+  }
+}
+
+void Timer::ArmWatchdogLocked(int64_t key, bool force) {
+  if (!force && key >= watchdog_deadline_) return;
+  watchdog_deadline_ = key;
+  // An Add() due before it notifies (AddLocked), and re-arms.
+  sleep_deadline_max_ = std::max(sleep_deadline_max_, key);
+  if (shutdown_ || key == internal::kMaxNanos ||
+      (origin_ > 0 && key > internal::kMaxNanos - origin_)) {
+    owned_executor_->Disarm();
+    return;
+  }
+  owned_executor_->ArmAt(origin_ + key);
+}
+
+void Timer::OnWatchdog() {
+  // The reaper is inside callbacks at a due instant (or just left them):
+  // flush what is due; the batches go to this thread's queue, which it runs
+  // next.
+  AdvanceClock(absl::ZeroDuration());
+  internal::MutexLock lock(mu_);
+  if (watchdog_active_) ArmWatchdogLocked(wheel_.EarliestKey(), true);
 }
 
 // The handle's control block holds the timer's lock (mu_ is control_->mu),

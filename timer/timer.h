@@ -30,8 +30,11 @@
 //     prevents a run until `Run()` starts, and stops a repeating task.
 //   * Idle costs nothing: with nothing pending the reaper sleeps without a
 //     timeout; with tasks pending it wakes once per distinct due instant.
-//   * Callbacks never run under a lock of the timer, nor on the reaper's
-//     critical path: they run on the executor.
+//   * Callbacks never run under a lock of the timer, nor where they could
+//     delay another task: they run on the executor. The default executor
+//     lets the reaper run a due batch itself (no hand-off, one wake-up per
+//     due instant); a standby thread takes over the flushing if a callback
+//     is still running when the next task is due.
 //   * O(1) add and cancel; no allocation beyond the task itself (40 bytes of
 //     bookkeeping plus the callback's captures).
 //
@@ -79,6 +82,9 @@
 #include "timer/timer_task.h"
 
 namespace timingwheel {
+namespace internal {
+class StandbyExecutor;
+}  // namespace internal
 
 // TimerOptions
 //
@@ -98,7 +104,12 @@ struct TimerOptions {
   // timer.
   Clock* clock = nullptr;
 
-  // Where callbacks run. Null means a dedicated thread owned by the timer.
+  // Where callbacks run. Null means the timer's own: with the reaper and
+  // the real clock, the reaper runs each due batch itself, and a standby
+  // thread owned by the timer ("tw-executor", asleep otherwise) flushes and
+  // runs the next due tasks if a callback is still running when they are
+  // due; with another clock or without the reaper, callbacks run on that
+  // thread.
   // Tasks that come due in the same wake-up are handed over as one
   // executor callback (up to 512 tasks) that runs them in due order, so a
   // thread pool spreads batches, not single tasks, over its threads. Not
@@ -448,6 +459,20 @@ class Timer {
   // before the origin is 0, `TimePoint::Max()` never comes).
   int64_t RelativeOf(TimePoint deadline) const;
   void ReaperLoop();
+  // Runs, on the reaper thread, the batches its last flush kept for itself
+  // (inline_batches_), with the standby's watchdog armed to the next due
+  // instant meanwhile. Called without mu_.
+  void RunInlineBatches();
+  // Arms the standby's watchdog to relative time `key` (kMaxNanos: no
+  // deadline yet) and makes an Add() due earlier than it notify (see
+  // AddLocked). Unless `force`, only ever moves the deadline earlier.
+  void ArmWatchdogLocked(int64_t key, bool force)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  // On the standby thread when the watchdog expires: the reaper is still
+  // inside callbacks at a due instant, so this thread flushes and runs what
+  // is due (queued to itself), then re-arms the watchdog while the reaper
+  // is still busy.
+  void OnWatchdog();
   // Current time relative to origin_, never before the wheel's time.
   int64_t NowRelative() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   int64_t ClockRelative();
@@ -495,8 +520,13 @@ class Timer {
   // The lock and liveness that handles share (one reference is the timer's).
   internal::TimerControl* const control_;
   Clock* const clock_;
-  std::unique_ptr<ThreadExecutor> owned_executor_;
+  // The default executor (null with TimerOptions::executor).
+  std::unique_ptr<internal::StandbyExecutor> owned_executor_;
   Executor* const executor_;
+  // Whether the reaper runs the batches it flushes itself (the default
+  // executor, the reaper and the real clock): one wake-up per due instant
+  // for the process. See internal/standby_executor.h.
+  const bool run_inline_;
   const int64_t origin_;
   const int64_t max_pending_;
   const std::function<void(std::exception_ptr)> on_callback_error_;
@@ -525,6 +555,15 @@ class Timer {
   static constexpr int64_t kNoSleeper = -1;
   int64_t sleep_deadline_max_ ABSL_GUARDED_BY(mu_) = kNoSleeper;
   TimerMetrics counters_ ABSL_GUARDED_BY(mu_);
+  // Whether the reaper runs callbacks inline now, with the watchdog armed
+  // to watchdog_deadline_ (relative; kMaxNanos: none yet).
+  bool watchdog_active_ ABSL_GUARDED_BY(mu_) = false;
+  int64_t watchdog_deadline_ ABSL_GUARDED_BY(mu_) = 0;
+  // The batches the reaper's current flush keeps to run itself, and
+  // whether this flush has handed its batches to the executor instead (it
+  // had more than one chunk). Touched by the reaper thread only.
+  std::vector<std::vector<TimerTask*>> inline_batches_;
+  bool inline_handed_off_ = false;
 
   std::atomic<int64_t> callback_errors_{0};
 

@@ -78,11 +78,18 @@ void StandbyExecutor::Notify() {
   (void)written;
 }
 
+// Under mu_, which the thread takes before calling on_watchdog_: the kernel
+// orders the arming before the expiry, but only the lock shows ThreadSanitizer
+// that whatever the arming thread wrote happens before on_watchdog_ reads it.
 void StandbyExecutor::ArmAt(int64_t monotonic_nanos) {
+  std::lock_guard<std::mutex> lock(mu_);
   SetTimer(timer_fd_, monotonic_nanos < 0 ? 0 : monotonic_nanos);
 }
 
-void StandbyExecutor::Disarm() { SetTimer(timer_fd_, -1); }
+void StandbyExecutor::Disarm() {
+  std::lock_guard<std::mutex> lock(mu_);
+  SetTimer(timer_fd_, -1);
+}
 
 void StandbyExecutor::Shutdown() {
   {

@@ -13,6 +13,9 @@
 //     (a move: no allocation), with 10^6 timers pending; ns per re-add.
 //   * BM_Producers/<impl>/threads:T: T threads scheduling into one timer;
 //     items_per_second is the aggregate schedules per second.
+//   * BM_ProducersOwnTimer/threads:T: T threads, each scheduling into a
+//     timer of its own: the most that shards with their own locks could
+//     give (no lock or cache line shared between the producers).
 //
 //   bazel run -c opt //benchmarks:alloc_benchmark --
 //       --benchmark_repetitions=5 --benchmark_display_aggregates_only=true
@@ -133,6 +136,16 @@ void BM_Producers(benchmark::State& state) {
   }
 }
 
+void BM_ProducersOwnTimer(benchmark::State& state) {
+  Ours own;
+  const std::vector<absl::Duration>& delays = LongDelays();
+  const size_t mask = delays.size() - 1;
+  size_t i = static_cast<size_t>(state.thread_index()) * 7919;
+  for (auto _ : state) own.Fire(delays[i++ & mask]);
+  state.SetItemsProcessed(state.iterations());
+  state.SetLabel("timingwheel");
+}
+
 template <typename Impl>
 void Register() {
   const std::string name = Impl::Name();
@@ -168,6 +181,13 @@ int main(int argc, char** argv) {
       ->Iterations(small_sizes ? 1000 : 3000000);
   RegisterProducers<Ours>();
   RegisterProducers<HeapBaseline>();
+  benchmark::RegisterBenchmark("BM_ProducersOwnTimer/timingwheel",
+                               BM_ProducersOwnTimer)
+      ->UseRealTime()
+      ->Iterations(small_sizes ? 1000 : 300000)
+      ->Threads(1)
+      ->Threads(2)
+      ->Threads(4);
   benchmark::Initialize(&argc, argv);
   benchmark::RunSpecifiedBenchmarks();
   benchmark::Shutdown();

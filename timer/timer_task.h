@@ -283,7 +283,9 @@ class CallbackTask final : public TimerTask, private CallbackStorage<F> {
     if constexpr (kPooled) {
       TaskPool::Free(block, size);
     } else {
-      ::operator delete (block, size, std::align_val_t{alignof(CallbackTask)});
+      // Unsized: clang declares sized deletes only with -fsized-deallocation.
+      (void)size;
+      ::operator delete (block, std::align_val_t{alignof(CallbackTask)});
     }
   }
 

@@ -5,8 +5,10 @@
 #include <pthread.h>
 
 #include <algorithm>
+#include <cstdint>
 #include <cstdio>
 #include <cstdlib>
+#include <new>
 #include <utility>
 
 #include "absl/base/macros.h"
@@ -14,6 +16,7 @@
 #include "timer/internal/bucket.h"
 #include "timer/internal/report_error.h"
 #include "timer/internal/standby_executor.h"
+#include "timer/internal/task_pool.h"
 #include "timer/internal/task_state.h"
 #include "timer/internal/wheel_math.h"
 
@@ -127,6 +130,29 @@ absl::StatusOr<std::unique_ptr<Timer>> Timer::Create(TimerOptions options) {
     return absl::InvalidArgumentError(absl::StrFormat(
         "timingwheel: max_pending must be >= 0 (0: no limit), got %d",
         options.max_pending));
+  }
+  if (options.expected_pending < 0) {
+    return absl::InvalidArgumentError(absl::StrFormat(
+        "timingwheel: expected_pending must be >= 0 (0: none), got %d",
+        options.expected_pending));
+  }
+  if (options.expected_pending > 0) {
+    // Room for tasks whose callback captures nothing (40 bytes) or up to 8
+    // bytes (48).
+    constexpr int64_t kMinTaskBytes = 40;
+    constexpr int64_t kTaskBytes = 48;
+    try {
+      if (options.expected_pending > INT64_MAX / kTaskBytes) {
+        throw std::bad_alloc();
+      }
+      internal::TaskPool::Reserve(
+          kMinTaskBytes, kTaskBytes,
+          static_cast<size_t>(options.expected_pending));
+    } catch (const std::bad_alloc&) {
+      return absl::ResourceExhaustedError(absl::StrFormat(
+          "timingwheel: cannot reserve room for %d tasks (expected_pending)",
+          options.expected_pending));
+    }
   }
   const uint32_t id = AllocateTimerId();
   if (id == 0) {

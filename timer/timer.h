@@ -130,6 +130,19 @@ struct TimerOptions {
   // beyond it fail with `absl::ResourceExhaustedError`. 0 means no limit.
   int64_t max_pending = 0;
 
+  // How many tasks of `Schedule()` to make room for at `Create()`. With
+  // N > 0, `Create()` takes N * 48 bytes (a task whose callback captures up
+  // to 8 bytes) for the process-wide task pool and touches every page of
+  // it, so that scheduling up to N such tasks faults no page: the first
+  // touch is paid here instead of on the adding thread. 0 (the default):
+  // pages are faulted as tasks are created. The room is shared: the pool
+  // (timer/internal/task_pool.h) reuses it for the tasks of every timer and
+  // keeps it until the process exits (it is not returned when this timer
+  // is destroyed), and it adds only what it lacks (its unused memory and
+  // free task blocks of 40 and 48 bytes count), so timers created one after
+  // another with the same N do not grow it. Must be >= 0.
+  int64_t expected_pending = 0;
+
   // Called on the executor with the exception a task's `Run()` threw. The
   // executor goes on with other callbacks either way. An exception thrown by
   // the hook itself is swallowed. Without a hook, each distinct exception
@@ -190,8 +203,9 @@ class Timer {
   //
   // Returns a new timer, or `absl::InvalidArgumentError` when `options` is
   // invalid (tick < 1ns, wheel size outside [2, 2^20], negative
-  // max_pending), or `absl::ResourceExhaustedError` with 2^27 - 1 timers
-  // alive.
+  // max_pending or expected_pending), or `absl::ResourceExhaustedError`
+  // with 2^27 - 1 timers alive or when the room `expected_pending` asks for
+  // cannot be allocated.
   static absl::StatusOr<std::unique_ptr<Timer>> Create(
       TimerOptions options = TimerOptions());
 

@@ -26,8 +26,11 @@
 #include <atomic>
 #include <cstddef>
 #include <cstdint>
+#include <new>
 #include <type_traits>
 #include <utility>
+
+#include "timer/internal/task_pool.h"
 
 namespace timingwheel {
 
@@ -255,7 +258,9 @@ class CallbackStorage<F, true> : private F {
 };
 
 // CallbackTask: the task `Timer::Schedule()` wraps a callable in. A lambda
-// without captures costs no bytes beyond the 40 of `TimerTask`.
+// without captures costs no bytes beyond the 40 of `TimerTask`. Its memory
+// comes from the task pool (task_pool.h: per-thread caches, no page faulted
+// twice), unless it is over-aligned or larger than the pool's blocks.
 template <typename F>
 class CallbackTask final : public TimerTask, private CallbackStorage<F> {
  public:
@@ -264,6 +269,30 @@ class CallbackTask final : public TimerTask, private CallbackStorage<F> {
       : CallbackStorage<F>(std::forward<G>(callback)) {}
 
   void Run() override { this->callback()(); }
+
+  // Used by `new` and by `delete this` (the virtual destructor passes the
+  // size of this class): both pick the same allocator from the type alone.
+  static void* operator new(std::size_t size) {
+    if constexpr (kPooled) {
+      return TaskPool::Allocate(size);
+    } else {
+      return ::operator new (size, std::align_val_t{alignof(CallbackTask)});
+    }
+  }
+  static void operator delete(void* block, std::size_t size) noexcept {
+    if constexpr (kPooled) {
+      TaskPool::Free(block, size);
+    } else {
+      // Unsized: clang declares sized deletes only with -fsized-deallocation.
+      (void)size;
+      ::operator delete (block, std::align_val_t{alignof(CallbackTask)});
+    }
+  }
+
+ private:
+  static constexpr bool kPooled =
+      alignof(CallbackStorage<F>) <= TaskPool::kAlignment &&
+      alignof(TimerTask) <= TaskPool::kAlignment;
 };
 
 }  // namespace internal

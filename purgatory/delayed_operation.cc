@@ -139,9 +139,13 @@ void DelayedOperation::Finish(bool expired,
                               std::shared_ptr<internal::OwnerAnchor> held,
                               internal::OperationOwner* held_owner) {
   std::shared_ptr<internal::OwnerAnchor> anchor;
+  std::unique_ptr<internal::WatchKeysBase> keys;
   {
+    // One lock for both: a Watch() after this sees the final state and
+    // watches nothing.
     std::lock_guard<std::mutex> lock(watch_mu_);
     anchor = std::move(anchor_);
+    if (anchor != nullptr) keys = std::move(watch_keys_);
   }
   // Whether this call took the operation's link to the purgatory, and so
   // does its bookkeeping (a refused hand-in may have taken it first).
@@ -155,7 +159,9 @@ void DelayedOperation::Finish(bool expired,
   // References to this operation that leaving the purgatory drops: held
   // until the callbacks have returned (a caller may hold a raw pointer only).
   internal::KeepAlive keep;
-  if (owner != nullptr && linked) owner->Detach(*this, expired, keep);
+  if (owner != nullptr && linked) {
+    owner->Detach(*this, expired, std::move(keys), keep);
+  }
   if (owner == nullptr) {
     // In no purgatory: exceptions are the caller's.
     OnComplete();

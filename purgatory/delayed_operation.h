@@ -81,15 +81,24 @@ namespace internal {
 // up to four keys: finishing allocates nothing.
 using KeepAlive = absl::InlinedVector<TaskPtr<DelayedOperation>, 4>;
 
+// WatchKeys: the keys an operation is watched under, typed by the purgatory.
+class WatchKeysBase {
+ public:
+  virtual ~WatchKeysBase() = default;
+};
+
 // OperationOwner: what an operation tells the purgatory that holds it. Only
 // DelayedOperationPurgatory implements it.
 class OperationOwner {
  public:
   // Takes `op` (which just left the waiting state, `expired` or completed)
-  // off every watch list and off the timer, and counts it. Appends to `keep`
-  // the references it drops, so that the caller can keep `op` alive until it
-  // is done with it. Called with no lock held except possibly `op`'s own.
-  virtual void Detach(DelayedOperation& op, bool expired, KeepAlive& keep) = 0;
+  // off every watch list in `keys` (what `op` was watched under, taken from
+  // it; null if it was never watched) and off the timer, and counts it.
+  // Appends to `keep` the references it drops, so that the caller can keep
+  // `op` alive until it is done with it. Called with no lock held except
+  // possibly `op`'s own.
+  virtual void Detach(DelayedOperation& op, bool expired,
+                      std::unique_ptr<WatchKeysBase> keys, KeepAlive& keep) = 0;
   // Passes an exception thrown by a callback to the purgatory's error hook.
   virtual void ReportError(std::exception_ptr error) = 0;
 
@@ -148,12 +157,6 @@ class OwnerAnchor {
   std::mutex mu_;  // Taken only to wait, or to wake waiters.
   std::condition_variable idle_;
   bool shut_down_ = false;  // Guarded by mu_.
-};
-
-// WatchKeys: the keys an operation is watched under, typed by the purgatory.
-class WatchKeysBase {
- public:
-  virtual ~WatchKeysBase() = default;
 };
 
 }  // namespace internal

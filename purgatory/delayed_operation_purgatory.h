@@ -343,14 +343,16 @@ class DelayedOperationPurgatory final : private internal::OperationOwner {
       // completion leaves the watch lists by itself).
       if (!op->Transition(OperationState::kCancelled)) continue;
       bool held = false;
+      std::unique_ptr<internal::WatchKeysBase> keys;
       {
         std::lock_guard<std::mutex> lock(op->watch_mu_);
         held = op->anchor_ != nullptr;
         op->anchor_.reset();
+        keys = std::move(op->watch_keys_);
       }
       timer_->Cancel(*op);
       internal::KeepAlive released;
-      Unwatch(*op, /*count_as_purged=*/false, released);
+      Unwatch(std::move(keys), /*count_as_purged=*/false, released);
       if (held) held_.fetch_sub(1, std::memory_order_relaxed);
       cancelled.push_back(std::move(op));
     }
@@ -565,19 +567,15 @@ class DelayedOperationPurgatory final : private internal::OperationOwner {
     return all;
   }
 
-  // Removes `op` from every watch list it is on, moving the dropped
+  // Removes an operation from every watch list in `taken` (its watch keys,
+  // which the caller took from it under its watch_mu_ after its final
+  // transition, so no other thread unwatches it), moving the dropped
   // references to `released`. With `count_as_purged`, counts the removed
   // entries as purged.
-  void Unwatch(DelayedOperation& op, bool count_as_purged,
-               internal::KeepAlive& released) {
-    std::unique_ptr<internal::WatchKeysBase> taken;
-    {
-      std::lock_guard<std::mutex> watch_lock(op.watch_mu_);
-      taken = std::move(op.watch_keys_);
-    }
+  void Unwatch(std::unique_ptr<internal::WatchKeysBase> taken,
+               bool count_as_purged, internal::KeepAlive& released) {
     if (taken == nullptr) return;
-    // Taken under watch_mu_, so no other thread unwatches `op`; the slots
-    // still point at these entries until each is removed below.
+    // The slots point at these entries until each is removed below.
     auto* watch_keys = static_cast<WatchKeys*>(taken.get());
     int64_t removed = 0;
     for (Entry& entry : watch_keys->entries) {
@@ -602,9 +600,10 @@ class DelayedOperationPurgatory final : private internal::OperationOwner {
   }
 
   void Detach(DelayedOperation& op, bool expired,
+              std::unique_ptr<internal::WatchKeysBase> keys,
               internal::KeepAlive& keep) override {
     // Off the lists first: they hold references, so the timer's may go.
-    Unwatch(op, /*count_as_purged=*/true, keep);
+    Unwatch(std::move(keys), /*count_as_purged=*/true, keep);
     timer_->Cancel(op);
     completed_.fetch_add(1, std::memory_order_relaxed);
     if (expired) expired_.fetch_add(1, std::memory_order_relaxed);

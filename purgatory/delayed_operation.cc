@@ -20,9 +20,13 @@ std::vector<const OwnerAnchor*>& UsesOnThread() {
 }  // namespace
 
 OperationOwner* OwnerAnchor::Acquire() {
-  std::lock_guard<std::mutex> lock(mu_);
-  if (owner_ == nullptr) return nullptr;
-  ++uses_;
+  // Counted before the flag is read: Close() sets the flag, then waits for
+  // the count, so a use that saw no flag is waited for.
+  const uint64_t previous = state_.fetch_add(kUse, std::memory_order_acq_rel);
+  if ((previous & kClosed) != 0) {
+    Drop();
+    return nullptr;
+  }
   UsesOnThread().push_back(this);
   return owner_;
 }
@@ -31,10 +35,15 @@ void OwnerAnchor::Release() {
   std::vector<const OwnerAnchor*>& uses = UsesOnThread();
   auto it = std::find(uses.rbegin(), uses.rend(), this);
   if (it != uses.rend()) uses.erase(std::next(it).base());
-  std::lock_guard<std::mutex> lock(mu_);
+  Drop();
+}
+
+void OwnerAnchor::Drop() {
+  const uint64_t previous = state_.fetch_sub(kUse, std::memory_order_acq_rel);
+  if ((previous & kWaiters) == 0) return;
   // Notified under the lock: a waiter may destroy the purgatory as soon as
-  // it sees the count drop.
-  --uses_;
+  // it sees the count drop (this anchor is kept alive by its other owners).
+  std::lock_guard<std::mutex> lock(mu_);
   idle_.notify_all();
 }
 
@@ -43,12 +52,23 @@ int OwnerAnchor::UsesOnThisThread() const {
   return static_cast<int>(std::count(uses.begin(), uses.end(), this));
 }
 
+template <typename Done>
+void OwnerAnchor::WaitUntilIdle(std::unique_lock<std::mutex>& lock, Done done) {
+  // The flag goes up under mu_ before the count is read; a Drop() that
+  // sees it notifies under mu_, so no wake-up is lost. It stays up (a few
+  // extra notifications at shutdown cost nothing).
+  state_.fetch_or(kWaiters, std::memory_order_acq_rel);
+  idle_.wait(lock, [&] {
+    return state_.load(std::memory_order_acquire) < kUse && done();
+  });
+}
+
 void OwnerAnchor::WaitIdle() {
   // From a callback: waiting for other threads' callbacks could deadlock
   // with one of them doing the same.
   if (UsesOnThisThread() > 0) return;
   std::unique_lock<std::mutex> lock(mu_);
-  idle_.wait(lock, [&] { return uses_ == 0; });
+  WaitUntilIdle(lock, [] { return true; });
 }
 
 void OwnerAnchor::MarkShutDown() {
@@ -60,7 +80,7 @@ void OwnerAnchor::MarkShutDown() {
 void OwnerAnchor::WaitShutDown() {
   if (UsesOnThisThread() > 0) return;
   std::unique_lock<std::mutex> lock(mu_);
-  idle_.wait(lock, [&] { return shut_down_ && uses_ == 0; });
+  WaitUntilIdle(lock, [&] { return shut_down_; });
 }
 
 void OwnerAnchor::Close() {
@@ -71,9 +91,17 @@ void OwnerAnchor::Close() {
                  "OnExpiration, which still use it); destroy it elsewhere\n");
     std::abort();
   }
+  // Closed only at a moment with no use: a use that starts while this waits
+  // still gets the owner (as a callback that finishes meanwhile would).
   std::unique_lock<std::mutex> lock(mu_);
-  idle_.wait(lock, [&] { return uses_ == 0; });
-  owner_ = nullptr;
+  for (;;) {
+    WaitUntilIdle(lock, [] { return true; });
+    uint64_t idle = state_.load(std::memory_order_acquire);
+    if (idle < kUse && state_.compare_exchange_strong(
+                           idle, idle | kClosed, std::memory_order_acq_rel)) {
+      return;
+    }
+  }
 }
 
 }  // namespace internal
@@ -111,9 +139,13 @@ void DelayedOperation::Finish(bool expired,
                               std::shared_ptr<internal::OwnerAnchor> held,
                               internal::OperationOwner* held_owner) {
   std::shared_ptr<internal::OwnerAnchor> anchor;
+  std::unique_ptr<internal::WatchKeysBase> keys;
   {
+    // One lock for both: a Watch() after this sees the final state and
+    // watches nothing.
     std::lock_guard<std::mutex> lock(watch_mu_);
     anchor = std::move(anchor_);
+    if (anchor != nullptr) keys = std::move(watch_keys_);
   }
   // Whether this call took the operation's link to the purgatory, and so
   // does its bookkeeping (a refused hand-in may have taken it first).
@@ -126,8 +158,10 @@ void DelayedOperation::Finish(bool expired,
   }
   // References to this operation that leaving the purgatory drops: held
   // until the callbacks have returned (a caller may hold a raw pointer only).
-  std::vector<TaskPtr<DelayedOperation>> keep;
-  if (owner != nullptr && linked) owner->Detach(*this, expired, keep);
+  internal::KeepAlive keep;
+  if (owner != nullptr && linked) {
+    owner->Detach(*this, expired, std::move(keys), keep);
+  }
   if (owner == nullptr) {
     // In no purgatory: exceptions are the caller's.
     OnComplete();
@@ -160,9 +194,15 @@ bool DelayedOperation::MaybeTryComplete(internal::OperationOwner& owner) {
     if (lock_holder_.load(std::memory_order_acquire) == me) return completed;
     bool unlocked = false;
     if (locked_.compare_exchange_strong(unlocked, true,
-                                        std::memory_order_acquire)) {
+                                        std::memory_order_seq_cst)) {
       lock_holder_.store(me, std::memory_order_release);
-      try_pending_.store(false);
+      // Cleared only when set (no locked instruction on the common path); a
+      // flag set just after this load costs one spare try below, no more.
+      // Acquire: reading a setter's flag makes its changes visible to the
+      // try below.
+      if (try_pending_.load(std::memory_order_acquire)) {
+        try_pending_.store(false);
+      }
       if (IsWaiting()) {
         completed_in_try_ = false;
         try {
@@ -175,7 +215,12 @@ bool DelayedOperation::MaybeTryComplete(internal::OperationOwner& owner) {
         completed = completed || completed_in_try_;
       }
       lock_holder_.store(std::thread::id(), std::memory_order_release);
-      locked_.store(false, std::memory_order_release);
+      // Sequentially consistent, with the load below and the other side's
+      // compare-and-swap and exchange: a release store could still sit in
+      // this core's store buffer while the load reads a clear flag and
+      // another thread fails its compare-and-swap twice and leaves, so that
+      // nobody makes the try it asked for.
+      locked_.store(false, std::memory_order_seq_cst);
       // Another thread may have found the lock held meanwhile.
       retry = try_pending_.load();
     } else {

@@ -46,12 +46,14 @@
 
 #include <atomic>
 #include <condition_variable>
+#include <cstdint>
 #include <exception>
 #include <memory>
 #include <mutex>
 #include <thread>
 #include <vector>
 
+#include "absl/container/inlined_vector.h"
 #include "absl/time/time.h"
 #include "timer/timer_task.h"
 
@@ -74,16 +76,29 @@ enum class OperationState {
 
 namespace internal {
 
+// KeepAlive: the references to an operation that leaving a purgatory drops
+// (one per watch list), held until its callbacks have returned. Inline for
+// up to four keys: finishing allocates nothing.
+using KeepAlive = absl::InlinedVector<TaskPtr<DelayedOperation>, 4>;
+
+// WatchKeys: the keys an operation is watched under, typed by the purgatory.
+class WatchKeysBase {
+ public:
+  virtual ~WatchKeysBase() = default;
+};
+
 // OperationOwner: what an operation tells the purgatory that holds it. Only
 // DelayedOperationPurgatory implements it.
 class OperationOwner {
  public:
   // Takes `op` (which just left the waiting state, `expired` or completed)
-  // off every watch list and off the timer, and counts it. Appends to `keep`
-  // the references it drops, so that the caller can keep `op` alive until it
-  // is done with it. Called with no lock held except possibly `op`'s own.
+  // off every watch list in `keys` (what `op` was watched under, taken from
+  // it; null if it was never watched) and off the timer, and counts it.
+  // Appends to `keep` the references it drops, so that the caller can keep
+  // `op` alive until it is done with it. Called with no lock held except
+  // possibly `op`'s own.
   virtual void Detach(DelayedOperation& op, bool expired,
-                      std::vector<TaskPtr<DelayedOperation>>& keep) = 0;
+                      std::unique_ptr<WatchKeysBase> keys, KeepAlive& keep) = 0;
   // Passes an exception thrown by a callback to the purgatory's error hook.
   virtual void ReportError(std::exception_ptr error) = 0;
 
@@ -93,7 +108,9 @@ class OperationOwner {
 
 // OwnerAnchor: the link from operations to their purgatory, shared by both,
 // so that an operation that finishes on another thread never touches a
-// purgatory that is gone. Thread-safe.
+// purgatory that is gone. `Acquire()` and `Release()` are one atomic
+// operation each (no lock) unless a thread waits in `WaitIdle()`,
+// `WaitShutDown()` or `Close()`. Thread-safe.
 class OwnerAnchor {
  public:
   explicit OwnerAnchor(OperationOwner* owner) : owner_(owner) {}
@@ -121,20 +138,25 @@ class OwnerAnchor {
   void Close();
 
  private:
+  // state_: the number of uses (each Acquire() adds kUse, also a failed
+  // one, briefly), plus two flags.
+  static constexpr uint64_t kClosed = 1;   // Acquire() returns null.
+  static constexpr uint64_t kWaiters = 2;  // Release() must notify idle_.
+  static constexpr uint64_t kUse = 4;
+
   // How many uses of this anchor the calling thread holds.
   int UsesOnThisThread() const;
+  // Drops one use; wakes the waiters if there are any.
+  void Drop();
+  // Waits (mu_ held by `lock`) until no thread uses the owner and `done()`.
+  template <typename Done>
+  void WaitUntilIdle(std::unique_lock<std::mutex>& lock, Done done);
 
-  std::mutex mu_;
+  OperationOwner* const owner_;
+  std::atomic<uint64_t> state_{0};
+  std::mutex mu_;  // Taken only to wait, or to wake waiters.
   std::condition_variable idle_;
-  OperationOwner* owner_;   // Guarded by mu_.
-  int uses_ = 0;            // Guarded by mu_.
   bool shut_down_ = false;  // Guarded by mu_.
-};
-
-// WatchKeys: the keys an operation is watched under, typed by the purgatory.
-class WatchKeysBase {
- public:
-  virtual ~WatchKeysBase() = default;
 };
 
 }  // namespace internal

@@ -46,6 +46,8 @@
 // clang-format on
 
 #include <atomic>
+#include <cassert>
+#include <cstddef>
 #include <cstdint>
 #include <exception>
 #include <functional>
@@ -56,6 +58,7 @@
 #include <vector>
 
 #include "absl/container/flat_hash_map.h"
+#include "absl/container/inlined_vector.h"
 #include "absl/hash/hash.h"
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
@@ -292,14 +295,15 @@ class DelayedOperationPurgatory final : private internal::OperationOwner {
   // callbacks go to the error hook, and the other operations are still
   // tried. Thread-safe.
   int CheckAndComplete(const Key& key) {
-    std::vector<OperationPtr> candidates;
+    // On the stack for short lists: most checks allocate nothing.
+    absl::InlinedVector<OperationPtr, 32> candidates;
     {
       Shard& shard = ShardFor(key);
       std::lock_guard<std::mutex> lock(shard.mu);
       auto it = shard.watchers.find(key);
       if (it == shard.watchers.end()) return 0;
-      candidates.reserve(it->second.size());
-      for (const auto& entry : it->second) candidates.push_back(entry.second);
+      candidates.reserve(it->second->slots.size());
+      for (const Slot& slot : it->second->slots) candidates.push_back(slot.op);
     }
     int completed = 0;
     for (const OperationPtr& op : candidates) {
@@ -328,8 +332,8 @@ class DelayedOperationPurgatory final : private internal::OperationOwner {
       std::lock_guard<std::mutex> lock(shard.mu);
       auto it = shard.watchers.find(key);
       if (it == shard.watchers.end()) return candidates;
-      candidates.reserve(it->second.size());
-      for (auto& entry : it->second) candidates.push_back(entry.second);
+      candidates.reserve(it->second->slots.size());
+      for (const Slot& slot : it->second->slots) candidates.push_back(slot.op);
     }
     std::vector<OperationPtr> cancelled;
     cancelled.reserve(candidates.size());
@@ -339,14 +343,16 @@ class DelayedOperationPurgatory final : private internal::OperationOwner {
       // completion leaves the watch lists by itself).
       if (!op->Transition(OperationState::kCancelled)) continue;
       bool held = false;
+      std::unique_ptr<internal::WatchKeysBase> keys;
       {
         std::lock_guard<std::mutex> lock(op->watch_mu_);
         held = op->anchor_ != nullptr;
         op->anchor_.reset();
+        keys = std::move(op->watch_keys_);
       }
       timer_->Cancel(*op);
-      std::vector<OperationPtr> released;
-      Unwatch(*op, /*count_as_purged=*/false, released);
+      internal::KeepAlive released;
+      Unwatch(std::move(keys), /*count_as_purged=*/false, released);
       if (held) held_.fetch_sub(1, std::memory_order_relaxed);
       cancelled.push_back(std::move(op));
     }
@@ -424,15 +430,44 @@ class DelayedOperationPurgatory final : private internal::OperationOwner {
   }
 
  private:
-  using OperationMap = absl::flat_hash_map<DelayedOperation*, OperationPtr>;
+  struct Shard;
+  struct WatcherList;
 
+  // Where an operation stands on one watch list: its list and its index in
+  // the list's slots (kept up to date under the shard's lock when another
+  // slot moves into its place).
+  struct Entry {
+    Shard* shard;
+    WatcherList* list;
+    size_t index;  // Guarded by shard->mu.
+  };
+
+  // An operation's watch entries, one per distinct key (one allocation).
   struct WatchKeys final : internal::WatchKeysBase {
-    std::vector<Key> keys;
+    absl::InlinedVector<Entry, 4> entries;
+  };
+
+  // One slot of a watch list: the operation (a reference the list holds)
+  // and its entry for this list, whose index is updated when the slot moves.
+  struct Slot {
+    OperationPtr op;
+    Entry* entry;
+  };
+
+  // The operations watched under one key, in no particular order: removal
+  // swaps the last slot into the hole (O(1), no hashing), and a check scans
+  // a contiguous array. Removed from its shard when it empties.
+  struct WatcherList {
+    explicit WatcherList(const Key& k) : key(k) {}
+    const Key key;
+    std::vector<Slot> slots;
   };
 
   struct Shard {
     std::mutex mu;
-    absl::flat_hash_map<Key, OperationMap, Hash, Eq> watchers;  // Under mu.
+    // Under mu. Lists are boxed so entries can point at them across
+    // rehashes.
+    absl::flat_hash_map<Key, std::unique_ptr<WatcherList>, Hash, Eq> watchers;
   };
 
   DelayedOperationPurgatory(const PurgatoryOptions& options,
@@ -496,16 +531,25 @@ class DelayedOperationPurgatory final : private internal::OperationOwner {
     // keys below), so watching it now would leave it on the lists.
     if (!op->IsWaiting()) return;
     auto watch_keys = std::make_unique<WatchKeys>();
-    watch_keys->keys.reserve(keys.size());
+    // Reserved up front: slots point at the entries.
+    watch_keys->entries.reserve(keys.size());
     for (const Key& key : keys) {
       Shard& shard = ShardFor(key);
       std::lock_guard<std::mutex> shard_lock(shard.mu);
-      auto& watchers = shard.watchers[key];
-      if (watchers.emplace(op.get(), op).second) {
-        watch_keys->keys.push_back(key);
-        watched_.fetch_add(1, std::memory_order_relaxed);
+      std::unique_ptr<WatcherList>& list = shard.watchers[key];
+      if (list == nullptr) list = std::make_unique<WatcherList>(key);
+      // A key given twice is watched once.
+      bool seen = false;
+      for (const Entry& entry : watch_keys->entries) {
+        if (entry.list == list.get()) seen = true;
       }
+      if (seen) continue;
+      watch_keys->entries.push_back(
+          Entry{&shard, list.get(), list->slots.size()});
+      list->slots.push_back(Slot{op, &watch_keys->entries.back()});
     }
+    watched_.fetch_add(static_cast<int64_t>(watch_keys->entries.size()),
+                       std::memory_order_relaxed);
     op->watch_keys_ = std::move(watch_keys);
   }
 
@@ -515,42 +559,51 @@ class DelayedOperationPurgatory final : private internal::OperationOwner {
     for (const auto& shard : shards_) {
       std::lock_guard<std::mutex> lock(shard->mu);
       for (const auto& watchers : shard->watchers) {
-        for (const auto& entry : watchers.second) all.push_back(entry.second);
+        for (const Slot& slot : watchers.second->slots) {
+          all.push_back(slot.op);
+        }
       }
     }
     return all;
   }
 
-  // Removes `op` from every watch list it is on, moving the dropped
+  // Removes an operation from every watch list in `taken` (its watch keys,
+  // which the caller took from it under its watch_mu_ after its final
+  // transition, so no other thread unwatches it), moving the dropped
   // references to `released`. With `count_as_purged`, counts the removed
   // entries as purged.
-  void Unwatch(DelayedOperation& op, bool count_as_purged,
-               std::vector<OperationPtr>& released) {
-    std::lock_guard<std::mutex> watch_lock(op.watch_mu_);
-    if (op.watch_keys_ == nullptr) return;
-    auto* watch_keys = static_cast<WatchKeys*>(op.watch_keys_.get());
+  void Unwatch(std::unique_ptr<internal::WatchKeysBase> taken,
+               bool count_as_purged, internal::KeepAlive& released) {
+    if (taken == nullptr) return;
+    // The slots point at these entries until each is removed below.
+    auto* watch_keys = static_cast<WatchKeys*>(taken.get());
     int64_t removed = 0;
-    for (const Key& key : watch_keys->keys) {
-      Shard& shard = ShardFor(key);
+    for (Entry& entry : watch_keys->entries) {
+      Shard& shard = *entry.shard;
       std::lock_guard<std::mutex> shard_lock(shard.mu);
-      auto it = shard.watchers.find(key);
-      if (it == shard.watchers.end()) continue;
-      auto entry = it->second.find(&op);
-      if (entry == it->second.end()) continue;
-      released.push_back(std::move(entry->second));
-      it->second.erase(entry);
-      if (it->second.empty()) shard.watchers.erase(it);
+      WatcherList& list = *entry.list;
+      std::vector<Slot>& slots = list.slots;
+      Slot& slot = slots[entry.index];
+      assert(slot.entry == &entry);
+      released.push_back(std::move(slot.op));
+      if (&slot != &slots.back()) {
+        slot = std::move(slots.back());
+        slot.entry->index = entry.index;
+      }
+      slots.pop_back();
+      // An empty list goes (no entry points at it any more).
+      if (slots.empty()) shard.watchers.erase(list.key);
       ++removed;
     }
-    op.watch_keys_.reset();
     watched_.fetch_sub(removed, std::memory_order_relaxed);
     if (count_as_purged) purged_.fetch_add(removed, std::memory_order_relaxed);
   }
 
   void Detach(DelayedOperation& op, bool expired,
-              std::vector<OperationPtr>& keep) override {
+              std::unique_ptr<internal::WatchKeysBase> keys,
+              internal::KeepAlive& keep) override {
     // Off the lists first: they hold references, so the timer's may go.
-    Unwatch(op, /*count_as_purged=*/true, keep);
+    Unwatch(std::move(keys), /*count_as_purged=*/true, keep);
     timer_->Cancel(op);
     completed_.fetch_add(1, std::memory_order_relaxed);
     if (expired) expired_.fetch_add(1, std::memory_order_relaxed);

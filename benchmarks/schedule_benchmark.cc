@@ -11,8 +11,9 @@
 //     beforehand: what the wheel costs without the task's allocation.
 //   * BM_ScheduleCancel/P: schedule one timer then cancel it, with P timers
 //     already pending (0 or 10^6). Time per iteration is ns per pair.
-//   * BM_ScheduleThreads: 1 and 2 producer threads scheduling into one
-//     timer; items_per_second is the aggregate schedules per second.
+//   * BM_ScheduleThreads: 1, 2 and 4 producer threads scheduling into one
+//     timer; items_per_second is the aggregate schedules per second (issue
+//     12's producer scaling: compare 2 and 4 threads with 1).
 //   * BM_Reschedule/P: ours only, `TimerHandle::Reschedule()` of one pending
 //     timer (a move: no allocation), with P timers already pending. Time per
 //     iteration is ns per reschedule; compare with BM_ScheduleCancel, the
@@ -37,13 +38,13 @@
 #include <chrono>
 #include <cstdint>
 #include <memory>
-#include <random>
 #include <vector>
 
 #include "absl/time/time.h"
 #include "absl/types/span.h"
 #include "benchmark/benchmark.h"
 #include "benchmarks/bench_impls.h"
+#include "benchmarks/long_delays.h"
 #include "benchmarks/memory_usage.h"
 #include "benchmarks/small_sizes.h"
 #include "timer/embedded_timer.h"
@@ -54,20 +55,6 @@ namespace bench {
 namespace {
 
 bool small_sizes = false;
-
-// Delays uniform in [1 h, 2 h), the same sequence for every timer.
-const std::vector<absl::Duration>& LongDelays() {
-  static const std::vector<absl::Duration>* const delays = [] {
-    auto* out = new std::vector<absl::Duration>();
-    std::mt19937_64 rng(42);
-    std::uniform_int_distribution<int64_t> dist(0, 3600LL * 1000000000 - 1);
-    for (int i = 0; i < (1 << 20); ++i) {
-      out->push_back(absl::Hours(1) + absl::Nanoseconds(dist(rng)));
-    }
-    return out;
-  }();
-  return *delays;
-}
 
 template <typename Impl>
 void BM_Schedule(benchmark::State& state) {
@@ -302,7 +289,7 @@ void CancelSizes(benchmark::internal::Benchmark* b) {
 
 void ThreadCounts(benchmark::internal::Benchmark* b) {
   b->UseRealTime()->Iterations(small_sizes ? 1000 : 300000);
-  b->Threads(1)->Threads(2);
+  b->Threads(1)->Threads(2)->Threads(4);
 }
 
 template <typename Impl>

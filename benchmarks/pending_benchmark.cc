@@ -27,8 +27,6 @@
 //
 // --sizes=small shrinks every size for the CI smoke run.
 
-#include <time.h>
-
 #include <algorithm>
 #include <chrono>
 #include <cstdint>
@@ -44,6 +42,7 @@
 #include "benchmarks/bench_impls.h"
 #include "benchmarks/long_delays.h"
 #include "benchmarks/small_sizes.h"
+#include "benchmarks/thread_cpu_time.h"
 
 namespace timingwheel {
 namespace bench {
@@ -66,14 +65,6 @@ std::vector<size_t> VisitOrder(size_t p, Order order) {
     std::shuffle(visit.begin(), visit.end(), rng);
   }
   return visit;
-}
-
-// The calling thread's CPU time in seconds: on a loaded machine, wall time
-// includes preemption; this does not.
-double ThreadCpuSeconds() {
-  timespec now;
-  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &now);
-  return static_cast<double>(now.tv_sec) + 1e-9 * now.tv_nsec;
 }
 
 // TimeOverPending: per iteration, schedules state.range(0) timers into a

@@ -7,12 +7,15 @@
 //     uniform in [1 h, 2 h). Counters: ns_per_schedule, bytes_per_timer
 //     (malloc in-use growth per pending timer, the timer's bookkeeping plus
 //     the smallest callback) and rss_per_timer (resident growth).
+//     cpu_ns_per_schedule (and cpu_ns_per_add below) is the thread's CPU
+//     time: on a loaded machine, wall time also counts preemption.
 //   * BM_AddPremade/N: ours only, `Timer::Add()` of tasks allocated
 //     beforehand: what the wheel costs without the task's allocation.
 //   * BM_ScheduleCancel/P: schedule one timer then cancel it, with P timers
 //     already pending (0 or 10^6). Time per iteration is ns per pair.
-//   * BM_ScheduleThreads: 1 and 2 producer threads scheduling into one
-//     timer; items_per_second is the aggregate schedules per second.
+//   * BM_ScheduleThreads: 1, 2 and 4 producer threads scheduling into one
+//     timer; items_per_second is the aggregate schedules per second (issue
+//     12's producer scaling: compare 2 and 4 threads with 1).
 //   * BM_Reschedule/P: ours only, `TimerHandle::Reschedule()` of one pending
 //     timer (a move: no allocation), with P timers already pending. Time per
 //     iteration is ns per reschedule; compare with BM_ScheduleCancel, the
@@ -37,15 +40,16 @@
 #include <chrono>
 #include <cstdint>
 #include <memory>
-#include <random>
 #include <vector>
 
 #include "absl/time/time.h"
 #include "absl/types/span.h"
 #include "benchmark/benchmark.h"
 #include "benchmarks/bench_impls.h"
+#include "benchmarks/long_delays.h"
 #include "benchmarks/memory_usage.h"
 #include "benchmarks/small_sizes.h"
+#include "benchmarks/thread_cpu_time.h"
 #include "timer/embedded_timer.h"
 #include "timer/timer.h"
 
@@ -55,33 +59,21 @@ namespace {
 
 bool small_sizes = false;
 
-// Delays uniform in [1 h, 2 h), the same sequence for every timer.
-const std::vector<absl::Duration>& LongDelays() {
-  static const std::vector<absl::Duration>* const delays = [] {
-    auto* out = new std::vector<absl::Duration>();
-    std::mt19937_64 rng(42);
-    std::uniform_int_distribution<int64_t> dist(0, 3600LL * 1000000000 - 1);
-    for (int i = 0; i < (1 << 20); ++i) {
-      out->push_back(absl::Hours(1) + absl::Nanoseconds(dist(rng)));
-    }
-    return out;
-  }();
-  return *delays;
-}
-
 template <typename Impl>
 void BM_Schedule(benchmark::State& state) {
   const int64_t n = state.range(0);
   const std::vector<absl::Duration>& delays = LongDelays();
   const size_t mask = delays.size() - 1;
-  double seconds = 0, bytes = 0, rss = 0;
+  double seconds = 0, cpu_seconds = 0, bytes = 0, rss = 0;
   for (auto _ : state) {
     auto impl = std::make_unique<Impl>();
     const int64_t malloc_before = MallocInUseBytes();
     const int64_t rss_before = ResidentBytes();
+    const double cpu_start = ThreadCpuSeconds();
     const auto start = std::chrono::steady_clock::now();
     for (int64_t i = 0; i < n; ++i) impl->Fire(delays[i & mask]);
     const auto stop = std::chrono::steady_clock::now();
+    cpu_seconds += ThreadCpuSeconds() - cpu_start;
     const double elapsed = std::chrono::duration<double>(stop - start).count();
     state.SetIterationTime(elapsed);
     seconds += elapsed;
@@ -91,6 +83,7 @@ void BM_Schedule(benchmark::State& state) {
   }
   const double timers = static_cast<double>(n) * state.iterations();
   state.counters["ns_per_schedule"] = seconds * 1e9 / timers;
+  state.counters["cpu_ns_per_schedule"] = cpu_seconds * 1e9 / timers;
   state.counters["bytes_per_timer"] = bytes / timers;
   state.counters["rss_per_timer"] = rss / timers;
   state.SetItemsProcessed(static_cast<int64_t>(timers));
@@ -148,17 +141,19 @@ void BM_AddPremade(benchmark::State& state) {
   const int64_t n = state.range(0);
   const std::vector<absl::Duration>& delays = LongDelays();
   const size_t mask = delays.size() - 1;
-  double seconds = 0;
+  double seconds = 0, cpu_seconds = 0;
   for (auto _ : state) {
     std::unique_ptr<Timer> timer = Timer::Create().value();
     std::vector<TaskPtr<TimerTask>> tasks;
     tasks.reserve(static_cast<size_t>(n));
     for (int64_t i = 0; i < n; ++i) tasks.push_back(MakeTask<Noop>());
+    const double cpu_start = ThreadCpuSeconds();
     const auto start = std::chrono::steady_clock::now();
     for (int64_t i = 0; i < n; ++i) {
       benchmark::DoNotOptimize(timer->Add(tasks[i], delays[i & mask]));
     }
     const auto stop = std::chrono::steady_clock::now();
+    cpu_seconds += ThreadCpuSeconds() - cpu_start;
     const double elapsed = std::chrono::duration<double>(stop - start).count();
     state.SetIterationTime(elapsed);
     seconds += elapsed;
@@ -166,6 +161,8 @@ void BM_AddPremade(benchmark::State& state) {
   }
   state.counters["ns_per_add"] =
       seconds * 1e9 / (static_cast<double>(n) * state.iterations());
+  state.counters["cpu_ns_per_add"] =
+      cpu_seconds * 1e9 / (static_cast<double>(n) * state.iterations());
   state.SetLabel("timingwheel");
 }
 
@@ -214,7 +211,7 @@ void BM_AddBatch(benchmark::State& state) {
   const int64_t n = state.range(0);
   const std::vector<absl::Duration>& delays = LongDelays();
   const size_t mask = delays.size() - 1;
-  double seconds = 0;
+  double seconds = 0, cpu_seconds = 0;
   for (auto _ : state) {
     std::unique_ptr<Timer> timer = Timer::Create().value();
     std::vector<TimerBatchEntry> entries;
@@ -223,11 +220,13 @@ void BM_AddBatch(benchmark::State& state) {
       entries.push_back({MakeTask<Noop>(), delays[i & mask]});
     }
     const absl::Span<const TimerBatchEntry> all(entries);
+    const double cpu_start = ThreadCpuSeconds();
     const auto start = std::chrono::steady_clock::now();
     for (size_t i = 0; i < all.size(); i += kBatch) {
       benchmark::DoNotOptimize(timer->AddBatch(all.subspan(i, kBatch)));
     }
     const auto stop = std::chrono::steady_clock::now();
+    cpu_seconds += ThreadCpuSeconds() - cpu_start;
     const double elapsed = std::chrono::duration<double>(stop - start).count();
     state.SetIterationTime(elapsed);
     seconds += elapsed;
@@ -235,6 +234,8 @@ void BM_AddBatch(benchmark::State& state) {
   }
   state.counters["ns_per_add"] =
       seconds * 1e9 / (static_cast<double>(n) * state.iterations());
+  state.counters["cpu_ns_per_add"] =
+      cpu_seconds * 1e9 / (static_cast<double>(n) * state.iterations());
   state.SetLabel("timingwheel");
 }
 
@@ -254,15 +255,17 @@ void BM_EmbeddedSchedule(benchmark::State& state) {
   const int64_t n = state.range(0);
   const std::vector<absl::Duration>& delays = LongDelays();
   const size_t mask = delays.size() - 1;
-  double seconds = 0;
+  double seconds = 0, cpu_seconds = 0;
   for (auto _ : state) {
     std::unique_ptr<Timer> timer = Timer::Create().value();
     std::unique_ptr<NoopEmbedded[]> timers(new NoopEmbedded[n]);
+    const double cpu_start = ThreadCpuSeconds();
     const auto start = std::chrono::steady_clock::now();
     for (int64_t i = 0; i < n; ++i) {
       benchmark::DoNotOptimize(timers[i].Schedule(*timer, delays[i & mask]));
     }
     const auto stop = std::chrono::steady_clock::now();
+    cpu_seconds += ThreadCpuSeconds() - cpu_start;
     const double elapsed = std::chrono::duration<double>(stop - start).count();
     state.SetIterationTime(elapsed);
     seconds += elapsed;
@@ -270,6 +273,8 @@ void BM_EmbeddedSchedule(benchmark::State& state) {
   }
   state.counters["ns_per_add"] =
       seconds * 1e9 / (static_cast<double>(n) * state.iterations());
+  state.counters["cpu_ns_per_add"] =
+      cpu_seconds * 1e9 / (static_cast<double>(n) * state.iterations());
   state.SetLabel("timingwheel");
 }
 
@@ -302,7 +307,7 @@ void CancelSizes(benchmark::internal::Benchmark* b) {
 
 void ThreadCounts(benchmark::internal::Benchmark* b) {
   b->UseRealTime()->Iterations(small_sizes ? 1000 : 300000);
-  b->Threads(1)->Threads(2);
+  b->Threads(1)->Threads(2)->Threads(4);
 }
 
 template <typename Impl>

@@ -19,16 +19,17 @@
 #include "libpq-fe.h"
 #include "tests/durable/test_util.h"
 #include "timer/testing/manual_clock.h"
+#include "timer/testing/pool_executor.h"
 
 namespace timingwheel {
 namespace {
 
-using durable_test::PoolExecutor;
 using durable_test::Recorder;
 using durable_test::WaitFor;
 using durable_testing::ExecSql;
 using durable_testing::QueryInt;
 using durable_testing::TestDatabase;
+using ::timingwheel::testing::PoolExecutor;
 
 class DurableSchedulerTest : public ::testing::Test {
  protected:

@@ -43,7 +43,7 @@
 #include "durable/testing/fault_points.h"
 #include "libpq-fe.h"
 #include "timer/clock.h"
-#include "timer/executor.h"
+#include "timer/testing/pool_executor.h"
 
 namespace {
 
@@ -81,49 +81,6 @@ class SkewedClock final : public timingwheel::Clock {
   const int64_t offset_;
   const int64_t jump_;
   std::atomic<bool> jumped_{false};
-};
-
-// A pool of handler threads (the scheduler's default runs one).
-class Pool final : public timingwheel::Executor {
- public:
-  explicit Pool(int threads) {
-    for (int i = 0; i < threads; ++i) threads_.emplace_back([this] { Loop(); });
-  }
-  ~Pool() override {
-    {
-      std::lock_guard<std::mutex> lock(mu_);
-      stopping_ = true;
-    }
-    cv_.notify_all();
-    for (std::thread& t : threads_) t.join();
-  }
-  void Execute(Callback callback) override {
-    {
-      std::lock_guard<std::mutex> lock(mu_);
-      queue_.push_back(std::move(callback));
-    }
-    cv_.notify_one();
-  }
-
- private:
-  void Loop() {
-    for (;;) {
-      Callback callback;
-      {
-        std::unique_lock<std::mutex> lock(mu_);
-        cv_.wait(lock, [this] { return stopping_ || !queue_.empty(); });
-        if (queue_.empty()) return;
-        callback = std::move(queue_.front());
-        queue_.erase(queue_.begin());
-      }
-      std::move(callback)();
-    }
-  }
-  std::mutex mu_;
-  std::condition_variable cv_;
-  std::vector<Callback> queue_;
-  bool stopping_ = false;
-  std::vector<std::thread> threads_;
 };
 
 bool Flag(absl::string_view arg, absl::string_view name,
@@ -211,9 +168,9 @@ int main(int argc, char** argv) {
   options.retry.initial_backoff = absl::Milliseconds(backoff_ms);
   SkewedClock clock(offset_ms * 1000000, jump_ms * 1000000);
   if (offset_ms != 0 || jump_ms != 0) options.timer_options.clock = &clock;
-  std::unique_ptr<Pool> pool;
+  std::unique_ptr<timingwheel::testing::PoolExecutor> pool;
   if (threads > 1) {
-    pool = std::make_unique<Pool>(threads);
+    pool = std::make_unique<timingwheel::testing::PoolExecutor>(threads);
     options.executor = pool.get();
   }
   options.handler = [&](const timingwheel::DurableTask& task) {

@@ -7,7 +7,6 @@
 #define TIMINGWHEEL_TESTS_DURABLE_TEST_UTIL_H_
 
 #include <chrono>
-#include <condition_variable>
 #include <functional>
 #include <map>
 #include <mutex>
@@ -19,7 +18,6 @@
 #include "absl/time/clock.h"
 #include "absl/time/time.h"
 #include "durable/durable_scheduler.h"
-#include "timer/executor.h"
 
 namespace timingwheel {
 namespace durable_test {
@@ -89,55 +87,6 @@ class Recorder {
   std::mutex mu_;
   std::vector<Call> calls_;
   std::function<absl::Status(const DurableTask&)> result_;
-};
-
-// PoolExecutor
-//
-// An `Executor` with `threads` threads sharing one FIFO queue (handlers of a
-// scheduler run concurrently on it). Thread-safe.
-class PoolExecutor final : public Executor {
- public:
-  explicit PoolExecutor(int threads) {
-    for (int i = 0; i < threads; ++i) {
-      threads_.emplace_back([this] { Loop(); });
-    }
-  }
-  ~PoolExecutor() override {
-    {
-      std::lock_guard<std::mutex> lock(mu_);
-      stopping_ = true;
-    }
-    cv_.notify_all();
-    for (std::thread& t : threads_) t.join();
-  }
-  void Execute(Callback callback) override {
-    {
-      std::lock_guard<std::mutex> lock(mu_);
-      queue_.push_back(std::move(callback));
-    }
-    cv_.notify_one();
-  }
-
- private:
-  void Loop() {
-    for (;;) {
-      Callback callback;
-      {
-        std::unique_lock<std::mutex> lock(mu_);
-        cv_.wait(lock, [this] { return stopping_ || !queue_.empty(); });
-        if (queue_.empty()) return;
-        callback = std::move(queue_.front());
-        queue_.erase(queue_.begin());
-      }
-      std::move(callback)();
-    }
-  }
-
-  std::mutex mu_;
-  std::condition_variable cv_;
-  std::vector<Callback> queue_;  // Guarded by mu_.
-  bool stopping_ = false;        // Guarded by mu_.
-  std::vector<std::thread> threads_;
 };
 
 }  // namespace durable_test

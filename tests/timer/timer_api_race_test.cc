@@ -11,9 +11,7 @@
 
 #include <atomic>
 #include <chrono>
-#include <condition_variable>
 #include <cstdint>
-#include <deque>
 #include <memory>
 #include <mutex>
 #include <random>
@@ -26,6 +24,7 @@
 #include "tests/timer/test_sync.h"
 #include "timer/executor.h"
 #include "timer/testing/manual_clock.h"
+#include "timer/testing/pool_executor.h"
 #include "timer/timer.h"
 
 namespace timingwheel {
@@ -34,61 +33,7 @@ namespace {
 using ::timingwheel::testing::Counter;
 using ::timingwheel::testing::kTestWaitTimeout;
 using ::timingwheel::testing::ManualClock;
-
-// A thread pool that can tell when every callback handed to it so far has
-// finished (AwaitIdle).
-class IdlePool final : public Executor {
- public:
-  explicit IdlePool(int threads) {
-    for (int i = 0; i < threads; ++i) threads_.emplace_back([this] { Loop(); });
-  }
-  ~IdlePool() override {
-    {
-      std::lock_guard<std::mutex> lock(mu_);
-      stopping_ = true;
-    }
-    cv_.notify_all();
-    for (std::thread& thread : threads_) thread.join();
-  }
-  void Execute(Callback callback) override {
-    {
-      std::lock_guard<std::mutex> lock(mu_);
-      queue_.push_back(std::move(callback));
-      ++unfinished_;
-    }
-    cv_.notify_all();
-  }
-  // Returns false if callbacks were still queued or running after the
-  // test's wait timeout.
-  bool AwaitIdle() {
-    std::unique_lock<std::mutex> lock(mu_);
-    return cv_.wait_for(lock, kTestWaitTimeout,
-                        [this] { return unfinished_ == 0; });
-  }
-
- private:
-  void Loop() {
-    std::unique_lock<std::mutex> lock(mu_);
-    for (;;) {
-      cv_.wait(lock, [this] { return stopping_ || !queue_.empty(); });
-      if (queue_.empty()) return;
-      Callback callback = std::move(queue_.front());
-      queue_.pop_front();
-      lock.unlock();
-      std::move(callback)();
-      lock.lock();
-      --unfinished_;
-      cv_.notify_all();
-    }
-  }
-
-  std::mutex mu_;
-  std::condition_variable cv_;
-  std::deque<Callback> queue_;
-  int64_t unfinished_ = 0;
-  bool stopping_ = false;
-  std::vector<std::thread> threads_;
-};
+using ::timingwheel::testing::PoolExecutor;
 
 // Advances a manual clock in small steps on its own thread until stopped.
 class ClockDriver {
@@ -132,7 +77,7 @@ TimerOptions Options(ManualClock& clock, Executor& executor) {
 
 TEST(TimerApiRaceTest, RescheduleRacesFireAndCancel) {
   ManualClock clock;
-  IdlePool pool(2);
+  PoolExecutor pool(2);
   auto timer = Timer::Create(Options(clock, pool)).value();
   OverlapCheck overlap;
   std::atomic<int64_t> runs{0};
@@ -182,7 +127,7 @@ TEST(TimerApiRaceTest, RescheduleRacesFireAndCancel) {
 // `stop` once it ran `before` times, and checks that no run starts after.
 void RunPeriodicCancelRace(bool cancel_inside) {
   ManualClock clock;
-  IdlePool pool(2);
+  PoolExecutor pool(2);
   auto timer = Timer::Create(Options(clock, pool)).value();
   OverlapCheck overlap;
   Counter runs;
@@ -213,7 +158,7 @@ void RunPeriodicCancelRace(bool cancel_inside) {
   }
   // Every batch handed over before Cancel() returned has finished after
   // this; any run from now on would have started after Cancel().
-  ASSERT_TRUE(pool.AwaitIdle());
+  ASSERT_TRUE(pool.AwaitIdle(absl::FromChrono(kTestWaitTimeout)));
   const int64_t after_cancel = runs.value();
   if (cancel_inside) {
     EXPECT_EQ(after_cancel, kCancelAt);
@@ -223,7 +168,7 @@ void RunPeriodicCancelRace(bool cancel_inside) {
   clock.AdvanceBy(absl::Milliseconds(10));
   driver.Stop();
   ASSERT_TRUE(clock.AwaitSleeper(kInfiniteFutureNanos));
-  ASSERT_TRUE(pool.AwaitIdle());
+  ASSERT_TRUE(pool.AwaitIdle(absl::FromChrono(kTestWaitTimeout)));
   EXPECT_EQ(runs.value(), after_cancel);
   EXPECT_EQ(timer->NumPending(), 0);
   {
@@ -244,7 +189,7 @@ TEST(TimerApiRaceTest, PeriodicCancelFromInsideTheCallback) {
 
 TEST(TimerApiRaceTest, BatchesFromTwoThreadsWhileTheReaperFires) {
   ManualClock clock;
-  IdlePool pool(2);
+  PoolExecutor pool(2);
   auto timer = Timer::Create(Options(clock, pool)).value();
   class Tick final : public TimerTask {
    public:
@@ -278,7 +223,7 @@ TEST(TimerApiRaceTest, BatchesFromTwoThreadsWhileTheReaperFires) {
     b.join();
     ASSERT_TRUE(runs.AwaitAtLeast(2 * kPerThread));
   }
-  ASSERT_TRUE(pool.AwaitIdle());
+  ASSERT_TRUE(pool.AwaitIdle(absl::FromChrono(kTestWaitTimeout)));
   EXPECT_EQ(runs.value(), 2 * kPerThread);
   EXPECT_EQ(timer->NumPending(), 0);
 }

@@ -8,12 +8,8 @@
 // with one Cancel(); and delays are never truncated below a nanosecond.
 
 #include <atomic>
-#include <condition_variable>
-#include <deque>
 #include <functional>
-#include <mutex>
 #include <thread>
-#include <vector>
 
 #include "absl/status/status.h"
 #include "absl/time/time.h"
@@ -23,6 +19,7 @@
 #include "timer/testing/manual_clock.h"
 #include "timer/testing/manual_executor.h"
 #include "timer/testing/mock_timer.h"
+#include "timer/testing/pool_executor.h"
 #include "timer/timer.h"
 
 namespace timingwheel {
@@ -33,6 +30,7 @@ using ::timingwheel::testing::Latch;
 using ::timingwheel::testing::ManualClock;
 using ::timingwheel::testing::ManualExecutor;
 using ::timingwheel::testing::MockTimer;
+using ::timingwheel::testing::PoolExecutor;
 
 class CountingTask : public TimerTask {
  public:
@@ -100,51 +98,6 @@ TEST(TimerTaskRunsTest, AddingATaskHandedOverButNotStartedMovesIt) {
   EXPECT_EQ(m.cancelled, 0);
   EXPECT_EQ(m.pending, 0);
 }
-
-// A fixed-size thread pool: any thread runs any callback.
-class PoolExecutor final : public Executor {
- public:
-  explicit PoolExecutor(int threads) {
-    for (int i = 0; i < threads; ++i) {
-      threads_.emplace_back([this] { Loop(); });
-    }
-  }
-  ~PoolExecutor() override {
-    {
-      std::lock_guard<std::mutex> lock(mu_);
-      stopping_ = true;
-    }
-    cv_.notify_all();
-    for (std::thread& thread : threads_) thread.join();
-  }
-  void Execute(Callback callback) override {
-    {
-      std::lock_guard<std::mutex> lock(mu_);
-      queue_.push_back(std::move(callback));
-    }
-    cv_.notify_one();
-  }
-
- private:
-  void Loop() {
-    std::unique_lock<std::mutex> lock(mu_);
-    for (;;) {
-      cv_.wait(lock, [this] { return stopping_ || !queue_.empty(); });
-      if (queue_.empty()) return;
-      Callback callback = std::move(queue_.front());
-      queue_.pop_front();
-      lock.unlock();
-      std::move(callback)();
-      lock.lock();
-    }
-  }
-
-  std::mutex mu_;
-  std::condition_variable cv_;
-  std::deque<Callback> queue_;
-  bool stopping_ = false;
-  std::vector<std::thread> threads_;
-};
 
 // Re-adds itself from Run() and stays inside Run() until the timer has
 // handed the new run to the pool, where another thread could pick it up.

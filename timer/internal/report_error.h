@@ -21,8 +21,9 @@ namespace internal {
 // ReportUnhandledError()
 //
 // Writes one line to stderr naming `source` (what threw, e.g. "a timer
-// callback"), the exception's type and `what()` (for a `std::exception`),
-// and `hook` (the option that would handle it), the first time an exception
+// callback"), the exception's type (demangled where the ABI allows:
+// "std::runtime_error", "int"), its `what()` (for a `std::exception`) and
+// `hook` (the option that would handle it), the first time an exception
 // of that type comes from that `source` in this process; later ones of the
 // same type and source are not printed. Never throws. Thread-safe.
 void ReportUnhandledError(std::exception_ptr error, const char* source,

@@ -23,6 +23,7 @@
 
 #include "absl/time/time.h"
 #include "timer/clock.h"
+#include "timer/time_point.h"
 
 namespace timingwheel {
 namespace testing {
@@ -40,9 +41,10 @@ namespace testing {
 //   TimerOptions options;
 //   options.clock = &clock;
 //   auto timer = Timer::Create(options).value();  // With its reaper.
-//   timer->Schedule(absl::Milliseconds(5), [&] { done.Notify(); });
-//   ASSERT_TRUE(clock.AwaitSleeper(absl::Milliseconds(5)));
-//   clock.AdvanceBy(absl::Milliseconds(5));  // The reaper wakes and fires.
+//   const TimePoint deadline = timer->Now() + absl::Milliseconds(5);
+//   timer->ScheduleAt(deadline, [&] { done.Notify(); }).value();
+//   ASSERT_TRUE(clock.AwaitSleeper(deadline));  // The reaper sleeps till then.
+//   clock.AdvanceBy(absl::Milliseconds(5));     // It wakes and fires.
 class ManualClock final : public Clock {
  public:
   // Starts at `start_nanos` (default 0).
@@ -79,6 +81,13 @@ class ManualClock final : public Clock {
   // Thread-safe.
   bool AwaitSleeper(int64_t deadline_nanos,
                     absl::Duration real_timeout = absl::Seconds(10));
+
+  // As above, for a deadline on this clock as a `TimePoint` (what
+  // `Timer::Now() + delay` gives; `TimePoint::Max()`: no deadline).
+  bool AwaitSleeper(TimePoint deadline,
+                    absl::Duration real_timeout = absl::Seconds(10)) {
+    return AwaitSleeper(deadline.nanos(), real_timeout);
+  }
 
   // ManualClock::AwaitSleeperAt()
   //

@@ -26,7 +26,10 @@ namespace testing {
 // ManualExecutor
 //
 // An `Executor` that only queues. `RunAll()` runs the queue on the calling
-// thread. Thread-safe.
+// thread. A timer's `Shutdown()` and destructor wait for every callback the
+// timer handed to its executor: call `RunAll()` before destroying a timer
+// that uses one, or the destructor waits forever for the queued callbacks
+// (`MockTimer::AdvanceBy()` drains its own). Thread-safe.
 class ManualExecutor final : public Executor {
  public:
   void Execute(Callback callback) override;

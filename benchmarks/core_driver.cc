@@ -3,12 +3,15 @@
 // core_driver: fixed-count loops over the timer core's hot paths, for
 // callgrind instruction counts (repeatable on a loaded machine) and quick
 // wall-clock figures. Each mode prints ns per operation; under
-//   valgrind --tool=callgrind --instr-atstart=no bazel-bin/benchmarks/core_driver MODE ...
+//   valgrind --tool=callgrind --instr-atstart=no
+//   bazel-bin/benchmarks/core_driver MODE ...
 // only the measured loop is instrumented (divide Ir by the count printed).
 //
-//   pair IMPL P N [random]  N schedule+cancel pairs with P timers pending
+//   pair IMPL P N [random] [sparse]
+//                           N schedule+cancel pairs with P timers pending
 //                           (IMPL: ours or heap, real clock, threads
-//                           running). In order: cancel the timer just
+//                           running), delays in [1 h, 2 h) (sparse: [1 s,
+//                           60 s)). In order: cancel the timer just
 //                           scheduled; random: cancel a random pending one
 //                           (fixed seed) and schedule its replacement.
 //   expiry IMPL N           N timers due uniformly over 1 s, driven on a
@@ -41,20 +44,25 @@ double Seconds(Clock::time_point start) {
   return std::chrono::duration<double>(Clock::now() - start).count();
 }
 
-std::vector<absl::Duration> LongDelays(size_t n) {
+// Delays uniform in [1 h, 2 h), or with `sparse` in [1 s, 60 s) (about a
+// hundred level-1 buckets: a few pending timers leave most of them empty,
+// so a cancel often empties its bucket).
+std::vector<absl::Duration> LongDelays(size_t n, bool sparse = false) {
   std::mt19937_64 rng(42);
-  std::uniform_int_distribution<int64_t> dist(0, 3600LL * 1000000000 - 1);
+  std::uniform_int_distribution<int64_t> dist(
+      0, (sparse ? 59LL : 3600LL) * 1000000000 - 1);
+  const absl::Duration base = sparse ? absl::Seconds(1) : absl::Hours(1);
   std::vector<absl::Duration> out;
   out.reserve(n);
   for (size_t i = 0; i < n; ++i) {
-    out.push_back(absl::Hours(1) + absl::Nanoseconds(dist(rng)));
+    out.push_back(base + absl::Nanoseconds(dist(rng)));
   }
   return out;
 }
 
 template <typename Impl>
-void Pair(int64_t pending, int64_t n, bool random) {
-  const std::vector<absl::Duration> delays = LongDelays(1 << 20);
+void Pair(int64_t pending, int64_t n, bool random, bool sparse) {
+  const std::vector<absl::Duration> delays = LongDelays(1 << 20, sparse);
   const size_t mask = delays.size() - 1;
   Impl impl;
   std::vector<typename Impl::Handle> handles;
@@ -90,10 +98,10 @@ void Pair(int64_t pending, int64_t n, bool random) {
   }
   const double seconds = Seconds(start);
   CALLGRIND_STOP_INSTRUMENTATION;
-  std::printf("pair %s pending=%lld n=%lld %s: %.1f ns/pair\n",
+  std::printf("pair %s pending=%lld n=%lld %s%s: %.1f ns/pair\n",
               Impl::Name().c_str(), static_cast<long long>(pending),
               static_cast<long long>(n), random ? "random" : "in-order",
-              seconds * 1e9 / static_cast<double>(n));
+              sparse ? " sparse" : "", seconds * 1e9 / static_cast<double>(n));
 }
 
 template <typename Impl>
@@ -133,13 +141,15 @@ void Shutdown(int64_t n) {
   cancelled.clear();
   const double drop = Seconds(start);
   CALLGRIND_STOP_INSTRUMENTATION;
-  std::printf("shutdown n=%lld: Shutdown() %.1f ms, dropping the tasks %.1f ms\n",
-              static_cast<long long>(n), sweep * 1e3, drop * 1e3);
+  std::printf(
+      "shutdown n=%lld: Shutdown() %.1f ms, dropping the tasks %.1f ms\n",
+      static_cast<long long>(n), sweep * 1e3, drop * 1e3);
 }
 
 int Usage() {
   std::fprintf(stderr,
-               "usage: core_driver pair ours|heap P N [random] | expiry "
+               "usage: core_driver pair ours|heap P N [random] [sparse] | "
+               "expiry "
                "ours|heap N | shutdown N\n");
   return 2;
 }
@@ -155,12 +165,16 @@ int main(int argc, char** argv) {
   if (std::strcmp(argv[1], "pair") == 0 && argc >= 5) {
     const int64_t pending = std::atoll(argv[3]);
     const int64_t n = std::atoll(argv[4]);
-    const bool random = argc > 5 && std::strcmp(argv[5], "random") == 0;
+    bool random = false, sparse = false;
+    for (int i = 5; i < argc; ++i) {
+      random = random || std::strcmp(argv[i], "random") == 0;
+      sparse = sparse || std::strcmp(argv[i], "sparse") == 0;
+    }
     if (random && pending == 0) return Usage();
     if (ours) {
-      Pair<Ours>(pending, n, random);
+      Pair<Ours>(pending, n, random, sparse);
     } else {
-      Pair<HeapBaseline>(pending, n, random);
+      Pair<HeapBaseline>(pending, n, random, sparse);
     }
     return 0;
   }

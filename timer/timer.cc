@@ -302,13 +302,17 @@ absl::Status Timer::AddLocked(TimerTask* task, int64_t base,
   // cannot make the task due earlier than the timer has already seen.
   task->due_nanos_ =
       internal::SaturatingAdd(std::max(base, wheel_.time()), delay_nanos);
-  const int64_t earliest_before = wheel_.EarliestKey();
+  // Lower bounds that may be a cancel-emptied bucket's key (not discarded
+  // here: that is the sleepers' job), never below what a sleeper or
+  // NextDueIn() saw, so comparing them tells whether this add is earlier.
+  const int64_t earliest_before = wheel_.KeyLowerBound();
   wheel_.Place(task);
-  if (earlier != nullptr && wheel_.EarliestKey() < earliest_before) {
+  const int64_t earliest_after = wheel_.KeyLowerBound();
+  if (earlier != nullptr && earliest_after < earliest_before) {
     *earlier = true;
   }
   ++counters_.added;
-  if (wheel_.EarliestKey() < sleep_deadline_max_) {
+  if (earliest_after < sleep_deadline_max_) {
     // A sleeper would oversleep the new task. Every sleeper re-registers
     // its deadline when it sleeps again, so one notification suffices.
     sleep_deadline_max_ = kNoSleeper;

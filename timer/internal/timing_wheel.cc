@@ -47,6 +47,9 @@ void TimingWheel::AdvanceTo(int64_t now) {
 }
 
 void TimingWheel::LinkIntoBucket(Bucket* bucket, TimerTask* task) {
+  // Emptied by cancels but still in the delay queue (see Unlink()): its key
+  // is stale and is replaced, up or down, instead of only lowered.
+  const bool stale = bucket->heap_index >= 0 && ListEmpty(&bucket->head);
   LinkBefore(&bucket->head, AsNode(task));
   if (bucket->links < std::numeric_limits<int32_t>::max()) ++bucket->links;
   if (task->due_nanos_ < bucket->min_due) bucket->min_due = task->due_nanos_;
@@ -68,7 +71,7 @@ void TimingWheel::LinkIntoBucket(Bucket* bucket, TimerTask* task) {
                  levels_[static_cast<size_t>(bucket->level) - 1]->interval / 2);
     key = std::max(key - lead, time_);
   }
-  if (key < bucket->key) {
+  if (key < bucket->key || (stale && key != bucket->key)) {
     bucket->key = key;
     queue_.Update(bucket);
   }
@@ -96,7 +99,16 @@ void TimingWheel::Place(TimerTask* task) {
   }
 }
 
+void TimingWheel::DropEmptyTop() {
+  for (Bucket* top = queue_.Top(); top != nullptr && ListEmpty(&top->head);
+       top = queue_.Top()) {
+    queue_.Remove(top);
+    ResetBucket(top);
+  }
+}
+
 Bucket* TimingWheel::PopDueBucket(int64_t now) {
+  DropEmptyTop();
   Bucket* top = queue_.Top();
   if (top == nullptr || top->key > now) return nullptr;
   queue_.Remove(top);
@@ -123,9 +135,12 @@ void TimingWheel::Unlink(TimerTask* task,
   for (const ListNode* foreign : foreign_lists) {
     if (neighbour == foreign) return;
   }
+  // The bucket stays in the delay queue with its key (a heap removal per
+  // cancel costs more than discarding it at the top later, and nothing when
+  // an add refills it first). Its content bounds restart.
   Bucket* bucket = BucketOf(neighbour);
-  queue_.Remove(bucket);
-  ResetBucket(bucket);
+  bucket->min_due = kMaxNanos;
+  bucket->links = 0;
 }
 
 bool TimingWheel::PopDueTasks(int64_t now, size_t max_tasks,

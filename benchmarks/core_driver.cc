@@ -9,9 +9,10 @@
 //
 //   pair IMPL P N [random] [sparse]
 //                           N schedule+cancel pairs with P timers pending
-//                           (IMPL: ours or heap, real clock, threads
-//                           running), delays in [1 h, 2 h) (sparse: [1 s,
-//                           60 s)). In order: cancel the timer just
+//                           (IMPL: ours, coarse (ours with
+//                           TimerOptions::coarse_clock) or heap, real clock,
+//                           threads running), delays in [1 h, 2 h) (sparse: [1
+//                           s, 60 s)). In order: cancel the timer just
 //                           scheduled; random: cancel a random pending one
 //                           (fixed seed) and schedule its replacement.
 //   expiry IMPL N           N timers due uniformly over 1 s, driven on a
@@ -59,6 +60,29 @@ std::vector<absl::Duration> LongDelays(size_t n, bool sparse = false) {
   }
   return out;
 }
+
+// Ours with TimerOptions::coarse_clock.
+class OursCoarse {
+ public:
+  using Handle = TimerHandle;
+  static std::string Name() { return "timingwheel-coarse"; }
+
+  OursCoarse() {
+    TimerOptions options;
+    options.coarse_clock = true;
+    timer_ = Timer::Create(options).value();
+  }
+  void Fire(absl::Duration delay) {
+    (void)timer_->Schedule(delay, [] {});
+  }
+  Handle Schedule(absl::Duration delay) {
+    return *timer_->Schedule(delay, [] {});
+  }
+  bool Cancel(Handle& handle) { return handle.Cancel(); }
+
+ private:
+  std::unique_ptr<Timer> timer_;
+};
 
 template <typename Impl>
 void Pair(int64_t pending, int64_t n, bool random, bool sparse) {
@@ -147,10 +171,11 @@ void Shutdown(int64_t n) {
 }
 
 int Usage() {
-  std::fprintf(stderr,
-               "usage: core_driver pair ours|heap P N [random] [sparse] | "
-               "expiry "
-               "ours|heap N | shutdown N\n");
+  std::fprintf(
+      stderr,
+      "usage: core_driver pair ours|coarse|heap P N [random] [sparse] | "
+      "expiry "
+      "ours|heap N | shutdown N\n");
   return 2;
 }
 
@@ -171,7 +196,9 @@ int main(int argc, char** argv) {
       sparse = sparse || std::strcmp(argv[i], "sparse") == 0;
     }
     if (random && pending == 0) return Usage();
-    if (ours) {
+    if (std::strcmp(argv[2], "coarse") == 0) {
+      Pair<OursCoarse>(pending, n, random, sparse);
+    } else if (ours) {
       Pair<Ours>(pending, n, random, sparse);
     } else {
       Pair<HeapBaseline>(pending, n, random, sparse);

@@ -140,12 +140,14 @@ Timer::Timer(const TimerOptions& options, int64_t tick_nanos, uint32_t id)
     : id_(id),
       control_(new internal::TimerControl(this)),
       clock_(options.clock != nullptr ? options.clock : Clock::Real()),
+      real_clock_(clock_ == Clock::Real()),
+      coarse_slack_(options.coarse_clock ? clock_->CoarseStalenessNanos() : 0),
       owned_executor_(options.executor != nullptr
                           ? nullptr
                           : std::make_unique<ThreadExecutor>()),
       executor_(options.executor != nullptr ? options.executor
                                             : owned_executor_.get()),
-      origin_(clock_->NowNanos()),
+      origin_(ReadClock()),
       max_pending_(options.max_pending),
       on_callback_error_(options.on_callback_error),
       mu_(control_->mu),
@@ -184,8 +186,23 @@ Timer::~Timer() {
   control_->Unref();
 }
 
+int64_t Timer::ReadClock() const {
+  return real_clock_ ? internal::ReadMonotonic() : clock_->NowNanos();
+}
+
 int64_t Timer::ClockRelative() {
-  const int64_t now = clock_->NowNanos();
+  if (coarse_slack_ > 0) {
+    // The coarse reading lags the true time by at most coarse_slack_:
+    // rounded up by that bound, a due time is never early.
+    const int64_t coarse = real_clock_ ? internal::ReadMonotonicCoarse()
+                                       : clock_->CoarseNowNanos();
+    return std::min(internal::SaturatingAdd(Relative(coarse), coarse_slack_),
+                    internal::kMaxNanos - 1);
+  }
+  return Relative(ReadClock());
+}
+
+int64_t Timer::Relative(int64_t now) const {
   if (now <= origin_) return 0;  // A clock reading before the origin.
   // The difference fits in uint64 (both are int64 and now > origin_) but
   // not always in int64: a clock spanning more than 2^63 ns (a negative
@@ -200,7 +217,7 @@ int64_t Timer::ClockRelative() {
 }
 
 int64_t Timer::NowRelative() {
-  return std::max(ClockRelative(), wheel_.time());
+  return std::max(Relative(ReadClock()), wheel_.time());
 }
 
 absl::Status Timer::AddInternal(TimerTask* task, absl::Duration delay,

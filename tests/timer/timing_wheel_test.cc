@@ -421,15 +421,17 @@ TEST_F(TimingWheelTest, TakeAllEmptiesEveryLevel) {
                       int64_t{1} << 40, kMax}) {
     Place(wheel, due);
   }
-  ListNode all;
-  InitList(&all);
-  wheel.TakeAll(&all);
-  int count = 0;
-  while (!ListEmpty(&all)) {
-    Unlink(all.next);
-    ++count;
+  std::vector<ListNode*> chains;
+  wheel.TakeAll(chains);
+  std::vector<int64_t> dues;
+  for (ListNode* node : chains) {
+    for (; node != nullptr; node = node->next) {
+      dues.push_back(TimingWheel::DueOf(TimingWheel::AsTask(node)));
+    }
   }
-  EXPECT_EQ(count, 6);
+  std::sort(dues.begin(), dues.end());
+  EXPECT_EQ(dues,
+            (std::vector<int64_t>{0, 15, 60, 700, int64_t{1} << 40, kMax}));
   EXPECT_EQ(wheel.EarliestKey(), kMaxNanos);
   EXPECT_EQ(wheel.PopDueBucket(kMax), nullptr);
 }

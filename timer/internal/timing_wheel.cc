@@ -147,18 +147,27 @@ bool TimingWheel::PopDueTasks(int64_t now, size_t max_tasks,
                               std::vector<TimerTask*>& out) {
   ListNode* head = &due_list_.head;
   size_t taken = 0;
-  while (!ListEmpty(head) && AsTask(head->next)->due_nanos_ <= now) {
+  bool more = false;
+  // Walked without unlinking each task (which would write to the next one
+  // at once): the next is prefetched while this one is taken, and the list
+  // is closed over the taken part at the end.
+  ListNode* node = head->next;
+  while (node != head && AsTask(node)->due_nanos_ <= now) {
     if (taken == max_tasks) {
-      RekeyDueList();
-      return true;
+      more = true;
+      break;
     }
-    TimerTask* task = AsTask(head->next);
-    internal::Unlink(head->next);
-    out.push_back(task);
+    ListNode* const next = node->next;
+    __builtin_prefetch(next, 1);
+    node->prev = node->next = nullptr;  // Unlinked.
+    out.push_back(AsTask(node));
     ++taken;
+    node = next;
   }
+  head->next = node;
+  node->prev = head;
   RekeyDueList();
-  return false;
+  return more;
 }
 
 void TimingWheel::MergeIntoDueList(ListNode* staging) {
@@ -194,13 +203,13 @@ void TimingWheel::MergeIntoDueList(ListNode* staging) {
   RekeyDueList();
 }
 
-void TimingWheel::TakeAll(ListNode* out) {
-  SpliceAll(&due_list_.head, out);
+void TimingWheel::TakeAll(std::vector<ListNode*>& chains) {
+  if (ListNode* chain = DetachChain(&due_list_.head)) chains.push_back(chain);
   RekeyDueList();
   for (auto& level : levels_) {
     for (int64_t i = 0; i < wheel_size_; ++i) {
       Bucket* bucket = &level->buckets[i];
-      SpliceAll(&bucket->head, out);
+      if (ListNode* chain = DetachChain(&bucket->head)) chains.push_back(chain);
       queue_.Remove(bucket);
       ResetBucket(bucket);
     }

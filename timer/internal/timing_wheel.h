@@ -205,9 +205,11 @@ class TimingWheel {
 
   // TimingWheel::TakeAll()
   //
-  // Moves every task in the wheel to the back of the list at `out` and
-  // empties the delay queue. For shutdown.
-  void TakeAll(ListNode* out);
+  // Takes every task out of the wheel as chains (see `DetachChain()`), one
+  // per non-empty bucket, appending each chain's first node to `chains`,
+  // and empties the delay queue. O(buckets). For shutdown: separate chains
+  // can be walked side by side, their cache misses overlapping.
+  void TakeAll(std::vector<ListNode*>& chains);
 
   // TimingWheel::AsTask() / AsNode()
   //

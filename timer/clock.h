@@ -8,7 +8,9 @@
 //
 //   * `Clock`: the interface: monotonic nanoseconds and a way to sleep until a
 //     deadline or a notification.
-//   * `Clock::Real()`: the process-wide monotonic clock (`steady_clock`).
+//   * `Clock::Real()`: the process-wide monotonic clock (`steady_clock`),
+//     with a coarse reading (`CLOCK_MONOTONIC_COARSE`) for timers that opt
+//     into `TimerOptions::coarse_clock`.
 //
 // Tests inject `timingwheel::testing::ManualClock` (//timer:testing) instead,
 // so that the real wheel runs deterministically without sleeping.
@@ -20,6 +22,8 @@
 // First, so that below C++17 the build stops at one line saying so.
 #include "timer/internal/require_cxx17.h"  // IWYU pragma: keep
 // clang-format on
+
+#include <time.h>
 
 #include <condition_variable>
 #include <cstdint>
@@ -60,12 +64,50 @@ class Clock {
                          std::unique_lock<std::mutex>& lock,
                          int64_t deadline_nanos) = 0;
 
+  // Clock::CoarseNowNanos()
+  //
+  // A reading that may be cheaper than `NowNanos()` and lag behind it by up
+  // to `CoarseStalenessNanos()`, never ahead of it. The default is
+  // `NowNanos()`. Thread-safe.
+  virtual int64_t CoarseNowNanos() { return NowNanos(); }
+
+  // Clock::CoarseStalenessNanos()
+  //
+  // The most `CoarseNowNanos()` may lag behind `NowNanos()`; 0 (the
+  // default) when it does not lag. Thread-safe.
+  virtual int64_t CoarseStalenessNanos() const { return 0; }
+
   // Clock::Real()
   //
-  // Returns the process-wide clock backed by `std::chrono::steady_clock`. The
-  // returned object lives forever. Thread-safe.
+  // Returns the process-wide clock backed by `std::chrono::steady_clock`
+  // (`CLOCK_MONOTONIC`); its coarse reading is `CLOCK_MONOTONIC_COARSE`,
+  // stale by up to that clock's resolution (`clock_getres()`, the kernel's
+  // tick: 1 to 10 ms). The returned object lives forever. Thread-safe.
   static Clock* Real();
 };
+
+namespace internal {
+
+// ReadMonotonic()
+//
+// `Clock::Real()->NowNanos()` without the virtual call: what a timer on the
+// real clock reads on its hot paths.
+inline int64_t ReadMonotonic() {
+  timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return static_cast<int64_t>(ts.tv_sec) * 1000000000 + ts.tv_nsec;
+}
+
+// ReadMonotonicCoarse()
+//
+// `Clock::Real()->CoarseNowNanos()` without the virtual call.
+inline int64_t ReadMonotonicCoarse() {
+  timespec ts;
+  clock_gettime(CLOCK_MONOTONIC_COARSE, &ts);
+  return static_cast<int64_t>(ts.tv_sec) * 1000000000 + ts.tv_nsec;
+}
+
+}  // namespace internal
 
 }  // namespace timingwheel
 

@@ -171,6 +171,8 @@ Timer::Timer(const TimerOptions& options, int64_t tick_nanos, uint32_t id)
     : id_(id),
       control_(new internal::TimerControl(this)),
       clock_(options.clock != nullptr ? options.clock : Clock::Real()),
+      real_clock_(clock_ == Clock::Real()),
+      coarse_slack_(options.coarse_clock ? clock_->CoarseStalenessNanos() : 0),
       owned_executor_(options.executor != nullptr
                           ? nullptr
                           : std::make_unique<internal::StandbyExecutor>(
@@ -179,7 +181,7 @@ Timer::Timer(const TimerOptions& options, int64_t tick_nanos, uint32_t id)
                                             : owned_executor_.get()),
       run_inline_(options.executor == nullptr && options.start_reaper &&
                   clock_ == Clock::Real()),
-      origin_(clock_->NowNanos()),
+      origin_(ReadClock()),
       max_pending_(options.max_pending),
       on_callback_error_(options.on_callback_error),
       mu_(control_->mu),
@@ -218,8 +220,23 @@ Timer::~Timer() {
   control_->Unref();
 }
 
+int64_t Timer::ReadClock() const {
+  return real_clock_ ? internal::ReadMonotonic() : clock_->NowNanos();
+}
+
 int64_t Timer::ClockRelative() {
-  const int64_t now = clock_->NowNanos();
+  if (coarse_slack_ > 0) {
+    // The coarse reading lags the true time by at most coarse_slack_:
+    // rounded up by that bound, a due time is never early.
+    const int64_t coarse = real_clock_ ? internal::ReadMonotonicCoarse()
+                                       : clock_->CoarseNowNanos();
+    return std::min(internal::SaturatingAdd(Relative(coarse), coarse_slack_),
+                    internal::kMaxNanos - 1);
+  }
+  return Relative(ReadClock());
+}
+
+int64_t Timer::Relative(int64_t now) const {
   if (now <= origin_) return 0;  // A clock reading before the origin.
   // The difference fits in uint64 (both are int64 and now > origin_) but
   // not always in int64: a clock spanning more than 2^63 ns (a negative
@@ -234,7 +251,7 @@ int64_t Timer::ClockRelative() {
 }
 
 int64_t Timer::NowRelative() {
-  return std::max(ClockRelative(), wheel_.time());
+  return std::max(Relative(ReadClock()), wheel_.time());
 }
 
 absl::Status Timer::AddInternal(TimerTask* task, absl::Duration delay,
@@ -336,13 +353,17 @@ absl::Status Timer::AddLocked(TimerTask* task, int64_t base,
   // cannot make the task due earlier than the timer has already seen.
   task->due_nanos_ =
       internal::SaturatingAdd(std::max(base, wheel_.time()), delay_nanos);
-  const int64_t earliest_before = wheel_.EarliestKey();
+  // Lower bounds that may be a cancel-emptied bucket's key (not discarded
+  // here: that is the sleepers' job), never below what a sleeper or
+  // NextDueIn() saw, so comparing them tells whether this add is earlier.
+  const int64_t earliest_before = wheel_.KeyLowerBound();
   wheel_.Place(task);
-  if (earlier != nullptr && wheel_.EarliestKey() < earliest_before) {
+  const int64_t earliest_after = wheel_.KeyLowerBound();
+  if (earlier != nullptr && earliest_after < earliest_before) {
     *earlier = true;
   }
   ++counters_.added;
-  if (wheel_.EarliestKey() < sleep_deadline_max_) {
+  if (earliest_after < sleep_deadline_max_) {
     // A sleeper would oversleep the new task. Every sleeper re-registers
     // its deadline when it sleeps again, so one notification suffices.
     sleep_deadline_max_ = kNoSleeper;
@@ -487,9 +508,16 @@ void Timer::FlushDue(int64_t now) {
     }
     internal::ListNode* queue =
         internal::ListEmpty(&urgent_) ? &flushing_ : &urgent_;
-    while (work < kFlushChunk && !internal::ListEmpty(queue)) {
-      TimerTask* task = internal::TimingWheel::AsTask(queue->next);
-      internal::Unlink(queue->next);
+    // The queue is walked without unlinking each task from it, which would
+    // write to the next task at once and so wait for its cache miss: the
+    // next task is prefetched while this one is placed, and the queue is
+    // closed over the walked part when the chunk ends or it runs dry.
+    internal::ListNode* node = queue->next;
+    while (work < kFlushChunk && node != queue) {
+      internal::ListNode* const next = node->next;
+      __builtin_prefetch(next, 1);
+      node->prev = node->next = nullptr;  // Unlinked.
+      TimerTask* task = internal::TimingWheel::AsTask(node);
       const int64_t due = internal::TimingWheel::DueOf(task);
       if (due <= now) {
         expired.push_back(task);
@@ -504,8 +532,18 @@ void Timer::FlushDue(int64_t now) {
         }
       }
       ++work;
-      if (queue == &urgent_ && internal::ListEmpty(&urgent_))
-        queue = &flushing_;
+      node = next;
+      if (node == queue) {  // Walked it all.
+        internal::InitList(queue);
+        if (queue == &urgent_) {
+          queue = &flushing_;
+          node = queue->next;
+        }
+      }
+    }
+    if (node != queue) {  // The rest waits for the next chunk.
+      queue->next = node;
+      node->prev = queue;
     }
     bool more = !internal::ListEmpty(&urgent_) ||
                 !internal::ListEmpty(&flushing_) || wheel_.EarliestKey() <= now;
@@ -546,7 +584,11 @@ std::vector<TimerTask*> Timer::TakeExpired(std::vector<TimerTask*>& expired) {
   if (!std::is_sorted(expired.begin(), expired.end(), by_due)) {
     std::stable_sort(expired.begin(), expired.end(), by_due);
   }
-  for (TimerTask*& task : expired) {
+  for (size_t i = 0; i < expired.size(); ++i) {
+    TimerTask*& task = expired[i];
+    // A few tasks ahead: its state word is written next.
+    constexpr size_t kAhead = 4;
+    if (i + kAhead < expired.size()) __builtin_prefetch(expired[i + kAhead], 1);
     // Pending -> queued: Cancel() can still take it back until it starts.
     uint32_t state = State::Load(task);
     while (
@@ -652,7 +694,13 @@ void Timer::RunBatch(std::vector<TimerTask*>& batch) {
   int64_t released = 0;
   {
     CallbackScope scope(this);
-    for (TimerTask* task : batch) {
+    for (size_t i = 0; i < batch.size(); ++i) {
+      TimerTask* task = batch[i];
+      // A few tasks ahead (its state word is written, its vtable read).
+      constexpr size_t kAhead = 4;
+      if (i + kAhead < batch.size() && batch[i + kAhead] != nullptr) {
+        __builtin_prefetch(batch[i + kAhead], 1);
+      }
       if (task == nullptr) {  // A slot for an embedded timer.
         RunEmbeddedSlot();
         ++released;
@@ -730,50 +778,72 @@ void Timer::FinishInFlight(int64_t count) {
 }
 
 std::vector<TaskPtr<TimerTask>> Timer::Shutdown() {
-  internal::ListNode all;
-  internal::InitList(&all);
+  // The pending tasks as chains (null-terminated by `next`), one per bucket.
+  std::vector<internal::ListNode*> chains;
   int64_t count = 0;
   {
     internal::MutexLock lock(mu_);
     if (!shutdown_) {
       shutdown_ = true;
       // O(buckets) under the lock: the tasks are walked after it.
-      wheel_.TakeAll(&all);
-      internal::SpliceAll(&urgent_, &all);
-      internal::SpliceAll(&flushing_, &all);
-      internal::SpliceAll(&staging_, &all);
+      wheel_.TakeAll(chains);
+      for (internal::ListNode* list : {&urgent_, &flushing_, &staging_}) {
+        if (internal::ListNode* chain = internal::DetachChain(list)) {
+          chains.push_back(chain);
+        }
+      }
       count = counters_.pending;
       counters_.pending = 0;
       counters_.cancelled += count;
     }
   }
   cv_.notify_all();
-  // The list is this call's alone now: with shutdown_ set, Add() and
-  // Cancel() leave pending tasks alone.
+  // The chains are this call's alone now: with shutdown_ set, Add() and
+  // Cancel() leave pending tasks alone. Up to kLanes chains are walked side
+  // by side, a step of each in turn, with each lane's next task prefetched:
+  // their cache misses overlap instead of following one another.
   std::vector<TaskPtr<TimerTask>> cancelled;
   cancelled.reserve(static_cast<size_t>(count));
   bool swept_embedded = false;
-  while (!internal::ListEmpty(&all)) {
-    internal::ListNode* node = all.next;
-    internal::Unlink(node);
-    TimerTask* task = internal::TimingWheel::AsTask(node);
-    // Read first: once kPending is cleared, a thread destroying an embedded
-    // timer (waiting for that, see CancelEmbedded) may free it.
-    const bool embedded = task->Embedded();
-    uint32_t state = State::Load(task);
-    while (!State::Cas(
-        task, state,
-        State::Make(State::Owner(state), state & ~State::kPending))) {
+  constexpr size_t kLanes = 16;
+  internal::ListNode* lanes[kLanes];
+  size_t live = 0;        // Lanes in use: lanes[0, live).
+  size_t next_chain = 0;  // The next chain to put in a lane.
+  while (live < kLanes && next_chain < chains.size()) {
+    lanes[live++] = chains[next_chain++];
+  }
+  while (live > 0) {
+    for (size_t lane = 0; lane < live;) {
+      internal::ListNode* const node = lanes[lane];
+      // Read first: once kPending is cleared, a thread destroying an
+      // embedded timer (waiting for that, see CancelEmbedded) may free it.
+      internal::ListNode* const next = node->next;
+      if (next != nullptr) __builtin_prefetch(next, 1);
+      node->prev = node->next = nullptr;  // Unlinked.
+      TimerTask* task = internal::TimingWheel::AsTask(node);
+      const bool embedded = task->Embedded();
+      uint32_t state = State::Load(task);
+      while (!State::Cas(
+          task, state,
+          State::Make(State::Owner(state), state & ~State::kPending))) {
+      }
+      // The wheel's reference passes to the caller; an embedded timer (no
+      // reference: its owner may destroy it any time) is not returned.
+      if (embedded) {
+        // Not touched again; its destroyer is woken below.
+        --count;
+        swept_embedded = true;
+      } else {
+        cancelled.push_back(TaskPtr<TimerTask>::Adopt(task));
+      }
+      if (next != nullptr) {
+        lanes[lane++] = next;
+      } else if (next_chain < chains.size()) {
+        lanes[lane++] = chains[next_chain++];
+      } else {
+        lanes[lane] = lanes[--live];  // This lane is done.
+      }
     }
-    // The wheel's reference passes to the caller; an embedded timer (no
-    // reference: its owner may destroy it any time) is not returned.
-    if (embedded) {
-      // Not touched again; its destroyer is woken below.
-      --count;
-      swept_embedded = true;
-      continue;
-    }
-    cancelled.push_back(TaskPtr<TimerTask>::Adopt(task));
   }
   if (swept_embedded) {
     internal::MutexLock lock(mu_);

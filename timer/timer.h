@@ -104,6 +104,18 @@ struct TimerOptions {
   // timer.
   Clock* clock = nullptr;
 
+  // Opt-in clock slack: relative delays (`Schedule()`, `Add()`,
+  // `AddBatch()`, `Reschedule()`) count from the clock's coarse reading
+  // (`Clock::CoarseNowNanos()`: `CLOCK_MONOTONIC_COARSE` for
+  // `Clock::Real()`) plus its staleness bound (`CoarseStalenessNanos()`,
+  // the kernel tick, 1 to 10 ms), instead of from a precise reading. The
+  // trade: a cheaper clock read per add, for tasks that may run up to that
+  // bound later than `delay` from the call, never earlier. Absolute
+  // deadlines (`AddAt()`), the reaper's sleeps and the check that a task is
+  // due use the precise clock either way. No effect on a clock whose
+  // staleness bound is 0.
+  bool coarse_clock = false;
+
   // Where callbacks run. Null means the timer's own: with the reaper and
   // the real clock, the reaper runs each due batch itself, and a standby
   // thread owned by the timer ("tw-executor", asleep otherwise) flushes and
@@ -489,7 +501,14 @@ class Timer {
   void OnWatchdog();
   // Current time relative to origin_, never before the wheel's time.
   int64_t NowRelative() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  // The time a relative delay counts from, relative to origin_: a precise
+  // reading, or with `coarse_clock` a coarse one plus its staleness bound;
+  // never before the clock's true time.
   int64_t ClockRelative();
+  // `clock_->NowNanos()`, read directly for `Clock::Real()`.
+  int64_t ReadClock() const;
+  // A reading as a time relative to origin_ (saturated, 0 before it).
+  int64_t Relative(int64_t reading) const;
   // Flushes every bucket due at `now`; releases mu_ between chunks (and
   // holds it again on return).
   void FlushDue(int64_t now) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
@@ -534,6 +553,8 @@ class Timer {
   // The lock and liveness that handles share (one reference is the timer's).
   internal::TimerControl* const control_;
   Clock* const clock_;
+  const bool real_clock_;       // clock_ is Clock::Real(): read it directly.
+  const int64_t coarse_slack_;  // > 0: ClockRelative() reads coarse.
   // The default executor (null with TimerOptions::executor).
   std::unique_ptr<internal::StandbyExecutor> owned_executor_;
   Executor* const executor_;

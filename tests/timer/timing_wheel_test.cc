@@ -256,14 +256,63 @@ TEST_F(TimingWheelTest, OneNanosecondTickAndSizeTwoReachSixtyThreeLevels) {
   EXPECT_EQ(PopBucket(wheel, kMax), (std::vector<int64_t>{kMax - 1, kMax}));
 }
 
-TEST_F(TimingWheelTest, StaleKeyAfterUnlinkCostsOneEmptyFlush) {
+TEST_F(TimingWheelTest, StaleKeyAfterUnlinkCostsOneEarlyFlush) {
+  TimingWheel wheel(10, 5);
+  TimerTask* early = Place(wheel, 21);
+  Place(wheel, 27);  // The same bucket: it is not emptied.
+  Place(wheel, 33);
+  wheel.Unlink(early, {});             // What Timer::Cancel() does.
+  EXPECT_EQ(wheel.EarliestKey(), 21);  // A lower bound, still.
+  EXPECT_EQ(PopBucket(wheel, 21), std::vector<int64_t>{27});  // Early.
+  EXPECT_EQ(wheel.EarliestKey(), 33);
+}
+
+TEST_F(TimingWheelTest, BucketEmptiedByUnlinkIsNeverReportedNorPopped) {
   TimingWheel wheel(10, 5);
   TimerTask* early = Place(wheel, 21);
   Place(wheel, 33);
-  Unlink(TimingWheel::AsNode(early));  // What Timer::Cancel() does.
-  EXPECT_EQ(wheel.EarliestKey(), 21);  // A lower bound, still.
-  EXPECT_EQ(PopBucket(wheel, 21), std::vector<int64_t>{});
+  wheel.Unlink(early, {});  // Empties its bucket, left in the delay queue.
+  EXPECT_EQ(wheel.KeyLowerBound(), 21);  // Still there: no heap removal.
+  EXPECT_EQ(wheel.EarliestKey(), 33);    // Discarded once at the top.
+  EXPECT_EQ(wheel.KeyLowerBound(), 33);
+  EXPECT_EQ(wheel.PopDueBucket(32), nullptr);
+  EXPECT_EQ(PopBucket(wheel, 33), std::vector<int64_t>{33});
+  EXPECT_EQ(wheel.EarliestKey(), kMaxNanos);
+}
+
+TEST_F(TimingWheelTest, EmptiedBucketPoppedAtItsOldKeyYieldsNothing) {
+  TimingWheel wheel(10, 5);
+  TimerTask* early = Place(wheel, 21);
+  wheel.Unlink(early, {});
+  EXPECT_EQ(wheel.PopDueBucket(kMax), nullptr);  // Not an empty flush.
+  EXPECT_EQ(wheel.KeyLowerBound(), kMaxNanos);
+}
+
+TEST_F(TimingWheelTest, RefilledEmptiedBucketIsRekeyedUpNotLeftEarly) {
+  TimingWheel wheel(10, 5);
+  TimerTask* early = Place(wheel, 21);
+  Place(wheel, 43);
+  wheel.Unlink(early, {});
+  Place(wheel, 27);  // The same bucket as 21: its stale key goes up.
+  EXPECT_EQ(wheel.KeyLowerBound(), 27);
+  EXPECT_EQ(wheel.EarliestKey(), 27);
+  EXPECT_EQ(wheel.PopDueBucket(26), nullptr);
+  EXPECT_EQ(PopBucket(wheel, 27), std::vector<int64_t>{27});
+  EXPECT_EQ(wheel.EarliestKey(), 43);
+}
+
+TEST_F(TimingWheelTest, EmptiedDueListIsDiscardedToo) {
+  TimingWheel wheel(10, 5);
+  ListNode staging;
+  InitList(&staging);
+  tasks_.push_back(MakeTask<NoopTask>());
+  TimingWheel::SetDueOf(tasks_.back().get(), 4);
+  LinkBefore(&staging, TimingWheel::AsNode(tasks_.back().get()));
+  wheel.MergeIntoDueList(&staging);
+  Place(wheel, 33);
+  wheel.Unlink(tasks_.front().get(), {&staging});
   EXPECT_EQ(wheel.EarliestKey(), 33);
+  EXPECT_EQ(wheel.PopDueBucket(32), nullptr);
 }
 
 TEST_F(TimingWheelTest, DueListKeepsDueOrderAndPopsOnlyDueTasks) {
@@ -372,15 +421,17 @@ TEST_F(TimingWheelTest, TakeAllEmptiesEveryLevel) {
                       int64_t{1} << 40, kMax}) {
     Place(wheel, due);
   }
-  ListNode all;
-  InitList(&all);
-  wheel.TakeAll(&all);
-  int count = 0;
-  while (!ListEmpty(&all)) {
-    Unlink(all.next);
-    ++count;
+  std::vector<ListNode*> chains;
+  wheel.TakeAll(chains);
+  std::vector<int64_t> dues;
+  for (ListNode* node : chains) {
+    for (; node != nullptr; node = node->next) {
+      dues.push_back(TimingWheel::DueOf(TimingWheel::AsTask(node)));
+    }
   }
-  EXPECT_EQ(count, 6);
+  std::sort(dues.begin(), dues.end());
+  EXPECT_EQ(dues,
+            (std::vector<int64_t>{0, 15, 60, 700, int64_t{1} << 40, kMax}));
   EXPECT_EQ(wheel.EarliestKey(), kMaxNanos);
   EXPECT_EQ(wheel.PopDueBucket(kMax), nullptr);
 }

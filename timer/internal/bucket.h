@@ -68,6 +68,19 @@ inline void SpliceAll(ListNode* from, ListNode* to) {
   InitList(from);
 }
 
+// DetachChain()
+//
+// Empties the list at `head` and returns its first node, the nodes staying
+// linked by `next` in list order with the last one's `next` null (a chain);
+// null when the list was empty. O(1).
+inline ListNode* DetachChain(ListNode* head) {
+  if (ListEmpty(head)) return nullptr;
+  ListNode* first = head->next;
+  head->prev->next = nullptr;
+  InitList(head);
+  return first;
+}
+
 // Bucket
 //
 // A list of tasks and the key the delay queue orders it by: a lower bound of

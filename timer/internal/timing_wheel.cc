@@ -47,6 +47,9 @@ void TimingWheel::AdvanceTo(int64_t now) {
 }
 
 void TimingWheel::LinkIntoBucket(Bucket* bucket, TimerTask* task) {
+  // Emptied by cancels but still in the delay queue (see Unlink()): its key
+  // is stale and is replaced, up or down, instead of only lowered.
+  const bool stale = bucket->heap_index >= 0 && ListEmpty(&bucket->head);
   LinkBefore(&bucket->head, AsNode(task));
   if (bucket->links < std::numeric_limits<int32_t>::max()) ++bucket->links;
   if (task->due_nanos_ < bucket->min_due) bucket->min_due = task->due_nanos_;
@@ -68,7 +71,7 @@ void TimingWheel::LinkIntoBucket(Bucket* bucket, TimerTask* task) {
                  levels_[static_cast<size_t>(bucket->level) - 1]->interval / 2);
     key = std::max(key - lead, time_);
   }
-  if (key < bucket->key) {
+  if (key < bucket->key || (stale && key != bucket->key)) {
     bucket->key = key;
     queue_.Update(bucket);
   }
@@ -96,7 +99,16 @@ void TimingWheel::Place(TimerTask* task) {
   }
 }
 
+void TimingWheel::DropEmptyTop() {
+  for (Bucket* top = queue_.Top(); top != nullptr && ListEmpty(&top->head);
+       top = queue_.Top()) {
+    queue_.Remove(top);
+    ResetBucket(top);
+  }
+}
+
 Bucket* TimingWheel::PopDueBucket(int64_t now) {
+  DropEmptyTop();
   Bucket* top = queue_.Top();
   if (top == nullptr || top->key > now) return nullptr;
   queue_.Remove(top);
@@ -123,27 +135,39 @@ void TimingWheel::Unlink(TimerTask* task,
   for (const ListNode* foreign : foreign_lists) {
     if (neighbour == foreign) return;
   }
+  // The bucket stays in the delay queue with its key (a heap removal per
+  // cancel costs more than discarding it at the top later, and nothing when
+  // an add refills it first). Its content bounds restart.
   Bucket* bucket = BucketOf(neighbour);
-  queue_.Remove(bucket);
-  ResetBucket(bucket);
+  bucket->min_due = kMaxNanos;
+  bucket->links = 0;
 }
 
 bool TimingWheel::PopDueTasks(int64_t now, size_t max_tasks,
                               std::vector<TimerTask*>& out) {
   ListNode* head = &due_list_.head;
   size_t taken = 0;
-  while (!ListEmpty(head) && AsTask(head->next)->due_nanos_ <= now) {
+  bool more = false;
+  // Walked without unlinking each task (which would write to the next one
+  // at once): the next is prefetched while this one is taken, and the list
+  // is closed over the taken part at the end.
+  ListNode* node = head->next;
+  while (node != head && AsTask(node)->due_nanos_ <= now) {
     if (taken == max_tasks) {
-      RekeyDueList();
-      return true;
+      more = true;
+      break;
     }
-    TimerTask* task = AsTask(head->next);
-    internal::Unlink(head->next);
-    out.push_back(task);
+    ListNode* const next = node->next;
+    __builtin_prefetch(next, 1);
+    node->prev = node->next = nullptr;  // Unlinked.
+    out.push_back(AsTask(node));
     ++taken;
+    node = next;
   }
+  head->next = node;
+  node->prev = head;
   RekeyDueList();
-  return false;
+  return more;
 }
 
 void TimingWheel::MergeIntoDueList(ListNode* staging) {
@@ -179,13 +203,13 @@ void TimingWheel::MergeIntoDueList(ListNode* staging) {
   RekeyDueList();
 }
 
-void TimingWheel::TakeAll(ListNode* out) {
-  SpliceAll(&due_list_.head, out);
+void TimingWheel::TakeAll(std::vector<ListNode*>& chains) {
+  if (ListNode* chain = DetachChain(&due_list_.head)) chains.push_back(chain);
   RekeyDueList();
   for (auto& level : levels_) {
     for (int64_t i = 0; i < wheel_size_; ++i) {
       Bucket* bucket = &level->buckets[i];
-      SpliceAll(&bucket->head, out);
+      if (ListNode* chain = DetachChain(&bucket->head)) chains.push_back(chain);
       queue_.Remove(bucket);
       ResetBucket(bucket);
     }

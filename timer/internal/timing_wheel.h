@@ -115,14 +115,29 @@ class TimingWheel {
 
   // TimingWheel::EarliestKey()
   //
-  // The smallest bucket key: no task is due before it. `kMaxNanos` when no
-  // bucket holds a task.
-  int64_t EarliestKey() const { return queue_.TopKey(); }
+  // The smallest key of a bucket that holds a task: no task is due before
+  // it. `kMaxNanos` when no bucket holds a task. First discards the buckets
+  // that a cancel emptied from the top of the delay queue (see `Unlink()`),
+  // so the key returned is never that of an empty bucket: amortized O(1)
+  // plus an O(log buckets) removal per emptied bucket it meets.
+  int64_t EarliestKey() {
+    DropEmptyTop();
+    return queue_.TopKey();
+  }
+
+  // TimingWheel::KeyLowerBound()
+  //
+  // The smallest key in the delay queue, which may be an emptied bucket's:
+  // a lower bound of `EarliestKey()`, without discarding anything. Enough to
+  // tell whether an add lowered the earliest key (an emptied bucket's key
+  // was never below what `EarliestKey()` last reported, see `Unlink()`).
+  int64_t KeyLowerBound() const { return queue_.TopKey(); }
 
   // TimingWheel::PopDueBucket()
   //
-  // Removes from the delay queue and returns the bucket with the smallest key
-  // if that key is <= `now`, or returns null. The caller empties it: the due
+  // Removes from the delay queue and returns the non-empty bucket with the
+  // smallest key if that key is <= `now`, or returns null (after discarding
+  // the emptied buckets at the top). The caller empties it: the due
   // list with `PopDueTasks()`, any other bucket by splicing its list away
   // (after which it calls `ResetBucket()`).
   Bucket* PopDueBucket(int64_t now);
@@ -159,9 +174,14 @@ class TimingWheel {
 
   // TimingWheel::Unlink()
   //
-  // Removes a linked `task` from wherever it is in the wheel (an O(1)
-  // cancel). When that empties a bucket, the bucket leaves the delay queue,
-  // so a cancelled timer costs no wake-up unless it shared its bucket.
+  // Removes a linked `task` from wherever it is in the wheel: an O(1)
+  // cancel, with no heap operation. A bucket this empties stays in the delay
+  // queue with its key until it reaches the top, where `EarliestKey()` and
+  // `PopDueBucket()` discard it, or until a task is linked into it again,
+  // which re-keys it in place (so a cancel followed by an add to the same
+  // bucket costs no removal and no insertion). Users that sleep on
+  // `EarliestKey()` never see such a key, so a cancelled timer costs no
+  // wake-up unless it shared its bucket.
   // `task` may also be on a list of the caller's (not a bucket): pass its
   // sentinels as `foreign_lists` so they are not mistaken for buckets.
   void Unlink(TimerTask* task,
@@ -185,9 +205,11 @@ class TimingWheel {
 
   // TimingWheel::TakeAll()
   //
-  // Moves every task in the wheel to the back of the list at `out` and
-  // empties the delay queue. For shutdown.
-  void TakeAll(ListNode* out);
+  // Takes every task out of the wheel as chains (see `DetachChain()`), one
+  // per non-empty bucket, appending each chain's first node to `chains`,
+  // and empties the delay queue. O(buckets). For shutdown: separate chains
+  // can be walked side by side, their cache misses overlapping.
+  void TakeAll(std::vector<ListNode*>& chains);
 
   // TimingWheel::AsTask() / AsNode()
   //
@@ -216,6 +238,8 @@ class TimingWheel {
   };
 
   void AddLevel();
+  // Removes from the delay queue the empty buckets at its top.
+  void DropEmptyTop();
   // Sets `level`'s current tick to the one that contains `time`.
   static void MoveLevelTo(Level& level, int64_t time);
   void LinkIntoBucket(Bucket* bucket, TimerTask* task);

@@ -188,7 +188,7 @@ int Usage() {
       stderr,
       "usage: core_driver pair ours|coarse|heap P N [random] [sparse] | "
       "expiry "
-      "ours|heap N | shutdown N\n");
+      "ours|heap N | shutdown N | --sizes=small (every mode, tiny)\n");
   return 2;
 }
 
@@ -198,6 +198,16 @@ int Usage() {
 
 int main(int argc, char** argv) {
   using namespace timingwheel::bench;  // NOLINT(build/namespaces)
+  if (argc == 2 && std::strcmp(argv[1], "--sizes=small") == 0) {
+    // The CI smoke run (.ci/jobs.d/benchmark-smoke): every mode, tiny.
+    Pair<Ours>(1000, 1000, /*random=*/true, /*sparse=*/false);
+    Pair<OursCoarse>(1000, 1000, /*random=*/false, /*sparse=*/true);
+    Pair<HeapBaseline>(1000, 1000, /*random=*/true, /*sparse=*/false);
+    Expiry<ManualOurs>(1000);
+    Expiry<ManualHeap>(1000);
+    Shutdown(1000);
+    return 0;
+  }
   if (argc < 3) return Usage();
   const bool ours = std::strcmp(argv[2], "ours") == 0;
   if (std::strcmp(argv[1], "pair") == 0 && argc >= 5) {

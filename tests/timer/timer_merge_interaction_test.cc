@@ -267,5 +267,35 @@ TEST(TimerMergeInteractionTest, ProducersCancelWhileBatchesRunInline) {
   EXPECT_EQ(runs.value() + cancels.value(), kThreads * kPerThread);
 }
 
+// Shutdown() sweeps the pending tasks outside the lock while another
+// thread destroys pending embedded timers (which waits for the sweep to let
+// go of each): none is touched after it is freed (ASan, valgrind).
+TEST(TimerMergeInteractionTest, SweepRacesDestroyingEmbeddedTimers) {
+  for (int round = 0; round < 20; ++round) {
+    auto timer = Timer::Create().value();
+    constexpr int kTimers = 300;
+    std::vector<std::unique_ptr<CallbackTimer>> embedded;
+    for (int i = 0; i < kTimers; ++i) {
+      embedded.push_back(std::make_unique<CallbackTimer>([] {}));
+      // Spread over many buckets (and so many sweep lanes).
+      ASSERT_TRUE(
+          embedded.back()->Schedule(*timer, absl::Seconds(10 + i)).ok());
+    }
+    for (int i = 0; i < kTimers; ++i) {
+      ASSERT_TRUE(timer->Schedule(absl::Seconds(10 + i), [] {}).ok());
+    }
+    Latch go;
+    std::thread destroyer([&] {
+      go.Wait();
+      for (auto& one : embedded) one.reset();
+    });
+    go.Open();
+    const size_t returned = timer->Shutdown().size();
+    RunWithin("destroyer", [&] { destroyer.join(); });
+    EXPECT_EQ(returned, static_cast<size_t>(kTimers));
+    RunWithin("~Timer()", [&] { timer.reset(); });
+  }
+}
+
 }  // namespace
 }  // namespace timingwheel

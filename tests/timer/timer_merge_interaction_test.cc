@@ -297,5 +297,39 @@ TEST(TimerMergeInteractionTest, SweepRacesDestroyingEmbeddedTimers) {
   }
 }
 
+// An inline callback on the reaper shuts the timer down while the standby
+// (which took over when it blocked) runs a callback of its own: neither
+// waits for the other, and the destructor finishes the job.
+TEST(TimerMergeInteractionTest, InlineShutdownWhileTheStandbyRunsACallback) {
+  auto timer = Timer::Create().value();
+  Timer* const raw = timer.get();
+  Latch standby_running, shut, a_done;
+  size_t returned = 0;
+  for (int i = 0; i < 50; ++i) {
+    ASSERT_TRUE(timer->Schedule(absl::Hours(1) + absl::Seconds(i), [] {}).ok());
+  }
+  // The second task is scheduled by the first, while the reaper runs it:
+  // only the standby can run it.
+  std::function<void()> second = [&] {
+    standby_running.Open();
+    EXPECT_TRUE(shut.Wait());
+  };
+  ASSERT_TRUE(
+      timer
+          ->Schedule(absl::Milliseconds(1),
+                     [&] {
+                       EXPECT_TRUE(
+                           raw->Schedule(absl::ZeroDuration(), second).ok());
+                       EXPECT_TRUE(standby_running.Wait());
+                       returned = raw->Shutdown().size();
+                       shut.Open();
+                       a_done.Open();
+                     })
+          .ok());
+  ASSERT_TRUE(a_done.Wait());
+  RunWithin("~Timer()", [&] { timer.reset(); });
+  EXPECT_EQ(returned, 50u);
+}
+
 }  // namespace
 }  // namespace timingwheel

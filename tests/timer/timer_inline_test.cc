@@ -132,6 +132,29 @@ TEST(TimerInlineTest, TheReaperRunsADueBatchItselfWithNoHandOff) {
   EXPECT_EQ(FindThread("tw-executor").switches, before.switches);
 }
 
+TEST(TimerInlineTest, ALargeDueBatchGoesToTheStandbyThread) {
+  // More tasks due at once than the reaper runs itself (64): under heavy
+  // expiry the flush and the callbacks stay on two threads.
+  auto timer = Timer::Create().value();
+  ThreadLog log;
+  Counter ran;
+  constexpr int kTasks = 200;
+  // Far enough ahead that all of them are added before any is due.
+  const TimePoint at = timer->Now() + absl::Milliseconds(500);
+  for (int i = 0; i < kTasks; ++i) {
+    ASSERT_TRUE(timer
+                    ->ScheduleAt(at,
+                                 [&] {
+                                   log.Record("task");
+                                   ran.Increment();
+                                 })
+                    .ok());
+  }
+  ASSERT_TRUE(ran.AwaitAtLeast(kTasks));
+  EXPECT_EQ(log.entries(),
+            std::vector<std::string>(kTasks, "task@tw-executor"));
+}
+
 TEST(TimerInlineTest, WithoutTheReaperCallbacksStillRunOnTheExecutorThread) {
   ManualClock clock;
   TimerOptions options;

@@ -11,11 +11,12 @@
 //     untimed), "heap" the std::priority_queue baseline.
 //   * BM_ReAdd: `Timer::Add()` of a pre-made task that is pending already
 //     (a move: no allocation), with 10^6 timers pending; ns per re-add.
-//   * BM_Producers/<impl>/threads:T: T threads scheduling into one timer;
-//     items_per_second is the aggregate schedules per second.
 //   * BM_ProducersOwnTimer/threads:T: T threads, each scheduling into a
 //     timer of its own: the most that shards with their own locks could
-//     give (no lock or cache line shared between the producers).
+//     give (no lock or cache line shared between the producers);
+//     items_per_second is the aggregate schedules per second. T threads
+//     sharing one timer are schedule_benchmark's `BM_ScheduleThreads`
+//     (same delays, iterations and thread counts).
 //
 //   bazel run -c opt //benchmarks:alloc_benchmark --
 //       --benchmark_repetitions=5 --benchmark_display_aggregates_only=true
@@ -120,22 +121,6 @@ void BM_ReAdd(benchmark::State& state) {
   state.SetLabel("timingwheel");
 }
 
-template <typename Impl>
-void BM_Producers(benchmark::State& state) {
-  static Impl* shared = nullptr;
-  if (state.thread_index() == 0) shared = new Impl();
-  const std::vector<absl::Duration>& delays = LongDelays();
-  const size_t mask = delays.size() - 1;
-  size_t i = static_cast<size_t>(state.thread_index()) * 7919;
-  for (auto _ : state) shared->Fire(delays[i++ & mask]);
-  state.SetItemsProcessed(state.iterations());
-  state.SetLabel(Impl::Name());
-  if (state.thread_index() == 0) {
-    delete shared;
-    shared = nullptr;
-  }
-}
-
 void BM_ProducersOwnTimer(benchmark::State& state) {
   Ours own;
   const std::vector<absl::Duration>& delays = LongDelays();
@@ -156,17 +141,6 @@ void Register() {
       ->Unit(benchmark::kMillisecond);
 }
 
-template <typename Impl>
-void RegisterProducers() {
-  benchmark::RegisterBenchmark(("BM_Producers/" + Impl::Name()).c_str(),
-                               BM_Producers<Impl>)
-      ->UseRealTime()
-      ->Iterations(small_sizes ? 1000 : 300000)
-      ->Threads(1)
-      ->Threads(2)
-      ->Threads(4);
-}
-
 }  // namespace
 }  // namespace bench
 }  // namespace timingwheel
@@ -179,8 +153,6 @@ int main(int argc, char** argv) {
   Register<HeapBaseline>();
   benchmark::RegisterBenchmark("BM_ReAdd/timingwheel", BM_ReAdd)
       ->Iterations(small_sizes ? 1000 : 3000000);
-  RegisterProducers<Ours>();
-  RegisterProducers<HeapBaseline>();
   benchmark::RegisterBenchmark("BM_ProducersOwnTimer/timingwheel",
                                BM_ProducersOwnTimer)
       ->UseRealTime()

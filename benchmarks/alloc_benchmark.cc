@@ -26,13 +26,13 @@
 #include <chrono>
 #include <cstdint>
 #include <memory>
-#include <random>
 #include <string>
 #include <vector>
 
 #include "absl/time/time.h"
 #include "benchmark/benchmark.h"
 #include "benchmarks/bench_impls.h"
+#include "benchmarks/long_delays.h"
 #include "benchmarks/small_sizes.h"
 #include "timer/timer.h"
 
@@ -43,20 +43,6 @@ namespace {
 bool small_sizes = false;
 
 int64_t Timers() { return small_sizes ? 1000 : 1000000; }
-
-// Delays uniform in [1 h, 2 h), the same sequence for every timer.
-const std::vector<absl::Duration>& LongDelays() {
-  static const std::vector<absl::Duration>* const delays = [] {
-    auto* out = new std::vector<absl::Duration>();
-    std::mt19937_64 rng(42);
-    std::uniform_int_distribution<int64_t> dist(0, 3600LL * 1000000000 - 1);
-    for (int i = 0; i < (1 << 20); ++i) {
-      out->push_back(absl::Hours(1) + absl::Nanoseconds(dist(rng)));
-    }
-    return out;
-  }();
-  return *delays;
-}
 
 // Ours with room reserved for every timer the benchmark schedules.
 class OursReserved {

@@ -32,8 +32,8 @@
 #include "absl/time/time.h"
 #include "benchmark/benchmark.h"
 #include "benchmarks/bench_impls.h"
+#include "benchmarks/bench_main.h"
 #include "benchmarks/long_delays.h"
-#include "benchmarks/small_sizes.h"
 #include "timer/timer.h"
 
 namespace timingwheel {
@@ -127,13 +127,8 @@ void Register() {
       ->Unit(benchmark::kMillisecond);
 }
 
-}  // namespace
-}  // namespace bench
-}  // namespace timingwheel
-
-int main(int argc, char** argv) {
-  using namespace timingwheel::bench;  // NOLINT(build/namespaces)
-  small_sizes = SmallSizesRequested(argc, argv);
+// Registers every benchmark of this binary (once `small_sizes` is set).
+void RegisterBenchmarks() {
   Register<Ours>();
   Register<OursReserved>();
   Register<HeapBaseline>();
@@ -146,8 +141,14 @@ int main(int argc, char** argv) {
       ->Threads(1)
       ->Threads(2)
       ->Threads(4);
-  benchmark::Initialize(&argc, argv);
-  benchmark::RunSpecifiedBenchmarks();
-  benchmark::Shutdown();
-  return 0;
+}
+
+}  // namespace
+}  // namespace bench
+}  // namespace timingwheel
+
+int main(int argc, char** argv) {
+  return timingwheel::bench::BenchmarkMain(
+      argc, argv, &timingwheel::bench::small_sizes,
+      timingwheel::bench::RegisterBenchmarks);
 }

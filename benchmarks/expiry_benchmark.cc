@@ -22,8 +22,8 @@
 
 #include "absl/time/time.h"
 #include "benchmark/benchmark.h"
+#include "benchmarks/bench_main.h"
 #include "benchmarks/manual_impls.h"
-#include "benchmarks/small_sizes.h"
 #include "benchmarks/thread_cpu_time.h"
 
 namespace timingwheel {
@@ -94,18 +94,18 @@ void BM_FlushOneTick(benchmark::State& state) {
 
 template <typename Impl>
 void Register() {
-  benchmark::RegisterBenchmark(("BM_Expiry/" + Impl::Name()).c_str(),
-                               BM_Expiry<Impl>)
-      ->Arg(small_sizes ? 10000 : 1000000)
-      ->Iterations(small_sizes ? 1 : 2)
-      ->UseManualTime()
-      ->Unit(benchmark::kMillisecond);
-  benchmark::RegisterBenchmark(("BM_FlushOneTick/" + Impl::Name()).c_str(),
-                               BM_FlushOneTick<Impl>)
-      ->Arg(small_sizes ? 2000 : 200000)
-      ->Iterations(small_sizes ? 1 : 3)
-      ->UseManualTime()
-      ->Unit(benchmark::kMillisecond);
+  RegisterManualTime("BM_Expiry/" + Impl::Name(), BM_Expiry<Impl>,
+                     small_sizes ? 10000 : 1000000, small_sizes ? 1 : 2);
+  RegisterManualTime("BM_FlushOneTick/" + Impl::Name(), BM_FlushOneTick<Impl>,
+                     small_sizes ? 2000 : 200000, small_sizes ? 1 : 3);
+}
+
+// Registers every benchmark of this binary (once `small_sizes` is set).
+void RegisterBenchmarks() {
+  Register<ManualOurs>();
+  Register<ManualHeap>();
+  Register<ManualRoundWheel>();
+  Register<ManualHierTick>();
 }
 
 }  // namespace
@@ -113,14 +113,7 @@ void Register() {
 }  // namespace timingwheel
 
 int main(int argc, char** argv) {
-  using namespace timingwheel::bench;  // NOLINT(build/namespaces)
-  small_sizes = SmallSizesRequested(argc, argv);
-  Register<ManualOurs>();
-  Register<ManualHeap>();
-  Register<ManualRoundWheel>();
-  Register<ManualHierTick>();
-  benchmark::Initialize(&argc, argv);
-  benchmark::RunSpecifiedBenchmarks();
-  benchmark::Shutdown();
-  return 0;
+  return timingwheel::bench::BenchmarkMain(
+      argc, argv, &timingwheel::bench::small_sizes,
+      timingwheel::bench::RegisterBenchmarks);
 }

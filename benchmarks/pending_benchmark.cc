@@ -40,8 +40,8 @@
 #include "absl/time/time.h"
 #include "benchmark/benchmark.h"
 #include "benchmarks/bench_impls.h"
+#include "benchmarks/bench_main.h"
 #include "benchmarks/long_delays.h"
-#include "benchmarks/small_sizes.h"
 #include "benchmarks/thread_cpu_time.h"
 
 namespace timingwheel {
@@ -183,21 +183,12 @@ void RegisterOrdered() {
 
 template <typename Impl>
 void RegisterShutdown() {
-  benchmark::RegisterBenchmark(("BM_Shutdown/" + Impl::Name()).c_str(),
-                               BM_Shutdown<Impl>)
-      ->Arg(small_sizes ? 1000 : 1000000)
-      ->Iterations(small_sizes ? 1 : 2)
-      ->UseManualTime()
-      ->Unit(benchmark::kMillisecond);
+  RegisterManualTime("BM_Shutdown/" + Impl::Name(), BM_Shutdown<Impl>,
+                     small_sizes ? 1000 : 1000000, small_sizes ? 1 : 2);
 }
 
-}  // namespace
-}  // namespace bench
-}  // namespace timingwheel
-
-int main(int argc, char** argv) {
-  using namespace timingwheel::bench;  // NOLINT(build/namespaces)
-  small_sizes = SmallSizesRequested(argc, argv);
+// Registers every benchmark of this binary (once `small_sizes` is set).
+void RegisterBenchmarks() {
   RegisterOrdered<Ours>();
   RegisterOrdered<OursTask>();
   RegisterOrdered<HeapBaseline>();
@@ -205,8 +196,14 @@ int main(int argc, char** argv) {
   RegisterShutdown<Ours>();
   RegisterShutdown<HeapBaseline>();
   RegisterShutdown<LazyHeapBaseline>();
-  benchmark::Initialize(&argc, argv);
-  benchmark::RunSpecifiedBenchmarks();
-  benchmark::Shutdown();
-  return 0;
+}
+
+}  // namespace
+}  // namespace bench
+}  // namespace timingwheel
+
+int main(int argc, char** argv) {
+  return timingwheel::bench::BenchmarkMain(
+      argc, argv, &timingwheel::bench::small_sizes,
+      timingwheel::bench::RegisterBenchmarks);
 }

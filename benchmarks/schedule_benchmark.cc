@@ -46,9 +46,9 @@
 #include "absl/types/span.h"
 #include "benchmark/benchmark.h"
 #include "benchmarks/bench_impls.h"
+#include "benchmarks/bench_main.h"
 #include "benchmarks/long_delays.h"
 #include "benchmarks/memory_usage.h"
-#include "benchmarks/small_sizes.h"
 #include "benchmarks/thread_cpu_time.h"
 #include "timer/embedded_timer.h"
 #include "timer/timer.h"
@@ -314,12 +314,8 @@ template <typename Impl>
 void RegisterAll() {
   const std::string name = Impl::Name();
   for (const Size& size : ScheduleSizes()) {
-    benchmark::RegisterBenchmark(("BM_Schedule/" + name).c_str(),
-                                 BM_Schedule<Impl>)
-        ->Arg(size.timers)
-        ->Iterations(size.iterations)
-        ->UseManualTime()
-        ->Unit(benchmark::kMillisecond);
+    RegisterManualTime("BM_Schedule/" + name, BM_Schedule<Impl>, size.timers,
+                       size.iterations);
   }
   benchmark::RegisterBenchmark(("BM_ScheduleCancel/" + name).c_str(),
                                BM_ScheduleCancel<Impl>)
@@ -329,37 +325,22 @@ void RegisterAll() {
       ->Apply(ThreadCounts);
 }
 
-}  // namespace
-}  // namespace bench
-}  // namespace timingwheel
-
-int main(int argc, char** argv) {
-  using namespace timingwheel::bench;  // NOLINT(build/namespaces)
-  small_sizes = SmallSizesRequested(argc, argv);
+// Registers every benchmark of this binary (once `small_sizes` is set).
+void RegisterBenchmarks() {
   RegisterAll<Ours>();
   for (const Size& size : ScheduleSizes()) {
-    benchmark::RegisterBenchmark("BM_AddPremade/timingwheel", BM_AddPremade)
-        ->Arg(size.timers)
-        ->Iterations(size.iterations)
-        ->UseManualTime()
-        ->Unit(benchmark::kMillisecond);
-    benchmark::RegisterBenchmark("BM_AddBatch/timingwheel", BM_AddBatch)
-        ->Arg(size.timers)
-        ->Iterations(size.iterations)
-        ->UseManualTime()
-        ->Unit(benchmark::kMillisecond);
+    RegisterManualTime("BM_AddPremade/timingwheel", BM_AddPremade, size.timers,
+                       size.iterations);
+    RegisterManualTime("BM_AddBatch/timingwheel", BM_AddBatch, size.timers,
+                       size.iterations);
   }
   benchmark::RegisterBenchmark("BM_Reschedule/timingwheel", BM_Reschedule)
       ->Apply(CancelSizes);
   benchmark::RegisterBenchmark("BM_CancelRearm/timingwheel", BM_CancelRearm)
       ->Apply(CancelSizes);
   for (const Size& size : ScheduleSizes()) {
-    benchmark::RegisterBenchmark("BM_EmbeddedSchedule/timingwheel",
-                                 BM_EmbeddedSchedule)
-        ->Arg(size.timers)
-        ->Iterations(size.iterations)
-        ->UseManualTime()
-        ->Unit(benchmark::kMillisecond);
+    RegisterManualTime("BM_EmbeddedSchedule/timingwheel", BM_EmbeddedSchedule,
+                       size.timers, size.iterations);
   }
   benchmark::RegisterBenchmark("BM_EmbeddedScheduleCancel/timingwheel",
                                BM_EmbeddedScheduleCancel)
@@ -368,8 +349,14 @@ int main(int argc, char** argv) {
   RegisterAll<RoundWheelBaseline>();
   RegisterAll<HierTickBaseline>();
   RegisterAll<AsioBaseline>();
-  benchmark::Initialize(&argc, argv);
-  benchmark::RunSpecifiedBenchmarks();
-  benchmark::Shutdown();
-  return 0;
+}
+
+}  // namespace
+}  // namespace bench
+}  // namespace timingwheel
+
+int main(int argc, char** argv) {
+  return timingwheel::bench::BenchmarkMain(
+      argc, argv, &timingwheel::bench::small_sizes,
+      timingwheel::bench::RegisterBenchmarks);
 }

@@ -16,8 +16,8 @@
 
 #include "absl/time/time.h"
 #include "benchmark/benchmark.h"
+#include "benchmarks/bench_main.h"
 #include "benchmarks/manual_impls.h"
-#include "benchmarks/small_sizes.h"
 
 namespace timingwheel {
 namespace bench {
@@ -70,13 +70,8 @@ void Configure(benchmark::internal::Benchmark* b) {
       benchmark::kMillisecond);
 }
 
-}  // namespace
-}  // namespace bench
-}  // namespace timingwheel
-
-int main(int argc, char** argv) {
-  using namespace timingwheel::bench;  // NOLINT(build/namespaces)
-  small_sizes = SmallSizesRequested(argc, argv);
+// Registers every benchmark of this binary (once `small_sizes` is set).
+void RegisterBenchmarks() {
   for (int64_t wheel_size : {64, 256, 512, 4096}) {
     benchmark::RegisterBenchmark(
         ("BM_Touches/timingwheel/wheel_size:" + std::to_string(wheel_size))
@@ -92,8 +87,14 @@ int main(int argc, char** argv) {
   benchmark::RegisterBenchmark("BM_Touches/hier-tick-1ms/wheel_size:512",
                                BM_Touches<ManualHierTick>)
       ->Apply(Configure);
-  benchmark::Initialize(&argc, argv);
-  benchmark::RunSpecifiedBenchmarks();
-  benchmark::Shutdown();
-  return 0;
+}
+
+}  // namespace
+}  // namespace bench
+}  // namespace timingwheel
+
+int main(int argc, char** argv) {
+  return timingwheel::bench::BenchmarkMain(
+      argc, argv, &timingwheel::bench::small_sizes,
+      timingwheel::bench::RegisterBenchmarks);
 }

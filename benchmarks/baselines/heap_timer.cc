@@ -4,38 +4,33 @@
 
 #include <utility>
 
-#include "benchmarks/baselines/deadline.h"
+#include "timer/clock.h"
 
 namespace timingwheel {
 namespace bench {
+namespace internal {
 
-HeapTimer::HeapTimer(Clock* clock) : LoopTimer("bl-heap", clock) {}
-
-TimerId HeapTimer::Schedule(absl::Duration delay, Callback callback) {
-  const int64_t deadline = DeadlineAfter(clock_->NowNanos(), delay);
-  std::lock_guard<std::mutex> lock(mu_);
+TimerId EagerCancelHeap::Add(int64_t deadline, Callback callback,
+                             bool* earliest) {
   const uint32_t index = pool_.Allocate();
   pool_[index].callback = std::move(callback);
-  heap_.push_back(Entry{deadline, index});
+  heap_.push_back(HeapEntry{deadline, index});
   Put(heap_.size() - 1, heap_.back());
   SiftUp(heap_.size() - 1);
-  ++touches_;
-  if (pool_[index].heap_index == 0) WakeIfSleepingPastLocked(deadline);
+  *earliest = pool_[index].heap_index == 0;
   return pool_.IdOf(index);
 }
 
-bool HeapTimer::Cancel(TimerId id) {
-  Callback dropped;  // Destroyed outside the lock.
-  std::lock_guard<std::mutex> lock(mu_);
+bool EagerCancelHeap::Cancel(TimerId id, Dropped* dropped) {
   const uint32_t index = pool_.Find(id);
   if (index == kNil) return false;
   RemoveAt(pool_[index].heap_index);
-  dropped = std::move(pool_[index].callback);
+  *dropped = std::move(pool_[index].callback);
   pool_.Free(index);
   return true;
 }
 
-void HeapTimer::CollectDueLocked(int64_t now, std::vector<Callback>& out) {
+void EagerCancelHeap::PopDue(int64_t now, std::vector<Callback>& out) {
   while (!heap_.empty() && heap_.front().deadline <= now) {
     const uint32_t index = heap_.front().node;
     RemoveAt(0);
@@ -44,12 +39,12 @@ void HeapTimer::CollectDueLocked(int64_t now, std::vector<Callback>& out) {
   }
 }
 
-int64_t HeapTimer::NextWakeLocked() {
+int64_t EagerCancelHeap::NextDeadline() {
   return heap_.empty() ? kInfiniteFutureNanos : heap_.front().deadline;
 }
 
-void HeapTimer::SiftUp(size_t index) {
-  const Entry entry = heap_[index];
+void EagerCancelHeap::SiftUp(size_t index) {
+  const HeapEntry entry = heap_[index];
   while (index > 0) {
     const size_t parent = (index - 1) / 2;
     if (heap_[parent].deadline <= entry.deadline) break;
@@ -59,8 +54,8 @@ void HeapTimer::SiftUp(size_t index) {
   Put(index, entry);
 }
 
-void HeapTimer::SiftDown(size_t index) {
-  const Entry entry = heap_[index];
+void EagerCancelHeap::SiftDown(size_t index) {
+  const HeapEntry entry = heap_[index];
   const size_t size = heap_.size();
   for (;;) {
     size_t child = 2 * index + 1;
@@ -75,8 +70,8 @@ void HeapTimer::SiftDown(size_t index) {
   Put(index, entry);
 }
 
-void HeapTimer::RemoveAt(size_t index) {
-  const Entry last = heap_.back();
+void EagerCancelHeap::RemoveAt(size_t index) {
+  const HeapEntry last = heap_.back();
   heap_.pop_back();
   if (index == heap_.size()) return;
   const int64_t removed = heap_[index].deadline;
@@ -87,6 +82,10 @@ void HeapTimer::RemoveAt(size_t index) {
     SiftDown(index);
   }
 }
+
+}  // namespace internal
+
+template class BasicHeapTimer<internal::EagerCancelHeap>;
 
 }  // namespace bench
 }  // namespace timingwheel

@@ -7,32 +7,40 @@
 // min-heap of deadlines (O(log n) schedule and cancel) and one thread that
 // sleeps until the earliest deadline, woken early when a new timer becomes
 // the earliest. Callbacks run on that thread. Precise (it sleeps until the
-// exact deadline) and never early.
+// exact deadline) and never early. It is `BasicHeapTimer` (basic_heap_timer.h)
+// over `internal::EagerCancelHeap`.
 
 #ifndef TIMINGWHEEL_BENCHMARKS_BASELINES_HEAP_TIMER_H_
 #define TIMINGWHEEL_BENCHMARKS_BASELINES_HEAP_TIMER_H_
 
 #include <cstdint>
-#include <string>
 #include <vector>
 
-#include "benchmarks/baselines/loop_timer.h"
+#include "benchmarks/baselines/basic_heap_timer.h"
 #include "benchmarks/baselines/node_pool.h"
+#include "benchmarks/baselines/timer_under_test.h"
 
 namespace timingwheel {
 namespace bench {
+namespace internal {
 
-// HeapTimer
+// EagerCancelHeap
 //
-// Thread-safe. Its thread is named "bl-heap".
-class HeapTimer final : public LoopTimer {
+// `HeapTimer`'s cancel policy: each node knows its heap index, so a cancel
+// removes the entry at once (O(log n)). Not thread-safe: used under the
+// timer's lock.
+class EagerCancelHeap {
  public:
-  explicit HeapTimer(Clock* clock = nullptr);
-  ~HeapTimer() override { Stop(); }
+  using Callback = TimerUnderTest::Callback;
+  using Dropped = Callback;
 
-  std::string name() const override { return "heap"; }
-  TimerId Schedule(absl::Duration delay, Callback callback) override;
-  bool Cancel(TimerId id) override;
+  static constexpr char kName[] = "heap";
+  static constexpr char kThreadName[] = "bl-heap";
+
+  TimerId Add(int64_t deadline, Callback callback, bool* earliest);
+  bool Cancel(TimerId id, Dropped* dropped);
+  void PopDue(int64_t now, std::vector<Callback>& out);
+  int64_t NextDeadline();
 
  private:
   struct Node {
@@ -41,26 +49,27 @@ class HeapTimer final : public LoopTimer {
     bool live = false;
     Callback callback;
   };
-  // Heap entries carry the deadline, so sifting never leaves the array.
-  struct Entry {
-    int64_t deadline;
-    uint32_t node;
-  };
-
-  void CollectDueLocked(int64_t now, std::vector<Callback>& out) override;
-  int64_t NextWakeLocked() override;
 
   void SiftUp(size_t index);
   void SiftDown(size_t index);
   void RemoveAt(size_t index);
-  void Put(size_t index, Entry entry) {
+  void Put(size_t index, HeapEntry entry) {
     heap_[index] = entry;
     pool_[entry.node].heap_index = static_cast<uint32_t>(index);
   }
 
   NodePool<Node> pool_;
-  std::vector<Entry> heap_;
+  std::vector<HeapEntry> heap_;
 };
+
+}  // namespace internal
+
+extern template class BasicHeapTimer<internal::EagerCancelHeap>;
+
+// HeapTimer
+//
+// Thread-safe. Its thread is named "bl-heap".
+using HeapTimer = BasicHeapTimer<internal::EagerCancelHeap>;
 
 }  // namespace bench
 }  // namespace timingwheel

@@ -5,49 +5,43 @@
 #include <algorithm>
 #include <utility>
 
-#include "benchmarks/baselines/deadline.h"
+#include "timer/clock.h"
 
 namespace timingwheel {
 namespace bench {
+namespace internal {
 namespace {
 
 // For std::push_heap and friends: a min-heap on deadline.
 struct Later {
-  template <typename Entry>
-  bool operator()(const Entry& a, const Entry& b) const {
+  bool operator()(const HeapEntry& a, const HeapEntry& b) const {
     return a.deadline > b.deadline;
   }
 };
 
 }  // namespace
 
-LazyHeapTimer::LazyHeapTimer(Clock* clock) : LoopTimer("bl-lazy-heap", clock) {}
-
-TimerId LazyHeapTimer::Schedule(absl::Duration delay, Callback callback) {
-  const int64_t deadline = DeadlineAfter(clock_->NowNanos(), delay);
-  std::lock_guard<std::mutex> lock(mu_);
+TimerId LazyCancelHeap::Add(int64_t deadline, Callback callback,
+                            bool* earliest) {
   const uint32_t index = pool_.Allocate();
   pool_[index].cancelled = false;
   pool_[index].callback = std::move(callback);
-  heap_.push_back(Entry{deadline, index});
+  heap_.push_back(HeapEntry{deadline, index});
   std::push_heap(heap_.begin(), heap_.end(), Later());
-  ++touches_;
-  if (heap_.front().node == index) WakeIfSleepingPastLocked(deadline);
+  *earliest = heap_.front().node == index;
   return pool_.IdOf(index);
 }
 
-bool LazyHeapTimer::Cancel(TimerId id) {
-  std::vector<Callback> dropped;  // Destroyed outside the lock.
-  std::lock_guard<std::mutex> lock(mu_);
+bool LazyCancelHeap::Cancel(TimerId id, Dropped* dropped) {
   const uint32_t index = pool_.Find(id);
   if (index == kNil || pool_[index].cancelled) return false;
   pool_[index].cancelled = true;
   ++cancelled_;
-  if (2 * cancelled_ > heap_.size()) CompactLocked(dropped);
+  if (2 * cancelled_ > heap_.size()) Compact(*dropped);
   return true;
 }
 
-LazyHeapTimer::Callback LazyHeapTimer::PopTopLocked() {
+LazyCancelHeap::Callback LazyCancelHeap::PopTop() {
   std::pop_heap(heap_.begin(), heap_.end(), Later());
   const uint32_t index = heap_.back().node;
   heap_.pop_back();
@@ -57,9 +51,9 @@ LazyHeapTimer::Callback LazyHeapTimer::PopTopLocked() {
   return callback;
 }
 
-void LazyHeapTimer::CompactLocked(std::vector<Callback>& dropped) {
+void LazyCancelHeap::Compact(std::vector<Callback>& dropped) {
   const auto kept = std::remove_if(
-      heap_.begin(), heap_.end(), [this, &dropped](const Entry& entry) {
+      heap_.begin(), heap_.end(), [this, &dropped](const HeapEntry& entry) {
         if (!pool_[entry.node].cancelled) return false;
         dropped.push_back(std::move(pool_[entry.node].callback));
         pool_.Free(entry.node);
@@ -70,23 +64,27 @@ void LazyHeapTimer::CompactLocked(std::vector<Callback>& dropped) {
   cancelled_ = 0;
 }
 
-void LazyHeapTimer::CollectDueLocked(int64_t now, std::vector<Callback>& out) {
+void LazyCancelHeap::PopDue(int64_t now, std::vector<Callback>& out) {
   while (!heap_.empty() && heap_.front().deadline <= now) {
     const bool cancelled = pool_[heap_.front().node].cancelled;
-    Callback callback = PopTopLocked();
+    Callback callback = PopTop();
     // A cancelled callback is destroyed here, under the lock (rare: most
     // leave by compaction).
     if (!cancelled) out.push_back(std::move(callback));
   }
 }
 
-int64_t LazyHeapTimer::NextWakeLocked() {
+int64_t LazyCancelHeap::NextDeadline() {
   // Cancelled entries at the top would only cause an early wake-up.
   while (!heap_.empty() && pool_[heap_.front().node].cancelled) {
-    PopTopLocked();
+    PopTop();
   }
   return heap_.empty() ? kInfiniteFutureNanos : heap_.front().deadline;
 }
+
+}  // namespace internal
+
+template class BasicHeapTimer<internal::LazyCancelHeap>;
 
 }  // namespace bench
 }  // namespace timingwheel

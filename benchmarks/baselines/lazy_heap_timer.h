@@ -9,33 +9,41 @@
 // O(n) pass drops them all (so memory stays bounded by twice the live timers).
 // This is what Java's `ScheduledThreadPoolExecutor` (without
 // `removeOnCancel`) and Go's runtime timers do. One thread sleeps until the
-// earliest deadline; callbacks run on it. Precise and never early.
+// earliest deadline; callbacks run on it. Precise and never early. It is
+// `BasicHeapTimer` (basic_heap_timer.h) over `internal::LazyCancelHeap`.
 
 #ifndef TIMINGWHEEL_BENCHMARKS_BASELINES_LAZY_HEAP_TIMER_H_
 #define TIMINGWHEEL_BENCHMARKS_BASELINES_LAZY_HEAP_TIMER_H_
 
+#include <cstddef>
 #include <cstdint>
-#include <string>
 #include <vector>
 
-#include "benchmarks/baselines/loop_timer.h"
+#include "benchmarks/baselines/basic_heap_timer.h"
 #include "benchmarks/baselines/node_pool.h"
+#include "benchmarks/baselines/timer_under_test.h"
 
 namespace timingwheel {
 namespace bench {
+namespace internal {
 
-// LazyHeapTimer
+// LazyCancelHeap
 //
-// Thread-safe. Its thread is named "bl-lazy-heap".
-class LazyHeapTimer final : public LoopTimer {
+// `LazyHeapTimer`'s cancel policy: `Cancel()` marks the timer cancelled; its
+// entry leaves the heap later (at the top, or by compaction). Not
+// thread-safe: used under the timer's lock.
+class LazyCancelHeap {
  public:
-  explicit LazyHeapTimer(Clock* clock = nullptr);
-  ~LazyHeapTimer() override { Stop(); }
+  using Callback = TimerUnderTest::Callback;
+  using Dropped = std::vector<Callback>;
 
-  std::string name() const override { return "lazy-heap"; }
-  TimerId Schedule(absl::Duration delay, Callback callback) override;
-  // Marks the timer cancelled; its entry leaves the heap later.
-  bool Cancel(TimerId id) override;
+  static constexpr char kName[] = "lazy-heap";
+  static constexpr char kThreadName[] = "bl-lazy-heap";
+
+  TimerId Add(int64_t deadline, Callback callback, bool* earliest);
+  bool Cancel(TimerId id, Dropped* dropped);
+  void PopDue(int64_t now, std::vector<Callback>& out);
+  int64_t NextDeadline();
 
  private:
   struct Node {
@@ -44,23 +52,25 @@ class LazyHeapTimer final : public LoopTimer {
     bool cancelled = false;
     Callback callback;
   };
-  struct Entry {
-    int64_t deadline;
-    uint32_t node;
-  };
-
-  void CollectDueLocked(int64_t now, std::vector<Callback>& out) override;
-  int64_t NextWakeLocked() override;
 
   // Pops the top entry and frees its node; returns the node's callback.
-  Callback PopTopLocked();
+  Callback PopTop();
   // Drops every cancelled entry and rebuilds the heap, into `dropped`.
-  void CompactLocked(std::vector<Callback>& dropped);
+  void Compact(std::vector<Callback>& dropped);
 
   NodePool<Node> pool_;
-  std::vector<Entry> heap_;  // A min-heap on deadline (std::push_heap).
-  size_t cancelled_ = 0;     // Cancelled entries still in heap_.
+  std::vector<HeapEntry> heap_;  // A min-heap on deadline (std::push_heap).
+  size_t cancelled_ = 0;         // Cancelled entries still in heap_.
 };
+
+}  // namespace internal
+
+extern template class BasicHeapTimer<internal::LazyCancelHeap>;
+
+// LazyHeapTimer
+//
+// Thread-safe. Its thread is named "bl-lazy-heap".
+using LazyHeapTimer = BasicHeapTimer<internal::LazyCancelHeap>;
 
 }  // namespace bench
 }  // namespace timingwheel

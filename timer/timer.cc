@@ -324,8 +324,8 @@ absl::Status Timer::AddLocked(TimerTask* task, int64_t base,
     kind = (state & State::kQueued) != 0 ? kWithdraw : kNew;
     if (kind == kNew && max_pending_ > 0 && counters_.pending >= max_pending_) {
       refused = absl::ResourceExhaustedError(absl::StrFormat(
-          "timingwheel: %d tasks pending, the limit (max_pending)",
-          counters_.pending));
+          "timingwheel: %d %s pending, the limit (max_pending)",
+          counters_.pending, counters_.pending == 1 ? "task" : "tasks"));
       break;
     }
     // A withdrawn run stays in its batch, which skips it (and drops the

@@ -11,6 +11,7 @@
 #include <memory>
 #include <set>
 #include <stdexcept>
+#include <string>
 #include <thread>
 #include <vector>
 
@@ -413,6 +414,24 @@ TEST(TimerMockTest, MaxPendingRejectsBeyondTheLimitAndFreesNothingWrongly) {
   const TimerMetrics m = mock.timer().Metrics();
   EXPECT_EQ(m.added, 6);  // 4 tasks + 1 move + 1 after the room came back.
   EXPECT_EQ(m.expired + m.cancelled + m.pending, 5);
+}
+
+TEST(TimerMockTest, MaxPendingRefusalSaysHowManyArePending) {
+  for (const int limit : {1, 2}) {
+    TimerOptions options;
+    options.max_pending = limit;
+    MockTimer mock(options);
+    for (int i = 0; i < limit; ++i) {
+      ASSERT_TRUE(mock.timer().Schedule(absl::Seconds(1), [] {}).ok());
+    }
+    const absl::Status refused =
+        mock.timer().Schedule(absl::Seconds(1), [] {}).status();
+    EXPECT_EQ(refused.code(), absl::StatusCode::kResourceExhausted);
+    EXPECT_EQ(std::string(refused.message()),
+              limit == 1
+                  ? "timingwheel: 1 task pending, the limit (max_pending)"
+                  : "timingwheel: 2 tasks pending, the limit (max_pending)");
+  }
 }
 
 TEST(TimerCreateTest, RejectsBadOptions) {

@@ -40,9 +40,7 @@ namespace timingwheel {
 namespace bench {
 namespace {
 
-bool small_sizes = false;
-
-int64_t Timers() { return small_sizes ? 1000 : 1000000; }
+int64_t Timers() { return SmallSizes() ? 1000 : 1000000; }
 
 // Ours with room reserved for every timer the benchmark schedules.
 class OursReserved {
@@ -122,33 +120,28 @@ void Register() {
   const std::string name = Impl::Name();
   benchmark::RegisterBenchmark(("BM_ScheduleMillion/" + name).c_str(),
                                BM_ScheduleMillion<Impl>)
-      ->Iterations(small_sizes ? 1 : 3)
+      ->Iterations(SmallSizes() ? 1 : 3)
       ->UseManualTime()
       ->Unit(benchmark::kMillisecond);
 }
 
-// Registers every benchmark of this binary (once `small_sizes` is set).
+}  // namespace
+
+// Called by //benchmarks:bench_main's main().
 void RegisterBenchmarks() {
   Register<Ours>();
   Register<OursReserved>();
   Register<HeapBaseline>();
   benchmark::RegisterBenchmark("BM_ReAdd/timingwheel", BM_ReAdd)
-      ->Iterations(small_sizes ? 1000 : 3000000);
+      ->Iterations(SmallSizes() ? 1000 : 3000000);
   benchmark::RegisterBenchmark("BM_ProducersOwnTimer/timingwheel",
                                BM_ProducersOwnTimer)
       ->UseRealTime()
-      ->Iterations(small_sizes ? 1000 : 300000)
+      ->Iterations(SmallSizes() ? 1000 : 300000)
       ->Threads(1)
       ->Threads(2)
       ->Threads(4);
 }
 
-}  // namespace
 }  // namespace bench
 }  // namespace timingwheel
-
-int main(int argc, char** argv) {
-  return timingwheel::bench::BenchmarkMain(
-      argc, argv, &timingwheel::bench::small_sizes,
-      timingwheel::bench::RegisterBenchmarks);
-}

@@ -3,13 +3,15 @@
 // bench_main.h
 // -----------------------------------------------------------------------------
 //
-// The registration and main() tail the Google Benchmark binaries here share:
+// What the Google Benchmark binaries here share. Linking
+// //benchmarks:bench_main gives a binary its main(), which reads
+// `--sizes=small`, calls the binary's `RegisterBenchmarks()`, then runs what
+// Google Benchmark's flags select:
 //
+//   * `RegisterBenchmarks()`: defined by each binary; registers its benchmarks.
+//   * `SmallSizes()`: whether the binary was asked for its tiny sizes.
 //   * `RegisterManualTime()`: registers a benchmark that times itself, with
 //     one argument and a fixed iteration count, reported in milliseconds.
-//   * `BenchmarkMain()`: the binaries' main(): reads `--sizes=small`,
-//     registers their benchmarks, then runs what Google Benchmark's flags
-//     select.
 
 #ifndef TIMINGWHEEL_BENCHMARKS_BENCH_MAIN_H_
 #define TIMINGWHEEL_BENCHMARKS_BENCH_MAIN_H_
@@ -18,10 +20,24 @@
 #include <string>
 
 #include "benchmark/benchmark.h"
-#include "benchmarks/small_sizes.h"
 
 namespace timingwheel {
 namespace bench {
+
+// RegisterBenchmarks()
+//
+// Registers every benchmark of the binary (with
+// `benchmark::RegisterBenchmark()`). Each binary that links
+// //benchmarks:bench_main defines it; main() calls it once, after
+// `SmallSizes()` is known and before Google Benchmark reads its flags.
+void RegisterBenchmarks();
+
+// SmallSizes()
+//
+// Returns whether `--sizes=small` is among the binary's arguments (what
+// .ci/jobs.d/benchmark-smoke passes so that every benchmark runs in
+// seconds). Known from the time `RegisterBenchmarks()` is called.
+bool SmallSizes();
 
 // RegisterManualTime()
 //
@@ -39,23 +55,6 @@ benchmark::internal::Benchmark* RegisterManualTime(const std::string& name,
       ->Iterations(iterations)
       ->UseManualTime()
       ->Unit(benchmark::kMillisecond);
-}
-
-// BenchmarkMain()
-//
-// The main() of a benchmark binary: sets `*small_sizes` to whether
-// `--sizes=small` is among the arguments (what .ci/jobs.d/benchmark-smoke
-// passes), calls `register_benchmarks()` (which may read it), then hands the
-// arguments to Google Benchmark, runs the benchmarks its flags select and
-// shuts it down. Returns main()'s exit status.
-inline int BenchmarkMain(int argc, char** argv, bool* small_sizes,
-                         void (*register_benchmarks)()) {
-  *small_sizes = SmallSizesRequested(argc, argv);
-  register_benchmarks();
-  benchmark::Initialize(&argc, argv);
-  benchmark::RunSpecifiedBenchmarks();
-  benchmark::Shutdown();
-  return 0;
 }
 
 }  // namespace bench

@@ -30,8 +30,6 @@ namespace timingwheel {
 namespace bench {
 namespace {
 
-bool small_sizes = false;
-
 // TimeDriving: per iteration, fires `delays` into a fresh `Impl` at clock 0
 // (untimed), then times advancing its step clock to each of `times` (nanos).
 // Fails the benchmark unless every timer fired. Reports ns_per_expired (wall)
@@ -95,12 +93,14 @@ void BM_FlushOneTick(benchmark::State& state) {
 template <typename Impl>
 void Register() {
   RegisterManualTime("BM_Expiry/" + Impl::Name(), BM_Expiry<Impl>,
-                     small_sizes ? 10000 : 1000000, small_sizes ? 1 : 2);
+                     SmallSizes() ? 10000 : 1000000, SmallSizes() ? 1 : 2);
   RegisterManualTime("BM_FlushOneTick/" + Impl::Name(), BM_FlushOneTick<Impl>,
-                     small_sizes ? 2000 : 200000, small_sizes ? 1 : 3);
+                     SmallSizes() ? 2000 : 200000, SmallSizes() ? 1 : 3);
 }
 
-// Registers every benchmark of this binary (once `small_sizes` is set).
+}  // namespace
+
+// Called by //benchmarks:bench_main's main().
 void RegisterBenchmarks() {
   Register<ManualOurs>();
   Register<ManualHeap>();
@@ -108,12 +108,5 @@ void RegisterBenchmarks() {
   Register<ManualHierTick>();
 }
 
-}  // namespace
 }  // namespace bench
 }  // namespace timingwheel
-
-int main(int argc, char** argv) {
-  return timingwheel::bench::BenchmarkMain(
-      argc, argv, &timingwheel::bench::small_sizes,
-      timingwheel::bench::RegisterBenchmarks);
-}

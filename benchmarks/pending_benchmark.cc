@@ -48,8 +48,6 @@ namespace timingwheel {
 namespace bench {
 namespace {
 
-bool small_sizes = false;
-
 enum class Order { kInsertion, kRandom };
 
 const char* OrderName(Order order) {
@@ -155,7 +153,7 @@ struct Size {
   int64_t iterations;
 };
 std::vector<Size> PendingSizes() {
-  if (small_sizes) return {{1000, 2}};
+  if (SmallSizes()) return {{1000, 2}};
   return {{100000, 5}, {1000000, 1}};
 }
 
@@ -184,10 +182,12 @@ void RegisterOrdered() {
 template <typename Impl>
 void RegisterShutdown() {
   RegisterManualTime("BM_Shutdown/" + Impl::Name(), BM_Shutdown<Impl>,
-                     small_sizes ? 1000 : 1000000, small_sizes ? 1 : 2);
+                     SmallSizes() ? 1000 : 1000000, SmallSizes() ? 1 : 2);
 }
 
-// Registers every benchmark of this binary (once `small_sizes` is set).
+}  // namespace
+
+// Called by //benchmarks:bench_main's main().
 void RegisterBenchmarks() {
   RegisterOrdered<Ours>();
   RegisterOrdered<OursTask>();
@@ -198,12 +198,5 @@ void RegisterBenchmarks() {
   RegisterShutdown<LazyHeapBaseline>();
 }
 
-}  // namespace
 }  // namespace bench
 }  // namespace timingwheel
-
-int main(int argc, char** argv) {
-  return timingwheel::bench::BenchmarkMain(
-      argc, argv, &timingwheel::bench::small_sizes,
-      timingwheel::bench::RegisterBenchmarks);
-}

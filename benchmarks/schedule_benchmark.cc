@@ -57,8 +57,6 @@ namespace timingwheel {
 namespace bench {
 namespace {
 
-bool small_sizes = false;
-
 template <typename Impl>
 void BM_Schedule(benchmark::State& state) {
   const int64_t n = state.range(0);
@@ -127,7 +125,7 @@ struct Size {
   int64_t iterations;
 };
 std::vector<Size> ScheduleSizes() {
-  if (small_sizes) return {{1000, 2}};
+  if (SmallSizes()) return {{1000, 2}};
   return {{10000, 100}, {100000, 10}, {1000000, 3}};
 }
 
@@ -298,7 +296,7 @@ void BM_EmbeddedScheduleCancel(benchmark::State& state) {
 }
 
 void CancelSizes(benchmark::internal::Benchmark* b) {
-  if (small_sizes) {
+  if (SmallSizes()) {
     b->Arg(0)->Iterations(1000);
     return;
   }
@@ -306,7 +304,7 @@ void CancelSizes(benchmark::internal::Benchmark* b) {
 }
 
 void ThreadCounts(benchmark::internal::Benchmark* b) {
-  b->UseRealTime()->Iterations(small_sizes ? 1000 : 300000);
+  b->UseRealTime()->Iterations(SmallSizes() ? 1000 : 300000);
   b->Threads(1)->Threads(2)->Threads(4);
 }
 
@@ -325,7 +323,9 @@ void RegisterAll() {
       ->Apply(ThreadCounts);
 }
 
-// Registers every benchmark of this binary (once `small_sizes` is set).
+}  // namespace
+
+// Called by //benchmarks:bench_main's main().
 void RegisterBenchmarks() {
   RegisterAll<Ours>();
   for (const Size& size : ScheduleSizes()) {
@@ -351,12 +351,5 @@ void RegisterBenchmarks() {
   RegisterAll<AsioBaseline>();
 }
 
-}  // namespace
 }  // namespace bench
 }  // namespace timingwheel
-
-int main(int argc, char** argv) {
-  return timingwheel::bench::BenchmarkMain(
-      argc, argv, &timingwheel::bench::small_sizes,
-      timingwheel::bench::RegisterBenchmarks);
-}

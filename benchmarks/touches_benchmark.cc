@@ -23,13 +23,11 @@ namespace timingwheel {
 namespace bench {
 namespace {
 
-bool small_sizes = false;
-
 template <typename Impl, typename... Args>
 void BM_Touches(benchmark::State& state, Args... args) {
-  const int64_t n = small_sizes ? 2000 : 200000;
+  const int64_t n = SmallSizes() ? 2000 : 200000;
   const absl::Duration delay =
-      small_sizes ? absl::Seconds(30) : absl::Minutes(30);
+      SmallSizes() ? absl::Seconds(30) : absl::Minutes(30);
   constexpr int64_t kStep = 1000000;  // 1 ms.
   constexpr int64_t kPerStep = 1000;
   double touches = 0;
@@ -70,7 +68,9 @@ void Configure(benchmark::internal::Benchmark* b) {
       benchmark::kMillisecond);
 }
 
-// Registers every benchmark of this binary (once `small_sizes` is set).
+}  // namespace
+
+// Called by //benchmarks:bench_main's main().
 void RegisterBenchmarks() {
   for (int64_t wheel_size : {64, 256, 512, 4096}) {
     benchmark::RegisterBenchmark(
@@ -89,12 +89,5 @@ void RegisterBenchmarks() {
       ->Apply(Configure);
 }
 
-}  // namespace
 }  // namespace bench
 }  // namespace timingwheel
-
-int main(int argc, char** argv) {
-  return timingwheel::bench::BenchmarkMain(
-      argc, argv, &timingwheel::bench::small_sizes,
-      timingwheel::bench::RegisterBenchmarks);
-}

@@ -324,5 +324,52 @@ TEST(PurgatoryConcurrencyTest, ACompletionRacingTheHandInLeavesNoTimerEntry) {
   EXPECT_EQ(timer->NumPending(), 0);
 }
 
+TEST(PurgatoryConcurrencyTest, ACheckOutlivesTheReferencesOfOperationsItTries) {
+  // The purgatory holds the only references: each operation is handed in
+  // under its own key and a shared one, then dropped by the test. One thread
+  // keeps checking the shared key (a long scan of raw pointers) while
+  // another completes the operations through their own keys, which takes
+  // them off both lists and drops the last references. A check must keep
+  // every operation it tries alive until it is done (under
+  // --config=asan, a use after free fails the test).
+  constexpr int kDroppedOps = 2000;
+  constexpr int kShared = -1;
+  PurgatoryOptions options;
+  options.shards = 4;
+  auto purgatory = DelayedOperationPurgatory<int>::Create(options).value();
+  std::atomic<int> completions{0};
+  std::vector<CountingOperation*> raw;
+  for (int i = 0; i < kDroppedOps; ++i) {
+    auto op = MakeTask<CountingOperation>(absl::Hours(1));
+    op->on_complete = [&completions] { completions.fetch_add(1); };
+    raw.push_back(op.get());
+    ASSERT_EQ(
+        purgatory->TryCompleteElseWatch(std::move(op), {i, kShared}).value(),
+        WatchOutcome::kWatching);
+  }
+  std::atomic<bool> stop{false};
+  std::atomic<int> scans{0};
+  std::thread scanner([&] {
+    while (!stop.load()) {
+      purgatory->CheckAndComplete(kShared);
+      scans.fetch_add(1);
+    }
+  });
+  // Start once a scan is under way, so that completions overlap scans.
+  const absl::Time deadline = absl::Now() + absl::Seconds(30);
+  while (scans.load() == 0) ASSERT_LT(absl::Now(), deadline);
+  for (int i = 0; i < kDroppedOps; ++i) {
+    // Alive: still watched (only this thread completes it, below or by
+    // making it ready for the scanner).
+    raw[i]->ready = true;
+    purgatory->CheckAndComplete(i);
+  }
+  stop.store(true);
+  scanner.join();
+  EXPECT_EQ(completions.load(), kDroppedOps);
+  EXPECT_EQ(purgatory->NumDelayed(), 0);
+  EXPECT_EQ(purgatory->Watched(), 0);
+}
+
 }  // namespace
 }  // namespace timingwheel

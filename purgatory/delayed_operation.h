@@ -321,10 +321,11 @@ class DelayedOperation : public TimerTask {
   bool MaybeTryComplete(internal::OperationOwner& owner);
 
   // Takes a waiting operation to `to`; false if it had already finished.
+  // Sequentially consistent: with `timed_` (see there).
   bool Transition(OperationState to) {
     int expected = kWaiting;
     return state_.compare_exchange_strong(expected, static_cast<int>(to),
-                                          std::memory_order_acq_rel);
+                                          std::memory_order_seq_cst);
   }
   bool IsWaiting() const {
     return state_.load(std::memory_order_acquire) == kWaiting;
@@ -340,6 +341,13 @@ class DelayedOperation : public TimerTask {
 
   const absl::Duration delay_;
   std::atomic<int> state_{kWaiting};
+  // Set (sequentially consistent) by the hand-in just before it adds the
+  // operation to the timer; whoever finishes it cancels its timer entry
+  // only if set (an operation that completed in its first try never took the
+  // timer's lock). The hand-in reads the state after its add, the finisher
+  // reads this flag after its transition: in the single order of the two
+  // stores and two loads, at least one of them sees the other, and cancels.
+  std::atomic<bool> timed_{false};
 
   // The operation's lock: taken with a compare-and-swap, never waited for.
   std::atomic<bool> locked_{false};

@@ -12,6 +12,9 @@
 #include <thread>
 #include <vector>
 
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "absl/time/clock.h"
 #include "absl/time/time.h"
 #include "gtest/gtest.h"
 #include "purgatory/delayed_operation_purgatory.h"
@@ -122,7 +125,11 @@ TEST(PurgatoryConcurrencyTest, ExpirationsRaceWithCompletions) {
   }
   std::thread parker([&] {
     for (int i = 0; i < kRacingOps; ++i) {
-      ASSERT_TRUE(purgatory->TryCompleteElseWatch(ops[i], {i % 16}).ok());
+      absl::StatusOr<WatchOutcome> outcome =
+          purgatory->TryCompleteElseWatch(ops[i], {i % 16});
+      // Completed before the hand-in began: refused, in no purgatory.
+      ASSERT_TRUE(outcome.ok() || absl::IsFailedPrecondition(outcome.status()))
+          << outcome.status();
     }
   });
   std::atomic<bool> stop{false};
@@ -255,6 +262,113 @@ TEST(PurgatoryConcurrencyTest, PurgatoriesSharingATimerRaceAndShutDown) {
     ASSERT_LE(ops[i]->expirations.load(), 1) << i;
     ASSERT_EQ(ops[i]->IsExpired(), ops[i]->expirations.load() == 1) << i;
   }
+}
+
+TEST(PurgatoryConcurrencyTest, ACompletionRacingTheHandInLeavesNoTimerEntry) {
+  // One thread hands operations in; another completes each one through a raw
+  // pointer at a random moment of its hand-in (before, during or after the
+  // timer's Add()). Whoever finishes an operation cancels its timer entry
+  // only if the hand-in marked it timed; the hand-in re-checks after its
+  // Add(). Either way no completed operation may stay on the timer. Nothing
+  // expires: the delay is an hour and the timer has no reaper.
+  TimerOptions timer_options;
+  timer_options.start_reaper = false;
+  auto timer = Timer::Create(timer_options).value();
+  PurgatoryOptions options;
+  options.shards = 2;
+  options.shared_timer = timer.get();
+  auto purgatory = DelayedOperationPurgatory<int>::Create(options).value();
+  constexpr int kRacedOps = 20000;
+  std::vector<TaskPtr<CountingOperation>> ops;
+  for (int i = 0; i < kRacedOps; ++i) {
+    ops.push_back(MakeTask<CountingOperation>(absl::Hours(1)));
+  }
+  std::atomic<int> published{-1};  // The operation being handed in.
+  std::atomic<int> completed{-1};  // The last one the racer completed.
+  std::thread racer([&] {
+    std::mt19937 random(7);
+    for (int i = 0; i < kRacedOps; ++i) {
+      while (published.load() < i) {
+      }
+      // Spread the completion over the hand-in (a spin of 0 to ~2 us).
+      const int spins = static_cast<int>(random() % 400);
+      for (int s = 0; s < spins; ++s) {
+        if (ops[i]->state() != OperationState::kWaiting) break;
+      }
+      ops[i]->ForceComplete();
+      completed.store(i);
+    }
+  });
+  for (int i = 0; i < kRacedOps; ++i) {
+    published.store(i);
+    absl::StatusOr<WatchOutcome> outcome =
+        purgatory->TryCompleteElseWatch(ops[i], {i % 16});
+    // Completed before the hand-in began: refused, in no purgatory.
+    ASSERT_TRUE(outcome.ok() || absl::IsFailedPrecondition(outcome.status()))
+        << outcome.status();
+    // One at a time, so that every hand-in is raced.
+    const absl::Time deadline = absl::Now() + absl::Seconds(30);
+    while (completed.load() < i) {
+      ASSERT_LT(absl::Now(), deadline) << "operation " << i;
+    }
+  }
+  racer.join();
+  for (int i = 0; i < kRacedOps; ++i) {
+    ASSERT_EQ(ops[i]->completions.load(), 1) << i;
+    ASSERT_EQ(ops[i]->expirations.load(), 0) << i;
+  }
+  EXPECT_EQ(purgatory->NumDelayed(), 0);
+  EXPECT_EQ(purgatory->Watched(), 0);
+  // Checked while the purgatory lives (its shutdown would take leftovers off
+  // a shared timer): a completed operation left on the timer shows here.
+  EXPECT_EQ(timer->NumPending(), 0);
+}
+
+TEST(PurgatoryConcurrencyTest, ACheckOutlivesTheReferencesOfOperationsItTries) {
+  // The purgatory holds the only references: each operation is handed in
+  // under its own key and a shared one, then dropped by the test. One thread
+  // keeps checking the shared key (a long scan of raw pointers) while
+  // another completes the operations through their own keys, which takes
+  // them off both lists and drops the last references. A check must keep
+  // every operation it tries alive until it is done (under
+  // --config=asan, a use after free fails the test).
+  constexpr int kDroppedOps = 2000;
+  constexpr int kShared = -1;
+  PurgatoryOptions options;
+  options.shards = 4;
+  auto purgatory = DelayedOperationPurgatory<int>::Create(options).value();
+  std::atomic<int> completions{0};
+  std::vector<CountingOperation*> raw;
+  for (int i = 0; i < kDroppedOps; ++i) {
+    auto op = MakeTask<CountingOperation>(absl::Hours(1));
+    op->on_complete = [&completions] { completions.fetch_add(1); };
+    raw.push_back(op.get());
+    ASSERT_EQ(
+        purgatory->TryCompleteElseWatch(std::move(op), {i, kShared}).value(),
+        WatchOutcome::kWatching);
+  }
+  std::atomic<bool> stop{false};
+  std::atomic<int> scans{0};
+  std::thread scanner([&] {
+    while (!stop.load()) {
+      purgatory->CheckAndComplete(kShared);
+      scans.fetch_add(1);
+    }
+  });
+  // Start once a scan is under way, so that completions overlap scans.
+  const absl::Time deadline = absl::Now() + absl::Seconds(30);
+  while (scans.load() == 0) ASSERT_LT(absl::Now(), deadline);
+  for (int i = 0; i < kDroppedOps; ++i) {
+    // Alive: still watched (only this thread completes it, below or by
+    // making it ready for the scanner).
+    raw[i]->ready = true;
+    purgatory->CheckAndComplete(i);
+  }
+  stop.store(true);
+  scanner.join();
+  EXPECT_EQ(completions.load(), kDroppedOps);
+  EXPECT_EQ(purgatory->NumDelayed(), 0);
+  EXPECT_EQ(purgatory->Watched(), 0);
 }
 
 }  // namespace

@@ -6,17 +6,27 @@
 // from this thread as fast as it can; each callback records when it ran.
 // Prints, per implementation, the median over `--runs` of the p99 lateness
 // (with min-max), the mean and max, and how many fired early or never.
+// `floor-cv` (and the other `floor-*` names) is no timer at all: one thread
+// that sleeps to each due time in turn, the best any timer could do on this
+// machine with this harness (see RunFloor).
 //
 //   bazel run -c opt //benchmarks:expiry_lateness -- --runs=5
 //   bazel run -c opt //benchmarks:expiry_lateness -- --json
 
+#include <sys/prctl.h>
+#include <time.h>
+
 #include <algorithm>
 #include <atomic>
+#include <chrono>
+#include <condition_variable>
 #include <cstdint>
 #include <cstdio>
 #include <memory>
+#include <mutex>
 #include <random>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "absl/flags/flag.h"
@@ -38,8 +48,10 @@ ABSL_FLAG(absl::Duration, lead, absl::Seconds(2),
           "competing with it).");
 ABSL_FLAG(int, runs, 3, "Runs per implementation.");
 ABSL_FLAG(std::string, impls,
-          "timingwheel,heap,hier-tick-1ms,round-wheel-1ms,asio",
-          "Comma-separated implementations (see make_timers.h).");
+          "timingwheel,heap,hier-tick-1ms,round-wheel-1ms,asio,floor-cv",
+          "Comma-separated implementations (see make_timers.h), or a floor "
+          "without any timer: floor-cv, floor-nanosleep, floor-cv-slack1, "
+          "floor-nanosleep-slack1 (see RunFloor).");
 ABSL_FLAG(bool, json, false, "Print a JSON array instead of a table.");
 
 namespace timingwheel {
@@ -85,6 +97,63 @@ Lateness RunOnce(const std::string& name, int n, absl::Duration lead,
   return SummarizeLateness(due, fired_at);
 }
 
+// The floor: no timer at all. One thread walks the due times in order and
+// sleeps until each one still in the future (`floor-cv`: a condition
+// variable's wait_until, as the reaper; `floor-nanosleep`:
+// clock_nanosleep(TIMER_ABSTIME); a `-slack1` suffix first sets the
+// thread's timer slack to 1 ns), then records the time as the firing of
+// every timer due by then. What is left is the kernel's wake-up latency and
+// the harness's own cost per timer: no implementation can do better.
+bool IsFloor(const std::string& name) { return name.rfind("floor-", 0) == 0; }
+
+Lateness RunFloor(const std::string& name, int n, absl::Duration lead,
+                  absl::Duration span, uint64_t seed, int64_t& wakeups) {
+  const bool nanosleep = name.rfind("floor-nanosleep", 0) == 0;
+  const bool slack1 =
+      name.size() > 7 && name.compare(name.size() - 7, 7, "-slack1") == 0;
+  std::mt19937_64 rng(seed);
+  std::uniform_int_distribution<int64_t> dist(0,
+                                              absl::ToInt64Nanoseconds(span));
+  std::vector<int64_t> due(static_cast<size_t>(n));
+  for (int i = 0; i < n; ++i) {
+    due[i] = Now() + absl::ToInt64Nanoseconds(lead) + dist(rng);
+  }
+  std::vector<int> order(static_cast<size_t>(n));
+  for (int i = 0; i < n; ++i) order[i] = i;
+  std::sort(order.begin(), order.end(),
+            [&due](int a, int b) { return due[a] < due[b]; });
+  std::vector<int64_t> fired_at(static_cast<size_t>(n), kNotFired);
+  int64_t sleeps = 0;
+  std::thread thread([&] {
+    if (slack1) prctl(PR_SET_TIMERSLACK, 1UL, 0UL, 0UL, 0UL);
+    std::mutex mu;
+    std::condition_variable cv;
+    std::unique_lock<std::mutex> lock(mu);
+    int64_t now = Now();
+    for (const int i : order) {
+      while (now < due[i]) {
+        ++sleeps;
+        if (nanosleep) {
+          timespec ts;
+          ts.tv_sec = static_cast<time_t>(due[i] / 1000000000);
+          ts.tv_nsec = static_cast<long>(due[i] % 1000000000);
+          clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, nullptr);
+        } else {
+          cv.wait_until(lock, std::chrono::steady_clock::time_point(
+                                  std::chrono::nanoseconds(due[i])));
+        }
+        now = Now();
+      }
+      // Read again per timer, as each timer's callback does.
+      now = Now();
+      fired_at[i] = now;
+    }
+  });
+  thread.join();
+  wakeups = sleeps;
+  return SummarizeLateness(due, fired_at);
+}
+
 double Median(std::vector<double> values) {
   std::sort(values.begin(), values.end());
   return values.empty() ? 0 : values[values.size() / 2];
@@ -98,7 +167,7 @@ int Main() {
   const absl::Duration lead = absl::GetFlag(FLAGS_lead);
   const int runs = std::max(1, absl::GetFlag(FLAGS_runs));
   for (const std::string& name : names) {
-    if (!MakeTimer(name).ok()) {
+    if (!IsFloor(name) && !MakeTimer(name).ok()) {
       std::fprintf(stderr, "%s\n", MakeTimer(name).status().ToString().c_str());
       return 2;
     }
@@ -109,7 +178,10 @@ int Main() {
   for (int r = 0; r < runs; ++r) {
     for (size_t k = 0; k < names.size(); ++k) {
       int64_t wakeups = 0;
-      const Lateness late = RunOnce(names[k], n, lead, span, 1000 + r, wakeups);
+      const Lateness late =
+          IsFloor(names[k])
+              ? RunFloor(names[k], n, lead, span, 1000 + r, wakeups)
+              : RunOnce(names[k], n, lead, span, 1000 + r, wakeups);
       Summary& s = summaries[k];
       s.p99_ms.push_back(late.p99_ms);
       s.mean_ms.push_back(late.mean_ms);

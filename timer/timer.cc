@@ -33,6 +33,15 @@ constexpr int64_t kMaxWheelSize = int64_t{1} << 20;
 // Timer::Dispatch); larger ones go to the standby thread.
 constexpr size_t kInlineBatchMax = 64;
 
+// How much earlier than the next due instant a batch the reaper runs
+// itself must be estimated to end (see RunInlineBatches): about a thread
+// wake-up, what the watchdog's take-over costs when the estimate is short.
+constexpr int64_t kInlineMargin = 100000;
+
+// The longest batch run time that RunBatch() feeds into the reaper's
+// estimate of a task's run time (longer ones count as this long).
+constexpr int64_t kMaxRunSample = 1000000000;
+
 // The timer whose callback the current thread is running, if any.
 thread_local const Timer* current_callback_timer = nullptr;
 
@@ -702,6 +711,11 @@ int64_t Timer::RunClaimed(TimerTask* task) {
 
 void Timer::RunBatch(std::vector<TimerTask*>& batch) {
   int64_t released = 0;
+  // Timed for RunInlineBatches()'s estimate, on either thread. Read now:
+  // the batch's in-flight count keeps the timer alive until its tasks are
+  // released, and another thread may release some of them (a deferred run).
+  const bool timed = run_inline_;
+  const int64_t started = timed ? internal::ReadMonotonic() : 0;
   {
     CallbackScope scope(this);
     for (size_t i = 0; i < batch.size(); ++i) {
@@ -746,6 +760,19 @@ void Timer::RunBatch(std::vector<TimerTask*>& batch) {
       ++released;
     }
   }
+  // Only while this batch still holds in-flight counts (released > 0): a
+  // batch whose every task was run by another thread may outlive the timer.
+  if (timed && released > 0) {
+    // An average that follows the last few batches (weight 1/8 each), so a
+    // slow callback once does not keep later batches off the reaper.
+    const int64_t per_task =
+        std::min<int64_t>(internal::ReadMonotonic() - started, kMaxRunSample) /
+        static_cast<int64_t>(batch.size());
+    const int64_t old = run_ns_per_task_.load(std::memory_order_relaxed);
+    run_ns_per_task_.store(old + (per_task - old) / 8,
+                           std::memory_order_relaxed);
+  }
+  // Last: once in_flight_ reaches 0, the timer may be destroyed.
   FinishInFlight(released);
 }
 
@@ -919,10 +946,32 @@ void Timer::ReaperLoop() {
 void Timer::RunInlineBatches() {
   std::vector<std::vector<TimerTask*>> batches;
   batches.swap(inline_batches_);
+  size_t tasks = 0;
+  for (const std::vector<TimerTask*>& batch : batches) tasks += batch.size();
+  const int64_t estimate = static_cast<int64_t>(tasks) *
+                           run_ns_per_task_.load(std::memory_order_relaxed);
+  bool hand_off;
   {
     internal::MutexLock lock(mu_);
-    watchdog_active_ = true;
-    ArmWatchdogLocked(wheel_.EarliestKey(), /*force=*/true);
+    // Run here only when nothing else comes due before these would have
+    // run (the estimate): otherwise the next instant would wait for the
+    // watchdog, a wake-up later, and the flush and the callbacks would
+    // share one thread. The standby runs them at once instead, and this
+    // thread stays free to flush the next instant on time.
+    const int64_t next = wheel_.EarliestKey();
+    hand_off =
+        next != internal::kMaxNanos &&
+        next - NowRelative() < std::max<int64_t>(estimate, 0) + kInlineMargin;
+    if (!hand_off) {
+      watchdog_active_ = true;
+      ArmWatchdogLocked(next, /*force=*/true);
+    }
+  }
+  if (hand_off) {
+    for (std::vector<TimerTask*>& batch : batches) {
+      executor_->Execute(Batch(this, std::move(batch)));
+    }
+    return;
   }
   for (std::vector<TimerTask*>& batch : batches) RunBatch(batch);
   {

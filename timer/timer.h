@@ -487,7 +487,9 @@ class Timer {
   void ReaperLoop();
   // Runs, on the reaper thread, the batches its last flush kept for itself
   // (inline_batches_), with the standby's watchdog armed to the next due
-  // instant meanwhile. Called without mu_.
+  // instant meanwhile; or hands them to the standby when the next due
+  // instant comes before they would end (by run_ns_per_task_, plus a
+  // margin). Called without mu_.
   void RunInlineBatches();
   // Arms the standby's watchdog to relative time `key` (kMaxNanos: no
   // deadline yet) and makes an Add() due earlier than it notify (see
@@ -599,6 +601,10 @@ class Timer {
   // had more than one chunk). Touched by the reaper thread only.
   std::vector<std::vector<TimerTask*>> inline_batches_;
   bool inline_handed_off_ = false;
+  // How long a callback of this timer runs, in ns (an average of recent
+  // batches, on either thread): RunInlineBatches() runs a batch on the
+  // reaper only when nothing else comes due before it would have run.
+  std::atomic<int64_t> run_ns_per_task_{1000};
 
   std::atomic<int64_t> callback_errors_{0};
 

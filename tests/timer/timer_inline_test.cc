@@ -155,6 +155,46 @@ TEST(TimerInlineTest, ALargeDueBatchGoesToTheStandbyThread) {
             std::vector<std::string>(kTasks, "task@tw-executor"));
 }
 
+TEST(TimerInlineTest, ABatchGoesToTheStandbyWhenTheNextIsDueBeforeItEnds) {
+  // The reaper runs a batch itself only when nothing else comes due before
+  // the batch would end (by the callbacks' recent run time): otherwise it
+  // hands the batch to the standby and stays free to flush the next
+  // instant on time.
+  auto timer = Timer::Create().value();
+  ThreadLog log;
+  Counter ran;
+  // A slow callback (nothing else due: the reaper runs it) makes the
+  // estimate of a callback's run time about 50 ms (1/8 of 400 ms).
+  ASSERT_TRUE(timer
+                  ->Schedule(absl::Milliseconds(1),
+                             [&] {
+                               log.Record("slow");
+                               absl::SleepFor(absl::Milliseconds(400));
+                               ran.Increment();
+                             })
+                  .ok());
+  ASSERT_TRUE(ran.AwaitAtLeast(1));
+  // "a" is due 20 ms before "b": run on the reaper, it would (by the
+  // estimate) still run when "b" is due.
+  const TimePoint at = timer->Now() + absl::Milliseconds(200);
+  for (const char* name : {"a", "b"}) {
+    const TimePoint due =
+        at + (name[0] == 'b' ? absl::Milliseconds(20) : absl::ZeroDuration());
+    ASSERT_TRUE(timer
+                    ->ScheduleAt(due,
+                                 [&log, &ran, name] {
+                                   log.Record(name);
+                                   ran.Increment();
+                                 })
+                    .ok());
+  }
+  ASSERT_TRUE(ran.AwaitAtLeast(3));
+  const std::vector<std::string> entries = log.entries();
+  ASSERT_EQ(entries.size(), 3u);
+  EXPECT_EQ(entries[0], "slow@tw-reaper");
+  EXPECT_EQ(entries[1], "a@tw-executor");
+}
+
 TEST(TimerInlineTest, WithoutTheReaperCallbacksStillRunOnTheExecutorThread) {
   ManualClock clock;
   TimerOptions options;

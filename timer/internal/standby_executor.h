@@ -18,7 +18,8 @@
 // `on_watchdog` flushes the timer and runs what is due), so a long or
 // blocking callback never delays another timer. Batches the reaper does
 // not run itself (a manual clock, `AdvanceClock()` from another thread, a
-// flush of more than one chunk) go to the queue, as they went to the
+// flush of more than one chunk or of more than 64 tasks, a batch estimated
+// to run past the next due instant) go to the queue, as they went to the
 // `ThreadExecutor` this replaces.
 
 #ifndef TIMINGWHEEL_TIMER_INTERNAL_STANDBY_EXECUTOR_H_

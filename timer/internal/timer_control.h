@@ -32,7 +32,8 @@ namespace internal {
 // reference (the timer's). Thread-safe.
 class TimerControl {
  public:
-  explicit TimerControl(Timer* timer) : timer(timer) {}
+  TimerControl(Timer* timer, uint32_t timer_id)
+      : timer_id(timer_id), timer(timer) {}
   TimerControl(const TimerControl&) = delete;
   TimerControl& operator=(const TimerControl&) = delete;
 
@@ -41,6 +42,9 @@ class TimerControl {
     if (refs_.fetch_sub(1, std::memory_order_acq_rel) == 1) delete this;
   }
 
+  // The timer's id in its tasks' state words (see TaskState): a handle
+  // cancels its task without the lock while it sits in a producer inbox.
+  const uint32_t timer_id;
   // The timer's lock (`Timer` guards its state with it).
   Mutex mu;
   // The timer, until its destructor has finished shutting it down.

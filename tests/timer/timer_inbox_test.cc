@@ -23,6 +23,7 @@
 #include "gtest/gtest.h"
 #include "tests/timer/bounded.h"
 #include "tests/timer/test_sync.h"
+#include "timer/internal/inbox.h"
 #include "timer/testing/manual_clock.h"
 #include "timer/testing/manual_executor.h"
 #include "timer/testing/mock_timer.h"
@@ -208,6 +209,78 @@ TEST(TimerInboxTest, AnAddBeforeTheSleepersDeadlineWakesIt) {
   executor.RunAll();
   EXPECT_EQ(runs.value(), 1);
   EXPECT_EQ(timer->NextDueIn(), absl::Seconds(19));
+}
+
+// The two halves of the Dekker pair, interleaved deterministically with the
+// inbox's test hooks. A producer passes its floor check while nobody
+// sleeps; before it pushes, a sleeper publishes a later deadline and finds
+// the inbox empty: the producer's second look at the floor must wake it.
+Timer* hooked_timer = nullptr;
+ManualClock* hooked_clock = nullptr;
+std::thread* hooked_sleeper = nullptr;
+
+TEST(TimerInboxTest, AProducerThatPushesAfterTheSleepersLookWakesIt) {
+  ManualClock clock;
+  ManualExecutor executor;
+  TimerOptions options;
+  options.clock = &clock;
+  options.executor = &executor;
+  options.start_reaper = false;
+  std::unique_ptr<Timer> timer = Timer::Create(options).value();
+  std::thread sleeper;
+  hooked_timer = timer.get();
+  hooked_clock = &clock;
+  hooked_sleeper = &sleeper;
+  internal::Inbox::hooks_for_testing.before_push = [] {
+    internal::Inbox::hooks_for_testing.before_push = nullptr;  // Once.
+    *hooked_sleeper =
+        std::thread([] { hooked_timer->AdvanceClock(absl::Seconds(10)); });
+    // Asleep until its timeout: it saw no task.
+    ASSERT_TRUE(hooked_clock->AwaitSleeperAt(absl::Seconds(10)));
+  };
+  Counter runs;
+  ASSERT_TRUE(
+      timer->Schedule(absl::Seconds(1), [&runs] { runs.Increment(); }).ok());
+  internal::Inbox::hooks_for_testing.before_push = nullptr;
+  ASSERT_TRUE(sleeper.joinable());
+  // Woken by the producer, it sleeps until the task instead.
+  EXPECT_TRUE(clock.AwaitSleeperAt(absl::Seconds(1), absl::Seconds(3)));
+  clock.AdvanceBy(absl::Seconds(10));
+  sleeper.join();
+  executor.RunAll();
+  EXPECT_EQ(runs.value(), 1);
+}
+
+// The other half: a task pushed after the sleeper's drain but checked by
+// its producer against the old floor must be seen by the sleeper's second
+// look, after it published its deadline.
+TEST(TimerInboxTest, ATaskPushedBetweenTheDrainAndTheSleepIsSeen) {
+  ManualClock clock;
+  ManualExecutor executor;
+  TimerOptions options;
+  options.clock = &clock;
+  options.executor = &executor;
+  options.start_reaper = false;
+  std::unique_ptr<Timer> timer = Timer::Create(options).value();
+  hooked_timer = timer.get();
+  static Counter* runs = nullptr;
+  Counter counter;
+  runs = &counter;
+  // On the sleeper's thread, under the timer's lock, right after its drain:
+  // a push needs no lock, and the floor (nobody slept yet) admits it.
+  internal::Inbox::hooks_for_testing.after_take_all = [] {
+    internal::Inbox::hooks_for_testing.after_take_all = nullptr;  // Once.
+    ASSERT_TRUE(
+        hooked_timer->Schedule(absl::Seconds(1), [] { runs->Increment(); })
+            .ok());
+  };
+  std::thread sleeper([&] { timer->AdvanceClock(absl::Seconds(10)); });
+  EXPECT_TRUE(clock.AwaitSleeperAt(absl::Seconds(1), absl::Seconds(3)));
+  internal::Inbox::hooks_for_testing.after_take_all = nullptr;
+  clock.AdvanceBy(absl::Seconds(10));
+  sleeper.join();
+  executor.RunAll();
+  EXPECT_EQ(counter.value(), 1);
 }
 
 // The Dekker pair on real threads: producers schedule short timers while

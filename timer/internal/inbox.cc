@@ -18,9 +18,15 @@ size_t ThisThreadStripe() {
 
 }  // namespace
 
+Inbox::Hooks Inbox::hooks_for_testing;
+
 Inbox::Stripe& Inbox::Mine() { return stripes_[ThisThreadStripe()]; }
 
 int32_t Inbox::Push(Stripe& stripe, ListNode* node) {
+  if (void (*hook)() =
+          hooks_for_testing.before_push.load(std::memory_order_relaxed)) {
+    hook();
+  }
   ListNode* head = stripe.head.load(std::memory_order_relaxed);
   do {
     node->next = head;
@@ -53,6 +59,10 @@ ListNode* Inbox::TakeAll() {
     *tail = chain;
     while (chain->next != nullptr) chain = chain->next;
     tail = &chain->next;
+  }
+  if (void (*hook)() =
+          hooks_for_testing.after_take_all.load(std::memory_order_relaxed)) {
+    hook();
   }
   return first;
 }

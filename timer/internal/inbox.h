@@ -133,6 +133,18 @@ class Inbox {
   // closed floor and do not push.
   void WaitForProducers() const;
 
+  // Inbox::Hooks
+  //
+  // Test-only: functions called (when set) by every inbox at the start of
+  // Push() and at the end of TakeAll(), so that a test can interleave a
+  // producer and a sleeper at the points the protocol above is about. Null
+  // (one predictable branch) otherwise.
+  struct Hooks {
+    std::atomic<void (*)()> before_push{nullptr};
+    std::atomic<void (*)()> after_take_all{nullptr};
+  };
+  static Hooks hooks_for_testing;
+
  private:
   Stripe stripes_[kStripes];
   alignas(64) std::atomic<int64_t> floor_{-1};

@@ -280,9 +280,15 @@ absl::Status Timer::AddInternal(TimerTask* task, absl::Duration delay,
   if (!wheel_ref_taken && !task->Counted()) return NotCountedError(*task);
   const int64_t delay_nanos = internal::DelayToNanos(delay);
   const int64_t clock_now = ClockRelative();
-  if (may_buffer && use_inbox_ &&
-      TryBuffer(task, clock_now, delay_nanos, wheel_ref_taken)) {
-    return absl::OkStatus();
+  if (may_buffer && use_inbox_) {
+    switch (TryBuffer(task, clock_now, delay_nanos, wheel_ref_taken)) {
+      case Buffered::kYes:
+        return absl::OkStatus();
+      case Buffered::kRefused:
+        return ShutdownError();
+      case Buffered::kNo:
+        break;
+    }
   }
   bool drop_ref = false;
   bool earlier = false;
@@ -297,6 +303,11 @@ absl::Status Timer::AddInternal(TimerTask* task, absl::Duration delay,
   if (drop_ref) task->Unref();  // Never the last: the caller holds one.
   if (earlier && on_next_due_earlier_) on_next_due_earlier_();
   return status;
+}
+
+absl::Status Timer::ShutdownError() {
+  return absl::FailedPreconditionError(
+      "timingwheel: cannot add a task after Timer::Shutdown()");
 }
 
 absl::Status Timer::NotCountedError(const TimerTask& task) {
@@ -334,8 +345,7 @@ absl::Status Timer::AddLocked(TimerTask* task, int64_t base,
   for (;;) {
     const uint32_t owner = State::Owner(state);
     if (shutdown_) {
-      refused = absl::FailedPreconditionError(
-          "timingwheel: cannot add a task after Timer::Shutdown()");
+      refused = ShutdownError();
       break;
     }
     if (owner != 0 && owner != id_) {
@@ -848,21 +858,15 @@ std::vector<TaskPtr<TimerTask>> Timer::Shutdown() {
   std::vector<internal::ListNode*> chains;
   int64_t count = 0;
   std::vector<TimerTask*> released;
-  if (use_inbox_) {
-    {
-      internal::MutexLock lock(mu_);
-      inbox_closed_ = true;
-      PublishFloorLocked();
-    }
-    // A producer that entered after the floor closed takes the lock; one
-    // inside its window finishes its push first: then the drain below is
-    // the last.
-    inbox_.WaitForProducers();
-  }
   {
     internal::MutexLock lock(mu_);
     if (!shutdown_) {
-      DrainInboxesLocked();  // Buffered tasks are swept as pending ones.
+      // Close the inbox (producers that push from now on see it after
+      // their push and withdraw their task: see TryBuffer), then drain it:
+      // buffered tasks are swept as pending ones.
+      inbox_closed_ = true;
+      PublishFloorLocked();
+      DrainInboxesLocked();
       shutdown_ = true;
       // O(buckets) under the lock: the tasks are walked after it.
       wheel_.TakeAll(chains);

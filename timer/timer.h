@@ -498,8 +498,15 @@ class Timer {
   // wheel's) onto this thread's stripe if it is due no earlier than the
   // floor; returns false, having changed nothing, when it must be added
   // under the lock instead.
-  bool TryBuffer(TimerTask* task, int64_t clock_now, int64_t delay_nanos,
-                 bool wheel_ref_taken);
+  // kRefused: Shutdown() came first (the task was withdrawn; any reference
+  // the inbox held is dropped).
+  enum class Buffered { kNo, kYes, kRefused };
+  Buffered TryBuffer(TimerTask* task, int64_t clock_now, int64_t delay_nanos,
+                     bool wheel_ref_taken);
+  // After Shutdown(): releases the buffered tasks withdrawn or cancelled
+  // (to inbox_released_) and puts back those whose producer has yet to
+  // withdraw them.
+  void ReleaseAfterShutdownLocked() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   // Places every buffered task in the wheel (those cancelled while
   // buffered go to inbox_released_), then wakes sleepers it made late. A
   // no-op after Shutdown() (which drains last) and without inboxes.
@@ -540,6 +547,8 @@ class Timer {
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   // The error for an Add() of a task without a reference count.
   static absl::Status NotCountedError(const TimerTask& task);
+  // The error for an add after Shutdown().
+  static absl::Status ShutdownError();
   // The entry points of timer_scheduling.cc.
   absl::Status AddAtInternal(TimerTask* task, TimePoint deadline,
                              bool wheel_ref_taken);

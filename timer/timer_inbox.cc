@@ -30,47 +30,79 @@ namespace timingwheel {
 
 using State = internal::TaskState;
 
-bool Timer::TryBuffer(TimerTask* task, int64_t clock_now, int64_t delay_nanos,
-                      bool wheel_ref_taken) {
+Timer::Buffered Timer::TryBuffer(TimerTask* task, int64_t clock_now,
+                                 int64_t delay_nanos, bool wheel_ref_taken) {
   // As a locked add: never before the wheel's time (see AddLocked).
   const int64_t due = internal::SaturatingAdd(
       std::max(clock_now, inbox_.time_hint()), delay_nanos);
   // A task that never runs stays out (kMaxNanos is also the closed floor).
-  if (due >= internal::kMaxNanos) return false;
-  internal::Inbox::Stripe& stripe = inbox_.Mine();
-  inbox_.Enter(stripe);
-  if (due < inbox_.floor()) {
-    inbox_.Leave(stripe);
-    return false;
+  if (due >= internal::kMaxNanos || due < inbox_.floor_hint()) {
+    return Buffered::kNo;
   }
   // Only an idle task: anything else (pending, queued, running, buffered,
   // another timer's) is the locked path's to sort out.
   uint32_t idle = 0;
   if (!State::Cas(task, idle, State::Make(id_, State::kInbox))) {
-    inbox_.Leave(stripe);
-    return false;
+    return Buffered::kNo;
   }
   if (!wheel_ref_taken) task->Ref();  // The wheel's, held by the inbox.
   task->due_nanos_ = due;
+  internal::Inbox::Stripe& stripe = inbox_.Mine();
   const int32_t depth =
       inbox_.Push(stripe, internal::TimingWheel::AsNode(task));
-  const int64_t floor = inbox_.floor();
-  inbox_.Leave(stripe);
-  const bool wake = due < floor;  // A sleeper published a later deadline.
-  if (wake || depth >= internal::Inbox::kDrainThreshold) {
-    std::vector<TimerTask*> released;
-    {
-      internal::MutexLock lock(mu_);
-      if (wake) {
-        DrainInboxesLocked();
-      } else {
-        DrainMineLocked();
-      }
-      released.swap(inbox_released_);
-    }
-    for (TimerTask* dead : released) dead->Unref();
+  // The second look (seq_cst, after the push): a sleeper that published a
+  // later deadline, the reaper running callbacks, or Shutdown() (all
+  // publish a floor above `due`) may have missed the push.
+  const bool wake = due < inbox_.floor();
+  if (!wake && depth < internal::Inbox::kDrainThreshold) {
+    return Buffered::kYes;
   }
-  return true;
+  bool refused = false;
+  std::vector<TimerTask*> released;
+  {
+    internal::MutexLock lock(mu_);
+    if (shutdown_) {
+      // Shutdown() closed the floor and drained. If its drain took the
+      // task, the add happened before it (the task is among those it
+      // returns); if not, the add comes after it: withdrawn and refused.
+      const uint32_t live = State::Make(id_, State::kInbox);
+      uint32_t state = State::Load(task);
+      while (state == live) {
+        if (State::Cas(task, state, live | State::kRevoked)) {
+          refused = true;
+          break;
+        }
+      }
+      ReleaseAfterShutdownLocked();
+    } else if (wake) {
+      DrainInboxesLocked();
+    } else {
+      DrainMineLocked();
+    }
+    released.swap(inbox_released_);
+  }
+  for (TimerTask* dead : released) dead->Unref();
+  return refused ? Buffered::kRefused : Buffered::kYes;
+}
+
+void Timer::ReleaseAfterShutdownLocked() {
+  internal::ListNode* node = inbox_.TakeAll();
+  while (node != nullptr) {
+    internal::ListNode* const next = node->next;
+    TimerTask* const task = internal::TimingWheel::AsTask(node);
+    uint32_t state = State::Load(task);
+    if ((state & State::kRevoked) != 0) {
+      node->next = nullptr;
+      while (!State::Cas(task, state, 0)) {
+      }
+      inbox_released_.push_back(task);
+    } else {
+      // Another producer's, still inside its add: it withdraws it itself
+      // once it holds the lock. Back in the inbox until then.
+      inbox_.Push(inbox_.Mine(), node);
+    }
+    node = next;
+  }
 }
 
 int Timer::CancelBuffered(TimerTask& task, uint32_t owner) {

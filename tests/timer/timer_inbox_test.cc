@@ -283,6 +283,26 @@ TEST(TimerInboxTest, ATaskPushedBetweenTheDrainAndTheSleepIsSeen) {
   EXPECT_EQ(counter.value(), 1);
 }
 
+// Shutdown() between a producer's floor check and its push: the push comes
+// after Shutdown()'s drain, so the add is refused and the task released.
+TEST(TimerInboxTest, AnAddWhosePushFollowsShutdownIsRefusedAndReleased) {
+  MockTimer mock;
+  hooked_timer = &mock.timer();
+  static size_t swept = 0;
+  internal::Inbox::hooks_for_testing.before_push = [] {
+    internal::Inbox::hooks_for_testing.before_push = nullptr;  // Once.
+    swept = hooked_timer->Shutdown().size();
+  };
+  auto token = std::make_shared<int>(0);
+  absl::StatusOr<TimerHandle> handle =
+      mock.timer().Schedule(absl::Seconds(1), [token] {});
+  internal::Inbox::hooks_for_testing.before_push = nullptr;
+  EXPECT_EQ(handle.status().code(), absl::StatusCode::kFailedPrecondition);
+  EXPECT_EQ(swept, 0u);
+  EXPECT_EQ(token.use_count(), 1);
+  EXPECT_EQ(mock.timer().Metrics().added, 0);
+}
+
 // The Dekker pair on real threads: producers schedule short timers while
 // the reaper keeps going to sleep and waking; each producer waits (bounded)
 // for its own task. A lost wake-up leaves a task buffered while the reaper

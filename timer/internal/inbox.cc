@@ -2,8 +2,6 @@
 
 #include "timer/internal/inbox.h"
 
-#include <thread>
-
 namespace timingwheel {
 namespace internal {
 namespace {
@@ -32,7 +30,9 @@ int32_t Inbox::Push(Stripe& stripe, ListNode* node) {
     node->next = head;
   } while (!stripe.head.compare_exchange_weak(
       head, node, std::memory_order_seq_cst, std::memory_order_relaxed));
-  return stripe.depth.fetch_add(1, std::memory_order_relaxed) + 1;
+  const int32_t depth = stripe.depth.load(std::memory_order_relaxed) + 1;
+  stripe.depth.store(depth, std::memory_order_relaxed);
+  return depth;
 }
 
 ListNode* Inbox::TakeStripe(Stripe& stripe) {
@@ -72,12 +72,6 @@ bool Inbox::AnyPushed() const {
     if (stripe.head.load() != nullptr) return true;
   }
   return false;
-}
-
-void Inbox::WaitForProducers() const {
-  for (const Stripe& stripe : stripes_) {
-    while (stripe.busy.load() != 0) std::this_thread::yield();
-  }
 }
 
 }  // namespace internal

@@ -21,9 +21,10 @@
 //             load every stripe (seq_cst); anything there -> drain, and
 //             compute the deadline again.
 //
-// One of them sees the other. `Enter()`/`Leave()` count producers inside
-// their window per stripe, so that `Timer::Shutdown()` can close the floor
-// and wait until no producer can still push.
+// One of them sees the other. `Timer::Shutdown()` is a sleeper that never
+// wakes: it closes the floor, then drains; a producer that sees the closed
+// floor after its push takes the lock and withdraws its task if the drain
+// missed it (see Timer::TryBuffer()).
 //
 // This class knows nothing of tasks or timers: it links `ListNode`s through
 // their `next` field (their `prev` stays null). Thread-safe.
@@ -54,10 +55,9 @@ class Inbox {
 
   struct alignas(64) Stripe {
     std::atomic<ListNode*> head{nullptr};
-    // Pushes since the last take: an estimate (a take resets it).
+    // Pushes since the last take: an estimate (updated without an atomic
+    // RMW; a take resets it).
     std::atomic<int32_t> depth{0};
-    // Producers between Enter() and Leave() on this stripe.
-    std::atomic<int32_t> busy{0};
   };
 
   Inbox() = default;
@@ -69,17 +69,6 @@ class Inbox {
   // The calling thread's stripe (assigned round-robin on first use, the
   // same for every inbox).
   Stripe& Mine();
-
-  // Inbox::Enter() / Leave()
-  //
-  // Bracket a producer's window (the floor check, the push and the check
-  // after it) on `stripe`; Enter() is a seq_cst RMW, so a producer that
-  // entered after WaitForProducers() saw its stripe idle reads the floor
-  // stored before it.
-  void Enter(Stripe& stripe) { stripe.busy.fetch_add(1); }
-  void Leave(Stripe& stripe) {
-    stripe.busy.fetch_sub(1, std::memory_order_release);
-  }
 
   // Inbox::Push()
   //
@@ -111,6 +100,9 @@ class Inbox {
   // watchdog) wakes by then and drains first. kMaxNanos closes the inbox
   // (nothing is due at or after it that may be buffered). Both seq_cst.
   int64_t floor() const { return floor_.load(); }
+  // The same, relaxed: a producer's first look (a hint; the seq_cst look
+  // after its push decides).
+  int64_t floor_hint() const { return floor_.load(std::memory_order_relaxed); }
   void set_floor(int64_t floor) { floor_.store(floor); }
 
   // Inbox::time_hint() / set_time_hint()
@@ -125,13 +117,6 @@ class Inbox {
   void set_time_hint(int64_t nanos) {
     time_hint_.store(nanos, std::memory_order_relaxed);
   }
-
-  // Inbox::WaitForProducers()
-  //
-  // Waits (yielding) until no producer is inside its window on any stripe.
-  // Called after the floor was closed: producers entering later read the
-  // closed floor and do not push.
-  void WaitForProducers() const;
 
   // Inbox::Hooks
   //

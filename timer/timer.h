@@ -278,7 +278,7 @@ class Timer {
     absl::Status status = AddInternal(task, delay, /*wheel_ref_taken=*/true,
                                       /*may_buffer=*/true);
     if (!status.ok()) return status;
-    control_->Ref();  // The handle's: it may outlive the timer.
+    control_->RefForHandle();  // The handle's: it may outlive the timer.
     return TimerHandle(control_, std::move(handle_ref));
   }
 
@@ -338,7 +338,7 @@ class Timer {
     absl::Status status = AddAtInternal(task, deadline,
                                         /*wheel_ref_taken=*/true);
     if (!status.ok()) return status;
-    control_->Ref();  // The handle's.
+    control_->RefForHandle();  // The handle's.
     return TimerHandle(control_, std::move(handle_ref));
   }
 
@@ -393,7 +393,7 @@ class Timer {
     TaskPtr<TimerTask> handle_ref = TaskPtr<TimerTask>::Adopt(task);
     absl::Status status = AddPeriodic(task, period);
     if (!status.ok()) return status;
-    control_->Ref();  // The handle's.
+    control_->RefForHandle();  // The handle's.
     return PeriodicHandle(TimerHandle(control_, std::move(handle_ref)));
   }
 

@@ -954,7 +954,7 @@ TimerMetrics Timer::Metrics() const {
   TimerMetrics metrics;
   {
     internal::MutexLock lock(mu_);
-    self->DrainInboxesLocked();
+    DrainInboxesForReaderLocked();
     metrics = counters_;
     metrics.levels = wheel_.num_levels();
   }
@@ -979,7 +979,7 @@ int64_t Timer::NumPending() const {
   Timer* const self = const_cast<Timer*>(this);
   ReleaseDrainedAtExit release(self);
   internal::MutexLock lock(mu_);
-  self->DrainInboxesLocked();
+  DrainInboxesForReaderLocked();
   return counters_.pending;
 }
 

@@ -437,6 +437,7 @@ void Timer::NotifySleepersIfEarlierLocked() {
 bool Timer::Cancel(TimerTask& task) {
   if (use_inbox_) {
     const int buffered = CancelBuffered(task, id_);
+    if (buffered == 1) ReleaseCancelledNow();
     if (buffered >= 0) return buffered == 1;
   }
   bool drop_ref = false;
@@ -1052,6 +1053,17 @@ bool TimerHandle::Cancel() ABSL_NO_THREAD_SAFETY_ANALYSIS {
   // Buffered in its timer's inbox: no lock (a handle's task is only ever
   // added to its own timer).
   const int buffered = Timer::CancelBuffered(*task_, control_->timer_id);
+  if (buffered == 1) {
+    // Release the task now, as a cancel of a pending one does.
+    std::vector<TimerTask*> released;
+    {
+      internal::MutexLock lock(control_->mu);
+      if (control_->timer != nullptr) {
+        control_->timer->CollectCancelledLocked(released);
+      }
+    }
+    for (TimerTask* task : released) task->Unref();
+  }
   if (buffered >= 0) return buffered == 1;
   bool drop_ref = false;
   bool cancelled = false;

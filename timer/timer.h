@@ -227,16 +227,16 @@ struct TimerBatchEntry {
 // call that needs the wheel's view (`AdvanceClock()`, `NextDueIn()`,
 // `Metrics()`, `NumPending()`, `Shutdown()`, a move, `TimeRemaining()`).
 // A task due before the floor takes the lock and wakes the reaper, as
-// before. `Cancel()` of a buffered task takes no lock either: it marks the
-// task, and the drain releases it without touching the wheel; its
-// callback's captures are so destroyed at that drain, not inside
-// `Cancel()`. Never-early, exactly-once and per-thread order (tasks one
-// thread adds for the same instant run in the order added) hold as for
-// locked adds; a buffered task counts in `Metrics()`/`NumPending()` from
-// the drain those calls run first. Embedded timers, periodic tasks,
-// `AddAt()`, `AddBatch()`, moves of a pending task, re-adds from `Run()`,
-// and every add of a timer with `max_pending` or `on_next_due_earlier`
-// take the lock. Off with `TimerOptions::producer_inboxes = false`.
+// before. `Cancel()` of a buffered task marks it with one CAS (so a drain
+// releases it without touching the wheel), then drains under the lock so
+// that the task and its captures are released before it returns. Never-early,
+// exactly-once and per-thread order (tasks one thread adds for the same instant
+// run in the order added) hold as for locked adds; a buffered task counts in
+// `Metrics()`/`NumPending()` from the drain those calls run first. Embedded
+// timers, periodic tasks, `AddAt()`, `AddBatch()`, moves of a pending task,
+// re-adds from `Run()`, and every add of a timer with `max_pending` or
+// `on_next_due_earlier` take the lock. Off with `TimerOptions::producer_inboxes
+// = false`.
 class Timer {
  public:
   // Timer::Create()
@@ -531,6 +531,14 @@ class Timer {
   // `owner`, without any lock: returns 1 if this call cancelled it, 0 if it
   // was buffered and cancelled already, -1 if it is not buffered there.
   static int CancelBuffered(TimerTask& task, uint32_t owner);
+  // After CancelBuffered() cancelled a task: drains the inboxes, so that
+  // the task (with its callback's captures) is released before Cancel()
+  // returns, as a cancelled pending task is. Takes mu_, never the wheel.
+  void ReleaseCancelledNow();
+  // Its locked part: the released tasks go to `released` (the caller drops
+  // their references after unlocking).
+  void CollectCancelledLocked(std::vector<TimerTask*>& released)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   // Sets sleep_deadline_max_ and publishes the inbox floor; returns whether
   // the floor rose (buffered tasks may then be due before it: the caller
   // must look at the inbox again before anyone sleeps on it).

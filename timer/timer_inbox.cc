@@ -114,6 +114,24 @@ int Timer::CancelBuffered(TimerTask& task, uint32_t owner) {
   return -1;
 }
 
+void Timer::ReleaseCancelledNow() {
+  std::vector<TimerTask*> released;
+  {
+    internal::MutexLock lock(mu_);
+    CollectCancelledLocked(released);
+  }
+  for (TimerTask* task : released) task->Unref();
+}
+
+void Timer::CollectCancelledLocked(std::vector<TimerTask*>& released) {
+  if (shutdown_) {
+    ReleaseAfterShutdownLocked();
+  } else {
+    DrainInboxesLocked();
+  }
+  released.swap(inbox_released_);
+}
+
 void Timer::DrainInboxesLocked() {
   if (!use_inbox_ || shutdown_) return;
   PlaceDrainedLocked(inbox_.TakeAll());

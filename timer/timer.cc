@@ -9,6 +9,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <new>
+#include <thread>
 #include <utility>
 
 #include "absl/base/macros.h"
@@ -127,6 +128,18 @@ class Timer::CallbackScope {
   const Timer* const previous_;
 };
 
+// Timer::ReleaseDrainedAtExit drops, when its scope ends (after the lock
+// declared after it is released), the references of the tasks the drains
+// of that scope released (see ReleaseDrained).
+class Timer::ReleaseDrainedAtExit {
+ public:
+  explicit ReleaseDrainedAtExit(Timer* timer) : timer_(timer) {}
+  ~ReleaseDrainedAtExit() { timer_->ReleaseDrained(); }
+
+ private:
+  Timer* const timer_;
+};
+
 absl::StatusOr<std::unique_ptr<Timer>> Timer::Create(TimerOptions options) {
   const int64_t tick_nanos = absl::ToInt64Nanoseconds(options.tick);
   if (tick_nanos <= 0) {
@@ -182,7 +195,7 @@ absl::StatusOr<std::unique_ptr<Timer>> Timer::Create(TimerOptions options) {
 
 Timer::Timer(const TimerOptions& options, int64_t tick_nanos, uint32_t id)
     : id_(id),
-      control_(new internal::TimerControl(this)),
+      control_(new internal::TimerControl(this, id)),
       clock_(options.clock != nullptr ? options.clock : Clock::Real()),
       real_clock_(clock_ == Clock::Real()),
       coarse_slack_(options.coarse_clock ? clock_->CoarseStalenessNanos() : 0),
@@ -199,7 +212,9 @@ Timer::Timer(const TimerOptions& options, int64_t tick_nanos, uint32_t id)
       on_callback_error_(options.on_callback_error),
       mu_(control_->mu),
       wheel_(tick_nanos, options.wheel_size),
-      on_next_due_earlier_(options.on_next_due_earlier) {
+      on_next_due_earlier_(options.on_next_due_earlier),
+      use_inbox_(options.producer_inboxes && options.max_pending == 0 &&
+                 !options.on_next_due_earlier) {
   internal::InitList(&urgent_);
   internal::InitList(&flushing_);
   internal::InitList(&staging_);
@@ -225,6 +240,8 @@ Timer::~Timer() {
     internal::MutexLock lock(mu_);
     // Every slot of an embedded timer was run or released above.
     ABSL_ASSERT(internal::ListEmpty(&embedded_ready_));
+    // Shutdown() drained the inboxes last and closed them.
+    ABSL_ASSERT(!inbox_.AnyPushed());
     control_->timer = nullptr;
   }
   // No task carries the id any more: every one was run, cancelled or
@@ -268,21 +285,38 @@ int64_t Timer::NowRelative() {
 }
 
 absl::Status Timer::AddInternal(TimerTask* task, absl::Duration delay,
-                                bool wheel_ref_taken) {
+                                bool wheel_ref_taken, bool may_buffer) {
   if (!wheel_ref_taken && !task->Counted()) return NotCountedError(*task);
   const int64_t delay_nanos = internal::DelayToNanos(delay);
   const int64_t clock_now = ClockRelative();
+  if (may_buffer && use_inbox_) {
+    switch (TryBuffer(task, clock_now, delay_nanos, wheel_ref_taken)) {
+      case Buffered::kYes:
+        return absl::OkStatus();
+      case Buffered::kRefused:
+        return ShutdownError();
+      case Buffered::kNo:
+        break;
+    }
+  }
   bool drop_ref = false;
   bool earlier = false;
   absl::Status status;
   {
     internal::MutexLock lock(mu_);
+    DrainMineLocked();  // This thread's buffered adds go first.
     status = AddLocked(task, clock_now, delay_nanos, wheel_ref_taken, drop_ref,
                        /*moved=*/nullptr, &earlier);
   }
+  ReleaseDrained();
   if (drop_ref) task->Unref();  // Never the last: the caller holds one.
   if (earlier && on_next_due_earlier_) on_next_due_earlier_();
   return status;
+}
+
+absl::Status Timer::ShutdownError() {
+  return absl::FailedPreconditionError(
+      "timingwheel: cannot add a task after Timer::Shutdown()");
 }
 
 absl::Status Timer::NotCountedError(const TimerTask& task) {
@@ -307,11 +341,20 @@ absl::Status Timer::AddLocked(TimerTask* task, int64_t base,
   // batch handed to the executor (Run() not started), or added anew.
   enum { kMove, kWithdraw, kNew } kind = kNew;
   uint32_t state = State::Load(task);
+  while ((state & State::kInbox) != 0 && State::Owner(state) == id_ &&
+         !shutdown_) {
+    // In a producer inbox of this timer: its link is in use until a drain
+    // takes it (after which it is pending, or idle if it was cancelled
+    // there). Its producer may not have pushed it yet (a concurrent add
+    // of the same task): the push needs no lock, so this ends.
+    DrainInboxesLocked();
+    state = State::Load(task);
+    if ((state & State::kInbox) != 0) std::this_thread::yield();
+  }
   for (;;) {
     const uint32_t owner = State::Owner(state);
     if (shutdown_) {
-      refused = absl::FailedPreconditionError(
-          "timingwheel: cannot add a task after Timer::Shutdown()");
+      refused = ShutdownError();
       break;
     }
     if (owner != 0 && owner != id_) {
@@ -376,14 +419,7 @@ absl::Status Timer::AddLocked(TimerTask* task, int64_t base,
     *earlier = true;
   }
   ++counters_.added;
-  if (earliest_after < sleep_deadline_max_) {
-    // A sleeper would oversleep the new task. Every sleeper re-registers
-    // its deadline when it sleeps again, so one notification suffices.
-    sleep_deadline_max_ = kNoSleeper;
-    cv_.notify_all();
-    // The reaper runs callbacks: its standby must wake for this one.
-    if (watchdog_active_) ArmWatchdogLocked(wheel_.EarliestKey(), false);
-  }
+  if (earliest_after < sleep_deadline_max_) NotifySleepersIfEarlierLocked();
   // A moved task already had the wheel's reference.
   drop_ref = wheel_ref_taken && counted;
   return absl::OkStatus();
@@ -393,10 +429,26 @@ absl::Status Timer::Add(const TaskPtr<TimerTask>& task, absl::Duration delay) {
   if (task == nullptr) {
     return absl::InvalidArgumentError("timingwheel: Add() of a null task");
   }
-  return AddInternal(task.get(), delay);
+  return AddInternal(task.get(), delay, /*wheel_ref_taken=*/false,
+                     /*may_buffer=*/true);
+}
+
+void Timer::NotifySleepersIfEarlierLocked() {
+  if (wheel_.KeyLowerBound() >= sleep_deadline_max_) return;
+  // A sleeper would oversleep the new task. Every sleeper re-registers
+  // its deadline when it sleeps again, so one notification suffices.
+  SetSleepDeadlineMaxLocked(kNoSleeper);
+  cv_.notify_all();
+  // The reaper runs callbacks: its standby must wake for this one.
+  if (watchdog_active_) ArmWatchdogLocked(wheel_.EarliestKey(), false);
 }
 
 bool Timer::Cancel(TimerTask& task) {
+  if (use_inbox_) {
+    const int buffered = CancelBuffered(task, id_);
+    if (buffered == 1) ReleaseCancelledNow();
+    if (buffered >= 0) return buffered == 1;
+  }
   bool drop_ref = false;
   bool cancelled;
   {
@@ -411,6 +463,12 @@ bool Timer::CancelLocked(TimerTask& task, bool& drop_ref) {
   uint32_t state = State::Load(&task);
   for (;;) {
     if (State::Owner(state) != id_) return false;  // Idle, or not ours.
+    if ((state & State::kInbox) != 0) {
+      // Buffered: the drain releases it (and counts it cancelled).
+      if ((state & State::kRevoked) != 0) return false;
+      if (State::Cas(&task, state, state | State::kRevoked)) return true;
+      continue;
+    }
     // A pending task after Shutdown() is on Shutdown()'s list: swept.
     const bool pending = (state & State::kPending) != 0 && !shutdown_;
     const bool queued = (state & State::kQueued) != 0;
@@ -445,16 +503,19 @@ bool Timer::CancelLocked(TimerTask& task, bool& drop_ref) {
 bool Timer::IsPendingLocked(const TimerTask& task) const {
   const uint32_t state = State::Load(&task);
   if (State::Owner(state) != id_) return false;
+  if ((state & State::kInbox) != 0) return (state & State::kRevoked) == 0;
   return ((state & State::kPending) != 0 && !shutdown_) ||
          (state & State::kQueued) != 0;
 }
 
 bool Timer::AdvanceClock(absl::Duration timeout) {
+  ReleaseDrainedAtExit release(this);
   internal::MutexLock lock(mu_);
   const int64_t deadline =
       internal::SaturatingAdd(NowRelative(), internal::DelayToNanos(timeout));
   for (;;) {
     if (shutdown_) return false;
+    DrainInboxesLocked();  // At every wake-up: the wheel's view first.
     const int64_t now = NowRelative();
     const int64_t earliest = wheel_.EarliestKey();
     if (earliest <= now && !flusher_active_) {
@@ -462,6 +523,7 @@ bool Timer::AdvanceClock(absl::Duration timeout) {
       flusher_active_ = true;
       FlushDue(now);
       flusher_active_ = false;
+      if (use_inbox_) inbox_.set_time_hint(wheel_.time());
       cv_.notify_all();  // Callers waiting for this flush to end.
       return true;
     }
@@ -470,7 +532,12 @@ bool Timer::AdvanceClock(absl::Duration timeout) {
     // that flush ends (it notifies).
     const int64_t sleep_until =
         flusher_active_ ? deadline : std::min(earliest, deadline);
-    sleep_deadline_max_ = std::max(sleep_deadline_max_, sleep_until);
+    if (SetSleepDeadlineMaxLocked(std::max(sleep_deadline_max_, sleep_until)) &&
+        inbox_.AnyPushed()) {
+      // The floor rose: a task buffered meanwhile may be due before it
+      // (its producer checked the lower floor). Drain, and go again.
+      continue;
+    }
     const int64_t wake_at =
         sleep_until == internal::kMaxNanos
             ? kInfiniteFutureNanos
@@ -818,9 +885,16 @@ std::vector<TaskPtr<TimerTask>> Timer::Shutdown() {
   // The pending tasks as chains (null-terminated by `next`), one per bucket.
   std::vector<internal::ListNode*> chains;
   int64_t count = 0;
+  std::vector<TimerTask*> released;
   {
     internal::MutexLock lock(mu_);
     if (!shutdown_) {
+      // Close the inbox (producers that push from now on see it after
+      // their push and withdraw their task: see TryBuffer), then drain it:
+      // buffered tasks are swept as pending ones.
+      inbox_closed_ = true;
+      PublishFloorLocked();
+      DrainInboxesLocked();
       shutdown_ = true;
       // O(buckets) under the lock: the tasks are walked after it.
       wheel_.TakeAll(chains);
@@ -833,7 +907,9 @@ std::vector<TaskPtr<TimerTask>> Timer::Shutdown() {
       counters_.pending = 0;
       counters_.cancelled += count;
     }
+    released.swap(inbox_released_);
   }
+  for (TimerTask* task : released) task->Unref();
   cv_.notify_all();
   // The chains are this call's alone now: with shutdown_ set, Add() and
   // Cancel() leave pending tasks alone. Up to kLanes chains are walked side
@@ -900,9 +976,13 @@ std::vector<TaskPtr<TimerTask>> Timer::Shutdown() {
 }
 
 TimerMetrics Timer::Metrics() const {
+  // Drains the inboxes (buffered tasks count from there): logically const.
+  Timer* const self = const_cast<Timer*>(this);
+  ReleaseDrainedAtExit release(self);
   TimerMetrics metrics;
   {
     internal::MutexLock lock(mu_);
+    DrainInboxesForReaderLocked();
     metrics = counters_;
     metrics.levels = wheel_.num_levels();
   }
@@ -911,7 +991,9 @@ TimerMetrics Timer::Metrics() const {
 }
 
 absl::Duration Timer::NextDueIn() {
+  ReleaseDrainedAtExit release(this);
   internal::MutexLock lock(mu_);
+  DrainInboxesLocked();
   const int64_t earliest = wheel_.EarliestKey();
   if (shutdown_ || earliest == internal::kMaxNanos) {
     return absl::InfiniteDuration();
@@ -922,7 +1004,10 @@ absl::Duration Timer::NextDueIn() {
 }
 
 int64_t Timer::NumPending() const {
+  Timer* const self = const_cast<Timer*>(this);
+  ReleaseDrainedAtExit release(self);
   internal::MutexLock lock(mu_);
+  DrainInboxesForReaderLocked();
   return counters_.pending;
 }
 
@@ -938,6 +1023,7 @@ void Timer::ReaperLoop() {
     // After the flush (flusher_active_ is false again and mu_ is free), so
     // that the standby can take over flushing while these run.
     if (!inline_batches_.empty()) RunInlineBatches();
+    ReleaseDrained();
     internal::MutexLock lock(mu_);
     if (shutdown_) return;
   }
@@ -953,6 +1039,8 @@ void Timer::RunInlineBatches() {
   bool hand_off;
   {
     internal::MutexLock lock(mu_);
+    // Buffered tasks first: the decision below counts them.
+    DrainInboxesLocked();
     // Run here only when nothing else comes due before these would have
     // run (the estimate): otherwise the next instant would wait for the
     // watchdog, a wake-up later, and the flush and the callbacks would
@@ -965,6 +1053,10 @@ void Timer::RunInlineBatches() {
     if (!hand_off) {
       watchdog_active_ = true;
       ArmWatchdogLocked(next, /*force=*/true);
+      // The inbox floor is closed while the watchdog is armed (see
+      // PublishFloorLocked): what was buffered since the drain above goes
+      // in the wheel now, and re-arms the watchdog if it is due earlier.
+      DrainInboxesLocked();
     }
   }
   if (hand_off) {
@@ -978,6 +1070,7 @@ void Timer::RunInlineBatches() {
     // Under the lock: an Add() re-arming meanwhile is not undone later.
     internal::MutexLock lock(mu_);
     watchdog_active_ = false;
+    PublishFloorLocked();
     owned_executor_->Disarm();
   }
 }
@@ -986,7 +1079,7 @@ void Timer::ArmWatchdogLocked(int64_t key, bool force) {
   if (!force && key >= watchdog_deadline_) return;
   watchdog_deadline_ = key;
   // An Add() due before it notifies (AddLocked), and re-arms.
-  sleep_deadline_max_ = std::max(sleep_deadline_max_, key);
+  SetSleepDeadlineMaxLocked(std::max(sleep_deadline_max_, key));
   if (shutdown_ || key == internal::kMaxNanos ||
       (origin_ > 0 && key > internal::kMaxNanos - origin_)) {
     owned_executor_->Disarm();
@@ -1008,6 +1101,21 @@ void Timer::OnWatchdog() {
 // which the analysis cannot see through the pointer.
 bool TimerHandle::Cancel() ABSL_NO_THREAD_SAFETY_ANALYSIS {
   if (task_ == nullptr) return false;
+  // Buffered in its timer's inbox: no lock (a handle's task is only ever
+  // added to its own timer).
+  const int buffered = Timer::CancelBuffered(*task_, control_->timer_id);
+  if (buffered == 1) {
+    // Release the task now, as a cancel of a pending one does.
+    std::vector<TimerTask*> released;
+    {
+      internal::MutexLock lock(control_->mu);
+      if (control_->timer != nullptr) {
+        control_->timer->CollectCancelledLocked(released);
+      }
+    }
+    for (TimerTask* task : released) task->Unref();
+  }
+  if (buffered >= 0) return buffered == 1;
   bool drop_ref = false;
   bool cancelled = false;
   {

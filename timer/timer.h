@@ -73,6 +73,7 @@
 #include "absl/types/span.h"
 #include "timer/clock.h"
 #include "timer/executor.h"
+#include "timer/internal/inbox.h"
 #include "timer/internal/mutex.h"
 #include "timer/internal/timer_control.h"
 #include "timer/internal/timing_wheel.h"
@@ -155,6 +156,12 @@ struct TimerOptions {
   // another with the same N do not grow it. Must be >= 0.
   int64_t expected_pending = 0;
 
+  // Whether `Schedule()` and `Add()` may buffer a task in a per-thread
+  // producer inbox instead of taking the timer's lock (see "Producer
+  // inboxes" at `Timer`). On by default; ignored (every add locks) with
+  // `max_pending > 0` or an `on_next_due_earlier` hook.
+  bool producer_inboxes = true;
+
   // Called on the executor with the exception a task's `Run()` threw. The
   // executor goes on with other callbacks either way. An exception thrown by
   // the hook itself is swallowed. Without a hook, each distinct exception
@@ -209,6 +216,27 @@ struct TimerBatchEntry {
 // callbacks, while the reaper advances. A timer must not be destroyed from
 // one of its own callbacks: the destructor would wait for that callback, so
 // it aborts the process with a message saying so instead.
+//
+// Producer inboxes. `Schedule()` and `Add()` of an idle task (not pending,
+// queued or running anywhere) due no earlier than the deadline every
+// sleeping reaper will wake by (the published "floor") take no lock: the
+// task is pushed onto the calling thread's stripe of a lock-free inbox
+// (internal/inbox.h, 16 stripes) and placed in the wheel later, in batches,
+// under the lock: by the producer once its stripe holds 64 tasks, by the
+// reaper at every wake-up and before it sleeps, and first thing by every
+// call that needs the wheel's view (`AdvanceClock()`, `NextDueIn()`,
+// `Metrics()`, `NumPending()`, `Shutdown()`, a move, `TimeRemaining()`).
+// A task due before the floor takes the lock and wakes the reaper, as
+// before. `Cancel()` of a buffered task marks it with one CAS (so a drain
+// releases it without touching the wheel), then drains under the lock so
+// that the task and its captures are released before it returns. Never-early,
+// exactly-once and per-thread order (tasks one thread adds for the same instant
+// run in the order added) hold as for locked adds; a buffered task counts in
+// `Metrics()`/`NumPending()` from the drain those calls run first. Embedded
+// timers, periodic tasks, `AddAt()`, `AddBatch()`, moves of a pending task,
+// re-adds from `Run()`, and every add of a timer with `max_pending` or
+// `on_next_due_earlier` take the lock. Off with `TimerOptions::producer_inboxes
+// = false`.
 class Timer {
  public:
   // Timer::Create()
@@ -216,7 +244,7 @@ class Timer {
   // Returns a new timer, or `absl::InvalidArgumentError` when `options` is
   // invalid (tick < 1ns, wheel size outside [2, 2^20], negative
   // max_pending or expected_pending), or `absl::ResourceExhaustedError`
-  // with 2^27 - 1 timers alive or when the room `expected_pending` asks for
+  // with 2^25 - 1 timers alive or when the room `expected_pending` asks for
   // cannot be allocated.
   static absl::StatusOr<std::unique_ptr<Timer>> Create(
       TimerOptions options = TimerOptions());
@@ -247,9 +275,10 @@ class Timer {
         new internal::CallbackTask<std::decay_t<F>>(std::forward<F>(callback));
     task->InitRefs(2);  // The handle's and the wheel's: no atomic RMW.
     TaskPtr<TimerTask> handle_ref = TaskPtr<TimerTask>::Adopt(task);
-    absl::Status status = AddInternal(task, delay, /*wheel_ref_taken=*/true);
+    absl::Status status = AddInternal(task, delay, /*wheel_ref_taken=*/true,
+                                      /*may_buffer=*/true);
     if (!status.ok()) return status;
-    control_->Ref();  // The handle's: it may outlive the timer.
+    control_->RefForHandle();  // The handle's: it may outlive the timer.
     return TimerHandle(control_, std::move(handle_ref));
   }
 
@@ -279,7 +308,8 @@ class Timer {
   // one made with plain `new`, is refused with `absl::InvalidArgumentError`
   // (the timer would delete it). Thread-safe.
   absl::Status Add(TimerTask& task, absl::Duration delay) {
-    return AddInternal(&task, delay);
+    return AddInternal(&task, delay, /*wheel_ref_taken=*/false,
+                       /*may_buffer=*/true);
   }
 
   // Timer::Now()
@@ -308,7 +338,7 @@ class Timer {
     absl::Status status = AddAtInternal(task, deadline,
                                         /*wheel_ref_taken=*/true);
     if (!status.ok()) return status;
-    control_->Ref();  // The handle's.
+    control_->RefForHandle();  // The handle's.
     return TimerHandle(control_, std::move(handle_ref));
   }
 
@@ -363,7 +393,7 @@ class Timer {
     TaskPtr<TimerTask> handle_ref = TaskPtr<TimerTask>::Adopt(task);
     absl::Status status = AddPeriodic(task, period);
     if (!status.ok()) return status;
-    control_->Ref();  // The handle's.
+    control_->RefForHandle();  // The handle's.
     return PeriodicHandle(TimerHandle(control_, std::move(handle_ref)));
   }
 
@@ -458,8 +488,66 @@ class Timer {
 
   // Adds or moves `task`. With `wheel_ref_taken`, the caller already counted
   // the wheel's reference (dropped here if the add fails).
+  // With `may_buffer`, an idle counted task may go to the producer inbox
+  // (Schedule() and Add() only).
   absl::Status AddInternal(TimerTask* task, absl::Duration delay,
-                           bool wheel_ref_taken = false);
+                           bool wheel_ref_taken = false,
+                           bool may_buffer = false);
+  // The producer inboxes (timer_inbox.cc). Pushes `task` (idle, counted;
+  // the caller holds a reference and, with `wheel_ref_taken`, counted the
+  // wheel's) onto this thread's stripe if it is due no earlier than the
+  // floor; returns false, having changed nothing, when it must be added
+  // under the lock instead.
+  // kRefused: Shutdown() came first (the task was withdrawn; any reference
+  // the inbox held is dropped).
+  enum class Buffered { kNo, kYes, kRefused };
+  Buffered TryBuffer(TimerTask* task, int64_t clock_now, int64_t delay_nanos,
+                     bool wheel_ref_taken);
+  // After Shutdown(): releases the buffered tasks withdrawn or cancelled
+  // (to inbox_released_) and puts back those whose producer has yet to
+  // withdraw them.
+  void ReleaseAfterShutdownLocked() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  // Places every buffered task in the wheel (those cancelled while
+  // buffered go to inbox_released_), then wakes sleepers it made late. A
+  // no-op after Shutdown() (which drains last) and without inboxes.
+  void DrainInboxesLocked() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  // The same for the calling thread's stripe only (its adds keep their
+  // order when it next takes the lock).
+  void DrainMineLocked() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  // DrainInboxesLocked() for the const readers (Metrics(), NumPending()):
+  // the drain changes where tasks wait, not what the timer holds. (The
+  // analysis cannot follow the const_cast: the caller holds mu_.)
+  void DrainInboxesForReaderLocked() const
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) ABSL_NO_THREAD_SAFETY_ANALYSIS {
+    const_cast<Timer*>(this)->DrainInboxesLocked();
+  }
+  void PlaceDrainedLocked(internal::ListNode* chain)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  // Drops the references of the tasks drains released (cancelled while
+  // buffered). Called without mu_.
+  void ReleaseDrained();
+  class ReleaseDrainedAtExit;
+  // Cancels `task` if it is buffered in the inbox of the timer with id
+  // `owner`, without any lock: returns 1 if this call cancelled it, 0 if it
+  // was buffered and cancelled already, -1 if it is not buffered there.
+  static int CancelBuffered(TimerTask& task, uint32_t owner);
+  // After CancelBuffered() cancelled a task: drains the inboxes, so that
+  // the task (with its callback's captures) is released before Cancel()
+  // returns, as a cancelled pending task is. Takes mu_, never the wheel.
+  void ReleaseCancelledNow();
+  // Its locked part: the released tasks go to `released` (the caller drops
+  // their references after unlocking).
+  void CollectCancelledLocked(std::vector<TimerTask*>& released)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  // Sets sleep_deadline_max_ and publishes the inbox floor; returns whether
+  // the floor rose (buffered tasks may then be due before it: the caller
+  // must look at the inbox again before anyone sleeps on it).
+  bool SetSleepDeadlineMaxLocked(int64_t deadline)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  bool PublishFloorLocked() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  // Wakes the sleepers (and re-arms the watchdog) if the wheel's earliest
+  // key is now before the deadline they sleep for.
+  void NotifySleepersIfEarlierLocked() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   // With mu_ held: adds or moves `task`, due at `base` (never before the
   // wheel's time) plus `delay_nanos`, both relative to origin_. Sets
   // `drop_ref` when the caller must drop a reference after unlocking (the
@@ -474,6 +562,8 @@ class Timer {
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   // The error for an Add() of a task without a reference count.
   static absl::Status NotCountedError(const TimerTask& task);
+  // The error for an add after Shutdown().
+  static absl::Status ShutdownError();
   // The entry points of timer_scheduling.cc.
   absl::Status AddAtInternal(TimerTask* task, TimePoint deadline,
                              bool wheel_ref_taken);
@@ -591,6 +681,14 @@ class Timer {
   // for (kNoSleeper when none needs waking): an Add() due earlier notifies.
   static constexpr int64_t kNoSleeper = -1;
   int64_t sleep_deadline_max_ ABSL_GUARDED_BY(mu_) = kNoSleeper;
+  // Producer inboxes (see above): whether adds may use them, the inbox,
+  // whether Shutdown() closed it, and the tasks drains released (cancelled
+  // while buffered), whose references are dropped outside the lock.
+  const bool use_inbox_;
+  internal::Inbox inbox_;
+  bool inbox_closed_ ABSL_GUARDED_BY(mu_) = false;
+  std::vector<TimerTask*> inbox_released_ ABSL_GUARDED_BY(mu_);
+  std::atomic<bool> inbox_released_waiting_{false};
   TimerMetrics counters_ ABSL_GUARDED_BY(mu_);
   // Whether the reaper runs callbacks inline now, with the watchdog armed
   // to watchdog_deadline_ (relative; kMaxNanos: none yet).

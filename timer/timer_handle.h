@@ -78,7 +78,7 @@ class TimerHandle {
     return *this;
   }
   ~TimerHandle() {
-    if (control_ != nullptr) control_->Unref();
+    if (control_ != nullptr) control_->UnrefForHandle();
   }
 
   // TimerHandle::Cancel()

@@ -41,9 +41,11 @@ absl::Status Timer::AddAtInternal(TimerTask* task, TimePoint deadline,
   absl::Status status;
   {
     internal::MutexLock lock(mu_);
+    DrainMineLocked();  // This thread's buffered adds go first.
     status = AddLocked(task, due, 0, wheel_ref_taken, drop_ref,
                        /*moved=*/nullptr, &earlier);
   }
+  ReleaseDrained();
   if (drop_ref) task->Unref();  // Never the last: the caller holds one.
   if (earlier && on_next_due_earlier_) on_next_due_earlier_();
   return status;
@@ -64,6 +66,7 @@ absl::Status Timer::AddBatch(absl::Span<const TimerBatchEntry> entries,
   const int64_t clock_now = ClockRelative();  // One reading for all.
   {
     internal::MutexLock lock(mu_);
+    DrainMineLocked();  // This thread's buffered adds go first.
     for (const TimerBatchEntry& entry : entries) {
       if (entry.task == nullptr) {
         status = absl::InvalidArgumentError(
@@ -83,6 +86,7 @@ absl::Status Timer::AddBatch(absl::Span<const TimerBatchEntry> entries,
       ++count;
     }
   }
+  ReleaseDrained();
   if (added != nullptr) *added = count;
   // Once for the batch, even when it stopped at a refused entry.
   if (earlier && on_next_due_earlier_) on_next_due_earlier_();
@@ -182,6 +186,8 @@ absl::Duration TimerHandle::TimeRemaining() const
   if (task_ == nullptr) return absl::InfiniteDuration();
   internal::MutexLock lock(control_->mu);
   Timer* const timer = control_->timer;
+  // A buffered task's due time is the drain's to read: place it first.
+  if (timer != nullptr) timer->DrainInboxesLocked();
   if (timer == nullptr || !timer->IsPendingLocked(*task_)) {
     return absl::InfiniteDuration();
   }

@@ -5,7 +5,7 @@
 //
 // `TaskState` reads and updates a task's scheduling state: one atomic 32-bit
 // word in the task (see `TimerTask`) that holds the id of the timer the task
-// belongs to and five flags. The timer changes it under its lock; the
+// belongs to and seven flags. The timer changes it under its lock; the
 // executor's threads change it without any lock, so every change is a
 // compare-and-swap on the whole word:
 //
@@ -21,9 +21,17 @@
 //     again after `Run()` returns if kQueued is still set: a task never runs
 //     concurrently with itself.
 //   * kStopped: `Cancel()` while kRunning: adds fail until `Run()` returns.
+//   * kInbox: in one of the owner's producer inboxes (internal/inbox.h),
+//     which holds its link and the wheel's reference until a drain takes it.
+//     Set by the producer (from 0, without the lock); cleared under the lock
+//     only, by the drain: to kPending (placed in the wheel) or, with
+//     kRevoked, to 0 (released). While it is set, an add of the task waits
+//     for the drain (the link is in use); see Timer::AddLocked().
+//   * kRevoked: with kInbox only: `Cancel()` took the buffered task back
+//     without the lock; the drain releases it instead of placing it.
 //
-// A word with none of kPending, kQueued, kRunning, kDeferred is 0: the task
-// is idle and belongs to no timer.
+// A word with none of kPending, kQueued, kRunning, kDeferred, kInbox is 0: the
+// task is idle and belongs to no timer.
 //
 // Not a public API: used by timer.cc.
 
@@ -48,9 +56,12 @@ class TaskState {
   static constexpr uint32_t kRunning = 4;
   static constexpr uint32_t kDeferred = 8;
   static constexpr uint32_t kStopped = 16;
-  static constexpr uint32_t kBusy = kPending | kQueued | kRunning | kDeferred;
-  static constexpr int kFlagBits = 5;
-  // The largest timer id the word can hold (2^27 - 1 timers alive at once).
+  static constexpr uint32_t kInbox = 32;
+  static constexpr uint32_t kRevoked = 64;
+  static constexpr uint32_t kBusy =
+      kPending | kQueued | kRunning | kDeferred | kInbox;
+  static constexpr int kFlagBits = 7;
+  // The largest timer id the word can hold (2^25 - 1 timers alive at once).
   static constexpr uint32_t kMaxOwner = (uint32_t{1} << (32 - kFlagBits)) - 1;
 
   // TaskState::Load()

@@ -32,15 +32,31 @@ namespace internal {
 // reference (the timer's). Thread-safe.
 class TimerControl {
  public:
-  explicit TimerControl(Timer* timer) : timer(timer) {}
+  TimerControl(Timer* timer, uint32_t timer_id)
+      : timer_id(timer_id), timer(timer) {}
   TimerControl(const TimerControl&) = delete;
   TimerControl& operator=(const TimerControl&) = delete;
 
   void Ref() { refs_.fetch_add(1, std::memory_order_relaxed); }
-  void Unref() {
-    if (refs_.fetch_sub(1, std::memory_order_acq_rel) == 1) delete this;
-  }
+  void Unref() { Unref(1); }
 
+  // TimerControl::RefForHandle() / UnrefForHandle()
+  //
+  // Ref() and Unref() through a per-thread cache of spare references to
+  // one control block (the one this thread used last), taken and given
+  // back in batches of kRefBatch: a thread that schedules (and drops
+  // handles) in a loop writes the shared count once per batch, not twice
+  // per handle, so producer threads do not bounce its cache line. A
+  // reference from either pair may be dropped by the other. Spare
+  // references keep the block (not the timer) alive until the thread uses
+  // another timer's handles or exits.
+  static constexpr int64_t kRefBatch = 64;
+  void RefForHandle();
+  void UnrefForHandle();
+
+  // The timer's id in its tasks' state words (see TaskState): a handle
+  // cancels its task without the lock while it sits in a producer inbox.
+  const uint32_t timer_id;
   // The timer's lock (`Timer` guards its state with it).
   Mutex mu;
   // The timer, until its destructor has finished shutting it down.
@@ -52,7 +68,13 @@ class TimerControl {
   std::condition_variable embedded_done;
 
  private:
+  friend struct ControlRefCache;
   ~TimerControl() = default;
+  void Unref(int64_t count) {
+    if (refs_.fetch_sub(count, std::memory_order_acq_rel) == count) {
+      delete this;
+    }
+  }
   std::atomic<int64_t> refs_{1};
 };
 

@@ -1,0 +1,208 @@
+// Copyright 2026 The timingwheel Authors.
+//
+// The producer inboxes of Timer (see "Producer inboxes" in timer.h and
+// internal/inbox.h): the lock-free push of Schedule()/Add(), the lock-free
+// cancel of a buffered task, the drains that place buffered tasks in the
+// wheel under the lock, and the floor that tells producers when they may
+// push. The Dekker pair that keeps a buffered task from being slept over:
+//
+//   TryBuffer():          push (seq_cst); read the floor (seq_cst); due
+//                         before it -> lock, drain (wakes the sleepers).
+//   AdvanceClock():       publish the floor (seq_cst, under the lock); if it
+//                         rose, look at the inbox (seq_cst) and drain
+//                         before sleeping.
+//
+// A floor that did not rise needs no second look: every task in the inbox
+// was checked by its producer against a floor at least as late.
+
+#include <algorithm>
+#include <cstdint>
+#include <utility>
+#include <vector>
+
+#include "timer/internal/inbox.h"
+#include "timer/internal/task_state.h"
+#include "timer/internal/timing_wheel.h"
+#include "timer/internal/wheel_math.h"
+#include "timer/timer.h"
+
+namespace timingwheel {
+
+using State = internal::TaskState;
+
+Timer::Buffered Timer::TryBuffer(TimerTask* task, int64_t clock_now,
+                                 int64_t delay_nanos, bool wheel_ref_taken) {
+  // As a locked add: never before the wheel's time (see AddLocked).
+  const int64_t due = internal::SaturatingAdd(
+      std::max(clock_now, inbox_.time_hint()), delay_nanos);
+  // A task that never runs stays out (kMaxNanos is also the closed floor).
+  if (due >= internal::kMaxNanos || due < inbox_.floor_hint()) {
+    return Buffered::kNo;
+  }
+  // Only an idle task: anything else (pending, queued, running, buffered,
+  // another timer's) is the locked path's to sort out.
+  uint32_t idle = 0;
+  if (!State::Cas(task, idle, State::Make(id_, State::kInbox))) {
+    return Buffered::kNo;
+  }
+  if (!wheel_ref_taken) task->Ref();  // The wheel's, held by the inbox.
+  task->due_nanos_ = due;
+  internal::Inbox::Stripe& stripe = inbox_.Mine();
+  const int32_t depth =
+      inbox_.Push(stripe, internal::TimingWheel::AsNode(task));
+  // The second look (seq_cst, after the push): a sleeper that published a
+  // later deadline, the reaper running callbacks, or Shutdown() (all
+  // publish a floor above `due`) may have missed the push.
+  const bool wake = due < inbox_.floor();
+  if (!wake && depth < internal::Inbox::kDrainThreshold) {
+    return Buffered::kYes;
+  }
+  bool refused = false;
+  std::vector<TimerTask*> released;
+  {
+    internal::MutexLock lock(mu_);
+    if (shutdown_) {
+      // Shutdown() closed the floor and drained. If its drain took the
+      // task, the add happened before it (the task is among those it
+      // returns); if not, the add comes after it: withdrawn and refused.
+      const uint32_t live = State::Make(id_, State::kInbox);
+      uint32_t state = State::Load(task);
+      while (state == live) {
+        if (State::Cas(task, state, live | State::kRevoked)) {
+          refused = true;
+          break;
+        }
+      }
+      ReleaseAfterShutdownLocked();
+    } else if (wake) {
+      DrainInboxesLocked();
+    } else {
+      DrainMineLocked();
+    }
+    released.swap(inbox_released_);
+  }
+  for (TimerTask* dead : released) dead->Unref();
+  return refused ? Buffered::kRefused : Buffered::kYes;
+}
+
+void Timer::ReleaseAfterShutdownLocked() {
+  internal::ListNode* node = inbox_.TakeAll();
+  while (node != nullptr) {
+    internal::ListNode* const next = node->next;
+    TimerTask* const task = internal::TimingWheel::AsTask(node);
+    uint32_t state = State::Load(task);
+    if ((state & State::kRevoked) != 0) {
+      node->next = nullptr;
+      while (!State::Cas(task, state, 0)) {
+      }
+      inbox_released_.push_back(task);
+    } else {
+      // Another producer's, still inside its add: it withdraws it itself
+      // once it holds the lock. Back in the inbox until then.
+      inbox_.Push(inbox_.Mine(), node);
+    }
+    node = next;
+  }
+}
+
+int Timer::CancelBuffered(TimerTask& task, uint32_t owner) {
+  uint32_t state = State::Load(&task);
+  while ((state & State::kInbox) != 0 && State::Owner(state) == owner) {
+    if ((state & State::kRevoked) != 0) return 0;
+    if (State::Cas(&task, state, state | State::kRevoked)) return 1;
+  }
+  return -1;
+}
+
+void Timer::ReleaseCancelledNow() {
+  std::vector<TimerTask*> released;
+  {
+    internal::MutexLock lock(mu_);
+    CollectCancelledLocked(released);
+  }
+  for (TimerTask* task : released) task->Unref();
+}
+
+void Timer::CollectCancelledLocked(std::vector<TimerTask*>& released) {
+  if (shutdown_) {
+    ReleaseAfterShutdownLocked();
+  } else {
+    DrainInboxesLocked();
+  }
+  released.swap(inbox_released_);
+}
+
+void Timer::DrainInboxesLocked() {
+  if (!use_inbox_ || shutdown_) return;
+  PlaceDrainedLocked(inbox_.TakeAll());
+}
+
+void Timer::DrainMineLocked() {
+  if (!use_inbox_ || shutdown_) return;
+  PlaceDrainedLocked(internal::Inbox::TakeStripe(inbox_.Mine()));
+}
+
+void Timer::PlaceDrainedLocked(internal::ListNode* chain) {
+  if (chain == nullptr) return;
+  bool released = false;
+  for (internal::ListNode* node = chain; node != nullptr;) {
+    internal::ListNode* const next = node->next;
+    if (next != nullptr) __builtin_prefetch(next, 1);
+    // The link is free once the state leaves kInbox (a waiting add may
+    // then use it): clear it first.
+    node->next = nullptr;
+    TimerTask* const task = internal::TimingWheel::AsTask(node);
+    uint32_t state = State::Load(task);
+    for (;;) {
+      if ((state & State::kRevoked) == 0) {
+        if (State::Cas(task, state, State::Make(id_, State::kPending))) {
+          ++counters_.pending;
+          ++counters_.added;
+          wheel_.Place(task);
+          break;
+        }
+      } else if (State::Cas(task, state, 0)) {
+        // Cancelled while buffered: counted as the add and the cancel it
+        // was; the inbox's reference is dropped outside the lock.
+        ++counters_.added;
+        ++counters_.cancelled;
+        inbox_released_.push_back(task);
+        released = true;
+        break;
+      }
+    }
+    node = next;
+  }
+  if (released) inbox_released_waiting_.store(true, std::memory_order_relaxed);
+  NotifySleepersIfEarlierLocked();
+}
+
+void Timer::ReleaseDrained() {
+  if (!inbox_released_waiting_.load(std::memory_order_relaxed)) return;
+  std::vector<TimerTask*> released;
+  {
+    internal::MutexLock lock(mu_);
+    released.swap(inbox_released_);
+    inbox_released_waiting_.store(false, std::memory_order_relaxed);
+  }
+  for (TimerTask* task : released) task->Unref();
+}
+
+bool Timer::SetSleepDeadlineMaxLocked(int64_t deadline) {
+  sleep_deadline_max_ = deadline;
+  return PublishFloorLocked();
+}
+
+bool Timer::PublishFloorLocked() {
+  if (!use_inbox_) return false;
+  // While the reaper runs callbacks with the watchdog armed, and once
+  // Shutdown() began, nothing is buffered: kMaxNanos is above every due
+  // time TryBuffer() accepts.
+  const int64_t floor = inbox_closed_ || watchdog_active_ ? internal::kMaxNanos
+                                                          : sleep_deadline_max_;
+  const int64_t before = inbox_.floor();  // Written under mu_ only.
+  if (floor != before) inbox_.set_floor(floor);
+  return floor > before;
+}
+
+}  // namespace timingwheel

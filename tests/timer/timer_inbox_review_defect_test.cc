@@ -3,12 +3,18 @@
 // Review tests of the producer inboxes that show defects (tagged manual in
 // BUILD until the fix): a handle's Reschedule()/RescheduleAt() overtakes a
 // task the same thread buffered before it for the same instant, against
-// timer.h's per-thread order promise.
+// timer.h's per-thread order promise; and a lock-free add races the
+// unlink of a locked Cancel() (a data race on the task's link).
 
+#include <atomic>
+#include <functional>
+#include <thread>
+#include <utility>
 #include <vector>
 
 #include "absl/time/time.h"
 #include "gtest/gtest.h"
+#include "tests/timer/bounded.h"
 #include "timer/testing/mock_timer.h"
 #include "timer/timer.h"
 
@@ -16,6 +22,16 @@ namespace timingwheel {
 namespace {
 
 using ::timingwheel::testing::MockTimer;
+
+// A task that calls a function.
+class FnTask final : public TimerTask {
+ public:
+  explicit FnTask(std::function<void()> fn) : fn_(std::move(fn)) {}
+  void Run() override { fn_(); }
+
+ private:
+  std::function<void()> fn_;
+};
 
 // timer.h: "per-thread order (tasks one thread adds for the same instant
 // run in the order added) hold[s] as for locked adds". A handle's
@@ -60,6 +76,91 @@ TEST(TimerInboxReviewDefectTest,
   ASSERT_EQ(order.size(), 2u);
   EXPECT_EQ(order[0], 1);
   EXPECT_EQ(order[1], 2);
+}
+
+// Two threads add (and cancel) the same pre-made task while a third drains:
+// the task is never in an inbox twice nor in the wheel and an inbox at
+// once; afterwards it is idle and runs exactly once when added again.
+TEST(TimerInboxReviewDefectTest,
+     ConcurrentAddsAndCancelsOfOneTaskStayConsistent) {
+  MockTimer mock;
+  std::atomic<int> runs{0};
+  TaskPtr<TimerTask> task = MakeTask<FnTask>([&runs] { ++runs; });
+  std::atomic<bool> stop{false};
+  std::vector<std::thread> threads;
+  for (int t = 0; t < 2; ++t) {
+    threads.emplace_back([&mock, &task, t] {
+      for (int i = 0; i < 3000; ++i) {
+        EXPECT_TRUE(
+            mock.timer().Add(task, absl::Seconds(1 + (i + t) % 3)).ok());
+        if (i % 2 == t) mock.timer().Cancel(*task);
+      }
+    });
+  }
+  std::thread viewer([&mock, &stop] {
+    while (!stop.load()) {
+      const int64_t pending = mock.timer().NumPending();
+      EXPECT_GE(pending, 0);
+      EXPECT_LE(pending, 1);
+    }
+  });
+  ::timingwheel::testing::RunWithin("the adders and the viewer", [&] {
+    for (std::thread& thread : threads) thread.join();
+    stop = true;
+    viewer.join();
+  });
+  mock.timer().Cancel(*task);
+  EXPECT_EQ(mock.timer().NumPending(), 0);
+  EXPECT_EQ(runs.load(), 0);  // The clock never moved.
+  ASSERT_TRUE(mock.timer().Add(task, absl::Seconds(1)).ok());
+  EXPECT_EQ(mock.timer().NumPending(), 1);
+  EXPECT_EQ(mock.AdvanceBy(absl::Seconds(5)), 1u);
+  EXPECT_EQ(runs.load(), 1);
+  const TimerMetrics metrics = mock.timer().Metrics();
+  EXPECT_EQ(metrics.pending, 0);
+  // Moves count as adds too: at least one more add than cancels.
+  EXPECT_GE(metrics.added, metrics.cancelled + 1);
+}
+
+// A locked Cancel() of a pending task makes its state idle (CAS) before it
+// unlinks the task from the wheel; a lock-free Add() on another thread
+// that sees it idle pushes it onto an inbox, writing its link while the
+// cancelling thread still unlinks it (TSan: data race in Inbox::Push vs
+// TimingWheel::Unlink). Without TSan the wheel's bucket list can take the
+// inbox's nodes: other tasks of the bucket must still run exactly once.
+TEST(TimerInboxReviewDefectTest, LockFreeAddRacesTheUnlinkOfALockedCancel) {
+  MockTimer mock;
+  std::atomic<int> runs{0};
+  std::atomic<int> bystander_runs{0};
+  TaskPtr<TimerTask> task = MakeTask<FnTask>([&runs] { ++runs; });
+  std::vector<TimerHandle> bystanders;
+  for (int i = 0; i < 8; ++i) {
+    bystanders.push_back(
+        mock.timer()
+            .Schedule(absl::Seconds(1), [&bystander_runs] { ++bystander_runs; })
+            .value());
+  }
+  EXPECT_EQ(mock.timer().NumPending(), 8);  // In the wheel's bucket.
+  std::atomic<bool> stop{false};
+  std::thread adder([&] {
+    for (int i = 0; i < 200000 && !stop.load(); ++i) {
+      mock.timer().Add(task, absl::Seconds(1)).IgnoreError();
+      if (i % 64 == 0) mock.timer().NumPending();  // Into the wheel.
+    }
+  });
+  std::thread canceller([&] {
+    for (int i = 0; i < 200000 && !stop.load(); ++i) mock.timer().Cancel(*task);
+  });
+  ::timingwheel::testing::RunWithin("the adder and the canceller", [&] {
+    adder.join();
+    canceller.join();
+  });
+  mock.timer().Cancel(*task);
+  EXPECT_EQ(mock.timer().NumPending(), 8);
+  EXPECT_EQ(mock.AdvanceBy(absl::Seconds(1)), 8u);
+  EXPECT_EQ(bystander_runs.load(), 8);
+  EXPECT_EQ(runs.load(), 0);
+  EXPECT_EQ(mock.timer().NumPending(), 0);
 }
 
 }  // namespace

@@ -93,49 +93,6 @@ TEST(TimerInboxReviewTest, ManyThreadsScheduleAndCancelWhileTheReaperSleeps) {
   EXPECT_EQ(timer->Metrics().cancelled, kThreads * kIters);
 }
 
-// Two threads add (and cancel) the same pre-made task while a third drains:
-// the task is never in an inbox twice nor in the wheel and an inbox at
-// once; afterwards it is idle and runs exactly once when added again.
-TEST(TimerInboxReviewTest, ConcurrentAddsAndCancelsOfOneTaskStayConsistent) {
-  MockTimer mock;
-  std::atomic<int> runs{0};
-  TaskPtr<TimerTask> task = MakeTask<FnTask>([&runs] { ++runs; });
-  std::atomic<bool> stop{false};
-  std::vector<std::thread> threads;
-  for (int t = 0; t < 2; ++t) {
-    threads.emplace_back([&mock, &task, t] {
-      for (int i = 0; i < 3000; ++i) {
-        EXPECT_TRUE(
-            mock.timer().Add(task, absl::Seconds(1 + (i + t) % 3)).ok());
-        if (i % 2 == t) mock.timer().Cancel(*task);
-      }
-    });
-  }
-  std::thread viewer([&mock, &stop] {
-    while (!stop.load()) {
-      const int64_t pending = mock.timer().NumPending();
-      EXPECT_GE(pending, 0);
-      EXPECT_LE(pending, 1);
-    }
-  });
-  ::timingwheel::testing::RunWithin("the adders and the viewer", [&] {
-    for (std::thread& thread : threads) thread.join();
-    stop = true;
-    viewer.join();
-  });
-  mock.timer().Cancel(*task);
-  EXPECT_EQ(mock.timer().NumPending(), 0);
-  EXPECT_EQ(runs.load(), 0);  // The clock never moved.
-  ASSERT_TRUE(mock.timer().Add(task, absl::Seconds(1)).ok());
-  EXPECT_EQ(mock.timer().NumPending(), 1);
-  EXPECT_EQ(mock.AdvanceBy(absl::Seconds(5)), 1u);
-  EXPECT_EQ(runs.load(), 1);
-  const TimerMetrics metrics = mock.timer().Metrics();
-  EXPECT_EQ(metrics.pending, 0);
-  // Moves count as adds too: at least one more add than cancels.
-  EXPECT_GE(metrics.added, metrics.cancelled + 1);
-}
-
 // Shutdown() while producers add: every task is refused, run or returned
 // by Shutdown(), exactly once, and nothing leaks (ASan).
 TEST(TimerInboxReviewTest, ShutdownWhileProducersAddAccountsForEveryTask) {

@@ -152,6 +152,41 @@ TEST(TimerInboxReviewTest, ShutdownWhileProducersAddAccountsForEveryTask) {
               swept.size());
 }
 
+// The destructor with buffered tasks (some cancelled, some not) and no
+// Shutdown() first: every capture is released, nothing runs; an add after
+// Shutdown() is refused and keeps nothing.
+TEST(TimerInboxReviewTest, DestructorAndAddAfterShutdownWithBufferedTasks) {
+  auto token = std::make_shared<int>(0);
+  std::atomic<int> runs{0};
+  {
+    MockTimer mock;
+    for (int i = 0; i < 100; ++i) {  // Across one producer drain (64).
+      TimerHandle handle =
+          mock.timer()
+              .Schedule(absl::Seconds(1 + i % 3), [token, &runs] { ++runs; })
+              .value();
+      if (i % 3 == 0) {
+        EXPECT_TRUE(handle.Cancel());
+      }
+    }
+    EXPECT_GT(token.use_count(), 1);
+  }
+  EXPECT_EQ(token.use_count(), 1);
+  EXPECT_EQ(runs.load(), 0);
+
+  MockTimer mock;
+  ASSERT_TRUE(mock.timer().Schedule(absl::Seconds(1), [token] {}).ok());
+  EXPECT_EQ(mock.timer().Shutdown().size(), 1u);
+  TaskPtr<TimerTask> task = MakeTask<FnTask>([token] {});
+  EXPECT_EQ(mock.timer().Add(task, absl::Seconds(1)).code(),
+            absl::StatusCode::kFailedPrecondition);
+  EXPECT_EQ(mock.timer().Schedule(absl::Seconds(1), [token] {}).status().code(),
+            absl::StatusCode::kFailedPrecondition);
+  EXPECT_FALSE(mock.timer().Cancel(*task));
+  task = TaskPtr<TimerTask>();
+  EXPECT_EQ(token.use_count(), 1);
+}
+
 // The per-thread cache of control-block references: a thread's cache
 // holds spares of a timer's block after the timer is destroyed; the thread
 // then uses another timer and exits. Handles moved to another thread and

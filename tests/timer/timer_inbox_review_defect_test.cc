@@ -3,11 +3,15 @@
 // Review tests of the producer inboxes that show defects (tagged manual in
 // BUILD until the fix): a handle's Reschedule()/RescheduleAt() overtakes a
 // task the same thread buffered before it for the same instant, against
-// timer.h's per-thread order promise; and a lock-free add races the
-// unlink of a locked Cancel() (a data race on the task's link).
+// timer.h's per-thread order promise; a lock-free add races the unlink of
+// a locked Cancel() (a data race on the task's link); and tasks scheduled
+// while the reaper runs a long callback wait for it (the standby does not
+// run them; also with producer_inboxes = false: see the review report).
 
 #include <atomic>
+#include <chrono>
 #include <functional>
+#include <memory>
 #include <thread>
 #include <utility>
 #include <vector>
@@ -161,6 +165,67 @@ TEST(TimerInboxReviewDefectTest, LockFreeAddRacesTheUnlinkOfALockedCancel) {
   EXPECT_EQ(bystander_runs.load(), 8);
   EXPECT_EQ(runs.load(), 0);
   EXPECT_EQ(mock.timer().NumPending(), 0);
+}
+
+// README, "Where callbacks run": with the reaper and the real clock, the
+// standby thread takes over and runs the next due tasks if a callback is
+// still running when they are due. Tasks scheduled from other threads while
+// the reaper is inside a long callback (the inbox is closed then: they take
+// the lock and re-arm the standby) must run before that callback ends: the
+// long callback waits for them (bounded) and fails if they never came.
+void StandbyRunsTasksScheduledDuringALongCallback(bool inboxes) {
+  TimerOptions options;
+  options.producer_inboxes = inboxes;
+  std::unique_ptr<Timer> timer = Timer::Create(options).value();
+  constexpr int kTasks = 20;
+  std::atomic<int> short_runs{0};
+  std::atomic<bool> long_started{false};
+  std::atomic<bool> long_saw_all{false};
+  ASSERT_TRUE(
+      timer
+          ->Schedule(
+              absl::Milliseconds(1),
+              [&] {
+                long_started = true;
+                const auto deadline =
+                    std::chrono::steady_clock::now() + std::chrono::seconds(15);
+                while (short_runs.load() < kTasks &&
+                       std::chrono::steady_clock::now() < deadline) {
+                  std::this_thread::sleep_for(std::chrono::milliseconds(1));
+                }
+                long_saw_all = short_runs.load() == kTasks;
+              })
+          .ok());
+  const auto deadline =
+      std::chrono::steady_clock::now() + std::chrono::seconds(15);
+  while (!long_started.load() && std::chrono::steady_clock::now() < deadline) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  }
+  ASSERT_TRUE(long_started.load());
+  std::vector<std::thread> producers;
+  for (int t = 0; t < 2; ++t) {
+    producers.emplace_back([&timer, &short_runs, t] {
+      for (int i = 0; i < kTasks / 2; ++i) {
+        ASSERT_TRUE(timer
+                        ->Schedule(absl::Milliseconds(1 + (i + t) % 5),
+                                   [&short_runs] { ++short_runs; })
+                        .ok());
+      }
+    });
+  }
+  for (std::thread& producer : producers) producer.join();
+  timer.reset();  // Waits for the long callback (bounded by its deadline).
+  EXPECT_TRUE(long_saw_all.load())
+      << "short tasks ran: " << short_runs.load() << " of " << kTasks;
+}
+
+TEST(TimerInboxReviewDefectTest, StandbyRunsTasksScheduledDuringALongCallback) {
+  StandbyRunsTasksScheduledDuringALongCallback(/*inboxes=*/true);
+}
+
+TEST(TimerInboxReviewDefectTest,
+     StandbyRunsTasksScheduledDuringALongCallbackLocked) {
+  StandbyRunsTasksScheduledDuringALongCallback(/*inboxes=*/false);
 }
 
 }  // namespace

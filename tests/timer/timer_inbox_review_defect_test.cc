@@ -181,6 +181,7 @@ void StandbyRunsTasksScheduledDuringALongCallback(bool inboxes) {
   std::atomic<int> short_runs{0};
   std::atomic<bool> long_started{false};
   std::atomic<bool> long_saw_all{false};
+  std::atomic<bool> long_done{false};
   ASSERT_TRUE(
       timer
           ->Schedule(
@@ -194,6 +195,7 @@ void StandbyRunsTasksScheduledDuringALongCallback(bool inboxes) {
                   std::this_thread::sleep_for(std::chrono::milliseconds(1));
                 }
                 long_saw_all = short_runs.load() == kTasks;
+                long_done = true;
               })
           .ok());
   const auto deadline =
@@ -214,7 +216,15 @@ void StandbyRunsTasksScheduledDuringALongCallback(bool inboxes) {
     });
   }
   for (std::thread& producer : producers) producer.join();
-  timer.reset();  // Waits for the long callback (bounded by its deadline).
+  // Shutdown() cancels what is still pending: wait (bounded by the long
+  // callback's own deadline) for the long callback to end first.
+  const auto done_deadline =
+      std::chrono::steady_clock::now() + std::chrono::seconds(20);
+  while (!long_done.load() &&
+         std::chrono::steady_clock::now() < done_deadline) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  }
+  timer.reset();
   EXPECT_TRUE(long_saw_all.load())
       << "short tasks ran: " << short_runs.load() << " of " << kTasks;
 }

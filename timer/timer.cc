@@ -461,6 +461,14 @@ bool Timer::Cancel(TimerTask& task) {
 
 bool Timer::CancelLocked(TimerTask& task, bool& drop_ref) {
   uint32_t state = State::Load(&task);
+  // A pending task leaves its list before its state leaves kPending: once
+  // the word is idle, a lock-free add (TryBuffer) may take the task and
+  // write its link at once. Only this lock's holder clears kPending, so the
+  // loop below is sure to take the pending branch.
+  const bool unlinked = State::Owner(state) == id_ &&
+                        (state & State::kInbox) == 0 &&
+                        (state & State::kPending) != 0 && !shutdown_;
+  if (unlinked) wheel_.Unlink(&task, {&urgent_, &flushing_, &staging_});
   for (;;) {
     if (State::Owner(state) != id_) return false;  // Idle, or not ours.
     if ((state & State::kInbox) != 0) {
@@ -484,7 +492,7 @@ bool Timer::CancelLocked(TimerTask& task, bool& drop_ref) {
     if (State::Cas(&task, state, State::Make(id_, flags))) break;
   }
   if ((state & State::kPending) != 0) {
-    wheel_.Unlink(&task, {&urgent_, &flushing_, &staging_});
+    if (!unlinked) wheel_.Unlink(&task, {&urgent_, &flushing_, &staging_});
     --counters_.pending;
     drop_ref = !task.Embedded();
   } else {

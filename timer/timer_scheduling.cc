@@ -7,6 +7,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <vector>
 
 #include "absl/base/thread_annotations.h"
 #include "absl/status/status.h"
@@ -109,8 +110,11 @@ absl::Status Timer::AddPeriodic(internal::PeriodicTaskBase* task,
 void Timer::RearmPeriodic(internal::PeriodicTaskBase& task) {
   bool drop_ref = false;
   bool earlier = false;
+  std::vector<TimerTask*> released;  // Cancelled while buffered.
   {
     internal::MutexLock lock(mu_);
+    DrainMineLocked();  // This thread's buffered adds go first.
+    released.swap(inbox_released_);
     const int64_t period = task.period_nanos_;
     const int64_t now = NowRelative();
     // Fixed rate: from the previous due time (this run's), not from now.
@@ -128,6 +132,7 @@ void Timer::RearmPeriodic(internal::PeriodicTaskBase& task) {
         .IgnoreError();
   }
   if (drop_ref) task.Unref();
+  for (TimerTask* dead : released) dead->Unref();
   // The re-arming thread runs the task's callback: the timer is alive.
   if (earlier && on_next_due_earlier_) on_next_due_earlier_();
 }
@@ -146,10 +151,15 @@ RescheduleResult TimerHandle::RescheduleInternal(bool relative, int64_t nanos)
   // destroyed once it is released (a handle may outlive it).
   std::function<void()> on_earlier;
   absl::Status status;
+  // Tasks cancelled while buffered that the drain below collected: released
+  // after unlocking, without touching the timer (it may be gone by then).
+  std::vector<TimerTask*> released;
   {
     internal::MutexLock lock(control_->mu);
     Timer* const timer = control_->timer;
     if (timer == nullptr) return RescheduleResult::kTimerGone;
+    timer->DrainMineLocked();  // This thread's buffered adds go first.
+    released.swap(timer->inbox_released_);
     const int64_t base = relative
                              ? timer->ClockRelative()
                              : timer->RelativeOf(TimePoint::FromNanos(nanos));
@@ -159,6 +169,7 @@ RescheduleResult TimerHandle::RescheduleInternal(bool relative, int64_t nanos)
     if (earlier) on_earlier = timer->on_next_due_earlier_;
   }
   if (drop_ref) task_->Unref();  // Not reached: no reference was counted.
+  for (TimerTask* dead : released) dead->Unref();
   if (on_earlier) on_earlier();
   if (status.ok()) {
     return moved ? RescheduleResult::kMoved : RescheduleResult::kRearmed;

@@ -36,8 +36,11 @@ int32_t Inbox::Push(Stripe& stripe, ListNode* node) {
 }
 
 ListNode* Inbox::TakeStripe(Stripe& stripe) {
-  if (stripe.head.load(std::memory_order_relaxed) == nullptr) return nullptr;
-  ListNode* node = stripe.head.exchange(nullptr, std::memory_order_acquire);
+  // seq_cst, both: a drain right after the floor was closed (a seq_cst
+  // store) is the sleeper's half of the protocol in inbox.h, and must not
+  // be ordered before that store (free on x86, required on ARM).
+  if (stripe.head.load() == nullptr) return nullptr;
+  ListNode* node = stripe.head.exchange(nullptr);
   stripe.depth.store(0, std::memory_order_relaxed);
   // Newest first as pushed: reverse, so that tasks keep their push order.
   ListNode* reversed = nullptr;

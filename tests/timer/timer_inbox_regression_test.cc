@@ -1,12 +1,13 @@
 // Copyright 2026 The timingwheel Authors.
 //
-// Review tests of the producer inboxes that show defects (tagged manual in
-// BUILD until the fix): a handle's Reschedule()/RescheduleAt() overtakes a
-// task the same thread buffered before it for the same instant, against
-// timer.h's per-thread order promise; a lock-free add races the unlink of
-// a locked Cancel() (a data race on the task's link); and tasks scheduled
-// while the reaper runs a long callback wait for it (the standby does not
-// run them; also with producer_inboxes = false: see the review report).
+// Regression tests for defects a review found in the producer inboxes (all
+// fixed): a handle's Reschedule()/RescheduleAt() overtook a task the same
+// thread had buffered before it for the same instant, against timer.h's
+// per-thread order promise (it now drains the thread's stripe first); a
+// lock-free add raced the unlink of a locked Cancel() on the task's link
+// (TSan; Cancel() now unlinks before the state goes idle); and tasks
+// scheduled from other threads while the reaper runs a long callback must
+// be run by the standby before that callback ends.
 
 #include <atomic>
 #include <chrono>
@@ -41,8 +42,7 @@ class FnTask final : public TimerTask {
 // run in the order added) hold[s] as for locked adds". A handle's
 // Reschedule() adds under the lock without draining the thread's stripe
 // first, so it overtakes a task the same thread buffered before it.
-TEST(TimerInboxReviewDefectTest,
-     RescheduleAfterABufferedAddKeepsPerThreadOrder) {
+TEST(TimerInboxRegressionTest, RescheduleAfterABufferedAddKeepsPerThreadOrder) {
   MockTimer mock;
   std::vector<int> order;
   TimerHandle second =
@@ -62,7 +62,7 @@ TEST(TimerInboxReviewDefectTest,
 }
 
 // The same with RescheduleAt().
-TEST(TimerInboxReviewDefectTest,
+TEST(TimerInboxRegressionTest,
      RescheduleAtAfterABufferedAddKeepsPerThreadOrder) {
   MockTimer mock;
   std::vector<int> order;
@@ -85,7 +85,7 @@ TEST(TimerInboxReviewDefectTest,
 // Two threads add (and cancel) the same pre-made task while a third drains:
 // the task is never in an inbox twice nor in the wheel and an inbox at
 // once; afterwards it is idle and runs exactly once when added again.
-TEST(TimerInboxReviewDefectTest,
+TEST(TimerInboxRegressionTest,
      ConcurrentAddsAndCancelsOfOneTaskStayConsistent) {
   MockTimer mock;
   std::atomic<int> runs{0};
@@ -132,7 +132,7 @@ TEST(TimerInboxReviewDefectTest,
 // cancelling thread still unlinks it (TSan: data race in Inbox::Push vs
 // TimingWheel::Unlink). Without TSan the wheel's bucket list can take the
 // inbox's nodes: other tasks of the bucket must still run exactly once.
-TEST(TimerInboxReviewDefectTest, LockFreeAddRacesTheUnlinkOfALockedCancel) {
+TEST(TimerInboxRegressionTest, LockFreeAddRacesTheUnlinkOfALockedCancel) {
   MockTimer mock;
   std::atomic<int> runs{0};
   std::atomic<int> bystander_runs{0};
@@ -229,11 +229,11 @@ void StandbyRunsTasksScheduledDuringALongCallback(bool inboxes) {
       << "short tasks ran: " << short_runs.load() << " of " << kTasks;
 }
 
-TEST(TimerInboxReviewDefectTest, StandbyRunsTasksScheduledDuringALongCallback) {
+TEST(TimerInboxRegressionTest, StandbyRunsTasksScheduledDuringALongCallback) {
   StandbyRunsTasksScheduledDuringALongCallback(/*inboxes=*/true);
 }
 
-TEST(TimerInboxReviewDefectTest,
+TEST(TimerInboxRegressionTest,
      StandbyRunsTasksScheduledDuringALongCallbackLocked) {
   StandbyRunsTasksScheduledDuringALongCallback(/*inboxes=*/false);
 }

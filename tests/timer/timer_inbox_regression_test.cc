@@ -20,6 +20,7 @@
 #include "absl/time/time.h"
 #include "gtest/gtest.h"
 #include "tests/timer/bounded.h"
+#include "tests/timer/fn_task.h"
 #include "timer/testing/mock_timer.h"
 #include "timer/timer.h"
 
@@ -28,15 +29,7 @@ namespace {
 
 using ::timingwheel::testing::MockTimer;
 
-// A task that calls a function.
-class FnTask final : public TimerTask {
- public:
-  explicit FnTask(std::function<void()> fn) : fn_(std::move(fn)) {}
-  void Run() override { fn_(); }
-
- private:
-  std::function<void()> fn_;
-};
+using ::timingwheel::testing::FnTask;
 
 // timer.h: "per-thread order (tasks one thread adds for the same instant
 // run in the order added) hold[s] as for locked adds". A handle's

@@ -22,6 +22,7 @@
 #include "absl/time/time.h"
 #include "gtest/gtest.h"
 #include "tests/timer/bounded.h"
+#include "tests/timer/fn_task.h"
 #include "tests/timer/test_sync.h"
 #include "timer/internal/inbox.h"
 #include "timer/testing/manual_clock.h"
@@ -38,15 +39,7 @@ using ::timingwheel::testing::ManualClock;
 using ::timingwheel::testing::ManualExecutor;
 using ::timingwheel::testing::MockTimer;
 
-// A task that calls a function.
-class FnTask final : public TimerTask {
- public:
-  explicit FnTask(std::function<void()> fn) : fn_(std::move(fn)) {}
-  void Run() override { fn_(); }
-
- private:
-  std::function<void()> fn_;
-};
+using ::timingwheel::testing::FnTask;
 
 TEST(TimerInboxTest, CancelOfABufferedTaskReleasesItAndItNeverRuns) {
   MockTimer mock;

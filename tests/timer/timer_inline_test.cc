@@ -24,6 +24,7 @@
 #include "absl/time/time.h"
 #include "gtest/gtest.h"
 #include "tests/timer/bounded.h"
+#include "tests/timer/fn_task.h"
 #include "tests/timer/test_sync.h"
 #include "timer/testing/manual_clock.h"
 #include "timer/timer.h"
@@ -102,14 +103,7 @@ ThreadInfo AwaitStandbyAsleep() {
   return ThreadInfo();
 }
 
-class FnTask : public TimerTask {
- public:
-  explicit FnTask(std::function<void()> fn) : fn_(std::move(fn)) {}
-  void Run() override { fn_(); }
-
- private:
-  std::function<void()> fn_;
-};
+using ::timingwheel::testing::FnTask;
 
 TEST(TimerInlineTest, TheReaperRunsADueBatchItselfWithNoHandOff) {
   auto timer = Timer::Create().value();

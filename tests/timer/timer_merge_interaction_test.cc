@@ -17,6 +17,7 @@
 #include "absl/time/time.h"
 #include "gtest/gtest.h"
 #include "tests/timer/bounded.h"
+#include "tests/timer/fn_task.h"
 #include "tests/timer/test_sync.h"
 #include "timer/embedded_timer.h"
 #include "timer/internal/task_pool.h"
@@ -30,14 +31,7 @@ using testing::Counter;
 using testing::Latch;
 using testing::RunWithin;
 
-class FnTask : public TimerTask {
- public:
-  explicit FnTask(std::function<void()> fn) : fn_(std::move(fn)) {}
-  void Run() override { fn_(); }
-
- private:
-  std::function<void()> fn_;
-};
+using ::timingwheel::testing::FnTask;
 
 // Shutdown() from another thread while the reaper blocks in an inline
 // callback: it waits for that callback, and every task either runs (the

@@ -341,17 +341,20 @@ absl::Status Timer::AddLocked(TimerTask* task, int64_t base,
   // batch handed to the executor (Run() not started), or added anew.
   enum { kMove, kWithdraw, kNew } kind = kNew;
   uint32_t state = State::Load(task);
-  while ((state & State::kInbox) != 0 && State::Owner(state) == id_ &&
-         !shutdown_) {
-    // In a producer inbox of this timer: its link is in use until a drain
-    // takes it (after which it is pending, or idle if it was cancelled
-    // there). Its producer may not have pushed it yet (a concurrent add
-    // of the same task): the push needs no lock, so this ends.
-    DrainInboxesLocked();
-    state = State::Load(task);
-    if ((state & State::kInbox) != 0) std::this_thread::yield();
-  }
   for (;;) {
+    if ((state & State::kInbox) != 0 && State::Owner(state) == id_ &&
+        !shutdown_) {
+      // In a producer inbox of this timer: its link is in use until a drain
+      // takes it (after which it is pending, or idle if it was cancelled
+      // there). Its producer may not have pushed it yet (a concurrent add
+      // of the same task): the push needs no lock, so this ends. Checked
+      // on every pass: a lock-free add may take an idle task between a
+      // load here and the CAS below, which then fails and reloads.
+      DrainInboxesLocked();
+      state = State::Load(task);
+      if ((state & State::kInbox) != 0) std::this_thread::yield();
+      continue;
+    }
     const uint32_t owner = State::Owner(state);
     if (shutdown_) {
       refused = ShutdownError();

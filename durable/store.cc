@@ -30,12 +30,13 @@ CREATE TABLE tw_meta (
   value bigint NOT NULL);
 CREATE FUNCTION tw_now_us() RETURNS bigint LANGUAGE sql VOLATILE AS
   $$ SELECT (extract(epoch FROM clock_timestamp()) * 1000000)::bigint $$;
+CREATE SEQUENCE tw_version_seq CACHE 1000;
 CREATE TABLE tw_timer (
   task_id bytea PRIMARY KEY,
   slot integer NOT NULL,
   due_us bigint NOT NULL,
   state smallint NOT NULL,
-  version bigint NOT NULL DEFAULT 0,
+  version bigint NOT NULL DEFAULT nextval('tw_version_seq'),
   epoch bigint NOT NULL DEFAULT 0,
   attempt integer NOT NULL DEFAULT 0,
   payload bytea NOT NULL,
@@ -48,10 +49,26 @@ CREATE TABLE tw_slot_lease (
   slot integer PRIMARY KEY,
   owner text,
   epoch bigint NOT NULL DEFAULT 0,
-  lease_until_us bigint NOT NULL DEFAULT 0);
+  lease_until_us bigint NOT NULL DEFAULT 0,
+  horizon_us bigint NOT NULL DEFAULT 0) WITH (fillfactor = 50);
 CREATE TABLE tw_node (
   node_id text PRIMARY KEY,
   heartbeat_us bigint NOT NULL);
+)sql";
+
+// Schema version 1 to 2: versions come from one sequence (an id cancelled
+// and scheduled again never reuses an old (id, version)); each lease row
+// records its owner's horizon (inserters notify owners of rows due within
+// it); lease rows leave room for in-place (HOT) renewals.
+constexpr char kMigrateV1ToV2[] = R"sql(
+CREATE SEQUENCE tw_version_seq CACHE 1000;
+SELECT setval('tw_version_seq',
+              (SELECT coalesce(max(version), 0) + 1 FROM tw_timer));
+ALTER TABLE tw_timer ALTER COLUMN version
+  SET DEFAULT nextval('tw_version_seq');
+ALTER TABLE tw_slot_lease ADD COLUMN horizon_us bigint NOT NULL DEFAULT 0;
+ALTER TABLE tw_slot_lease SET (fillfactor = 50);
+UPDATE tw_meta SET value = 2 WHERE key = 'schema_version';
 )sql";
 
 // States as stored (TaskState's values).
@@ -149,7 +166,7 @@ restamped AS (
   SET state = CASE WHEN t.state = 2 AND t.attempt >= $4 THEN 4 ELSE 0 END,
       finished_us = CASE WHEN t.state = 2 AND t.attempt >= $4
                          THEN tw_now_us() END,
-      epoch = got.epoch, version = t.version + 1
+      epoch = got.epoch, version = nextval('tw_version_seq')
   FROM got WHERE t.slot = got.slot AND t.state IN (1, 2)
   RETURNING 1)
 SELECT slot, epoch, (SELECT count(*) FROM restamped) FROM got
@@ -168,7 +185,7 @@ constexpr char kRequeueOrphansSql[] = R"sql(
 UPDATE tw_timer t
 SET state = CASE WHEN t.attempt >= $5 THEN 4 ELSE 0 END,
     finished_us = CASE WHEN t.attempt >= $5 THEN tw_now_us() END,
-    version = t.version + 1
+    version = nextval('tw_version_seq')
 FROM unnest($2::int4[], $3::int8[]) AS m(slot, epoch), tw_slot_lease l
 WHERE t.slot = m.slot AND t.epoch = m.epoch AND t.state = 2
   AND l.slot = m.slot AND l.epoch = m.epoch AND l.owner = $1
@@ -198,7 +215,7 @@ c AS (
   WHERE t.state = 0 AND t.due_us < (SELECT now FROM n) + $4
   ORDER BY t.due_us LIMIT $5
   FOR UPDATE OF t SKIP LOCKED)
-UPDATE tw_timer t SET state = 1, epoch = c.epoch, version = t.version + 1
+UPDATE tw_timer t SET state = 1, epoch = c.epoch, version = nextval('tw_version_seq')
 FROM c WHERE t.task_id = c.task_id
 RETURNING t.task_id, t.slot, t.due_us, t.epoch, tw_now_us()
 )sql";
@@ -214,7 +231,7 @@ constexpr char kStartSql[] = R"sql(
 WITH n AS (SELECT tw_now_us() AS now),
 run AS (
   UPDATE tw_timer t
-  SET state = 2, attempt = t.attempt + 1, version = t.version + 1
+  SET state = 2, attempt = t.attempt + 1, version = nextval('tw_version_seq')
   FROM tw_slot_lease l, n
   WHERE t.task_id = ANY($2::bytea[]) AND t.state = 1
     AND l.slot = t.slot AND l.epoch = t.epoch AND l.owner = $1
@@ -248,7 +265,7 @@ SET state = CASE c.outcome WHEN 0 THEN 3 WHEN 2 THEN 4
                   ELSE t.due_us END,
     finished_us = CASE WHEN c.outcome = 1 THEN NULL ELSE n.now END,
     last_error = CASE WHEN c.outcome = 0 THEN t.last_error ELSE c.error END,
-    version = t.version + 1
+    version = nextval('tw_version_seq')
 FROM c, n
 WHERE t.task_id = ANY($1::bytea[]) AND t.task_id = c.task_id
   AND t.state = 2 AND t.version = c.version
@@ -517,6 +534,11 @@ absl::Status Store::EnsureSchema(int slot_count) {
         ", newer than the version ", kSchemaVersion,
         " this library understands: upgrade the library before pointing it "
         "at this database")));
+  }
+  if (version == 1) {
+    status = ExecScript(conn_, kMigrateV1ToV2);
+    if (!status.ok()) return fail(status);
+    version = 2;
   }
   if (version != kSchemaVersion) {
     return fail(absl::FailedPreconditionError(

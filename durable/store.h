@@ -13,7 +13,8 @@
 //   tw_timer(task_id PK, slot, due_us, state, version, epoch, attempt,
 //            payload, last_error, finished_us)
 //            partial index (slot, due_us) WHERE state < 3 (not finished)
-//   tw_slot_lease(slot PK, owner, epoch, lease_until_us)
+//   tw_slot_lease(slot PK, owner, epoch, lease_until_us, horizon_us)
+//   tw_version_seq                       every row version (never reused)
 //   tw_node(node_id PK, heartbeat_us)
 // Times are microseconds since the Unix epoch on the database's clock
 // (`tw_now_us()`, which reads `clock_timestamp()`), the only time authority.
@@ -55,7 +56,7 @@ class PgParams;
 class PgResult;
 
 // The schema version this library creates and understands.
-inline constexpr int64_t kSchemaVersion = 1;
+inline constexpr int64_t kSchemaVersion = 2;
 
 // SlotEpoch: a slot and the epoch under which this process holds it.
 struct SlotEpoch {

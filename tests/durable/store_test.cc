@@ -70,12 +70,52 @@ TEST_F(StoreTest, SchemaIsCreatedOnceAndChecked) {
 
 TEST_F(StoreTest, NewerSchemaIsRefused) {
   ASSERT_TRUE(ExecSql(db_->conninfo(),
-                      "UPDATE tw_meta SET value = 2 WHERE key = "
+                      "UPDATE tw_meta SET value = 3 WHERE key = "
                       "'schema_version'")
                   .ok());
   absl::Status status = store_->EnsureSchema(kSlots);
   EXPECT_TRUE(absl::IsFailedPrecondition(status)) << status;
   EXPECT_NE(status.message().find("newer"), absl::string_view::npos) << status;
+}
+
+// A store made by the version-1 schema, holding live tasks, is upgraded in
+// place: nothing lost, and new versions never repeat an old (id, version).
+TEST(StoreMigrationTest, VersionOneStoreIsUpgradedWithNothingLost) {
+  auto db = TestDatabase::Create();
+  ASSERT_TRUE(db.ok()) << db.status();
+  const std::string& conninfo = (*db)->conninfo();
+  ASSERT_TRUE(ExecSql(conninfo, R"sql(
+CREATE TABLE tw_meta (key text PRIMARY KEY, value bigint NOT NULL);
+CREATE FUNCTION tw_now_us() RETURNS bigint LANGUAGE sql VOLATILE AS
+  $$ SELECT (extract(epoch FROM clock_timestamp()) * 1000000)::bigint $$;
+CREATE TABLE tw_timer (
+  task_id bytea PRIMARY KEY, slot integer NOT NULL, due_us bigint NOT NULL,
+  state smallint NOT NULL, version bigint NOT NULL DEFAULT 0,
+  epoch bigint NOT NULL DEFAULT 0, attempt integer NOT NULL DEFAULT 0,
+  payload bytea NOT NULL, last_error bytea, finished_us bigint);
+CREATE INDEX tw_timer_live ON tw_timer (slot, due_us) WHERE state < 3;
+CREATE INDEX tw_timer_finished ON tw_timer (slot, finished_us)
+  WHERE state >= 3;
+CREATE TABLE tw_slot_lease (slot integer PRIMARY KEY, owner text,
+  epoch bigint NOT NULL DEFAULT 0, lease_until_us bigint NOT NULL DEFAULT 0);
+CREATE TABLE tw_node (node_id text PRIMARY KEY, heartbeat_us bigint NOT NULL);
+INSERT INTO tw_meta VALUES ('schema_version', 1), ('slot_count', 8);
+INSERT INTO tw_slot_lease (slot) SELECT generate_series(0, 7);
+INSERT INTO tw_timer (task_id, slot, due_us, state, version, payload)
+  SELECT ('old-' || i)::bytea, i % 8, tw_now_us() + 3600000000, 0, 40,
+         'p'::bytea FROM generate_series(1, 100) i;
+)sql")
+                  .ok());
+  auto store = Store::Connect(conninfo);
+  ASSERT_TRUE(store.ok()) << store.status();
+  ASSERT_TRUE((*store)->EnsureSchema(8).ok());
+  EXPECT_EQ(*QueryInt(conninfo,
+                      "SELECT value FROM tw_meta WHERE key = 'schema_version'"),
+            kSchemaVersion);
+  EXPECT_EQ(*QueryInt(conninfo, "SELECT count(*) FROM tw_timer"), 100);
+  EXPECT_GT(*QueryInt(conninfo, "SELECT nextval('tw_version_seq')"), 40);
+  // A second process starting at once finds it upgraded.
+  ASSERT_TRUE((*store)->EnsureSchema(8).ok());
 }
 
 TEST_F(StoreTest, HostileIdsAndPayloadsRoundTripByteExact) {

@@ -144,6 +144,86 @@ absl::StatusOr<int> ConnectUnix(const std::string& path) {
   return fd;
 }
 
+// ParseClient()
+//
+// Moves every whole message of `c->from_client` to `c->to_server`
+// (answering SSL and GSS encryption requests itself). `take_drop` is asked
+// about each statement's SQL text. False on a malformed stream.
+template <typename TakeDrop>
+bool ParseClient(Connection* c, TakeDrop take_drop) {
+  std::string& in = c->from_client;
+  while (true) {
+    if (!c->started) {
+      if (in.size() < 8) return true;
+      const uint32_t length = ReadBe32(in, 0);
+      if (length < 8 || length > kMaxStartupLength) return false;
+      if (in.size() < length) return true;
+      const uint32_t code = ReadBe32(in, 4);
+      if (code == kSslRequest || code == kGssEncRequest) {
+        c->to_client += 'N';
+      } else {
+        c->to_server.append(in, 0, length);
+        c->started = true;
+      }
+      in.erase(0, length);
+      continue;
+    }
+    if (in.size() < 5) return true;
+    const uint32_t length = ReadBe32(in, 1);
+    if (length < 4) return false;
+    const size_t total = size_t{length} + 1;
+    if (in.size() < total) return true;
+    const char type = in[0];
+    const std::string body = in.substr(5, total - 5);
+    size_t at = 0;
+    std::string sql;
+    bool has_sql = false;
+    if (type == 'Q') {
+      sql = CString(body, &at);
+      has_sql = true;
+    } else if (type == 'P') {
+      std::string name = CString(body, &at);
+      sql = CString(body, &at);
+      c->statements[name] = sql;
+      has_sql = true;
+    } else if (type == 'B') {
+      CString(body, &at);  // The portal.
+      auto it = c->statements.find(CString(body, &at));
+      if (it != c->statements.end()) {
+        sql = it->second;
+        has_sql = true;
+      }
+    }
+    c->to_server.append(in, 0, total);
+    in.erase(0, total);
+    if (has_sql && !c->swallowing && take_drop(sql)) c->swallowing = true;
+  }
+}
+
+// ParseServer()
+//
+// Moves every whole message of `c->from_server` to `c->to_client`, or drops
+// it while swallowing (which ends at a ReadyForQuery). False on a malformed
+// stream.
+bool ParseServer(Connection* c) {
+  std::string& in = c->from_server;
+  while (!c->dropped) {
+    if (in.size() < 5) return true;
+    const uint32_t length = ReadBe32(in, 1);
+    if (length < 4) return false;
+    const size_t total = size_t{length} + 1;
+    if (in.size() < total) return true;
+    const char type = in[0];
+    if (!c->swallowing) {
+      c->to_client.append(in, 0, total);
+    } else if (type == 'Z') {
+      c->dropped = true;
+    }
+    in.erase(0, total);
+  }
+  return true;
+}
+
 }  // namespace
 
 absl::StatusOr<std::unique_ptr<PgProxy>> PgProxy::Start(
@@ -282,90 +362,6 @@ bool PgProxy::TakeDrop(const std::string& sql) {
   drop_armed_ = false;
   return true;
 }
-
-namespace {
-
-// ParseClient()
-//
-// Moves every whole message of `c->from_client` to `c->to_server`
-// (answering SSL and GSS encryption requests itself). `take_drop` is asked
-// about each statement's SQL text. False on a malformed stream.
-template <typename TakeDrop>
-bool ParseClient(Connection* c, TakeDrop take_drop) {
-  std::string& in = c->from_client;
-  while (true) {
-    if (!c->started) {
-      if (in.size() < 8) return true;
-      const uint32_t length = ReadBe32(in, 0);
-      if (length < 8 || length > kMaxStartupLength) return false;
-      if (in.size() < length) return true;
-      const uint32_t code = ReadBe32(in, 4);
-      if (code == kSslRequest || code == kGssEncRequest) {
-        c->to_client += 'N';
-      } else {
-        c->to_server.append(in, 0, length);
-        c->started = true;
-      }
-      in.erase(0, length);
-      continue;
-    }
-    if (in.size() < 5) return true;
-    const uint32_t length = ReadBe32(in, 1);
-    if (length < 4) return false;
-    const size_t total = size_t{length} + 1;
-    if (in.size() < total) return true;
-    const char type = in[0];
-    const std::string body = in.substr(5, total - 5);
-    size_t at = 0;
-    std::string sql;
-    bool has_sql = false;
-    if (type == 'Q') {
-      sql = CString(body, &at);
-      has_sql = true;
-    } else if (type == 'P') {
-      std::string name = CString(body, &at);
-      sql = CString(body, &at);
-      c->statements[name] = sql;
-      has_sql = true;
-    } else if (type == 'B') {
-      CString(body, &at);  // The portal.
-      auto it = c->statements.find(CString(body, &at));
-      if (it != c->statements.end()) {
-        sql = it->second;
-        has_sql = true;
-      }
-    }
-    c->to_server.append(in, 0, total);
-    in.erase(0, total);
-    if (has_sql && !c->swallowing && take_drop(sql)) c->swallowing = true;
-  }
-}
-
-// ParseServer()
-//
-// Moves every whole message of `c->from_server` to `c->to_client`, or drops
-// it while swallowing (which ends at a ReadyForQuery). False on a malformed
-// stream.
-bool ParseServer(Connection* c) {
-  std::string& in = c->from_server;
-  while (!c->dropped) {
-    if (in.size() < 5) return true;
-    const uint32_t length = ReadBe32(in, 1);
-    if (length < 4) return false;
-    const size_t total = size_t{length} + 1;
-    if (in.size() < total) return true;
-    const char type = in[0];
-    if (!c->swallowing) {
-      c->to_client.append(in, 0, total);
-    } else if (type == 'Z') {
-      c->dropped = true;
-    }
-    in.erase(0, total);
-  }
-  return true;
-}
-
-}  // namespace
 
 void PgProxy::Run() {
   std::vector<std::unique_ptr<Connection>> connections;

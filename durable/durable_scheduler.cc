@@ -81,6 +81,12 @@ absl::Status CheckOptions(const DurableOptions& o) {
   if (o.max_id_bytes < 1 || o.max_payload_bytes < 1) {
     return absl::InvalidArgumentError("input limits must be positive");
   }
+  if (o.statement_timeout < absl::ZeroDuration() ||
+      o.statement_timeout > o.lease_ttl / 4) {
+    return absl::InvalidArgumentError(
+        "statement_timeout must be in [0, lease_ttl / 4] (zero: lease_ttl "
+        "/ 4), so that no statement holds a process past its lease");
+  }
   return absl::OkStatus();
 }
 
@@ -98,7 +104,46 @@ absl::StatusOr<std::vector<InsertRow>> ToRows(
   return rows;
 }
 
+// The scheduler whose handler the calling thread is running, if any (to
+// tell a Shutdown() from inside a handler).
+thread_local const void* tls_handler_of = nullptr;
+
 }  // namespace
+
+// DurableScheduler::AttemptLink
+//
+// What an attempt queued on (or running on) the executor shares with its
+// scheduler. The scheduler may be destroyed while an attempt waits in a
+// user's executor or a handler never returns: the attempt then finds
+// `scheduler` null and touches nothing else. Thread-safe.
+struct DurableScheduler::AttemptLink {
+  DurableHandler handler;
+  RetryPolicy retry;
+
+  // The scheduler, with a count of the threads inside its attempt steps;
+  // null once it is gone.
+  DurableScheduler* Enter() {
+    std::lock_guard<std::mutex> lock(mu);
+    if (scheduler != nullptr) ++inside;
+    return scheduler;
+  }
+  void Leave() {
+    std::lock_guard<std::mutex> lock(mu);
+    if (--inside == 0) cv.notify_all();
+  }
+  // Waits for the threads inside (each in a short step, never a handler),
+  // then cuts the link.
+  void Detach() {
+    std::unique_lock<std::mutex> lock(mu);
+    cv.wait(lock, [this] { return inside == 0; });
+    scheduler = nullptr;
+  }
+
+  std::mutex mu;
+  std::condition_variable cv;
+  DurableScheduler* scheduler = nullptr;  // Under mu.
+  int inside = 0;                         // Under mu.
+};
 
 const char* TaskStateName(TaskState state) {
   switch (state) {
@@ -135,16 +180,42 @@ absl::StatusOr<std::unique_ptr<DurableScheduler>> DurableScheduler::Create(
 }
 
 absl::Status DurableScheduler::Start() {
+  const absl::Duration statement_timeout =
+      options_.statement_timeout > absl::ZeroDuration()
+          ? options_.statement_timeout
+          : options_.lease_ttl / 4;
+  durable_internal::SessionLimits limits;
+  limits.statement_timeout_ms =
+      std::max<int64_t>(1, absl::ToInt64Milliseconds(statement_timeout));
+  limits.lock_timeout_ms = limits.statement_timeout_ms;
   absl::StatusOr<std::unique_ptr<Store>> client =
-      Store::Connect(options_.conninfo);
+      Store::Connect(options_.conninfo, limits);
   if (!client.ok()) return client.status();
   absl::Status status = (*client)->EnsureSchema(options_.slot_count);
   if (!status.ok()) return status;
   absl::StatusOr<std::unique_ptr<Store>> store =
-      Store::Connect(options_.conninfo);
+      Store::Connect(options_.conninfo, limits);
   if (!store.ok()) return store.status();
+  // A live duplicate holds it for good; a crashed predecessor's session
+  // ends within a statement timeout: wait up to half a TTL.
+  absl::StatusOr<bool> node_free = false;
+  for (int i = 0; i < 2 && node_free.ok() && !*node_free; ++i) {
+    node_free = (*store)->LockNode(options_.node_id);
+  }
+  if (!node_free.ok()) return node_free.status();
+  if (!*node_free) {
+    return absl::FailedPreconditionError(absl::StrCat(
+        "node_id \"", options_.node_id,
+        "\" is held by another live scheduler on this database: give each "
+        "scheduler its own node_id (or leave it empty for a generated one)"));
+  }
   status = (*store)->Listen();
   if (!status.ok()) return status;
+  load_limit_ = kMaxLoad;
+  link_ = std::make_shared<AttemptLink>();
+  link_->handler = options_.handler;
+  link_->retry = options_.retry;
+  link_->scheduler = this;
   client_store_ = *std::move(client);
   store_ = *std::move(store);
 
@@ -175,7 +246,20 @@ absl::Status DurableScheduler::Start() {
 
 DurableScheduler::~DurableScheduler() {
   Shutdown();
+  // Attempts still queued or running find the link cut and touch nothing.
+  if (link_ != nullptr) link_->Detach();
+  if (owned_executor_ != nullptr && HandlersStillRunning()) {
+    // A handler that never returned holds the executor's thread: leave the
+    // thread (and its executor) to it rather than wait forever.
+    (void)owned_executor_.release();
+  }
   if (wake_fd_ >= 0) close(wake_fd_);
+}
+
+bool DurableScheduler::HandlersStillRunning() {
+  std::lock_guard<std::mutex> lock(mu_);
+  return metrics_.in_flight > 0 ||
+         (owned_executor_ != nullptr && owned_executor_->IsCurrentThread());
 }
 
 // ---------------------------------------------------------------------------
@@ -299,6 +383,8 @@ void DurableScheduler::Shutdown() {
     std::lock_guard<std::mutex> lock(mu_);
     if (stopping_) return;
     stopping_ = true;
+    // Called from one of our handlers: do not wait for that one.
+    shutdown_in_handler_ = tls_handler_of == this;
   }
   Wake();
   if (maintenance_.joinable()) maintenance_.join();
@@ -308,8 +394,14 @@ void DurableScheduler::Shutdown() {
   {
     std::lock_guard<std::mutex> lock(mu_);
     wheel_.clear();
+    overflow_.clear();
   }
-  if (owned_executor_ != nullptr) owned_executor_->Shutdown();
+  // Join the owned executor only when no handler holds it (one that never
+  // returns would hold Shutdown() forever); queued attempts that have not
+  // started abandon at once.
+  if (owned_executor_ != nullptr && !HandlersStillRunning()) {
+    owned_executor_->Shutdown();
+  }
   std::lock_guard<std::mutex> lock(client_mu_);
   client_closed_ = true;
   client_store_.reset();
@@ -323,10 +415,15 @@ void DurableScheduler::AddToWheel(const WheelEntry& entry, int64_t db_now_us,
   const int64_t local_due = durable_internal::LocalDueNanos(
       entry.due_us, db_now_us, local_after_nanos);
   std::lock_guard<std::mutex> lock(mu_);
-  if (stopping_) return;
+  (void)AddToWheelLocked(entry, local_due);
+}
+
+bool DurableScheduler::AddToWheelLocked(const WheelEntry& entry,
+                                        int64_t local_due) {
+  if (stopping_) return true;
   auto owned = owned_.find(entry.slot);
   if (owned == owned_.end() || owned->second != entry.epoch) {
-    return;  // The slot moved meanwhile: its new owner has the task.
+    return true;  // The slot moved meanwhile: its new owner has the task.
   }
   LiveEntry& live = wheel_[entry.id];
   live.handle.Cancel();  // A previous timer for the same id, if any.
@@ -341,10 +438,34 @@ void DurableScheduler::AddToWheel(const WheelEntry& entry, int64_t db_now_us,
                          OnWheelFire(id, generation);
                        });
   if (!handle.ok()) {
-    wheel_.erase(entry.id);  // Shutting down.
-    return;
+    wheel_.erase(entry.id);
+    if (absl::IsResourceExhausted(handle.status())) {
+      // The wheel is full (timer_options.max_pending): keep the claimed
+      // row in memory, with its due time on our clock, until there is room.
+      overflow_.emplace_back(entry, local_due);
+      load_waits_for_room_ = true;
+      return false;
+    }
+    return true;  // Shutting down.
   }
   live.handle = *std::move(handle);
+  return true;
+}
+
+void DurableScheduler::RetryOverflow() {
+  std::lock_guard<std::mutex> lock(mu_);
+  if (overflow_.empty()) return;
+  std::vector<std::pair<WheelEntry, int64_t>> kept;
+  kept.swap(overflow_);
+  size_t i = 0;
+  for (; i < kept.size(); ++i) {
+    if (!AddToWheelLocked(kept[i].first, kept[i].second)) {
+      overflow_.pop_back();  // Still full: keep the rest as they were.
+      break;
+    }
+  }
+  overflow_.insert(overflow_.end(), std::make_move_iterator(kept.begin() + i),
+                   std::make_move_iterator(kept.end()));
 }
 
 void DurableScheduler::OnWheelFire(const std::string& id, uint64_t generation) {
@@ -357,6 +478,13 @@ void DurableScheduler::OnWheelFire(const std::string& id, uint64_t generation) {
     waiting_.push_back(
         {id, it->second.slot, it->second.due_us, it->second.epoch});
     wheel_.erase(it);
+    // Room in a full wheel: take what waited for it (the overflow, then a
+    // load for the rows a load left PENDING).
+    if (load_waits_for_room_) {
+      load_waits_for_room_ = false;
+      load_requested_ = true;
+      first = true;
+    }
   }
   // One wake-up per batch: the maintenance thread takes what accumulated
   // meanwhile in one statement.
@@ -376,11 +504,13 @@ void DurableScheduler::DropSlots(const std::vector<int>& slots) {
       ++it;
     }
   }
-  waiting_.erase(std::remove_if(waiting_.begin(), waiting_.end(),
-                                [&](const WheelEntry& e) {
-                                  return gone.contains(e.slot);
-                                }),
+  auto in_gone = [&](const WheelEntry& e) { return gone.contains(e.slot); };
+  waiting_.erase(std::remove_if(waiting_.begin(), waiting_.end(), in_gone),
                  waiting_.end());
+  overflow_.erase(
+      std::remove_if(overflow_.begin(), overflow_.end(),
+                     [&](const auto& kept) { return in_gone(kept.first); }),
+      overflow_.end());
 }
 
 // ---------------------------------------------------------------------------
@@ -425,20 +555,46 @@ void DurableScheduler::LeaseRound() {
 
 void DurableScheduler::LoadHorizon() {
   std::vector<SlotEpoch> owned = leases_->owned();
+  int64_t limit = load_limit_;
   {
     std::lock_guard<std::mutex> lock(mu_);
     load_requested_ = false;
+    const int64_t max_pending = options_.timer_options.max_pending;
+    if (max_pending > 0) {
+      // Claim no more than the wheel can hold; the rest stay PENDING until
+      // fires make room.
+      const int64_t room = max_pending - static_cast<int64_t>(wheel_.size()) -
+                           static_cast<int64_t>(overflow_.size());
+      if (room <= 0) {
+        load_waits_for_room_ = true;
+        return;
+      }
+      if (room < limit) {
+        limit = room;
+        load_waits_for_room_ = true;
+      }
+    }
   }
   if (owned.empty()) return;
   absl::StatusOr<durable_internal::Claimed> claimed =
       store_->ClaimDue(options_.node_id, owned,
-                       absl::ToInt64Microseconds(options_.horizon), kMaxLoad);
+                       absl::ToInt64Microseconds(options_.horizon), limit);
   const int64_t local_after = clock_->NowNanos();
   if (!claimed.ok()) {
+    if (absl::IsDeadlineExceeded(claimed.status())) {
+      // Too many rows for one statement within the timeout: fewer next.
+      load_limit_ = std::max<int64_t>(100, load_limit_ / 2);
+      std::lock_guard<std::mutex> lock(mu_);
+      ++metrics_.statement_timeouts;
+    }
     NoteDbError(claimed.status());
     std::lock_guard<std::mutex> lock(mu_);
     load_requested_ = true;
     return;
+  }
+  if (static_cast<int64_t>(claimed->tasks.size()) >= limit &&
+      limit == load_limit_) {
+    load_limit_ = std::min<int64_t>(kMaxLoad, load_limit_ * 2);
   }
   if (!claimed->tasks.empty()) durable_internal::FaultPoint("load.claimed");
   for (const WheelEntry& e : claimed->tasks) {
@@ -447,8 +603,9 @@ void DurableScheduler::LoadHorizon() {
   std::lock_guard<std::mutex> lock(mu_);
   ++metrics_.loads;
   metrics_.loaded += static_cast<int64_t>(claimed->tasks.size());
-  if (static_cast<int64_t>(claimed->tasks.size()) >= kMaxLoad) {
-    load_requested_ = true;
+  if (static_cast<int64_t>(claimed->tasks.size()) >= limit &&
+      !load_waits_for_room_) {
+    load_requested_ = true;  // A full load: more may be due.
   }
 }
 
@@ -510,23 +667,45 @@ void DurableScheduler::FireWaiting() {
   }
   if (!result->started.empty()) durable_internal::FaultPoint("fire.started");
   for (Started& s : result->started) {
-    executor_->Execute(
-        [this, s = std::move(s)]() mutable { RunAttempt(std::move(s)); });
+    executor_->Execute([link = link_, s = std::move(s)]() mutable {
+      RunAttemptVia(std::move(link), std::move(s));
+    });
   }
 }
 
-void DurableScheduler::RunAttempt(Started started) {
-  bool held;
-  {
-    std::lock_guard<std::mutex> lock(mu_);
-    auto owned = owned_.find(started.slot);
-    held = owned != owned_.end() && owned->second == started.epoch;
-  }
-  if (!held || RealNanos() >= lease_valid_until_.load()) {
-    // The process stalled (or the slot moved) between the fire and now:
-    // another owner may hold the slot and run this attempt. Leave the row
-    // RUNNING; the next owner of the slot re-stamps and runs it.
-    std::lock_guard<std::mutex> lock(mu_);
+void DurableScheduler::RunAttemptVia(std::shared_ptr<AttemptLink> link,
+                                     Started started) {
+  DurableScheduler* self = link->Enter();
+  // The scheduler is gone: the row stays RUNNING with this attempt
+  // uncounted, and the slot's next owner runs it under the same number.
+  if (self == nullptr) return;
+  const bool run = self->BeginAttempt(started);
+  link->Leave();
+  if (!run) return;
+  tls_handler_of = self;
+  absl::Status result =
+      durable_internal::RunHandler(link->handler, started.task);
+  tls_handler_of = nullptr;
+  durable_internal::FaultPoint("handler.returned");
+  Completion completion =
+      durable_internal::MakeCompletion(started, result, link->retry);
+  self = link->Enter();
+  if (self == nullptr) return;  // Gone meanwhile (see Shutdown()).
+  self->FinishAttempt(std::move(completion), started.slot, started.epoch);
+  link->Leave();
+}
+
+bool DurableScheduler::BeginAttempt(const Started& started) {
+  durable_internal::FaultPoint("attempt.before_start");
+  std::lock_guard<std::mutex> lock(mu_);
+  auto owned = owned_.find(started.slot);
+  const bool held = owned != owned_.end() && owned->second == started.epoch &&
+                    !stopping_ && RealNanos() < lease_valid_until_.load();
+  if (!held) {
+    // The process stalled (or the slot moved, or we are shutting down)
+    // between the fire and now: another owner may hold the slot and run
+    // this attempt. The row stays RUNNING with the attempt uncounted; a
+    // requeue (if the slot is still ours) or the next owner runs it.
     auto it = running_.find(started.task.id);
     if (it != running_.end()) {
       --running_per_slot_[it->second];
@@ -534,23 +713,80 @@ void DurableScheduler::RunAttempt(Started started) {
     }
     --metrics_.in_flight;
     ++metrics_.abandoned;
-    requeue_requested_ = true;  // If the slot is still ours after all.
+    requeue_requested_ = true;
     Wake();
-    return;
+    return false;
   }
-  absl::Status result =
-      durable_internal::RunHandler(options_.handler, started.task);
-  durable_internal::FaultPoint("handler.returned");
-  Completion completion =
-      durable_internal::MakeCompletion(started, result, options_.retry);
-  bool wake;
+  // The attempt counts from now: recorded by the next statement the
+  // maintenance thread writes (or by its outcome).
+  const bool first = marks_.empty();
+  marks_.push_back({started.task.id, started.version, started.task.attempt});
+  if (first) Wake();
+  return true;
+}
+
+void DurableScheduler::FinishAttempt(Completion completion, int slot,
+                                     int64_t epoch) {
   {
     std::lock_guard<std::mutex> lock(mu_);
-    wake = completed_.empty() || FireReady();
-    completed_.push_back(std::move(completion));
-    --metrics_.in_flight;
+    if (!maintenance_done_) {
+      const bool wake = completed_.empty() || FireReady();
+      completed_.push_back(std::move(completion));
+      --metrics_.in_flight;
+      if (wake) Wake();  // Else the maintenance thread was woken already.
+      return;
+    }
   }
-  if (wake) Wake();  // Else the maintenance thread has been woken already.
+  // The maintenance thread has ended (Shutdown() stopped waiting for this
+  // handler, or was called from it): write the outcome here, then give the
+  // slot up if no other handler of ours runs in it.
+  std::lock_guard<std::mutex> late(late_mu_);
+  absl::StatusOr<durable_internal::CompleteResult> result = store_->Complete(
+      {&completion, 1}, absl::ToInt64Microseconds(options_.horizon));
+  bool release;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    --metrics_.in_flight;
+    ++metrics_.late_outcomes;
+    if (result.ok()) {
+      metrics_.succeeded += result->succeeded;
+      metrics_.failed += result->failed;
+      metrics_.retried += result->retried;
+      metrics_.dropped += 1 - result->written;
+    } else {
+      ++metrics_.db_errors;
+    }
+    running_.erase(completion.id);
+    release = --running_per_slot_[slot] == 0;
+  }
+  if (release) {
+    SlotEpoch held{slot, epoch};
+    (void)store_->Release(options_.node_id, {&held, 1});
+  }
+}
+
+void DurableScheduler::WriteStartMarks(
+    const absl::flat_hash_set<std::string>& completing) {
+  std::vector<durable_internal::StartMark> marks;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    if (marks_.empty()) return;
+    marks.swap(marks_);
+  }
+  // An outcome about to be written records its attempt itself.
+  marks.erase(std::remove_if(marks.begin(), marks.end(),
+                             [&](const durable_internal::StartMark& m) {
+                               return completing.contains(m.id);
+                             }),
+              marks.end());
+  if (marks.empty()) return;
+  absl::StatusOr<int64_t> marked = store_->MarkStarted(marks);
+  if (!marked.ok()) {
+    NoteDbError(marked.status());
+    std::lock_guard<std::mutex> lock(mu_);
+    marks_.insert(marks_.begin(), std::make_move_iterator(marks.begin()),
+                  std::make_move_iterator(marks.end()));
+  }
 }
 
 void DurableScheduler::WriteCompletions() {
@@ -558,11 +794,14 @@ void DurableScheduler::WriteCompletions() {
   {
     std::lock_guard<std::mutex> lock(mu_);
     size_t take = std::min(completed_.size(), kMaxBatch);
-    if (take == 0) return;
     batch.assign(std::make_move_iterator(completed_.begin()),
                  std::make_move_iterator(completed_.begin() + take));
     completed_.erase(completed_.begin(), completed_.begin() + take);
   }
+  absl::flat_hash_set<std::string> completing;
+  for (const Completion& c : batch) completing.insert(c.id);
+  WriteStartMarks(completing);
+  if (batch.empty()) return;
   absl::StatusOr<durable_internal::CompleteResult> result =
       store_->Complete(batch, absl::ToInt64Microseconds(options_.horizon));
   const int64_t local_after = clock_->NowNanos();
@@ -616,12 +855,19 @@ bool DurableScheduler::Reconnect() {
     std::lock_guard<std::mutex> lock(mu_);
     for (const auto& [id, slot] : running_) running.push_back(id);
   }
+  // Every statement in flight may have committed without its reply: a
+  // load's or a retry's SCHEDULED rows would be in no wheel. Put all our
+  // SCHEDULED rows back to PENDING (the load below claims them again) with
+  // the RUNNING rows no handler of ours runs.
+  durable_internal::FaultPoint("reconnect.before_requeue");
   absl::StatusOr<int64_t> requeued = store_->RequeueOrphans(
-      options_.node_id, leases_->owned(), running, options_.retry.max_attempts);
+      options_.node_id, leases_->owned(), running, options_.retry.max_attempts,
+      /*include_scheduled=*/true);
   if (!requeued.ok()) return false;
   std::lock_guard<std::mutex> lock(mu_);
   store_broken_ = false;
   ++metrics_.reconnects;
+  metrics_.requeued += *requeued;
   load_requested_ = true;
   return true;
 }
@@ -636,12 +882,14 @@ void DurableScheduler::RequeueAbandoned() {
   }
   if (leases_->size() == 0) return;
   absl::StatusOr<int64_t> requeued = store_->RequeueOrphans(
-      options_.node_id, leases_->owned(), running, options_.retry.max_attempts);
+      options_.node_id, leases_->owned(), running, options_.retry.max_attempts,
+      /*include_scheduled=*/false);
   if (!requeued.ok()) NoteDbError(requeued.status());
   std::lock_guard<std::mutex> lock(mu_);
   if (!requeued.ok()) {
     requeue_requested_ = true;
   } else if (*requeued > 0) {
+    metrics_.requeued += *requeued;
     load_requested_ = true;
   }
 }
@@ -658,6 +906,45 @@ void DurableScheduler::ConsumeNotifications() {
   for (int slot : slots) {
     if (owned_.contains(slot)) load_requested_ = true;
   }
+}
+
+void DurableScheduler::FinishMaintenance(bool broken) {
+  std::lock_guard<std::mutex> late(late_mu_);
+  absl::flat_hash_set<int> busy;
+  {
+    // From here on, outcomes are written by the handlers' own threads.
+    std::lock_guard<std::mutex> lock(mu_);
+    maintenance_done_ = true;
+  }
+  if (!broken) {
+    // What was queued before the switch.
+    WriteCompletions();
+    RequeueAbandoned();
+  }
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    for (const auto& [slot, running] : running_per_slot_) {
+      if (running > 0) busy.insert(slot);
+    }
+  }
+  // Slots with handlers still running stay ours until those handlers
+  // return (FinishAttempt() releases them) or the lease runs out.
+  std::vector<SlotEpoch> idle;
+  for (const SlotEpoch& s : leases_->owned()) {
+    if (!busy.contains(s.slot)) idle.push_back(s);
+  }
+  if (!broken) {
+    (void)store_->Release(options_.node_id, idle);
+    (void)store_->RemoveNode(options_.node_id);
+  }
+  std::vector<int> released = leases_->Forget();
+  std::vector<int> dropped;
+  for (int slot : released) {
+    if (!busy.contains(slot)) dropped.push_back(slot);
+  }
+  DropSlots(dropped);
+  std::lock_guard<std::mutex> lock(mu_);
+  for (int slot : busy) owned_.erase(slot);
 }
 
 void DurableScheduler::MaintenanceLoop() {
@@ -680,7 +967,9 @@ void DurableScheduler::MaintenanceLoop() {
       broken = store_broken_;
       load_now = load_requested_;
     }
-    if (stopping && shutdown_deadline == 0) shutdown_deadline = now + ttl;
+    // Half the TTL for the handlers; the final statements, each bounded by
+    // statement_timeout (a quarter of the TTL at most), fit in the rest.
+    if (stopping && shutdown_deadline == 0) shutdown_deadline = now + ttl / 2;
 
     if (broken && now >= next_reconnect) {
       if (Reconnect()) {
@@ -706,7 +995,11 @@ void DurableScheduler::MaintenanceLoop() {
         next_cleanup = now + absl::ToInt64Nanoseconds(absl::Minutes(1));
       }
     }
-    if (!broken && !backing_off) WriteCompletions();
+    if (!broken && !backing_off) {
+      WriteCompletions();
+      if (stopping) RequeueAbandoned();
+    }
+    RetryOverflow();
 
     if (!stopping && leases_->size() > 0 && now > lease_valid_until_) {
       // Unrenewed for a whole TTL: others may hold our slots by now.
@@ -720,15 +1013,13 @@ void DurableScheduler::MaintenanceLoop() {
       bool drained;
       {
         std::lock_guard<std::mutex> lock(mu_);
-        drained = metrics_.in_flight == 0 && completed_.empty();
+        // A Shutdown() from inside a handler cannot wait for that handler.
+        const int64_t self = shutdown_in_handler_ ? 1 : 0;
+        drained = metrics_.in_flight <= self && completed_.empty() &&
+                  marks_.empty() && !requeue_requested_;
       }
       if (drained || RealNanos() >= shutdown_deadline) {
-        if (!broken) {
-          (void)leases_->ReleaseAll(*store_);
-          (void)store_->RemoveNode(options_.node_id);
-        }
-        std::vector<int> released = leases_->Forget();
-        DropSlots(released);
+        FinishMaintenance(broken);
         return;
       }
     }

@@ -155,33 +155,46 @@ struct DurableOptions {
   // SUCCESS and FAILED rows are deleted (in batches, by their owner) this
   // long after they finish.
   absl::Duration retain_finished = absl::Hours(24);
+
+  // The longest any statement (or its wait for a lock) may run on the
+  // scheduler's connections (PostgreSQL's statement_timeout and
+  // lock_timeout), so that no statement holds the process past its lease.
+  // Zero: a quarter of `lease_ttl`. At most a quarter of `lease_ttl`. A
+  // horizon load that times out is retried with half as many rows.
+  absl::Duration statement_timeout = absl::ZeroDuration();
 };
 
 // DurableMetrics
 //
 // A snapshot of a scheduler's counters (see `DurableScheduler::Metrics()`).
 struct DurableMetrics {
-  int64_t scheduled = 0;         // Tasks inserted by this scheduler.
-  int64_t loads = 0;             // Horizon load statements run.
-  int64_t loaded = 0;            // Tasks claimed into the wheel by loads.
-  int64_t wheel_pending = 0;     // Tasks in the wheel now.
-  int64_t waiting = 0;           // Fired tasks waiting for a handler slot.
-  int64_t in_flight = 0;         // Handlers running now.
-  int64_t attempts = 0;          // Attempts started (SCHEDULED -> RUNNING).
-  int64_t succeeded = 0;         // SUCCESS recorded.
-  int64_t retried = 0;           // Failed attempts that will be retried.
-  int64_t failed = 0;            // FAILED recorded (attempts used up).
-  int64_t dropped = 0;           // Fires or completions the database refused
-                                 // (cancelled, or the slot moved: fenced).
-  int64_t abandoned = 0;         // Attempts whose handler was not started:
-                                 // the slot's lease ran out or moved first.
-  int64_t not_due = 0;           // Fires the database found early (re-added).
-  int64_t db_errors = 0;         // Statements that failed (retried).
-  int64_t reconnects = 0;        // Successful reconnections.
-  int64_t slots_owned = 0;       // Slots held now.
-  int64_t slots_acquired = 0;    // Slots taken over so far.
-  int64_t slots_lost = 0;        // Slots lost (lease expired or fenced).
-  int64_t finished_deleted = 0;  // Finished rows deleted.
+  int64_t scheduled = 0;           // Tasks inserted by this scheduler.
+  int64_t loads = 0;               // Horizon load statements run.
+  int64_t loaded = 0;              // Tasks claimed into the wheel by loads.
+  int64_t wheel_pending = 0;       // Tasks in the wheel now.
+  int64_t waiting = 0;             // Fired tasks waiting for a handler slot.
+  int64_t in_flight = 0;           // Handlers running now.
+  int64_t attempts = 0;            // Attempts started (SCHEDULED -> RUNNING).
+  int64_t succeeded = 0;           // SUCCESS recorded.
+  int64_t retried = 0;             // Failed attempts that will be retried.
+  int64_t failed = 0;              // FAILED recorded (attempts used up).
+  int64_t dropped = 0;             // Fires or completions the database refused
+                                   // (cancelled, or the slot moved: fenced).
+  int64_t abandoned = 0;           // Attempts whose handler was not started:
+                                   // the slot's lease ran out or moved first.
+  int64_t not_due = 0;             // Fires the database found early (re-added).
+  int64_t db_errors = 0;           // Statements that failed (retried).
+  int64_t reconnects = 0;          // Successful reconnections.
+  int64_t slots_owned = 0;         // Slots held now.
+  int64_t slots_acquired = 0;      // Slots taken over so far.
+  int64_t slots_lost = 0;          // Slots lost (lease expired or fenced).
+  int64_t finished_deleted = 0;    // Finished rows deleted.
+  int64_t statement_timeouts = 0;  // Statements cut by statement_timeout.
+  int64_t requeued = 0;            // Rows put back to PENDING by this process
+                                   // (abandoned attempts; after a reconnect).
+  int64_t late_outcomes = 0;       // Outcomes written after the maintenance
+                                   // thread ended (a handler returned after
+                                   // Shutdown() stopped waiting for it).
 };
 
 // DurableScheduler
@@ -191,6 +204,9 @@ struct DurableMetrics {
 // Thread safety: every public member is thread-safe and may be called from
 // handlers.
 class DurableScheduler {
+ private:
+  struct AttemptLink;
+
  public:
   // DurableScheduler::Create()
   //
@@ -253,12 +269,21 @@ class DurableScheduler {
 
   // DurableScheduler::Shutdown()
   //
-  // Stops firing, waits for the handlers running now and records their
-  // outcomes (for at most one lease TTL; called from a handler, it cannot
-  // wait for that handler and so takes the whole TTL), then releases every
-  // slot at once (other schedulers take them at their
-  // next renewal, without waiting for the TTL) and removes this node.
-  // Schedule/Cancel/Get then fail with FailedPrecondition. Idempotent.
+  // Stops firing (fired attempts whose handlers have not started are put
+  // back to PENDING, uncounted), waits for the handlers running now and
+  // records their outcomes, for at most half a lease TTL, then releases
+  // every slot without a running handler at once (other schedulers take
+  // them at their next renewal, without waiting for the TTL) and removes
+  // this node. Returns within one lease TTL whatever the handlers and the
+  // database do (every statement is bounded by `statement_timeout`). A
+  // handler still running then (or the one that called `Shutdown()`)
+  // keeps its slot until it returns: its outcome is written and its slot
+  // released by its own thread (`late_outcomes`) as long as the scheduler
+  // object exists; one that returns after the destructor has run is
+  // forgotten (its row stays RUNNING and the slot's next owner runs the
+  // attempt again after the lease TTL: the documented at-least-once
+  // window). Schedule/Cancel/Get then fail with FailedPrecondition.
+  // Idempotent. Tests: DurableShutdownTest.*.
   void Shutdown();
 
   // The node id this scheduler holds leases under.
@@ -291,7 +316,31 @@ class DurableScheduler {
   void WriteCompletions();
   void DeleteFinished();
   void DropSlots(const std::vector<int>& slots);
-  void RunAttempt(durable_internal::Started started);
+  // The steps of one attempt, called by `RunAttemptVia()` on the executor
+  // while the scheduler exists. BeginAttempt() says whether the handler may
+  // start (the slot is still ours under the fire's epoch, the lease valid,
+  // not shutting down) and counts the start; FinishAttempt() queues the
+  // outcome (or writes it itself once the maintenance thread has ended).
+  bool BeginAttempt(const durable_internal::Started& started);
+  void FinishAttempt(durable_internal::Completion completion, int slot,
+                     int64_t epoch);
+  static void RunAttemptVia(std::shared_ptr<AttemptLink> link,
+                            durable_internal::Started started);
+  // Adds `entry` to the wheel; false (and kept in `overflow_`) when the
+  // wheel is full. Requires mu_.
+  bool AddToWheelLocked(const durable_internal::WheelEntry& entry,
+                        int64_t local_due);
+  // Retries the entries a full wheel refused.
+  void RetryOverflow();
+  // Writes the queued start marks (all but those whose outcome is in
+  // `completing`).
+  void WriteStartMarks(const absl::flat_hash_set<std::string>& completing);
+  // The end of the maintenance thread: writes what is queued, releases the
+  // slots without running handlers, removes the node.
+  void FinishMaintenance(bool broken);
+  // Whether a handler still runs (or we run on the owned executor's
+  // thread): the owned executor cannot be joined.
+  bool HandlersStillRunning();
   // Requeues the RUNNING rows of attempts abandoned by RunAttempt (slots
   // still ours) so that they are loaded and fired again.
   void RequeueAbandoned();
@@ -299,8 +348,10 @@ class DurableScheduler {
   // Reads the LISTEN connection's notifications; a slot of ours asks for a
   // load.
   void ConsumeNotifications();
-  // Re-establishes the maintenance connection and requeues RUNNING rows
-  // no handler of ours runs. Returns whether it succeeded.
+  // Re-establishes the maintenance connection and puts this process's
+  // SCHEDULED rows and the RUNNING rows no handler of ours runs back to
+  // PENDING (statements in flight may have committed without their reply),
+  // then asks for a load. Returns whether it succeeded.
   bool Reconnect();
   void Wake();
 
@@ -315,12 +366,19 @@ class DurableScheduler {
   std::unique_ptr<durable_internal::Store> client_store_;  // Under client_mu_.
   bool client_closed_ = false;                             // Under client_mu_.
 
-  // The maintenance thread's own connection and leases (that thread only).
+  // The maintenance thread's own connection and leases (that thread only,
+  // until it ends; then handler threads writing late outcomes, under
+  // late_mu_).
+  std::mutex late_mu_;
   std::unique_ptr<durable_internal::Store> store_;
   std::unique_ptr<durable_internal::SlotLeases> leases_;
   // Real clock; written by the maintenance thread, read by handler threads.
   std::atomic<int64_t> lease_valid_until_{0};
   int64_t backoff_until_ = 0;  // Real clock; maintenance thread only.
+  // Rows a horizon load claims at most (halved after a statement timeout).
+  int64_t load_limit_ = 0;  // Maintenance thread only.
+  // Shared with the attempts on the executor (which may outlive us).
+  std::shared_ptr<AttemptLink> link_;
 
   mutable std::mutex mu_;
   std::condition_variable done_cv_;
@@ -333,8 +391,16 @@ class DurableScheduler {
   absl::flat_hash_map<int, int> running_per_slot_;  // Under mu_.
   // Attempts started and not yet recorded: id -> slot. Under mu_.
   absl::flat_hash_map<std::string, int> running_;
-  bool store_broken_ = false;    // Under mu_.
-  bool load_requested_ = false;  // Under mu_.
+  std::vector<durable_internal::StartMark> marks_;  // Under mu_.
+  // Claimed rows a full wheel (timer_options.max_pending) refused, kept
+  // until there is room. Under mu_.
+  // Each with its due time on the process clock (nanoseconds).
+  std::vector<std::pair<durable_internal::WheelEntry, int64_t>> overflow_;
+  bool load_waits_for_room_ = false;  // Under mu_.
+  bool maintenance_done_ = false;     // Under mu_.
+  bool shutdown_in_handler_ = false;  // Under mu_.
+  bool store_broken_ = false;         // Under mu_.
+  bool load_requested_ = false;       // Under mu_.
   // An attempt was abandoned: put our RUNNING rows that no handler runs
   // back to PENDING (if the slot is still ours). Under mu_.
   bool requeue_requested_ = false;

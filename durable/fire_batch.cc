@@ -35,6 +35,7 @@ Completion MakeCompletion(const Started& started, const absl::Status& result,
   Completion c;
   c.id = started.task.id;
   c.version = started.version;
+  c.attempt = started.task.attempt;
   if (result.ok()) {
     c.outcome = Outcome::kSuccess;
     return c;

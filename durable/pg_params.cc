@@ -59,6 +59,10 @@ PgParams& PgParams::Int32(int32_t value) {
   return Add(kInt4Oid, std::move(out));
 }
 
+PgParams& PgParams::Bool(bool value) {
+  return Add(kBoolOid, std::string(1, value ? 1 : 0));
+}
+
 PgParams& PgParams::Bytes(absl::string_view value) {
   return Add(kByteaOid, std::string(value));
 }

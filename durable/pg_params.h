@@ -45,6 +45,7 @@ class PgParams {
  public:
   PgParams& Int64(int64_t value);
   PgParams& Int32(int32_t value);
+  PgParams& Bool(bool value);
   PgParams& Bytes(absl::string_view value);
   PgParams& Text(absl::string_view value);  // Must be valid UTF-8.
   PgParams& Int64Array(const std::vector<int64_t>& values);

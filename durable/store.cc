@@ -178,16 +178,21 @@ FROM unnest($2::int4[], $3::int8[]) AS m(slot, epoch)
 WHERE l.slot = m.slot AND l.epoch = m.epoch AND l.owner = $1
 )sql";
 
-// After a lost connection: this owner's RUNNING rows that no handler of its
-// own is running (the fire statement committed, its reply was lost) go back
-// to PENDING (or FAILED with their attempts used up).
+// This owner's RUNNING rows that no handler of its own is running (an
+// abandoned attempt, or a fire whose reply was lost) go back to PENDING (or
+// FAILED when their last allowed attempt had started); with $6, after a
+// lost connection, its SCHEDULED rows too (a load or a retry whose reply
+// was lost committed rows that no wheel holds), so the next load claims
+// them again.
 constexpr char kRequeueOrphansSql[] = R"sql(
 UPDATE tw_timer t
-SET state = CASE WHEN t.attempt >= $5 THEN 4 ELSE 0 END,
-    finished_us = CASE WHEN t.attempt >= $5 THEN tw_now_us() END,
+SET state = CASE WHEN t.state = 2 AND t.attempt >= $5 THEN 4 ELSE 0 END,
+    finished_us = CASE WHEN t.state = 2 AND t.attempt >= $5
+                       THEN tw_now_us() END,
     version = nextval('tw_version_seq')
 FROM unnest($2::int4[], $3::int8[]) AS m(slot, epoch), tw_slot_lease l
-WHERE t.slot = m.slot AND t.epoch = m.epoch AND t.state = 2
+WHERE t.slot = m.slot AND t.epoch = m.epoch
+  AND (t.state = 2 OR (t.state = 1 AND $6))
   AND l.slot = m.slot AND l.epoch = m.epoch AND l.owner = $1
   AND NOT (t.task_id = ANY($4::bytea[]))
 )sql";
@@ -196,7 +201,12 @@ constexpr char kRemoveNodeSql[] = R"sql(
 DELETE FROM tw_node WHERE node_id = $1
 )sql";
 
-// The horizon load: one statement for all the slots this node holds. The
+// The horizon load: one statement for all the slots this node holds. It
+// locks the lease rows it claims under (FOR SHARE) until it commits: a
+// takeover either waits and is skipped (its FOR UPDATE SKIP LOCKED passes
+// the slot over until the next round, when it re-stamps what this load
+// committed), or committed first, and then this load re-reads the lease row
+// and claims nothing in that slot. The
 // last column reads the database's clock again as each row is returned (not
 // `n.now`, read when the statement started): the process converts due times
 // with the latest reading, so a slow statement does not make every task it
@@ -208,7 +218,8 @@ mine AS (
   FROM tw_slot_lease l
   JOIN unnest($2::int4[], $3::int8[]) AS m(slot, epoch)
     ON l.slot = m.slot AND l.epoch = m.epoch, n
-  WHERE l.owner = $1 AND l.lease_until_us > n.now),
+  WHERE l.owner = $1 AND l.lease_until_us > n.now
+  FOR SHARE OF l),
 c AS (
   SELECT t.task_id, mine.epoch
   FROM tw_timer t JOIN mine ON t.slot = mine.slot
@@ -221,6 +232,13 @@ RETURNING t.task_id, t.slot, t.due_us, t.epoch, tw_now_us()
 )sql";
 
 // The fire CAS: SCHEDULED -> RUNNING for the due rows, claimed under their
+// slot's current epoch, of slots this node holds under a valid lease. The
+// row's `attempt` (attempts started) is not incremented here: the attempt
+// returned is the next one, and it counts once its handler has started
+// (kMarkStartedSql, or its completion). A process killed between this
+// statement and the handler's start leaves a RUNNING row whose attempt was
+// never counted; the next owner runs it under the same number.
+//
 // slot's current epoch, of slots this node holds under a valid lease; and
 // the rows that are not due yet on the database's clock. Ids are matched
 // with `= ANY($2)` (an index or hashed lookup whatever the table's
@@ -231,13 +249,13 @@ constexpr char kStartSql[] = R"sql(
 WITH n AS (SELECT tw_now_us() AS now),
 run AS (
   UPDATE tw_timer t
-  SET state = 2, attempt = t.attempt + 1, version = nextval('tw_version_seq')
+  SET state = 2, version = nextval('tw_version_seq')
   FROM tw_slot_lease l, n
   WHERE t.task_id = ANY($2::bytea[]) AND t.state = 1
     AND l.slot = t.slot AND l.epoch = t.epoch AND l.owner = $1
     AND l.lease_until_us > n.now AND t.due_us <= n.now
-  RETURNING t.task_id, t.payload, t.attempt, t.version, t.due_us, t.slot,
-            t.epoch),
+  RETURNING t.task_id, t.payload, t.attempt + 1 AS attempt, t.version,
+            t.due_us, t.slot, t.epoch),
 early AS (
   SELECT t.task_id, t.slot, t.due_us, t.epoch
   FROM tw_timer t, n
@@ -256,8 +274,8 @@ constexpr char kCompleteSql[] = R"sql(
 WITH n AS (SELECT tw_now_us() AS now),
 c AS (
   SELECT * FROM unnest($1::bytea[], $2::int8[], $3::int2[], $4::int8[],
-                       $5::bytea[])
-    AS c(task_id, version, outcome, backoff_us, error))
+                       $5::bytea[], $7::int4[])
+    AS c(task_id, version, outcome, backoff_us, error, attempt))
 UPDATE tw_timer t
 SET state = CASE c.outcome WHEN 0 THEN 3 WHEN 2 THEN 4
                  ELSE CASE WHEN c.backoff_us < $6 THEN 1 ELSE 0 END END,
@@ -265,11 +283,22 @@ SET state = CASE c.outcome WHEN 0 THEN 3 WHEN 2 THEN 4
                   ELSE t.due_us END,
     finished_us = CASE WHEN c.outcome = 1 THEN NULL ELSE n.now END,
     last_error = CASE WHEN c.outcome = 0 THEN t.last_error ELSE c.error END,
+    attempt = greatest(t.attempt, c.attempt),
     version = nextval('tw_version_seq')
 FROM c, n
 WHERE t.task_id = ANY($1::bytea[]) AND t.task_id = c.task_id
   AND t.state = 2 AND t.version = c.version
 RETURNING t.task_id, t.slot, t.state, t.due_us, t.epoch, tw_now_us()
+)sql";
+
+// Counts started attempts: the row is still RUNNING under the version the
+// fire gave it. Leaves the version alone (the completion's compare-and-set
+// still matches).
+constexpr char kMarkStartedSql[] = R"sql(
+UPDATE tw_timer t SET attempt = m.attempt
+FROM unnest($1::bytea[], $2::int8[], $3::int4[]) AS m(task_id, version, attempt)
+WHERE t.task_id = m.task_id AND t.version = m.version AND t.state = 2
+  AND t.attempt < m.attempt
 )sql";
 
 constexpr char kDeleteFinishedSql[] = R"sql(
@@ -285,8 +314,11 @@ bool IsConnectionError(const char* sqlstate) {
   absl::string_view code(sqlstate);
   // Class 08: connection exception; 57P01-57P03: the server is shutting
   // down, crashed or starting.
+  // 25006: a read-only server (a standby, or a primary demoted by a
+  // failover): reconnect, and the connection string's
+  // target_session_attrs=read-write finds the new primary.
   return absl::StartsWith(code, "08") || code == "57P01" || code == "57P02" ||
-         code == "57P03";
+         code == "57P03" || code == "25006";
 }
 
 // The result of one statement, or its error: Unavailable when the
@@ -307,6 +339,12 @@ absl::StatusOr<PgResult> CheckResult(PGconn* conn, PgResult result) {
   }
   if (sqlstate != nullptr && absl::string_view(sqlstate) == "23505") {
     return absl::AlreadyExistsError(message);
+  }
+  if (sqlstate != nullptr && (absl::string_view(sqlstate) == "57014" ||
+                              absl::string_view(sqlstate) == "55P03")) {
+    // statement_timeout or lock_timeout (SessionLimits).
+    return absl::DeadlineExceededError(
+        absl::StrCat("PostgreSQL statement timed out: ", message));
   }
   return absl::InternalError(absl::StrCat("PostgreSQL: ", message));
 }
@@ -463,7 +501,7 @@ absl::StatusOr<Claimed> InsertTasks(PGconn* conn, const Inserter& inserter,
 Store::~Store() { PQfinish(conn_); }
 
 absl::StatusOr<std::unique_ptr<Store>> Store::Connect(
-    const std::string& conninfo) {
+    const std::string& conninfo, SessionLimits limits) {
   std::string redacted = RedactedConnInfo(conninfo);
   PGconn* conn = PQconnectdb(conninfo.c_str());
   if (conn == nullptr) {
@@ -477,7 +515,38 @@ absl::StatusOr<std::unique_ptr<Store>> Store::Connect(
                                                redacted, "): ", message));
   }
   PQsetNoticeProcessor(conn, &IgnoreNotice, nullptr);
-  return std::unique_ptr<Store>(new Store(conn, std::move(redacted)));
+  std::unique_ptr<Store> store(new Store(conn, std::move(redacted), limits));
+  absl::Status status = store->ApplyLimits();
+  if (!status.ok()) return status;
+  return store;
+}
+
+absl::Status Store::ApplyLimits() {
+  if (limits_.statement_timeout_ms <= 0 && limits_.lock_timeout_ms <= 0) {
+    return absl::OkStatus();
+  }
+  return Exec(conn_,
+              "SELECT set_config('statement_timeout', $1, false), "
+              "set_config('lock_timeout', $2, false)",
+              PgParams()
+                  .Text(absl::StrCat(
+                      std::max<int64_t>(0, limits_.statement_timeout_ms)))
+                  .Text(absl::StrCat(
+                      std::max<int64_t>(0, limits_.lock_timeout_ms))))
+      .status();
+}
+
+absl::StatusOr<bool> Store::LockNode(const std::string& node) {
+  // Waits (bounded by the session's lock_timeout): a process restarted
+  // right after a crash finds its predecessor's session still ending.
+  absl::StatusOr<PgResult> r =
+      Exec(conn_,
+           "SELECT pg_advisory_lock(hashtextextended('timingwheel node ' || "
+           "$1, 0))",
+           PgParams().Text(node));
+  if (absl::IsDeadlineExceeded(r.status())) return false;
+  if (!r.ok()) return r.status();
+  return true;
 }
 
 absl::Status Store::Reconnect() {
@@ -489,6 +558,8 @@ absl::Status Store::Reconnect() {
     return absl::UnavailableError(absl::StrCat(
         "cannot reconnect to PostgreSQL (", redacted_, "): ", message));
   }
+  absl::Status status = ApplyLimits();
+  if (!status.ok()) return status;
   if (listening_) return Exec(conn_, "LISTEN timingwheel").status();
   return absl::OkStatus();
 }
@@ -674,7 +745,8 @@ absl::Status Store::Release(const std::string& node,
 
 absl::StatusOr<int64_t> Store::RequeueOrphans(
     const std::string& node, absl::Span<const SlotEpoch> owned,
-    const std::vector<std::string>& running_ids, int max_attempts) {
+    const std::vector<std::string>& running_ids, int max_attempts,
+    bool include_scheduled) {
   std::vector<int32_t> slots;
   std::vector<int64_t> epochs;
   SplitSlots(owned, &slots, &epochs);
@@ -685,7 +757,8 @@ absl::StatusOr<int64_t> Store::RequeueOrphans(
                                         .Int32Array(slots)
                                         .Int64Array(epochs)
                                         .BytesArray(ids)
-                                        .Int32(max_attempts));
+                                        .Int32(max_attempts)
+                                        .Bool(include_scheduled));
   if (!r.ok()) return r.status();
   int64_t count = 0;
   (void)absl::SimpleAtoi(PQcmdTuples(r->get()), &count);
@@ -755,7 +828,9 @@ absl::StatusOr<CompleteResult> Store::Complete(
   std::vector<absl::string_view> ids, errors;
   std::vector<int64_t> versions, backoffs;
   std::vector<int16_t> outcomes;
+  std::vector<int32_t> attempts;
   for (const Completion& c : completions) {
+    attempts.push_back(c.attempt);
     ids.push_back(c.id);
     versions.push_back(c.version);
     outcomes.push_back(static_cast<int16_t>(c.outcome));
@@ -769,7 +844,8 @@ absl::StatusOr<CompleteResult> Store::Complete(
                                         .Int16Array(outcomes)
                                         .Int64Array(backoffs)
                                         .BytesArray(errors)
-                                        .Int64(horizon_us));
+                                        .Int64(horizon_us)
+                                        .Int32Array(attempts));
   if (!r.ok()) return r.status();
   CompleteResult result;
   result.written = r->rows();
@@ -793,6 +869,24 @@ absl::StatusOr<CompleteResult> Store::Complete(
     }
   }
   return result;
+}
+
+absl::StatusOr<int64_t> Store::MarkStarted(absl::Span<const StartMark> marks) {
+  std::vector<absl::string_view> ids;
+  std::vector<int64_t> versions;
+  std::vector<int32_t> attempts;
+  for (const StartMark& m : marks) {
+    ids.push_back(m.id);
+    versions.push_back(m.version);
+    attempts.push_back(m.attempt);
+  }
+  absl::StatusOr<PgResult> r = Exec(
+      conn_, kMarkStartedSql,
+      PgParams().BytesArray(ids).Int64Array(versions).Int32Array(attempts));
+  if (!r.ok()) return r.status();
+  int64_t marked = 0;
+  (void)absl::SimpleAtoi(PQcmdTuples(r->get()), &marked);
+  return marked;
 }
 
 absl::StatusOr<int64_t> Store::DeleteFinished(absl::Span<const SlotEpoch> owned,

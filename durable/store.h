@@ -119,12 +119,20 @@ struct FireResult {
   int64_t db_now_us = 0;
 };
 
+// An attempt whose handler has started (counted by `Store::MarkStarted()`).
+struct StartMark {
+  std::string id;
+  int64_t version = 0;
+  int attempt = 0;
+};
+
 // How an attempt ended.
 enum class Outcome : int16_t { kSuccess = 0, kRetry = 1, kFailed = 2 };
 
 struct Completion {
   std::string id;
   int64_t version = 0;
+  int attempt = 0;  // The attempt that ran (counted as started).
   Outcome outcome = Outcome::kSuccess;
   int64_t backoff_us = 0;  // For kRetry: the retry is due this much later.
   std::string error;       // For kRetry and kFailed.
@@ -157,6 +165,14 @@ absl::StatusOr<Claimed> InsertTasks(PGconn* conn, const Inserter& inserter,
 // user), for error messages.
 std::string RedactedConnInfo(const std::string& conninfo);
 
+// SessionLimits: set on the connection at connect and after every
+// reconnect, so that no statement (nor a wait for a lock) can hold a
+// process past its lease. Zero or negative: PostgreSQL's default (none).
+struct SessionLimits {
+  int64_t statement_timeout_ms = 0;
+  int64_t lock_timeout_ms = 0;
+};
+
 // Store
 //
 // One connection to the database and the statements of the durable tier.
@@ -167,7 +183,16 @@ class Store {
   // Connects to `conninfo`; `absl::UnavailableError` (without the password)
   // when the database cannot be reached.
   static absl::StatusOr<std::unique_ptr<Store>> Connect(
-      const std::string& conninfo);
+      const std::string& conninfo, SessionLimits limits = SessionLimits());
+
+  // Store::LockNode()
+  //
+  // Takes the session-level advisory lock that marks `node` as held by a
+  // live process (released when this connection ends, so a killed
+  // process's node id is free as soon as its session ends), waiting up to
+  // the session's lock_timeout. False when another live session still
+  // holds it then.
+  absl::StatusOr<bool> LockNode(const std::string& node);
 
   ~Store();
   Store(const Store&) = delete;
@@ -213,12 +238,21 @@ class Store {
   absl::Status Release(const std::string& node,
                        absl::Span<const SlotEpoch> slots);
   absl::Status RemoveNode(const std::string& node);
-  // After a lost connection: moves this node's RUNNING rows of `owned`
-  // whose ids are not in `running_ids` back to PENDING (FAILED when their
-  // attempts are used up). Returns how many.
+  // Moves this node's RUNNING rows of `owned` (same epochs, still this
+  // node's) whose ids are not in `running_ids` back to PENDING (FAILED when
+  // their last allowed attempt had started); with `include_scheduled`
+  // (after a lost connection) its SCHEDULED rows too, so that rows a
+  // statement committed without its reply reaching us are loaded again.
+  // Returns how many.
   absl::StatusOr<int64_t> RequeueOrphans(
       const std::string& node, absl::Span<const SlotEpoch> owned,
-      const std::vector<std::string>& running_ids, int max_attempts);
+      const std::vector<std::string>& running_ids, int max_attempts,
+      bool include_scheduled);
+
+  // Counts attempts whose handlers started: sets each row's `attempt` to
+  // the mark's if the row is still RUNNING under the mark's version.
+  // Returns how many rows changed.
+  absl::StatusOr<int64_t> MarkStarted(absl::Span<const StartMark> marks);
 
   // Horizon load: claims the PENDING tasks of `owned` (still this node's,
   // same epochs, lease valid) due before now + `horizon_us` as SCHEDULED,
@@ -228,10 +262,12 @@ class Store {
                                    int64_t horizon_us, int64_t limit);
 
   // Fire: moves the given SCHEDULED tasks that are due on the database's
-  // clock to RUNNING (attempt + 1) if this node holds their slot, under a
+  // clock to RUNNING if this node holds their slot, under a
   // valid lease, in the epoch they were claimed in (a takeover re-stamps
   // them, so a former owner matches nothing). One statement. `db_now_us`
-  // is read after the due check, as late as `ClaimDue()`'s.
+  // is read after the due check, as late as `ClaimDue()`'s. Each started
+  // task's `attempt` is the next one; the row counts it only once
+  // `MarkStarted()` or `Complete()` records it.
   absl::StatusOr<FireResult> StartRunning(const std::string& node,
                                           absl::Span<const WheelEntry> entries);
 
@@ -256,8 +292,10 @@ class Store {
   PGconn* conn() { return conn_; }
 
  private:
-  Store(PGconn* conn, std::string redacted)
-      : conn_(conn), redacted_(std::move(redacted)) {}
+  Store(PGconn* conn, std::string redacted, SessionLimits limits)
+      : conn_(conn), redacted_(std::move(redacted)), limits_(limits) {}
+
+  absl::Status ApplyLimits();
 
   // Runs the constant statement `sql`, prepared on this connection as
   // `name` the first time (and again after a reconnect).
@@ -266,6 +304,7 @@ class Store {
 
   PGconn* conn_;
   const std::string redacted_;
+  const SessionLimits limits_;
   bool listening_ = false;
   // Names of the statements prepared on the current connection.
   absl::flat_hash_set<std::string> prepared_;

@@ -322,6 +322,8 @@ class DurableScheduler {
   // not shutting down) and counts the start; FinishAttempt() queues the
   // outcome (or writes it itself once the maintenance thread has ended).
   bool BeginAttempt(const durable_internal::Started& started);
+  // Forgets one attempt (abandoned, or its outcome written). Requires mu_.
+  void EndAttemptLocked(const std::string& id, int64_t version, int slot);
   void FinishAttempt(durable_internal::Completion completion, int slot,
                      int64_t epoch);
   static void RunAttemptVia(std::shared_ptr<AttemptLink> link,
@@ -389,8 +391,9 @@ class DurableScheduler {
   std::vector<durable_internal::Completion> completed_;  // Under mu_.
   absl::flat_hash_map<int, int64_t> owned_;         // slot -> epoch. Under mu_.
   absl::flat_hash_map<int, int> running_per_slot_;  // Under mu_.
-  // Attempts started and not yet recorded: id -> slot. Under mu_.
-  absl::flat_hash_map<std::string, int> running_;
+  // Attempts fired and not yet recorded: id -> the newest attempt's
+  // version (running_per_slot_ counts every attempt). Under mu_.
+  absl::flat_hash_map<std::string, int64_t> running_;
   std::vector<durable_internal::StartMark> marks_;  // Under mu_.
   // Claimed rows a full wheel (timer_options.max_pending) refused, kept
   // until there is room. Under mu_.

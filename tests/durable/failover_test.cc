@@ -8,7 +8,12 @@
 // against the new primary. Checked afterwards, on the new primary's table:
 //
 //   * both schedulers reconnected by themselves (`reconnects` > 0);
-//   * every task reached SUCCESS and its handler ran at least once;
+//   * every task reached SUCCESS and its handler ran at least once: the 300
+//     scheduled before the kill, and every task a producer thread got
+//     acknowledged (Schedule() returned OK) while the primary died, during
+//     the outage and after the promotion (its inserts wake the owners'
+//     loads, so loads are in flight at the kill); an unacknowledged one is
+//     SUCCESS or absent, never stuck;
 //   * no handler call started before its task's due time, on the database's
 //     clock (each call inserts a row stamped with `clock_timestamp()`);
 //   * a task whose handler ran twice did so only in the documented window:
@@ -20,6 +25,7 @@
 // Holds the pair's lock for its whole run (`FailoverPair`), so runs of it
 // never fault the pair under each other; the shared server is not touched.
 
+#include <atomic>
 #include <chrono>
 #include <cstdint>
 #include <cstdio>
@@ -54,6 +60,8 @@ constexpr absl::Duration kFirstDue = absl::Milliseconds(1500);
 constexpr absl::Duration kSpread = absl::Seconds(5);  // Due over ~5 s.
 constexpr absl::Duration kLeaseTtl = absl::Seconds(3);
 constexpr int kRunsBeforeKill = kTasks / 4;
+// The producer's tasks acknowledged after the promotion before it stops.
+constexpr int kAckedAfterPromotion = 20;
 
 // One handler call, as the handler saw it.
 struct Call {
@@ -231,27 +239,71 @@ TEST(FailoverTest, KilledPrimaryPromotedStandbyNothingLostNothingEarly) {
                       "tw_timer")
                   .ok());
 
+  // A producer: one task at a time, due 300 ms on, through either
+  // scheduler, from just before the kill until kAckedAfterPromotion more
+  // were acknowledged after the promotion (or 60 s). The 2 ms between two
+  // calls only paces the workload.
+  std::mutex producer_mu;
+  std::vector<std::string> acked, refused;  // Under producer_mu.
+  std::atomic<bool> is_promoted{false};
+  std::thread producer([&] {
+    const absl::Time deadline = absl::Now() + absl::Seconds(60);
+    int after_promotion = 0;
+    for (int i = 0;
+         after_promotion < kAckedAfterPromotion && absl::Now() < deadline;
+         ++i) {
+      const bool promoted_before = is_promoted.load();
+      const std::string id = absl::StrCat("late-", i);
+      DurableScheduler* s = (i % 2 == 0 ? *s1 : *s2).get();
+      const absl::Status status = s->Schedule(id, absl::Milliseconds(300), "p");
+      {
+        std::lock_guard<std::mutex> lock(producer_mu);
+        (status.ok() ? acked : refused).push_back(id);
+      }
+      if (status.ok() && promoted_before) ++after_promotion;
+      std::this_thread::sleep_for(std::chrono::milliseconds(2));
+    }
+  });
+
   // The kill, while tasks are firing.
-  ASSERT_TRUE(WaitFor([&] { return runs.size() >= kRunsBeforeKill; }))
-      << "only " << runs.size() << " handler calls before the kill";
+  const bool firing = WaitFor([&] { return runs.size() >= kRunsBeforeKill; });
   const absl::Time kill_start = absl::Now();
-  ASSERT_TRUE((*pair)->KillPrimary().ok()) << "kill-primary failed";
+  const absl::Status killed_status = (*pair)->KillPrimary();
   const absl::Time killed = absl::Now();
-  ASSERT_TRUE((*pair)->Promote().ok()) << "promote failed";
+  const absl::Status promoted_status = (*pair)->Promote();
   const absl::Time promoted = absl::Now();
+  is_promoted = true;
+  producer.join();
+  ASSERT_TRUE(firing) << "only " << runs.size()
+                      << " handler calls before the kill";
+  ASSERT_TRUE(killed_status.ok()) << killed_status;
+  ASSERT_TRUE(promoted_status.ok()) << promoted_status;
+  std::vector<std::string> acked_ids, refused_ids;
+  {
+    std::lock_guard<std::mutex> lock(producer_mu);
+    acked_ids = acked;
+    refused_ids = refused;
+  }
+  const int expected = kTasks + static_cast<int>(acked_ids.size());
 
   auto succeeded = [&] {
     return query("SELECT count(*) FROM tw_timer WHERE state = 3");
   };
+  auto not_succeeded = [&] {
+    return query("SELECT count(*) FROM tw_timer WHERE state <> 3");
+  };
   const bool all_done =
-      WaitFor([&] { return succeeded() == kTasks; }, absl::Seconds(60));
+      WaitFor([&] { return succeeded() >= expected && not_succeeded() == 0; },
+              absl::Seconds(60));
   const DurableMetrics m1 = (*s1)->Metrics();
   const DurableMetrics m2 = (*s2)->Metrics();
   const std::string metrics = absl::StrCat(MetricsLine("failover-1", m1), "\n",
                                            MetricsLine("failover-2", m2));
   EXPECT_TRUE(all_done)
-      << succeeded() << "/" << kTasks
-      << " SUCCESS 60 s after the promotion. States:\n"
+      << succeeded() << " SUCCESS (" << kTasks << " + " << acked_ids.size()
+      << " acknowledged by the producer, " << refused_ids.size()
+      << " refused), " << not_succeeded()
+      << " rows not SUCCESS, 60 s after the promotion. States:\n"
       << Rows(conninfo,
               "SELECT state, count(*) FROM tw_timer GROUP BY 1 ORDER BY 1")
       << "Tasks not SUCCESS (with their slot's lease):\n"
@@ -268,11 +320,13 @@ TEST(FailoverTest, KilledPrimaryPromotedStandbyNothingLostNothingEarly) {
   // Every task ran at least once; a second run only across the kill.
   std::map<std::string, std::vector<Call>> by_id;
   for (const Call& call : runs.calls()) by_id[call.id].push_back(call);
+  std::vector<std::string> must_run = acked_ids;
+  for (int i = 0; i < kTasks; ++i) must_run.push_back(absl::StrCat("task-", i));
+  for (const std::string& id : must_run) {
+    EXPECT_GE(by_id[id].size(), 1u) << id << " never ran";
+  }
   int twice = 0;
-  for (int i = 0; i < kTasks; ++i) {
-    const std::string id = absl::StrCat("task-", i);
-    const std::vector<Call>& calls = by_id[id];
-    EXPECT_GE(calls.size(), 1u) << id << " never ran";
+  for (const auto& [id, calls] : by_id) {
     if (calls.size() < 2) continue;
     ++twice;
     std::string detail;
@@ -291,7 +345,8 @@ TEST(FailoverTest, KilledPrimaryPromotedStandbyNothingLostNothingEarly) {
 
   // Never early, on the database's clock: the handler's row is stamped
   // when it reaches the database (after the promotion for a call made
-  // during the outage: later, never earlier, than the call).
+  // during the outage: later, never earlier, than the call). Against the
+  // due times as scheduled (test_due) and the attempt's own (due_us).
   EXPECT_EQ(query("SELECT count(*) FROM test_runs r JOIN test_due d USING "
                   "(task_id) WHERE r.at_us < d.due_us"),
             0)
@@ -299,6 +354,11 @@ TEST(FailoverTest, KilledPrimaryPromotedStandbyNothingLostNothingEarly) {
               "SELECT convert_from(task_id, 'UTF8') AS id, r.attempt, "
               "r.at_us - d.due_us AS early_by_minus_us FROM test_runs r JOIN "
               "test_due d USING (task_id) WHERE r.at_us < d.due_us LIMIT 20");
+  EXPECT_EQ(query("SELECT count(*) FROM test_runs WHERE at_us < due_us"), 0)
+      << Rows(conninfo,
+              "SELECT convert_from(task_id, 'UTF8') AS id, attempt, at_us - "
+              "due_us AS early_by_minus_us FROM test_runs WHERE at_us < "
+              "due_us LIMIT 20");
   // ... and on this process's wall clock at the call (the same machine's
   // clock as the servers').
   for (const auto& [id, calls] : by_id) {
@@ -326,12 +386,15 @@ TEST(FailoverTest, KilledPrimaryPromotedStandbyNothingLostNothingEarly) {
   std::printf(
       "failover: kill -9 of the primary took %.0f ms, promotion %.0f ms; "
       "first SUCCESS %.0f ms after the kill (gap); tasks due after the kill "
-      "ran at most %.0f ms late; %lld handler calls for %d tasks, %d ran "
+      "ran at most %.0f ms late; %lld handler calls for %d tasks (%d + %d "
+      "acknowledged by the producer, %d refused during the outage), %d ran "
       "twice\n%s\n",
       absl::ToDoubleMilliseconds(killed - kill_start),
       absl::ToDoubleMilliseconds(promoted - killed),
       (first_success_us - kill_us) / 1000.0, late_max_us / 1000.0,
-      static_cast<long long>(runs.size()), kTasks, twice, metrics.c_str());
+      static_cast<long long>(runs.size()), expected, kTasks,
+      static_cast<int>(acked_ids.size()), static_cast<int>(refused_ids.size()),
+      twice, metrics.c_str());
 
   (*s1)->Shutdown();
   (*s2)->Shutdown();

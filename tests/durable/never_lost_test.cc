@@ -208,6 +208,29 @@ TEST_F(NeverLostTest, RowLockedElsewhereDelaysOnlyItself) {
   EXPECT_TRUE(Succeeded("locked"));
 }
 
+// A lease row another transaction holds locked delays only that slot: the
+// acquire skips it (FOR UPDATE SKIP LOCKED) and takes the others at once.
+TEST_F(NeverLostTest, LockedLeaseRowDelaysOnlyItsSlot) {
+  // The schema first (a scheduler that leaves), then the lock.
+  DurableOptions options = Options("node-a");
+  options.slot_count = 4;
+  Start(options).reset();
+  PGconn* conn = PQconnectdb(db_->conninfo().c_str());
+  ASSERT_EQ(PQstatus(conn), CONNECTION_OK);
+  PQclear(PQexec(conn, "BEGIN"));
+  PGresult* held =
+      PQexec(conn, "SELECT 1 FROM tw_slot_lease WHERE slot = 0 FOR UPDATE");
+  ASSERT_EQ(PQresultStatus(held), PGRES_TUPLES_OK);
+  PQclear(held);
+  options.node_id = "node-b";
+  auto b = Start(options);
+  ASSERT_NE(b, nullptr);
+  EXPECT_EQ(b->Metrics().slots_owned, 3);  // When Create() returns.
+  PQclear(PQexec(conn, "COMMIT"));
+  PQfinish(conn);
+  EXPECT_TRUE(WaitFor([&] { return b->Metrics().slots_owned == 4; }));
+}
+
 // The check before a handler starts compares the epoch, not only the
 // owner: a process that lost and re-took the slot between the fire and the
 // start abandons the old attempt, and the task runs once.

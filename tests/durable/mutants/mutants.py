@@ -1,0 +1,36 @@
+"""Deliberate bugs in //durable, one at a time, each of which a test in the
+default durable suite must catch (fail on an assertion, not hang).
+
+Usage: mutants.py list             prints the mutant names
+       mutants.py NAME [ROOT]      applies mutant NAME to the tree at ROOT
+Each entry: the file, the exact text that must occur once, its replacement.
+"""
+import os
+import sys
+
+M = {
+ "fire_no_epoch": ("durable/store.cc", "AND l.slot = t.slot AND l.epoch = t.epoch AND l.owner = $1", "AND l.slot = t.slot AND l.owner = $1"),
+ "start_check_no_epoch": ("durable/durable_scheduler.cc", "owned != owned_.end() && owned->second == started.epoch &&", "owned != owned_.end() &&"),
+ "complete_no_version": ("durable/store.cc", "AND t.state = 2 AND t.version = c.version", "AND t.state = 2"),
+ "no_requeue_after_reconnect": ("durable/durable_scheduler.cc", "options_.node_id, leases_->owned(), running, options_.retry.max_attempts,\n      /*include_scheduled=*/true);", "options_.node_id, {}, running, options_.retry.max_attempts,\n      /*include_scheduled=*/true);"),
+ "requeue_takes_running": ("durable/store.cc", "(t.state = 2 AND NOT (t.task_id = ANY($4::bytea[])))", "(t.state = 2)"),
+ "load_no_skip_locked": ("durable/store.cc", "  FOR UPDATE OF t SKIP LOCKED)", ")"),
+ "cleanup_unfinished": ("durable/store.cc", "WHERE slot = ANY($1::int4[]) AND state >= 3\n    AND finished_us < tw_now_us() - $2", "WHERE slot = ANY($1::int4[])\n    AND coalesce(finished_us, 0) < tw_now_us() - $2"),
+ "notdue_clock_before": ("durable/durable_scheduler.cc", "  absl::StatusOr<durable_internal::FireResult> result =\n      store_->StartRunning(options_.node_id, batch);\n  const int64_t local_after = clock_->NowNanos();", "  const int64_t local_after = clock_->NowNanos();\n  absl::StatusOr<durable_internal::FireResult> result =\n      store_->StartRunning(options_.node_id, batch);"),
+ "acquire_no_skip_locked": ("durable/store.cc", "  ORDER BY slot LIMIT $2\n  FOR UPDATE SKIP LOCKED),", "  ORDER BY slot LIMIT $2\n  FOR UPDATE),"),
+ "load_no_lease_lock": ("durable/store.cc", "  FOR SHARE OF l),", "),"),
+}
+name = sys.argv[1]
+if name == "list":
+    print(" ".join(M))
+    sys.exit(0)
+root = sys.argv[2] if len(sys.argv) > 2 else "."
+f, a, b = M[name]
+path = os.path.join(root, f)
+s = open(path).read()
+if s.count(a) != 1:
+    sys.exit("mutant %s: the text to replace occurs %d times in %s (the code "
+             "changed: update tests/durable/mutants/mutants.py)" %
+             (name, s.count(a), f))
+open(path, "w").write(s.replace(a, b))
+print(f)

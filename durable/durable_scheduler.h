@@ -87,6 +87,7 @@
 #include "absl/strings/string_view.h"
 #include "absl/time/time.h"
 #include "absl/types/span.h"
+#include "durable/client_core.h"
 #include "durable/slot_leases.h"
 #include "durable/store.h"
 #include "durable/task.h"
@@ -279,6 +280,12 @@ class DurableScheduler {
 
   absl::Status Start();
   absl::Status Insert(absl::Span<const ScheduleRequest> requests);
+  // After an insert committed: asks for a load when a row is due within the
+  // horizon in a slot this process still holds (under the epoch the insert
+  // read, with the local lease still valid after the commit); returns the
+  // rows whose owners must be notified instead (scheduler_client.cc).
+  std::vector<durable_internal::WheelEntry> AfterInsert(
+      const durable_internal::InsertResult& result);
   void AddToWheel(const durable_internal::WheelEntry& entry, int64_t db_now_us,
                   int64_t local_after_nanos);
   void OnWheelFire(const std::string& id, uint64_t generation);
@@ -310,10 +317,9 @@ class DurableScheduler {
   Executor* executor_;
   std::unique_ptr<Timer> timer_;
 
-  // The client connection (Schedule/Cancel/Get).
-  std::mutex client_mu_;
-  std::unique_ptr<durable_internal::Store> client_store_;  // Under client_mu_.
-  bool client_closed_ = false;                             // Under client_mu_.
+  // The client connection (Schedule/Cancel/Get), shared code with
+  // `DurableClient`.
+  std::unique_ptr<durable_internal::ClientCore> client_;
 
   // The maintenance thread's own connection and leases (that thread only).
   std::unique_ptr<durable_internal::Store> store_;

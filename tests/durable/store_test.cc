@@ -139,7 +139,7 @@ TEST_F(StoreTest, HostileIdsAndPayloadsRoundTripByteExact) {
     EXPECT_EQ(info->slot, SlotFor(id, kSlots));
   }
   // Claim them all and check the payloads come back byte-exact.
-  auto got = store_->Acquire("node-a", kSlots, 10'000'000, 3);
+  auto got = store_->Acquire("node-a", kSlots, 10'000'000, 3, 3'600'000'000);
   ASSERT_TRUE(got.ok()) << got.status();
   ASSERT_EQ(got->size(), static_cast<size_t>(kSlots));
   auto claimed = store_->ClaimDue("node-a", *got, 1'000'000, 100);
@@ -177,7 +177,8 @@ TEST_F(StoreTest, DuplicateIdIsAlreadyExistsUnlessIdenticalRetry) {
 TEST_F(StoreTest, OldEpochWritesChangeNothing) {
   InsertRow row = Row("fenced", "p");
   ASSERT_TRUE(store_->Insert(Client(), {&row, 1}).ok());
-  auto a_slots = store_->Acquire("node-a", kSlots, 10'000'000, 3);
+  auto a_slots =
+      store_->Acquire("node-a", kSlots, 10'000'000, 3, 3'600'000'000);
   ASSERT_TRUE(a_slots.ok());
   auto claimed = store_->ClaimDue("node-a", *a_slots, 1'000'000, 100);
   ASSERT_TRUE(claimed.ok());
@@ -190,7 +191,8 @@ TEST_F(StoreTest, OldEpochWritesChangeNothing) {
   ASSERT_TRUE(
       ExecSql(db_->conninfo(), "UPDATE tw_slot_lease SET lease_until_us = 0")
           .ok());
-  auto b_slots = store_->Acquire("node-b", kSlots, 10'000'000, 3);
+  auto b_slots =
+      store_->Acquire("node-b", kSlots, 10'000'000, 3, 3'600'000'000);
   ASSERT_TRUE(b_slots.ok());
   ASSERT_EQ(b_slots->size(), static_cast<size_t>(kSlots));
   for (const SlotEpoch& s : *b_slots) {
@@ -210,7 +212,7 @@ TEST_F(StoreTest, OldEpochWritesChangeNothing) {
   auto completed = store_->Complete({&done, 1}, 1'000'000);
   ASSERT_TRUE(completed.ok());
   EXPECT_EQ(completed->written, 0);
-  auto renewed = store_->Renew("node-a", *a_slots, 10'000'000);
+  auto renewed = store_->Renew("node-a", *a_slots, 10'000'000, 3'600'000'000);
   ASSERT_TRUE(renewed.ok());
   EXPECT_TRUE(renewed->empty());
   auto a_claim = store_->ClaimDue("node-a", *a_slots, 1'000'000, 100);
@@ -243,7 +245,7 @@ TEST_F(StoreTest, OldEpochWritesChangeNothing) {
 TEST_F(StoreTest, FireRefusesTasksNotYetDueOnTheDatabaseClock) {
   InsertRow row = Row("later", "p", 60'000'000);  // Due in a minute.
   ASSERT_TRUE(store_->Insert(Client(), {&row, 1}).ok());
-  auto slots = store_->Acquire("node-a", kSlots, 10'000'000, 3);
+  auto slots = store_->Acquire("node-a", kSlots, 10'000'000, 3, 3'600'000'000);
   ASSERT_TRUE(slots.ok());
   // Not within a 1 s horizon; within a 2 min one.
   EXPECT_TRUE(
@@ -269,7 +271,7 @@ TEST_F(StoreTest, SlowStatementsReportTheClockReadAtTheirEnd) {
   constexpr int64_t kSlowUs = 300'000;
   InsertRow row = Row("slow", "p");  // Due now.
   ASSERT_TRUE(store_->Insert(Client(), {&row, 1}).ok());
-  auto slots = store_->Acquire("node-a", kSlots, 60'000'000, 3);
+  auto slots = store_->Acquire("node-a", kSlots, 60'000'000, 3, 3'600'000'000);
   ASSERT_TRUE(slots.ok()) << slots.status();
   ASSERT_TRUE(ExecSql(db_->conninfo(),
                       "CREATE FUNCTION tw_test_slow() RETURNS trigger "

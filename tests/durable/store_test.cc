@@ -6,10 +6,13 @@
 
 #include "durable/store.h"
 
+#include <algorithm>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "absl/strings/str_cat.h"
+#include "durable/redact.h"
 #include "durable/request.h"
 #include "durable/testing/postgres_fixture.h"
 #include "gtest/gtest.h"
@@ -352,6 +355,65 @@ TEST(StoreConnectTest, ErrorsNeverShowThePassword) {
       << missing.status();
   EXPECT_EQ(RedactedConnInfo("host=h password=secret dbname=d"),
             "dbname=d host=h");
+}
+
+// Malformed and valid-but-unreachable connection strings holding passwords:
+// no status quotes the password (libpq quotes an unparsable string whole),
+// and an unparsable one says so plainly.
+TEST(StoreConnectTest, MalformedConnectionStringsNeverShowThePassword) {
+  struct Case {
+    std::string conninfo;
+    std::vector<std::string> secrets;
+    bool parses;
+  };
+  const Case cases[] = {
+      {"postgresql://app:secret@[broken", {"secret"}, false},
+      {"postgresql://app:s3cr%65t@[::1/db", {"s3cr%65t", "s3cret"}, false},
+      {"host=/nonexistent password=hunter2 'unterminated", {"hunter2"}, false},
+      {"password=topsecret host", {"topsecret"}, false},
+      {"password='quo ted' host=/x =", {"quo ted"}, false},
+      {"postgresql://app:qwerty@/db?password=qwerty&bogus=1",
+       {"qwerty"},
+       false},
+      {"postgresql://app:s3cr%65t@/db?host=/nonexistent&connect_timeout=2",
+       {"s3cr%65t", "s3cret"},
+       true},
+      {"postgresql://app:secret@/db?sslmode=bogus&host=/nonexistent",
+       {"secret"},
+       true},
+      {"host=/nonexistent dbname=x password='sec ret' connect_timeout=2",
+       {"sec ret"},
+       true},
+      {"host=/nonexistent port=notaport password=hunter2", {"hunter2"}, true},
+  };
+  for (const Case& c : cases) {
+    auto store = Store::Connect(c.conninfo);
+    ASSERT_FALSE(store.ok()) << c.conninfo;
+    const std::string text = store.status().ToString();
+    for (const std::string& secret : c.secrets) {
+      EXPECT_EQ(text.find(secret), std::string::npos) << text;
+    }
+    if (c.parses) {
+      EXPECT_TRUE(absl::IsUnavailable(store.status())) << text;
+    } else {
+      EXPECT_TRUE(absl::IsInvalidArgument(store.status())) << text;
+      EXPECT_NE(text.find("invalid connection string"), std::string::npos)
+          << text;
+    }
+  }
+}
+
+TEST(ScrubSecretsTest, MasksPasswordsParsedOrNot) {
+  EXPECT_EQ(ScrubSecrets("x pw1 y pw1", {"pw1"}), "x *** y ***");
+  EXPECT_EQ(ScrubSecrets("\"postgresql://u:p@ss@h/db\"", {}),
+            "\"postgresql://u:***@h/db\"");
+  EXPECT_EQ(ScrubSecrets("a PASSWORD = 'x y' b", {}), "a PASSWORD = *** b");
+  EXPECT_EQ(ScrubSecrets("?password=abc&x=1", {}), "?password=***&x=1");
+  const std::vector<std::string> got =
+      PasswordCandidates("postgresql://u:p%40ss@h/db?password=q%26");
+  for (const char* want : {"p%40ss", "p@ss", "q%26", "q&"}) {
+    EXPECT_NE(std::find(got.begin(), got.end(), want), got.end()) << want;
+  }
 }
 
 TEST(SlotForTest, IsStableAndSpreads) {

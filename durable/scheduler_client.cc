@@ -64,9 +64,11 @@ std::vector<WheelEntry> DurableScheduler::AfterInsert(
   std::vector<WheelEntry> notify;
   bool load = false;
   std::lock_guard<std::mutex> lock(mu_);
+  // Once stopping, the slots are being handed over: vouch for none.
+  const bool held = lease_valid && !stopping_;
   for (const WheelEntry& e : result.mine) {
     auto owned = owned_.find(e.slot);
-    if (lease_valid && owned != owned_.end() && owned->second == e.epoch) {
+    if (held && owned != owned_.end() && owned->second == e.epoch) {
       load = true;  // Due soon in a slot still ours: load it now.
     } else {
       notify.push_back(e);  // The slot moved: wake whoever holds it now.
@@ -75,13 +77,13 @@ std::vector<WheelEntry> DurableScheduler::AfterInsert(
   for (const WheelEntry& e : result.identical) {
     // A retry of an insert whose reply was lost: its wake-up may never
     // have been sent.
-    if (lease_valid && owned_.contains(e.slot)) {
+    if (held && owned_.contains(e.slot)) {
       if (e.due_us < horizon_end) load = true;
     } else {
       notify.push_back(e);
     }
   }
-  if (load && !stopping_) {
+  if (load) {
     load_requested_ = true;
     Wake();
   }

@@ -16,6 +16,10 @@
 //                                            |        PENDING, backoff)
 //                                            '------> FAILED (last attempt)
 //
+// A worker (a process that runs tasks) uses `DurableScheduler`; a process
+// that only enqueues uses `DurableClient` (durable_client.h), which holds no
+// slots and runs no handlers.
+//
 // This file defines:
 //
 //   * `DurableOptions`: connection, node id, handler, horizon, lease TTL,
@@ -355,12 +359,13 @@ class DurableScheduler {
 //
 // Inserts `requests` on `conn`, the caller's own libpq connection, without
 // opening or committing a transaction: inside the caller's `BEGIN ...
-// COMMIT` the tasks commit (and become visible to the schedulers, which a
-// notification at commit wakes) together with the caller's own rows, or not
-// at all. Errors as `DurableScheduler::ScheduleBatch()`; on AlreadyExists
-// earlier rows of the call are not undone: roll the transaction back. The
-// store must exist (a `DurableScheduler` created it) with `slot_count`
-// slots. Thread-compatible (as `conn` is).
+// COMMIT` the tasks commit (and become visible to the schedulers: the
+// owners of tasks due within their own horizons are woken by a notification
+// at commit; tested by wakeup_test.cc) together with the caller's own rows,
+// or not at all. Errors as `DurableScheduler::ScheduleBatch()`; on
+// AlreadyExists earlier rows of the call are not undone: roll the transaction
+// back. The store must exist (a `DurableScheduler` created it) with
+// `slot_count` slots. Thread-compatible (as `conn` is).
 absl::Status ScheduleInTransaction(PGconn* conn,
                                    absl::Span<const ScheduleRequest> requests,
                                    int slot_count = 1024,

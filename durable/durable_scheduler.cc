@@ -14,6 +14,7 @@
 #include <algorithm>
 #include <atomic>
 #include <chrono>
+#include <cmath>
 #include <random>
 #include <utility>
 
@@ -26,9 +27,8 @@
 namespace timingwheel {
 namespace {
 
+using durable_internal::CheckDuration;
 using durable_internal::Completion;
-using durable_internal::Inserter;
-using durable_internal::InsertRow;
 using durable_internal::SlotEpoch;
 using durable_internal::Started;
 using durable_internal::Store;
@@ -57,19 +57,34 @@ std::string DefaultNodeId() {
 
 absl::Status CheckOptions(const DurableOptions& o) {
   if (!o.handler) return absl::InvalidArgumentError("handler is required");
-  if (o.horizon <= absl::ZeroDuration()) {
-    return absl::InvalidArgumentError("horizon must be positive");
+  // Every duration is finite and at most 100 years, so that its
+  // nanoseconds (local deadlines) and the database's now plus its
+  // microseconds (statements) stay inside int64.
+  absl::Status status =
+      CheckDuration("horizon", o.horizon, absl::Microseconds(1));
+  if (status.ok()) {
+    status = CheckDuration("lease_ttl", o.lease_ttl, absl::Milliseconds(100));
   }
-  if (o.lease_ttl < absl::Milliseconds(100)) {
-    return absl::InvalidArgumentError("lease_ttl must be at least 100 ms");
+  if (status.ok()) {
+    status = CheckDuration("retain_finished", o.retain_finished,
+                           absl::ZeroDuration());
   }
-  if (o.slot_count < 1 || o.slot_count > 65536) {
-    return absl::InvalidArgumentError("slot_count must be in [1, 65536]");
+  if (status.ok()) {
+    status = CheckDuration("retry.initial_backoff", o.retry.initial_backoff,
+                           absl::ZeroDuration());
   }
-  if (o.retry.max_attempts < 1 || o.retry.multiplier < 1.0 ||
-      o.retry.initial_backoff < absl::ZeroDuration()) {
+  if (status.ok()) {
+    status = CheckDuration("retry.max_backoff", o.retry.max_backoff,
+                           absl::ZeroDuration());
+  }
+  if (!status.ok()) return status;
+  status = durable_internal::CheckClientLimits(
+      o.slot_count, {o.max_id_bytes, o.max_payload_bytes});
+  if (!status.ok()) return status;
+  if (o.retry.max_attempts < 1 || !(o.retry.multiplier >= 1.0) ||
+      !std::isfinite(o.retry.multiplier)) {
     return absl::InvalidArgumentError(
-        "retry: max_attempts >= 1, multiplier >= 1, backoff >= 0");
+        "retry: max_attempts >= 1, multiplier finite and >= 1");
   }
   if (o.max_in_flight < 1) {
     return absl::InvalidArgumentError("max_in_flight must be at least 1");
@@ -78,9 +93,6 @@ absl::Status CheckOptions(const DurableOptions& o) {
     return absl::InvalidArgumentError(
         "node_id: at most 200 bytes of text without NUL");
   }
-  if (o.max_id_bytes < 1 || o.max_payload_bytes < 1) {
-    return absl::InvalidArgumentError("input limits must be positive");
-  }
   if (o.statement_timeout < absl::ZeroDuration() ||
       o.statement_timeout > o.lease_ttl / 4) {
     return absl::InvalidArgumentError(
@@ -88,20 +100,6 @@ absl::Status CheckOptions(const DurableOptions& o) {
         "/ 4), so that no statement holds a process past its lease");
   }
   return absl::OkStatus();
-}
-
-absl::StatusOr<std::vector<InsertRow>> ToRows(
-    absl::Span<const ScheduleRequest> requests, int slot_count,
-    const durable_internal::RequestLimits& limits) {
-  std::vector<InsertRow> rows;
-  rows.reserve(requests.size());
-  for (const ScheduleRequest& request : requests) {
-    absl::StatusOr<InsertRow> row =
-        durable_internal::ToInsertRow(request, slot_count, limits);
-    if (!row.ok()) return row.status();
-    rows.push_back(*std::move(row));
-  }
-  return rows;
 }
 
 // The scheduler whose handler the calling thread is running, if any (to
@@ -188,11 +186,15 @@ absl::Status DurableScheduler::Start() {
   limits.statement_timeout_ms =
       std::max<int64_t>(1, absl::ToInt64Milliseconds(statement_timeout));
   limits.lock_timeout_ms = limits.statement_timeout_ms;
-  absl::StatusOr<std::unique_ptr<Store>> client =
-      Store::Connect(options_.conninfo, limits);
+  durable_internal::ClientCore::Options client_options;
+  client_options.conninfo = options_.conninfo;
+  client_options.slot_count = options_.slot_count;
+  client_options.limits = {options_.max_id_bytes, options_.max_payload_bytes};
+  client_options.closed_message = "scheduler is shut down";
+  client_options.session_limits = limits;
+  absl::StatusOr<std::unique_ptr<durable_internal::ClientCore>> client =
+      durable_internal::ClientCore::Create(std::move(client_options));
   if (!client.ok()) return client.status();
-  absl::Status status = (*client)->EnsureSchema(options_.slot_count);
-  if (!status.ok()) return status;
   absl::StatusOr<std::unique_ptr<Store>> store =
       Store::Connect(options_.conninfo, limits);
   if (!store.ok()) return store.status();
@@ -209,14 +211,14 @@ absl::Status DurableScheduler::Start() {
         "\" is held by another live scheduler on this database: give each "
         "scheduler its own node_id (or leave it empty for a generated one)"));
   }
-  status = (*store)->Listen();
+  absl::Status status = (*store)->Listen();
   if (!status.ok()) return status;
   load_limit_ = kMaxLoad;
   link_ = std::make_shared<AttemptLink>();
   link_->handler = options_.handler;
   link_->retry = options_.retry;
   link_->scheduler = this;
-  client_store_ = *std::move(client);
+  client_ = *std::move(client);
   store_ = *std::move(store);
 
   absl::StatusOr<std::unique_ptr<Timer>> timer =
@@ -232,7 +234,7 @@ absl::Status DurableScheduler::Start() {
   leases_ = std::make_unique<durable_internal::SlotLeases>(
       options_.node_id, options_.slot_count,
       absl::ToInt64Microseconds(options_.lease_ttl),
-      options_.retry.max_attempts);
+      options_.retry.max_attempts, absl::ToInt64Microseconds(options_.horizon));
   wake_fd_ = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
   if (wake_fd_ < 0) return absl::InternalError("eventfd failed");
 
@@ -260,112 +262,6 @@ bool DurableScheduler::HandlersStillRunning() {
   std::lock_guard<std::mutex> lock(mu_);
   return metrics_.in_flight > 0 ||
          (owned_executor_ != nullptr && owned_executor_->IsCurrentThread());
-}
-
-// ---------------------------------------------------------------------------
-// Client calls.
-
-absl::Status DurableScheduler::Schedule(absl::string_view id,
-                                        absl::Duration delay,
-                                        absl::string_view payload) {
-  ScheduleRequest request;
-  request.id = std::string(id);
-  request.payload = std::string(payload);
-  request.delay = delay;
-  return Insert({&request, 1});
-}
-
-absl::Status DurableScheduler::ScheduleAt(absl::string_view id, absl::Time due,
-                                          absl::string_view payload) {
-  if (due == absl::InfinitePast()) {
-    return absl::InvalidArgumentError("due time before 1970-01-01");
-  }
-  ScheduleRequest request;
-  request.id = std::string(id);
-  request.payload = std::string(payload);
-  request.due = due;
-  return Insert({&request, 1});
-}
-
-absl::Status DurableScheduler::ScheduleBatch(
-    absl::Span<const ScheduleRequest> requests) {
-  if (requests.empty()) return absl::OkStatus();
-  return Insert(requests);
-}
-
-absl::Status DurableScheduler::Insert(
-    absl::Span<const ScheduleRequest> requests) {
-  absl::StatusOr<std::vector<InsertRow>> rows =
-      ToRows(requests, options_.slot_count,
-             {options_.max_id_bytes, options_.max_payload_bytes});
-  if (!rows.ok()) return rows.status();
-  Inserter inserter;
-  inserter.node_id = options_.node_id;
-  inserter.horizon_us = absl::ToInt64Microseconds(options_.horizon);
-  inserter.notify_window_us = inserter.horizon_us;
-  inserter.slot_count = options_.slot_count;
-
-  absl::StatusOr<durable_internal::Claimed> inserted;
-  {
-    std::lock_guard<std::mutex> lock(client_mu_);
-    if (client_closed_) {
-      return absl::FailedPreconditionError("scheduler is shut down");
-    }
-    inserted = client_store_->Insert(inserter, *rows);
-    if (absl::IsUnavailable(inserted.status()) &&
-        client_store_->Reconnect().ok()) {
-      // Safe to repeat: an insert that committed before the connection
-      // dropped is now an identical retry.
-      inserted = client_store_->Insert(inserter, *rows);
-    }
-  }
-  if (!inserted.ok()) return inserted.status();
-  std::lock_guard<std::mutex> lock(mu_);
-  metrics_.scheduled += static_cast<int64_t>(rows->size());
-  if (!inserted->tasks.empty()) {
-    load_requested_ = true;  // Due soon in our own slots: load them now.
-    Wake();
-  }
-  return absl::OkStatus();
-}
-
-absl::StatusOr<bool> DurableScheduler::Cancel(absl::string_view id) {
-  std::string key(id);
-  absl::StatusOr<bool> cancelled;
-  {
-    std::lock_guard<std::mutex> lock(client_mu_);
-    if (client_closed_) {
-      return absl::FailedPreconditionError("scheduler is shut down");
-    }
-    cancelled = client_store_->Cancel(key);
-    if (absl::IsUnavailable(cancelled.status()) &&
-        client_store_->Reconnect().ok()) {
-      cancelled = client_store_->Cancel(key);
-    }
-  }
-  if (cancelled.ok() && *cancelled) {
-    // Tidy our own wheel; the fire statement would find no row anyway.
-    std::lock_guard<std::mutex> lock(mu_);
-    auto it = wheel_.find(key);
-    if (it != wheel_.end()) {
-      it->second.handle.Cancel();
-      wheel_.erase(it);
-    }
-  }
-  return cancelled;
-}
-
-absl::StatusOr<TaskInfo> DurableScheduler::Get(absl::string_view id) {
-  std::string key(id);
-  std::lock_guard<std::mutex> lock(client_mu_);
-  if (client_closed_) {
-    return absl::FailedPreconditionError("scheduler is shut down");
-  }
-  absl::StatusOr<TaskInfo> info = client_store_->Get(key);
-  if (absl::IsUnavailable(info.status()) && client_store_->Reconnect().ok()) {
-    info = client_store_->Get(key);
-  }
-  return info;
 }
 
 DurableMetrics DurableScheduler::Metrics() const {
@@ -402,9 +298,7 @@ void DurableScheduler::Shutdown() {
   if (owned_executor_ != nullptr && !HandlersStillRunning()) {
     owned_executor_->Shutdown();
   }
-  std::lock_guard<std::mutex> lock(client_mu_);
-  client_closed_ = true;
-  client_store_.reset();
+  if (client_ != nullptr) client_->Close();
 }
 
 // ---------------------------------------------------------------------------
@@ -905,7 +799,9 @@ void DurableScheduler::ConsumeNotifications() {
   if (slots.empty()) return;
   std::lock_guard<std::mutex> lock(mu_);
   for (int slot : slots) {
-    if (owned_.contains(slot)) load_requested_ = true;
+    if (slot == durable_internal::kAllSlots || owned_.contains(slot)) {
+      load_requested_ = true;
+    }
   }
 }
 
@@ -1068,28 +964,6 @@ void DurableScheduler::MaintenanceLoop() {
       if (nfds == 2 && fds[1].revents != 0) ConsumeNotifications();
     }
   }
-}
-
-// ---------------------------------------------------------------------------
-
-absl::Status ScheduleInTransaction(PGconn* conn,
-                                   absl::Span<const ScheduleRequest> requests,
-                                   int slot_count, int64_t max_id_bytes,
-                                   int64_t max_payload_bytes) {
-  if (conn == nullptr) return absl::InvalidArgumentError("conn is null");
-  if (slot_count < 1 || slot_count > 65536) {
-    return absl::InvalidArgumentError("slot_count must be in [1, 65536]");
-  }
-  absl::StatusOr<std::vector<InsertRow>> rows =
-      ToRows(requests, slot_count, {max_id_bytes, max_payload_bytes});
-  if (!rows.ok()) return rows.status();
-  if (rows->empty()) return absl::OkStatus();
-  Inserter inserter;
-  inserter.slot_count = slot_count;
-  // Wake the owners of tasks due within an hour (the default horizon);
-  // later ones reach them at their next load.
-  inserter.notify_window_us = absl::ToInt64Microseconds(absl::Hours(1));
-  return durable_internal::InsertTasks(conn, inserter, *rows).status();
 }
 
 }  // namespace timingwheel

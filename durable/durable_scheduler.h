@@ -16,6 +16,10 @@
 //                                            |        PENDING, backoff)
 //                                            '------> FAILED (last attempt)
 //
+// A worker (a process that runs tasks) uses `DurableScheduler`; a process
+// that only enqueues uses `DurableClient` (durable_client.h), which holds no
+// slots and runs no handlers.
+//
 // This file defines:
 //
 //   * `DurableOptions`: connection, node id, handler, horizon, lease TTL,
@@ -136,6 +140,7 @@
 #include "absl/strings/string_view.h"
 #include "absl/time/time.h"
 #include "absl/types/span.h"
+#include "durable/client_core.h"
 #include "durable/slot_leases.h"
 #include "durable/store.h"
 #include "durable/task.h"
@@ -353,6 +358,12 @@ class DurableScheduler {
 
   absl::Status Start();
   absl::Status Insert(absl::Span<const ScheduleRequest> requests);
+  // After an insert committed: asks for a load when a row is due within the
+  // horizon in a slot this process still holds (under the epoch the insert
+  // read, with the local lease still valid after the commit); returns the
+  // rows whose owners must be notified instead (scheduler_client.cc).
+  std::vector<durable_internal::WheelEntry> AfterInsert(
+      const durable_internal::InsertResult& result);
   void AddToWheel(const durable_internal::WheelEntry& entry, int64_t db_now_us,
                   int64_t local_after_nanos);
   void OnWheelFire(const std::string& id, uint64_t generation);
@@ -412,10 +423,9 @@ class DurableScheduler {
   Executor* executor_;
   std::unique_ptr<Timer> timer_;
 
-  // The client connection (Schedule/Cancel/Get).
-  std::mutex client_mu_;
-  std::unique_ptr<durable_internal::Store> client_store_;  // Under client_mu_.
-  bool client_closed_ = false;                             // Under client_mu_.
+  // The client connection (Schedule/Cancel/Get), shared code with
+  // `DurableClient`.
+  std::unique_ptr<durable_internal::ClientCore> client_;
 
   // The maintenance thread's own connection and leases (that thread only,
   // until it ends; then handler threads writing late outcomes, under
@@ -467,12 +477,13 @@ class DurableScheduler {
 //
 // Inserts `requests` on `conn`, the caller's own libpq connection, without
 // opening or committing a transaction: inside the caller's `BEGIN ...
-// COMMIT` the tasks commit (and become visible to the schedulers, which a
-// notification at commit wakes) together with the caller's own rows, or not
-// at all. Errors as `DurableScheduler::ScheduleBatch()`; on AlreadyExists
-// earlier rows of the call are not undone: roll the transaction back. The
-// store must exist (a `DurableScheduler` created it) with `slot_count`
-// slots. Thread-compatible (as `conn` is).
+// COMMIT` the tasks commit (and become visible to the schedulers: the
+// owners of tasks due within their own horizons are woken by a notification
+// at commit; tested by wakeup_test.cc) together with the caller's own rows,
+// or not at all. Errors as `DurableScheduler::ScheduleBatch()`; on
+// AlreadyExists earlier rows of the call are not undone: roll the transaction
+// back. The store must exist (a `DurableScheduler` created it) with
+// `slot_count` slots. Thread-compatible (as `conn` is).
 absl::Status ScheduleInTransaction(PGconn* conn,
                                    absl::Span<const ScheduleRequest> requests,
                                    int slot_count = 1024,

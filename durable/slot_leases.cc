@@ -23,7 +23,7 @@ absl::StatusOr<SlotLeases::Changes> SlotLeases::Tick(
 
   if (!owned_.empty()) {
     absl::StatusOr<std::vector<int>> renewed =
-        store.Renew(node_id_, owned(), ttl_us_);
+        store.Renew(node_id_, owned(), ttl_us_, horizon_us_);
     if (!renewed.ok()) return renewed.status();
     std::set<int> kept(renewed->begin(), renewed->end());
     for (auto it = owned_.begin(); it != owned_.end();) {
@@ -54,8 +54,9 @@ absl::StatusOr<SlotLeases::Changes> SlotLeases::Tick(
       for (const SlotEpoch& s : changes.released) owned_.erase(s.slot);
     }
   } else if (have < share) {
-    absl::StatusOr<std::vector<SlotEpoch>> got = store.Acquire(
-        node_id_, static_cast<int>(share - have), ttl_us_, max_attempts_);
+    absl::StatusOr<std::vector<SlotEpoch>> got =
+        store.Acquire(node_id_, static_cast<int>(share - have), ttl_us_,
+                      max_attempts_, horizon_us_);
     if (!got.ok()) return got.status();
     for (const SlotEpoch& s : *got) owned_[s.slot] = s.epoch;
     changes.acquired = *std::move(got);

@@ -42,12 +42,15 @@ class SlotLeases {
     std::vector<int> lost;
   };
 
+  // `horizon_us`: the owner's horizon, recorded in its lease rows at every
+  // renewal and takeover (inserters notify it of rows due within it).
   SlotLeases(std::string node_id, int slot_count, int64_t ttl_us,
-             int max_attempts)
+             int max_attempts, int64_t horizon_us)
       : node_id_(std::move(node_id)),
         slot_count_(slot_count),
         ttl_us_(ttl_us),
-        max_attempts_(max_attempts) {}
+        max_attempts_(max_attempts),
+        horizon_us_(horizon_us) {}
 
   // SlotLeases::Tick()
   //
@@ -75,6 +78,7 @@ class SlotLeases {
   const int slot_count_;
   const int64_t ttl_us_;
   const int max_attempts_;
+  const int64_t horizon_us_;
   std::map<int, int64_t> owned_;  // slot -> epoch.
 };
 

@@ -15,6 +15,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
 #include "durable/pg_params.h"
+#include "durable/redact.h"
 #include "libpq-fe.h"
 
 namespace timingwheel {
@@ -79,9 +80,10 @@ static_assert(static_cast<int>(TaskState::kSuccess) == 3, "");
 static_assert(static_cast<int>(TaskState::kFailed) == 4, "");
 
 // Rows in (always PENDING), the rows inserted out, each flagged when its
-// slot is the inserter's and it is due within the inserter's horizon (the
-// inserter then loads it at once). Rows due within the notify window in
-// slots of other owners wake those owners at commit (pg_notify).
+// slot is the inserter's (with the lease epoch read) and it is due within
+// the inserter's horizon (the inserter then loads it at once). Rows of other
+// owners due within that owner's horizon wake those owners at commit
+// (pg_notify; "*" when the slots' list is longer than $9 bytes).
 constexpr char kInsertSql[] = R"sql(
 WITH n AS (SELECT tw_now_us() AS now),
 input AS (
@@ -96,24 +98,42 @@ ins AS (
   ON CONFLICT (task_id) DO NOTHING
   RETURNING task_id, slot, due_us),
 flagged AS (
-  SELECT ins.task_id, ins.slot, ins.due_us,
+  SELECT ins.task_id, ins.slot, ins.due_us, l.epoch, l.horizon_us,
          coalesce(l.owner = $7 AND l.lease_until_us > n.now, false) AS mine
   FROM ins JOIN tw_slot_lease l ON l.slot = ins.slot, n),
+woken AS (
+  SELECT string_agg(DISTINCT slot::text, ',') AS slots
+  FROM flagged WHERE NOT mine AND due_us < (SELECT now FROM n) + horizon_us),
 notified AS (
-  SELECT pg_notify('timingwheel', string_agg(DISTINCT slot::text, ','))
-  FROM flagged WHERE NOT mine AND due_us < (SELECT now FROM n) + $9
-  HAVING count(*) > 0)
+  SELECT pg_notify('timingwheel',
+                   CASE WHEN length(slots) > $9 THEN '*' ELSE slots END)
+  FROM woken WHERE slots IS NOT NULL)
 SELECT task_id, slot, due_us,
        mine AND due_us < (SELECT now FROM n) + $8,
-       (SELECT now FROM n), (SELECT count(*) FROM notified)
+       (SELECT now FROM n), (SELECT count(*) FROM notified), epoch
 FROM flagged
 )sql";
 
+// Wakes the owners of the given (slot, due) pairs due within their
+// horizons, as the insert statement does ("*" past $3 bytes).
+constexpr char kNotifyDueSql[] = R"sql(
+WITH woken AS (
+  SELECT string_agg(DISTINCT l.slot::text, ',') AS slots
+  FROM unnest($1::int4[], $2::int8[]) AS r(slot, due_us)
+  JOIN tw_slot_lease l ON l.slot = r.slot
+  WHERE r.due_us < tw_now_us() + l.horizon_us)
+SELECT pg_notify('timingwheel',
+                 CASE WHEN length(slots) > $3 THEN '*' ELSE slots END)
+FROM woken WHERE slots IS NOT NULL
+)sql";
+
 // For ids that were not inserted: does the stored row match the request?
+// And where is it (slot, due time, PENDING or not), as of the clock now.
 constexpr char kConflictSql[] = R"sql(
 SELECT i.task_id, t.task_id IS NOT NULL,
        coalesce(t.payload = i.payload AND (i.relative OR t.due_us = i.due),
-                false)
+                false),
+       t.slot, t.due_us, coalesce(t.state = 0, false), tw_now_us()
 FROM unnest($1::bytea[], $2::int8[], $3::bool[], $4::bytea[])
        AS i(task_id, due, relative, payload)
 LEFT JOIN tw_timer t ON t.task_id = i.task_id
@@ -141,7 +161,7 @@ FROM hb
 
 constexpr char kRenewSql[] = R"sql(
 WITH n AS (SELECT tw_now_us() AS now)
-UPDATE tw_slot_lease l SET lease_until_us = n.now + $4
+UPDATE tw_slot_lease l SET lease_until_us = n.now + $4, horizon_us = $5
 FROM unnest($2::int4[], $3::int8[]) AS m(slot, epoch), n
 WHERE l.slot = m.slot AND l.epoch = m.epoch AND l.owner = $1
   AND l.lease_until_us > n.now
@@ -158,7 +178,8 @@ WITH cand AS (
   FOR UPDATE SKIP LOCKED),
 got AS (
   UPDATE tw_slot_lease l
-  SET owner = $1, epoch = l.epoch + 1, lease_until_us = tw_now_us() + $3
+  SET owner = $1, epoch = l.epoch + 1, lease_until_us = tw_now_us() + $3,
+      horizon_us = $5
   FROM cand WHERE l.slot = cand.slot
   RETURNING l.slot, l.epoch),
 restamped AS (
@@ -321,6 +342,14 @@ bool IsConnectionError(const char* sqlstate) {
          code == "57P03" || code == "25006";
 }
 
+// `message` without the connection's password.
+std::string Scrubbed(PGconn* conn, absl::string_view message) {
+  std::vector<std::string> secrets;
+  const char* password = conn != nullptr ? PQpass(conn) : nullptr;
+  if (password != nullptr && password[0] != '\0') secrets.push_back(password);
+  return ScrubSecrets(message, secrets);
+}
+
 // The result of one statement, or its error: Unavailable when the
 // connection is lost.
 absl::StatusOr<PgResult> CheckResult(PGconn* conn, PgResult result) {
@@ -333,6 +362,7 @@ absl::StatusOr<PgResult> CheckResult(PGconn* conn, PgResult result) {
       result.get() != nullptr ? PQresultErrorMessage(result.get()) : "";
   if (message.empty()) message = PQerrorMessage(conn);
   while (!message.empty() && message.back() == '\n') message.pop_back();
+  message = Scrubbed(conn, message);
   if (PQstatus(conn) == CONNECTION_BAD || IsConnectionError(sqlstate)) {
     return absl::UnavailableError(
         absl::StrCat("PostgreSQL connection lost: ", message));
@@ -369,7 +399,7 @@ absl::Status ExecScript(PGconn* conn, const char* sql) {
   if (PQresultStatus(result.get()) == PGRES_COMMAND_OK) {
     return absl::OkStatus();
   }
-  std::string message = PQresultErrorMessage(result.get());
+  std::string message = Scrubbed(conn, PQresultErrorMessage(result.get()));
   if (PQstatus(conn) == CONNECTION_BAD) {
     return absl::UnavailableError(
         absl::StrCat("PostgreSQL connection lost: ", message));
@@ -429,9 +459,10 @@ namespace {
 // InsertTasks(), running the insert statement with `run_insert` (plain or
 // prepared).
 template <typename RunInsert>
-absl::StatusOr<Claimed> InsertTasksWith(PGconn* conn, const Inserter& inserter,
-                                        absl::Span<const InsertRow> rows,
-                                        const RunInsert& run_insert) {
+absl::StatusOr<InsertResult> InsertTasksWith(PGconn* conn,
+                                             const Inserter& inserter,
+                                             absl::Span<const InsertRow> rows,
+                                             const RunInsert& run_insert) {
   std::vector<absl::string_view> ids, payloads;
   std::vector<int32_t> slots;
   std::vector<int64_t> dues;
@@ -452,21 +483,22 @@ absl::StatusOr<Claimed> InsertTasksWith(PGconn* conn, const Inserter& inserter,
       .Int64(inserter.slot_count)
       .Text(inserter.node_id)
       .Int64(inserter.horizon_us)
-      .Int64(inserter.notify_window_us);
+      .Int64(kMaxNotifyPayloadBytes);
   absl::StatusOr<PgResult> inserted = run_insert(params);
   if (!inserted.ok()) return inserted.status();
-  Claimed claimed;
+  InsertResult result;
   for (int i = 0; i < inserted->rows(); ++i) {
-    claimed.db_now_us = inserted->Int(i, 4);
+    result.db_now_us = inserted->Int(i, 4);
     if (inserted->Int(i, 3) != 0) {
       WheelEntry e;
       e.id = inserted->Bytes(i, 0);
       e.slot = static_cast<int>(inserted->Int(i, 1));
       e.due_us = inserted->Int(i, 2);
-      claimed.tasks.push_back(std::move(e));
+      e.epoch = inserted->Int(i, 6);
+      result.mine.push_back(std::move(e));
     }
   }
-  if (inserted->rows() == static_cast<int>(rows.size())) return claimed;
+  if (inserted->rows() == static_cast<int>(rows.size())) return result;
 
   // Some ids exist already (or the slot count is wrong): identical retries
   // are fine, anything else is a conflict.
@@ -475,6 +507,10 @@ absl::StatusOr<Claimed> InsertTasksWith(PGconn* conn, const Inserter& inserter,
       payloads);
   absl::StatusOr<PgResult> conflicts = Exec(conn, kConflictSql, check);
   if (!conflicts.ok()) return conflicts.status();
+  absl::flat_hash_set<std::string> fresh;  // Inserted by this statement.
+  for (int i = 0; i < inserted->rows(); ++i) {
+    fresh.insert(inserted->Bytes(i, 0));
+  }
   for (int i = 0; i < conflicts->rows(); ++i) {
     if (conflicts->Int(i, 1) == 0) {
       return absl::FailedPreconditionError(
@@ -485,37 +521,68 @@ absl::StatusOr<Claimed> InsertTasksWith(PGconn* conn, const Inserter& inserter,
       return absl::AlreadyExistsError(
           "a task with this id exists with another payload or due time");
     }
+    result.db_now_us = conflicts->Int(i, 6);
+    std::string id = conflicts->Bytes(i, 0);
+    if (conflicts->Int(i, 5) != 0 && !fresh.contains(id)) {
+      WheelEntry e;
+      e.id = std::move(id);
+      e.slot = static_cast<int>(conflicts->Int(i, 3));
+      e.due_us = conflicts->Int(i, 4);
+      result.identical.push_back(std::move(e));
+    }
   }
-  return claimed;
+  return result;
 }
 
 }  // namespace
 
-absl::StatusOr<Claimed> InsertTasks(PGconn* conn, const Inserter& inserter,
-                                    absl::Span<const InsertRow> rows) {
+absl::StatusOr<InsertResult> InsertTasks(PGconn* conn, const Inserter& inserter,
+                                         absl::Span<const InsertRow> rows) {
   return InsertTasksWith(conn, inserter, rows, [conn](const PgParams& params) {
     return Exec(conn, kInsertSql, params);
   });
+}
+
+absl::Status NotifyDue(PGconn* conn, absl::Span<const WheelEntry> entries) {
+  if (entries.empty()) return absl::OkStatus();
+  std::vector<int32_t> slots;
+  std::vector<int64_t> dues;
+  for (const WheelEntry& e : entries) {
+    slots.push_back(e.slot);
+    dues.push_back(e.due_us);
+  }
+  return Exec(conn, kNotifyDueSql,
+              PgParams().Int32Array(slots).Int64Array(dues).Int64(
+                  kMaxNotifyPayloadBytes))
+      .status();
 }
 
 Store::~Store() { PQfinish(conn_); }
 
 absl::StatusOr<std::unique_ptr<Store>> Store::Connect(
     const std::string& conninfo, SessionLimits limits) {
+  std::vector<std::string> secrets = PasswordCandidates(conninfo);
+  std::string parse_error;
+  if (!ConnInfoParses(conninfo, &parse_error)) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "invalid connection string: ", ScrubSecrets(parse_error, secrets)));
+  }
   std::string redacted = RedactedConnInfo(conninfo);
   PGconn* conn = PQconnectdb(conninfo.c_str());
   if (conn == nullptr) {
     return absl::ResourceExhaustedError("libpq: out of memory");
   }
   if (PQstatus(conn) != CONNECTION_OK) {
-    std::string message = PQerrorMessage(conn);
+    std::string message =
+        ScrubSecrets(Scrubbed(conn, PQerrorMessage(conn)), secrets);
     PQfinish(conn);
     while (!message.empty() && message.back() == '\n') message.pop_back();
     return absl::UnavailableError(absl::StrCat("cannot connect to PostgreSQL (",
                                                redacted, "): ", message));
   }
   PQsetNoticeProcessor(conn, &IgnoreNotice, nullptr);
-  std::unique_ptr<Store> store(new Store(conn, std::move(redacted), limits));
+  std::unique_ptr<Store> store(
+      new Store(conn, std::move(redacted), std::move(secrets), limits));
   absl::Status status = store->ApplyLimits();
   if (!status.ok()) return status;
   return store;
@@ -553,7 +620,8 @@ absl::Status Store::Reconnect() {
   PQreset(conn_);
   prepared_.clear();  // A new session: its statements are not prepared.
   if (PQstatus(conn_) != CONNECTION_OK) {
-    std::string message = PQerrorMessage(conn_);
+    std::string message =
+        ScrubSecrets(Scrubbed(conn_, PQerrorMessage(conn_)), secrets_);
     while (!message.empty() && message.back() == '\n') message.pop_back();
     return absl::UnavailableError(absl::StrCat(
         "cannot reconnect to PostgreSQL (", redacted_, "): ", message));
@@ -649,8 +717,8 @@ absl::StatusOr<PgResult> Store::ExecPrepared(const char* name, const char* sql,
   }
 }
 
-absl::StatusOr<Claimed> Store::Insert(const Inserter& inserter,
-                                      absl::Span<const InsertRow> rows) {
+absl::StatusOr<InsertResult> Store::Insert(const Inserter& inserter,
+                                           absl::Span<const InsertRow> rows) {
   auto run_insert = [this](const PgParams& params) {
     return ExecPrepared("tw_insert", kInsertSql, params);
   };
@@ -662,7 +730,7 @@ absl::StatusOr<Claimed> Store::Insert(const Inserter& inserter,
   }
   absl::Status status = Exec(conn_, "BEGIN").status();
   if (!status.ok()) return status;
-  absl::StatusOr<Claimed> claimed =
+  absl::StatusOr<InsertResult> claimed =
       InsertTasksWith(conn_, inserter, rows, run_insert);
   if (!claimed.ok()) {
     (void)Exec(conn_, "ROLLBACK");
@@ -671,6 +739,10 @@ absl::StatusOr<Claimed> Store::Insert(const Inserter& inserter,
   status = Exec(conn_, "COMMIT").status();
   if (!status.ok()) return status;
   return claimed;
+}
+
+absl::Status Store::NotifyDue(absl::Span<const WheelEntry> entries) {
+  return durable_internal::NotifyDue(conn_, entries);
 }
 
 absl::StatusOr<bool> Store::Cancel(const std::string& id) {
@@ -704,13 +776,18 @@ absl::StatusOr<int64_t> Store::Heartbeat(const std::string& node,
 
 absl::StatusOr<std::vector<int>> Store::Renew(const std::string& node,
                                               absl::Span<const SlotEpoch> owned,
-                                              int64_t ttl_us) {
+                                              int64_t ttl_us,
+                                              int64_t horizon_us) {
   std::vector<int32_t> slots;
   std::vector<int64_t> epochs;
   SplitSlots(owned, &slots, &epochs);
-  absl::StatusOr<PgResult> r = Exec(
-      conn_, kRenewSql,
-      PgParams().Text(node).Int32Array(slots).Int64Array(epochs).Int64(ttl_us));
+  absl::StatusOr<PgResult> r = Exec(conn_, kRenewSql,
+                                    PgParams()
+                                        .Text(node)
+                                        .Int32Array(slots)
+                                        .Int64Array(epochs)
+                                        .Int64(ttl_us)
+                                        .Int64(horizon_us));
   if (!r.ok()) return r.status();
   std::vector<int> renewed;
   for (int i = 0; i < r->rows(); ++i) {
@@ -721,10 +798,15 @@ absl::StatusOr<std::vector<int>> Store::Renew(const std::string& node,
 
 absl::StatusOr<std::vector<SlotEpoch>> Store::Acquire(const std::string& node,
                                                       int count, int64_t ttl_us,
-                                                      int max_attempts) {
-  absl::StatusOr<PgResult> r = Exec(
-      conn_, kAcquireSql,
-      PgParams().Text(node).Int64(count).Int64(ttl_us).Int32(max_attempts));
+                                                      int max_attempts,
+                                                      int64_t horizon_us) {
+  absl::StatusOr<PgResult> r = Exec(conn_, kAcquireSql,
+                                    PgParams()
+                                        .Text(node)
+                                        .Int64(count)
+                                        .Int64(ttl_us)
+                                        .Int32(max_attempts)
+                                        .Int64(horizon_us));
   if (!r.ok()) return r.status();
   std::vector<SlotEpoch> got;
   for (int i = 0; i < r->rows(); ++i) {
@@ -915,9 +997,11 @@ int Store::socket() const { return PQsocket(conn_); }
 absl::Status Store::DrainNotifications(std::vector<int>* slots) {
   if (PQconsumeInput(conn_) == 0) {
     return absl::UnavailableError(
-        absl::StrCat("PostgreSQL connection lost: ", PQerrorMessage(conn_)));
+        absl::StrCat("PostgreSQL connection lost: ",
+                     Scrubbed(conn_, PQerrorMessage(conn_))));
   }
   while (PGnotify* note = PQnotifies(conn_)) {
+    if (absl::string_view(note->extra) == "*") slots->push_back(kAllSlots);
     for (absl::string_view part : absl::StrSplit(note->extra, ',')) {
       int slot = 0;
       if (absl::SimpleAtoi(part, &slot)) slots->push_back(slot);

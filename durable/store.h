@@ -22,8 +22,10 @@
 // Errors: `absl::UnavailableError` when the connection is lost (the caller
 // may `Reconnect()` and retry), `absl::AlreadyExistsError` for a duplicate
 // id, `absl::FailedPreconditionError` for a schema this library cannot use,
-// `absl::InternalError` otherwise. No message contains the connection
-// string's password.
+// `absl::InternalError` otherwise, `absl::InvalidArgumentError` ("invalid
+// connection string") for a connection string libpq cannot parse. No
+// message contains the connection string's password (see redact.h; tested
+// by StoreConnectTest.ErrorsNeverShowThePassword).
 //
 // The hot single-task statements (inserting one row, `Cancel()`, `Get()`)
 // are prepared once per connection (`PQprepare`) and re-prepared after
@@ -94,14 +96,37 @@ struct InsertRow {
 };
 
 // Who inserts. Rows are always inserted PENDING; rows in the inserter's own
-// slots due within its horizon are returned (it loads them at once), rows
-// of other owners due within the notify window notify them at commit.
+// slots (by the lease rows the statement read) due within its horizon are
+// returned (it loads them at once), rows of other owners due within that
+// owner's horizon (`tw_slot_lease.horizon_us`) notify them at commit.
 struct Inserter {
   std::string node_id;  // Empty: a plain client, never an owner.
   int64_t horizon_us = 0;
-  int64_t notify_window_us = 0;
   int slot_count = 0;  // Checked against the store's.
 };
+
+// What an insert returns.
+struct InsertResult {
+  // Inserted rows the statement found in the inserter's own slots, due
+  // within its horizon; `epoch` is the lease epoch it read. No notification
+  // was sent for them: the lease row read may be stale by the commit, so the
+  // inserter checks its own lease after the commit (and calls `NotifyDue()`
+  // for the ones it cannot vouch for).
+  std::vector<WheelEntry> mine;
+  // Rows that existed already as identical retries and are still PENDING
+  // (slot and stored due time; epoch 0). Nothing was notified for them:
+  // the first try's reply may have been lost before its owner heard of it.
+  std::vector<WheelEntry> identical;
+  int64_t db_now_us = 0;  // The database's clock during the statement.
+};
+
+// The largest notification payload sent; a wake-up for more slots than fit
+// is sent as "*" (every listening owner loads). PostgreSQL's limit is 8,000
+// bytes.
+inline constexpr int64_t kMaxNotifyPayloadBytes = 7000;
+
+// What `DrainNotifications()` appends for a "*" notification: all slots.
+inline constexpr int kAllSlots = -1;
 
 // A task moved to RUNNING for one attempt.
 struct Started {
@@ -151,14 +176,22 @@ struct CompleteResult {
 // InsertTasks()
 //
 // Inserts `rows` on `conn` without opening a transaction (so it joins the
-// caller's, if one is open), notifying the owners of rows due soon
-// (`pg_notify`, delivered at commit). A row whose id exists already is not
-// an error if it is an identical retry (same payload and, for an absolute
-// due time, same due time); otherwise returns `absl::AlreadyExistsError`
-// (the rows inserted before are not undone: roll back the transaction).
-// Returns (in `tasks`) the rows due soon in the inserter's own slots.
-absl::StatusOr<Claimed> InsertTasks(PGconn* conn, const Inserter& inserter,
-                                    absl::Span<const InsertRow> rows);
+// caller's, if one is open), notifying the owners of rows due within their
+// horizons (`pg_notify`, delivered at commit; "*" when the slots do not fit
+// in one payload). A row whose id exists already is not an error if it is
+// an identical retry (same payload and, for an absolute due time, same due
+// time); otherwise returns `absl::AlreadyExistsError` (the rows inserted
+// before are not undone: roll back the transaction).
+absl::StatusOr<InsertResult> InsertTasks(PGconn* conn, const Inserter& inserter,
+                                         absl::Span<const InsertRow> rows);
+
+// NotifyDue()
+//
+// Wakes (`pg_notify`, at commit) the owners of `entries`' slots whose due
+// times fall within the owner's horizon, as the insert statement does for
+// the rows it inserts. For wake-ups the insert could not send: identical
+// retries, and an inserter's own rows whose lease it cannot vouch for.
+absl::Status NotifyDue(PGconn* conn, absl::Span<const WheelEntry> entries);
 
 // RedactedConnInfo()
 //
@@ -213,8 +246,10 @@ class Store {
   absl::Status EnsureSchema(int slot_count);
 
   // Client statements.
-  absl::StatusOr<Claimed> Insert(const Inserter& inserter,
-                                 absl::Span<const InsertRow> rows);
+  absl::StatusOr<InsertResult> Insert(const Inserter& inserter,
+                                      absl::Span<const InsertRow> rows);
+  // See `NotifyDue()` above.
+  absl::Status NotifyDue(absl::Span<const WheelEntry> entries);
   // Deletes the task if it is PENDING or SCHEDULED; returns whether it did.
   absl::StatusOr<bool> Cancel(const std::string& id);
   // NotFound when no such task is stored.
@@ -224,17 +259,19 @@ class Store {
   // live nodes (heartbeat within `ttl_us`), this one included.
   absl::StatusOr<int64_t> Heartbeat(const std::string& node, int64_t ttl_us);
   // Extends the leases of `owned` that are still this node's under the same
-  // epoch; returns the slots renewed (the others are lost).
+  // epoch, recording the owner's `horizon_us` in them (inserters notify it
+  // of rows due within it); returns the slots renewed (the others are lost).
   absl::StatusOr<std::vector<int>> Renew(const std::string& node,
                                          absl::Span<const SlotEpoch> owned,
-                                         int64_t ttl_us);
+                                         int64_t ttl_us, int64_t horizon_us);
   // Takes up to `count` free or expired slots, incrementing their epochs and
   // re-stamping their SCHEDULED and RUNNING tasks as PENDING under the new
-  // epoch (RUNNING ones whose attempts are used up become FAILED). One
-  // statement.
+  // epoch (RUNNING ones whose attempts are used up become FAILED), and
+  // recording the owner's `horizon_us`. One statement.
   absl::StatusOr<std::vector<SlotEpoch>> Acquire(const std::string& node,
                                                  int count, int64_t ttl_us,
-                                                 int max_attempts);
+                                                 int max_attempts,
+                                                 int64_t horizon_us);
   // Gives `slots` up at once (owner cleared, lease expired).
   absl::Status Release(const std::string& node,
                        absl::Span<const SlotEpoch> slots);
@@ -283,18 +320,24 @@ class Store {
   absl::StatusOr<int64_t> DeleteFinished(absl::Span<const SlotEpoch> owned,
                                          int64_t retain_us, int64_t limit);
 
-  // Notifications (LISTEN timingwheel; payloads are comma-separated slots).
+  // Notifications (LISTEN timingwheel; payloads are comma-separated slots,
+  // or "*" for all).
   absl::Status Listen();
   // The connection's socket, to poll for notifications (-1 when broken).
   int socket() const;
-  // Reads what arrived on the socket; appends the slots notified.
+  // Reads what arrived on the socket; appends the slots notified
+  // (`kAllSlots` for a "*").
   absl::Status DrainNotifications(std::vector<int>* slots);
 
   PGconn* conn() { return conn_; }
 
  private:
-  Store(PGconn* conn, std::string redacted, SessionLimits limits)
-      : conn_(conn), redacted_(std::move(redacted)), limits_(limits) {}
+  Store(PGconn* conn, std::string redacted, std::vector<std::string> secrets,
+        SessionLimits limits)
+      : conn_(conn),
+        redacted_(std::move(redacted)),
+        secrets_(std::move(secrets)),
+        limits_(limits) {}
 
   absl::Status ApplyLimits();
 
@@ -305,6 +348,8 @@ class Store {
 
   PGconn* conn_;
   const std::string redacted_;
+  // What may be the password in the connection string (see redact.h).
+  const std::vector<std::string> secrets_;
   const SessionLimits limits_;
   bool listening_ = false;
   // Names of the statements prepared on the current connection.

@@ -6,10 +6,13 @@
 
 #include "durable/store.h"
 
+#include <algorithm>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "absl/strings/str_cat.h"
+#include "durable/redact.h"
 #include "durable/request.h"
 #include "durable/testing/postgres_fixture.h"
 #include "gtest/gtest.h"
@@ -139,7 +142,7 @@ TEST_F(StoreTest, HostileIdsAndPayloadsRoundTripByteExact) {
     EXPECT_EQ(info->slot, SlotFor(id, kSlots));
   }
   // Claim them all and check the payloads come back byte-exact.
-  auto got = store_->Acquire("node-a", kSlots, 10'000'000, 3);
+  auto got = store_->Acquire("node-a", kSlots, 10'000'000, 3, 3'600'000'000);
   ASSERT_TRUE(got.ok()) << got.status();
   ASSERT_EQ(got->size(), static_cast<size_t>(kSlots));
   auto claimed = store_->ClaimDue("node-a", *got, 1'000'000, 100);
@@ -177,7 +180,8 @@ TEST_F(StoreTest, DuplicateIdIsAlreadyExistsUnlessIdenticalRetry) {
 TEST_F(StoreTest, OldEpochWritesChangeNothing) {
   InsertRow row = Row("fenced", "p");
   ASSERT_TRUE(store_->Insert(Client(), {&row, 1}).ok());
-  auto a_slots = store_->Acquire("node-a", kSlots, 10'000'000, 3);
+  auto a_slots =
+      store_->Acquire("node-a", kSlots, 10'000'000, 3, 3'600'000'000);
   ASSERT_TRUE(a_slots.ok());
   auto claimed = store_->ClaimDue("node-a", *a_slots, 1'000'000, 100);
   ASSERT_TRUE(claimed.ok());
@@ -190,7 +194,8 @@ TEST_F(StoreTest, OldEpochWritesChangeNothing) {
   ASSERT_TRUE(
       ExecSql(db_->conninfo(), "UPDATE tw_slot_lease SET lease_until_us = 0")
           .ok());
-  auto b_slots = store_->Acquire("node-b", kSlots, 10'000'000, 3);
+  auto b_slots =
+      store_->Acquire("node-b", kSlots, 10'000'000, 3, 3'600'000'000);
   ASSERT_TRUE(b_slots.ok());
   ASSERT_EQ(b_slots->size(), static_cast<size_t>(kSlots));
   for (const SlotEpoch& s : *b_slots) {
@@ -210,7 +215,7 @@ TEST_F(StoreTest, OldEpochWritesChangeNothing) {
   auto completed = store_->Complete({&done, 1}, 1'000'000);
   ASSERT_TRUE(completed.ok());
   EXPECT_EQ(completed->written, 0);
-  auto renewed = store_->Renew("node-a", *a_slots, 10'000'000);
+  auto renewed = store_->Renew("node-a", *a_slots, 10'000'000, 3'600'000'000);
   ASSERT_TRUE(renewed.ok());
   EXPECT_TRUE(renewed->empty());
   auto a_claim = store_->ClaimDue("node-a", *a_slots, 1'000'000, 100);
@@ -247,7 +252,7 @@ TEST_F(StoreTest, OldEpochWritesChangeNothing) {
 TEST_F(StoreTest, FireMatchesTheEpochNotOnlyTheOwner) {
   InsertRow row = Row("stale", "p");
   ASSERT_TRUE(store_->Insert(Client(), {&row, 1}).ok());
-  auto first = store_->Acquire("node-a", kSlots, 10'000'000, 3);
+  auto first = store_->Acquire("node-a", kSlots, 10'000'000, 3, 1'000'000);
   ASSERT_TRUE(first.ok());
   auto claimed = store_->ClaimDue("node-a", *first, 1'000'000, 100);
   ASSERT_TRUE(claimed.ok());
@@ -257,7 +262,7 @@ TEST_F(StoreTest, FireMatchesTheEpochNotOnlyTheOwner) {
   ASSERT_TRUE(
       ExecSql(db_->conninfo(), "UPDATE tw_slot_lease SET lease_until_us = 0")
           .ok());
-  auto second = store_->Acquire("node-a", kSlots, 10'000'000, 3);
+  auto second = store_->Acquire("node-a", kSlots, 10'000'000, 3, 1'000'000);
   ASSERT_TRUE(second.ok());
   ASSERT_TRUE(ExecSql(db_->conninfo(),
                       "UPDATE tw_timer SET state = 1, epoch = 1 "
@@ -275,7 +280,7 @@ TEST_F(StoreTest, FireMatchesTheEpochNotOnlyTheOwner) {
 TEST_F(StoreTest, StaleCompletionNeverLandsOnARescheduledId) {
   InsertRow row = Row("aba", "p");
   ASSERT_TRUE(store_->Insert(Client(), {&row, 1}).ok());
-  auto a_slots = store_->Acquire("node-a", kSlots, 10'000'000, 3);
+  auto a_slots = store_->Acquire("node-a", kSlots, 10'000'000, 3, 1'000'000);
   ASSERT_TRUE(a_slots.ok());
   auto a_claim = store_->ClaimDue("node-a", *a_slots, 1'000'000, 100);
   ASSERT_TRUE(a_claim.ok());
@@ -292,7 +297,7 @@ TEST_F(StoreTest, StaleCompletionNeverLandsOnARescheduledId) {
   ASSERT_TRUE(
       ExecSql(db_->conninfo(), "UPDATE tw_slot_lease SET lease_until_us = 0")
           .ok());
-  auto b_slots = store_->Acquire("node-b", kSlots, 10'000'000, 3);
+  auto b_slots = store_->Acquire("node-b", kSlots, 10'000'000, 3, 1'000'000);
   ASSERT_TRUE(b_slots.ok());
   auto b_claim = store_->ClaimDue("node-b", *b_slots, 1'000'000, 100);
   ASSERT_TRUE(b_claim.ok());
@@ -327,7 +332,7 @@ TEST_F(StoreTest, TakeoverCountsOnlyAttemptsThatStarted) {
   InsertRow started = Row("started", "p");
   ASSERT_TRUE(store_->Insert(Client(), {&unstarted, 1}).ok());
   ASSERT_TRUE(store_->Insert(Client(), {&started, 1}).ok());
-  auto a_slots = store_->Acquire("node-a", kSlots, 10'000'000, 1);
+  auto a_slots = store_->Acquire("node-a", kSlots, 10'000'000, 1, 1'000'000);
   ASSERT_TRUE(a_slots.ok());
   auto claimed = store_->ClaimDue("node-a", *a_slots, 1'000'000, 100);
   ASSERT_TRUE(claimed.ok());
@@ -346,7 +351,7 @@ TEST_F(StoreTest, TakeoverCountsOnlyAttemptsThatStarted) {
   ASSERT_TRUE(
       ExecSql(db_->conninfo(), "UPDATE tw_slot_lease SET lease_until_us = 0")
           .ok());
-  ASSERT_TRUE(store_->Acquire("node-b", kSlots, 10'000'000, 1).ok());
+  ASSERT_TRUE(store_->Acquire("node-b", kSlots, 10'000'000, 1, 1'000'000).ok());
   EXPECT_EQ(store_->Get("unstarted")->state, TaskState::kPending);
   EXPECT_EQ(store_->Get("started")->state, TaskState::kFailed);
 }
@@ -354,7 +359,7 @@ TEST_F(StoreTest, TakeoverCountsOnlyAttemptsThatStarted) {
 TEST_F(StoreTest, FireRefusesTasksNotYetDueOnTheDatabaseClock) {
   InsertRow row = Row("later", "p", 60'000'000);  // Due in a minute.
   ASSERT_TRUE(store_->Insert(Client(), {&row, 1}).ok());
-  auto slots = store_->Acquire("node-a", kSlots, 10'000'000, 3);
+  auto slots = store_->Acquire("node-a", kSlots, 10'000'000, 3, 3'600'000'000);
   ASSERT_TRUE(slots.ok());
   // Not within a 1 s horizon; within a 2 min one.
   EXPECT_TRUE(
@@ -380,7 +385,7 @@ TEST_F(StoreTest, SlowStatementsReportTheClockReadAtTheirEnd) {
   constexpr int64_t kSlowUs = 300'000;
   InsertRow row = Row("slow", "p");  // Due now.
   ASSERT_TRUE(store_->Insert(Client(), {&row, 1}).ok());
-  auto slots = store_->Acquire("node-a", kSlots, 60'000'000, 3);
+  auto slots = store_->Acquire("node-a", kSlots, 60'000'000, 3, 3'600'000'000);
   ASSERT_TRUE(slots.ok()) << slots.status();
   ASSERT_TRUE(ExecSql(db_->conninfo(),
                       "CREATE FUNCTION tw_test_slow() RETURNS trigger "
@@ -461,6 +466,65 @@ TEST(StoreConnectTest, ErrorsNeverShowThePassword) {
       << missing.status();
   EXPECT_EQ(RedactedConnInfo("host=h password=secret dbname=d"),
             "dbname=d host=h");
+}
+
+// Malformed and valid-but-unreachable connection strings holding passwords:
+// no status quotes the password (libpq quotes an unparsable string whole),
+// and an unparsable one says so plainly.
+TEST(StoreConnectTest, MalformedConnectionStringsNeverShowThePassword) {
+  struct Case {
+    std::string conninfo;
+    std::vector<std::string> secrets;
+    bool parses;
+  };
+  const Case cases[] = {
+      {"postgresql://app:secret@[broken", {"secret"}, false},
+      {"postgresql://app:s3cr%65t@[::1/db", {"s3cr%65t", "s3cret"}, false},
+      {"host=/nonexistent password=hunter2 'unterminated", {"hunter2"}, false},
+      {"password=topsecret host", {"topsecret"}, false},
+      {"password='quo ted' host=/x =", {"quo ted"}, false},
+      {"postgresql://app:qwerty@/db?password=qwerty&bogus=1",
+       {"qwerty"},
+       false},
+      {"postgresql://app:s3cr%65t@/db?host=/nonexistent&connect_timeout=2",
+       {"s3cr%65t", "s3cret"},
+       true},
+      {"postgresql://app:secret@/db?sslmode=bogus&host=/nonexistent",
+       {"secret"},
+       true},
+      {"host=/nonexistent dbname=x password='sec ret' connect_timeout=2",
+       {"sec ret"},
+       true},
+      {"host=/nonexistent port=notaport password=hunter2", {"hunter2"}, true},
+  };
+  for (const Case& c : cases) {
+    auto store = Store::Connect(c.conninfo);
+    ASSERT_FALSE(store.ok()) << c.conninfo;
+    const std::string text = store.status().ToString();
+    for (const std::string& secret : c.secrets) {
+      EXPECT_EQ(text.find(secret), std::string::npos) << text;
+    }
+    if (c.parses) {
+      EXPECT_TRUE(absl::IsUnavailable(store.status())) << text;
+    } else {
+      EXPECT_TRUE(absl::IsInvalidArgument(store.status())) << text;
+      EXPECT_NE(text.find("invalid connection string"), std::string::npos)
+          << text;
+    }
+  }
+}
+
+TEST(ScrubSecretsTest, MasksPasswordsParsedOrNot) {
+  EXPECT_EQ(ScrubSecrets("x pw1 y pw1", {"pw1"}), "x *** y ***");
+  EXPECT_EQ(ScrubSecrets("\"postgresql://u:p@ss@h/db\"", {}),
+            "\"postgresql://u:***@h/db\"");
+  EXPECT_EQ(ScrubSecrets("a PASSWORD = 'x y' b", {}), "a PASSWORD = *** b");
+  EXPECT_EQ(ScrubSecrets("?password=abc&x=1", {}), "?password=***&x=1");
+  const std::vector<std::string> got =
+      PasswordCandidates("postgresql://u:p%40ss@h/db?password=q%26");
+  for (const char* want : {"p%40ss", "p@ss", "q%26", "q&"}) {
+    EXPECT_NE(std::find(got.begin(), got.end(), want), got.end()) << want;
+  }
 }
 
 TEST(SlotForTest, IsStableAndSpreads) {

@@ -1,0 +1,157 @@
+// Copyright 2026 The timingwheel Authors.
+
+#include "durable/client_core.h"
+
+#include <chrono>
+#include <utility>
+
+#include "absl/strings/str_cat.h"
+
+namespace timingwheel {
+namespace durable_internal {
+
+absl::Status CheckDuration(absl::string_view name, absl::Duration value,
+                           absl::Duration min) {
+  if (value == absl::InfiniteDuration() || value == -absl::InfiniteDuration()) {
+    return absl::InvalidArgumentError(absl::StrCat(name, " must be finite"));
+  }
+  if (value < min) {
+    return absl::InvalidArgumentError(
+        min == absl::ZeroDuration()
+            ? absl::StrCat(name, " must not be negative (got ",
+                           absl::FormatDuration(value), ")")
+            : absl::StrCat(name, " must be at least ",
+                           absl::FormatDuration(min), " (got ",
+                           absl::FormatDuration(value), ")"));
+  }
+  if (value > kMaxOptionDuration) {
+    return absl::InvalidArgumentError(
+        absl::StrCat(name, " must be at most 100 years (got ",
+                     absl::FormatDuration(value), ")"));
+  }
+  return absl::OkStatus();
+}
+
+absl::Status CheckClientLimits(int slot_count, const RequestLimits& limits) {
+  if (slot_count < 1 || slot_count > 65536) {
+    return absl::InvalidArgumentError("slot_count must be in [1, 65536]");
+  }
+  if (limits.max_id_bytes < 1 || limits.max_payload_bytes < 1) {
+    return absl::InvalidArgumentError("input limits must be positive");
+  }
+  return absl::OkStatus();
+}
+
+int64_t RealNanos() {
+  return std::chrono::duration_cast<std::chrono::nanoseconds>(
+             std::chrono::steady_clock::now().time_since_epoch())
+      .count();
+}
+
+absl::StatusOr<std::unique_ptr<ClientCore>> ClientCore::Create(
+    Options options) {
+  absl::Status status = CheckClientLimits(options.slot_count, options.limits);
+  if (!status.ok()) return status;
+  absl::StatusOr<std::unique_ptr<Store>> store =
+      Store::Connect(options.conninfo, options.session_limits);
+  if (!store.ok()) return store.status();
+  status = (*store)->EnsureSchema(options.slot_count);
+  if (!status.ok()) return status;
+  return std::unique_ptr<ClientCore>(
+      new ClientCore(std::move(options), *std::move(store)));
+}
+
+absl::StatusOr<InsertResult> ClientCore::Insert(
+    absl::Span<const ScheduleRequest> requests, const Inserter& inserter,
+    const AfterInsert& after) {
+  absl::StatusOr<std::vector<InsertRow>> rows =
+      ToRows(requests, options_.slot_count, options_.limits);
+  if (!rows.ok()) return rows.status();
+  std::lock_guard<std::mutex> lock(mu_);
+  if (store_ == nullptr) {
+    return absl::FailedPreconditionError(options_.closed_message);
+  }
+  absl::StatusOr<InsertResult> inserted = store_->Insert(inserter, *rows);
+  if (absl::IsUnavailable(inserted.status()) && store_->Reconnect().ok()) {
+    // Safe to repeat: an insert that committed before the connection
+    // dropped is now an identical retry (and its wake-ups are sent below).
+    inserted = store_->Insert(inserter, *rows);
+  }
+  if (!inserted.ok()) return inserted.status();
+  std::vector<WheelEntry> wake = after ? after(*inserted) : inserted->identical;
+  if (!wake.empty()) {
+    absl::Status status = store_->NotifyDue(wake);
+    if (absl::IsUnavailable(status) && store_->Reconnect().ok()) {
+      (void)store_->NotifyDue(wake);
+    }
+  }
+  return inserted;
+}
+
+absl::StatusOr<bool> ClientCore::Cancel(absl::string_view id) {
+  const std::string key(id);
+  std::lock_guard<std::mutex> lock(mu_);
+  if (store_ == nullptr) {
+    return absl::FailedPreconditionError(options_.closed_message);
+  }
+  absl::StatusOr<bool> cancelled = store_->Cancel(key);
+  if (absl::IsUnavailable(cancelled.status()) && store_->Reconnect().ok()) {
+    cancelled = store_->Cancel(key);
+  }
+  return cancelled;
+}
+
+absl::StatusOr<TaskInfo> ClientCore::Get(absl::string_view id) {
+  const std::string key(id);
+  std::lock_guard<std::mutex> lock(mu_);
+  if (store_ == nullptr) {
+    return absl::FailedPreconditionError(options_.closed_message);
+  }
+  absl::StatusOr<TaskInfo> info = store_->Get(key);
+  if (absl::IsUnavailable(info.status()) && store_->Reconnect().ok()) {
+    info = store_->Get(key);
+  }
+  return info;
+}
+
+void ClientCore::Close() {
+  std::lock_guard<std::mutex> lock(mu_);
+  store_.reset();
+}
+
+absl::StatusOr<std::vector<InsertRow>> ToRows(
+    absl::Span<const ScheduleRequest> requests, int slot_count,
+    const RequestLimits& limits) {
+  std::vector<InsertRow> rows;
+  rows.reserve(requests.size());
+  for (const ScheduleRequest& request : requests) {
+    absl::StatusOr<InsertRow> row = ToInsertRow(request, slot_count, limits);
+    if (!row.ok()) return row.status();
+    rows.push_back(*std::move(row));
+  }
+  return rows;
+}
+
+ScheduleRequest RequestAfter(absl::string_view id, absl::Duration delay,
+                             absl::string_view payload) {
+  ScheduleRequest request;
+  request.id = std::string(id);
+  request.payload = std::string(payload);
+  request.delay = delay;
+  return request;
+}
+
+absl::StatusOr<ScheduleRequest> RequestAt(absl::string_view id, absl::Time due,
+                                          absl::string_view payload) {
+  if (due == absl::InfinitePast()) {
+    return absl::InvalidArgumentError("due time before 1970-01-01");
+  }
+  ScheduleRequest request;
+  request.id = std::string(id);
+  request.payload = std::string(payload);
+  request.due = due;
+  return request;
+}
+
+}  // namespace durable_internal
+}  // namespace timingwheel

@@ -1,0 +1,132 @@
+// Copyright 2026 The timingwheel Authors.
+//
+// client_core.h
+// -----------------------------------------------------------------------------
+//
+// The producer's half of the durable tier, shared by `DurableClient` and
+// `DurableScheduler`: input checks, and Schedule/Cancel/Get on one
+// connection of its own (reconnected and retried once when it drops), plus
+// the checks of the options both take.
+
+#ifndef TIMINGWHEEL_DURABLE_CLIENT_CORE_H_
+#define TIMINGWHEEL_DURABLE_CLIENT_CORE_H_
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "absl/strings/string_view.h"
+#include "absl/time/time.h"
+#include "absl/types/span.h"
+#include "durable/request.h"
+#include "durable/store.h"
+#include "durable/task.h"
+
+namespace timingwheel {
+namespace durable_internal {
+
+// The longest duration an option may hold: 100 years (its nanoseconds, and
+// a database time plus its microseconds, stay far inside int64).
+inline constexpr absl::Duration kMaxOptionDuration = absl::Hours(24 * 36525);
+
+// CheckDuration()
+//
+// OK when `value` is finite, at least `min` and at most
+// `kMaxOptionDuration`; otherwise `absl::InvalidArgumentError` naming
+// `name`.
+absl::Status CheckDuration(absl::string_view name, absl::Duration value,
+                           absl::Duration min);
+
+// CheckClientLimits()
+//
+// The checks common to both producers' options: slot count in [1, 65536],
+// positive input limits.
+absl::Status CheckClientLimits(int slot_count, const RequestLimits& limits);
+
+// RealNanos()
+//
+// The process's steady clock, in nanoseconds (leases are estimated on it).
+int64_t RealNanos();
+
+// ClientCore
+//
+// Thread-safe: every member may be called from any thread; statements run
+// one at a time on the core's connection.
+class ClientCore {
+ public:
+  struct Options {
+    std::string conninfo;
+    int slot_count = 1024;
+    RequestLimits limits;
+    // The FailedPrecondition message after `Close()`.
+    std::string closed_message = "closed";
+    // statement_timeout and lock_timeout of the connection.
+    SessionLimits session_limits;
+  };
+
+  // Called after an insert committed (under the connection's lock, before
+  // `Close()` can run): returns the rows whose owners should be woken now
+  // (see `NotifyDue()` in store.h).
+  using AfterInsert =
+      std::function<std::vector<WheelEntry>(const InsertResult& result)>;
+
+  // ClientCore::Create()
+  //
+  // Connects, and creates or checks the schema (`Store::EnsureSchema()`).
+  static absl::StatusOr<std::unique_ptr<ClientCore>> Create(Options options);
+
+  // ClientCore::Insert()
+  //
+  // Checks and stores `requests` as `inserter` (one statement, one
+  // transaction), then wakes the owners `after` names (null: the identical
+  // retries'). A wake-up that fails is not an error: the task is stored, and
+  // its owner's next load finds it.
+  absl::StatusOr<InsertResult> Insert(
+      absl::Span<const ScheduleRequest> requests, const Inserter& inserter,
+      const AfterInsert& after);
+
+  absl::StatusOr<bool> Cancel(absl::string_view id);
+  absl::StatusOr<TaskInfo> Get(absl::string_view id);
+
+  // ClientCore::Close()
+  //
+  // Waits for the statement running now, closes the connection; every later
+  // call fails with FailedPrecondition. Idempotent.
+  void Close();
+
+  int slot_count() const { return options_.slot_count; }
+
+ private:
+  ClientCore(Options options, std::unique_ptr<Store> store)
+      : options_(std::move(options)), store_(std::move(store)) {}
+
+  const Options options_;
+  std::mutex mu_;
+  std::unique_ptr<Store> store_;  // Under mu_; null once closed.
+};
+
+// ToRows()
+//
+// `requests` checked and turned into rows (the first invalid one's error).
+absl::StatusOr<std::vector<InsertRow>> ToRows(
+    absl::Span<const ScheduleRequest> requests, int slot_count,
+    const RequestLimits& limits);
+
+// RequestAfter(), RequestAt()
+//
+// One request due `delay` after the database's now, or at `due`
+// (InvalidArgument for `absl::InfinitePast()`).
+ScheduleRequest RequestAfter(absl::string_view id, absl::Duration delay,
+                             absl::string_view payload);
+absl::StatusOr<ScheduleRequest> RequestAt(absl::string_view id, absl::Time due,
+                                          absl::string_view payload);
+
+}  // namespace durable_internal
+}  // namespace timingwheel
+
+#endif  // TIMINGWHEEL_DURABLE_CLIENT_CORE_H_

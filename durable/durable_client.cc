@@ -1,0 +1,83 @@
+// Copyright 2026 The timingwheel Authors.
+
+#include "durable/durable_client.h"
+
+#include <utility>
+
+#include "durable/client_core.h"
+
+namespace timingwheel {
+
+using durable_internal::ClientCore;
+
+DurableClient::DurableClient(std::unique_ptr<ClientCore> core)
+    : core_(std::move(core)) {}
+
+DurableClient::~DurableClient() { Close(); }
+
+absl::StatusOr<std::unique_ptr<DurableClient>> DurableClient::Create(
+    DurableClientOptions options) {
+  ClientCore::Options core;
+  core.conninfo = std::move(options.conninfo);
+  core.slot_count = options.slot_count;
+  core.limits = {options.max_id_bytes, options.max_payload_bytes};
+  core.closed_message = "client is closed";
+  if (options.statement_timeout < absl::ZeroDuration() ||
+      options.statement_timeout == absl::InfiniteDuration()) {
+    return absl::InvalidArgumentError(
+        "statement_timeout must be finite and not negative");
+  }
+  core.session_limits.statement_timeout_ms =
+      absl::ToInt64Milliseconds(options.statement_timeout);
+  core.session_limits.lock_timeout_ms =
+      core.session_limits.statement_timeout_ms;
+  absl::StatusOr<std::unique_ptr<ClientCore>> created =
+      ClientCore::Create(std::move(core));
+  if (!created.ok()) return created.status();
+  return std::unique_ptr<DurableClient>(new DurableClient(*std::move(created)));
+}
+
+namespace {
+
+// A plain client: owns no slot, so every wake-up goes by notification (the
+// insert statement's, and the identical retries' from `ClientCore`).
+durable_internal::Inserter ClientInserter(int slot_count) {
+  durable_internal::Inserter inserter;
+  inserter.slot_count = slot_count;
+  return inserter;
+}
+
+}  // namespace
+
+absl::Status DurableClient::Schedule(absl::string_view id, absl::Duration delay,
+                                     absl::string_view payload) {
+  ScheduleRequest request = durable_internal::RequestAfter(id, delay, payload);
+  return ScheduleBatch({&request, 1});
+}
+
+absl::Status DurableClient::ScheduleAt(absl::string_view id, absl::Time due,
+                                       absl::string_view payload) {
+  absl::StatusOr<ScheduleRequest> request =
+      durable_internal::RequestAt(id, due, payload);
+  if (!request.ok()) return request.status();
+  return ScheduleBatch({&*request, 1});
+}
+
+absl::Status DurableClient::ScheduleBatch(
+    absl::Span<const ScheduleRequest> requests) {
+  if (requests.empty()) return absl::OkStatus();
+  return core_->Insert(requests, ClientInserter(core_->slot_count()), nullptr)
+      .status();
+}
+
+absl::StatusOr<bool> DurableClient::Cancel(absl::string_view id) {
+  return core_->Cancel(id);
+}
+
+absl::StatusOr<TaskInfo> DurableClient::Get(absl::string_view id) {
+  return core_->Get(id);
+}
+
+void DurableClient::Close() { core_->Close(); }
+
+}  // namespace timingwheel

@@ -23,9 +23,11 @@
 
 #include <signal.h>
 
+#include <algorithm>
 #include <atomic>
 #include <cstdio>
 #include <cstdlib>
+#include <iterator>
 #include <memory>
 #include <mutex>
 #include <random>
@@ -228,8 +230,19 @@ class ChaosTest : public ::testing::Test {
   }
 
   // One fault, chosen and timed by the seed.
+  // The first faults walk every kind once (in a seeded order), so that a
+  // short run covers them all; then the kinds are drawn by weight.
   void InjectOne() {
-    const int kind = static_cast<int>(Uniform(0, 100));
+    static constexpr int kKindStarts[] = {0, 18, 34, 66, 80, 90};
+    if (first_kinds_.empty() && faults_ == 0) {
+      first_kinds_.assign(std::begin(kKindStarts), std::end(kKindStarts));
+      std::shuffle(first_kinds_.begin(), first_kinds_.end(), rng_);
+    }
+    int kind = static_cast<int>(Uniform(0, 100));
+    if (faults_ < static_cast<int>(first_kinds_.size())) {
+      kind = first_kinds_[faults_];
+    }
+    ++faults_;
     const int i = static_cast<int>(Uniform(0, kNodes));
     const std::string node = nodes_[i];
     if (kind < 18) {
@@ -289,6 +302,8 @@ class ChaosTest : public ::testing::Test {
   int64_t seconds_ = 20;
   int64_t start_us_ = 0;
   int generation_ = 0;
+  int faults_ = 0;
+  std::vector<int> first_kinds_;
   int restarts_left_ = 1;
   std::mt19937_64 rng_;
   std::unique_ptr<FaultDb> db_;

@@ -17,9 +17,10 @@
 // attempts, and a cancelled task never ran after Cancel() returned true.
 //
 // TIMINGWHEEL_CHAOS_SEED (default 1) and TIMINGWHEEL_CHAOS_SECONDS (default
-// 20; 8 under ThreadSanitizer) choose the run; the seed and every fault with
-// its time are printed, so a failing seed replays (the same faults at the
-// same moments; the processes' own interleavings differ).
+// 20; 15 under AddressSanitizer, 12 under ThreadSanitizer) choose the run; the
+// seed and every fault with its time are printed, so a failing seed replays
+// (the same faults at the same moments; the processes' own interleavings
+// differ).
 
 #include <signal.h>
 
@@ -47,18 +48,29 @@
 #include "tests/durable/fault_util.h"
 #include "tests/durable/test_util.h"
 
+// ThreadSanitizer slows every process several times, AddressSanitizer about
+// twice: shorter runs, a longer lease under TSan.
 #if defined(__SANITIZE_THREAD__)
-#define TW_CHAOS_SLOW 1
-#elif defined(__SANITIZE_ADDRESS__)
-#define TW_CHAOS_SLOW 1
+#define TW_CHAOS_TSAN 1
 #elif defined(__has_feature)
-#if __has_feature(thread_sanitizer) || __has_feature(address_sanitizer)
-#define TW_CHAOS_SLOW 1
+#if __has_feature(thread_sanitizer)
+#define TW_CHAOS_TSAN 1
 #endif
 #endif
-#ifndef TW_CHAOS_SLOW
-#define TW_CHAOS_SLOW 0
+#ifndef TW_CHAOS_TSAN
+#define TW_CHAOS_TSAN 0
 #endif
+#if defined(__SANITIZE_ADDRESS__)
+#define TW_CHAOS_ASAN 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define TW_CHAOS_ASAN 1
+#endif
+#endif
+#ifndef TW_CHAOS_ASAN
+#define TW_CHAOS_ASAN 0
+#endif
+#define TW_CHAOS_SLOW (TW_CHAOS_TSAN || TW_CHAOS_ASAN)
 
 namespace timingwheel {
 namespace {
@@ -73,7 +85,7 @@ using durable_testing::PgProxy;
 
 constexpr int kNodes = 3;
 constexpr int kMaxAttempts = 3;
-constexpr int kTtlMs = TW_CHAOS_SLOW ? 3000 : 1500;
+constexpr int kTtlMs = TW_CHAOS_TSAN ? 3000 : TW_CHAOS_ASAN ? 2000 : 1500;
 constexpr char kFailPrefix[] = "fail-";
 
 int64_t EnvInt(const char* name, int64_t fallback) {
@@ -87,7 +99,9 @@ class ChaosTest : public ::testing::Test {
  protected:
   void SetUp() override {
     seed_ = EnvInt("TIMINGWHEEL_CHAOS_SEED", 1);
-    seconds_ = EnvInt("TIMINGWHEEL_CHAOS_SECONDS", TW_CHAOS_SLOW ? 8 : 20);
+    seconds_ = EnvInt("TIMINGWHEEL_CHAOS_SECONDS", TW_CHAOS_TSAN   ? 12
+                                                   : TW_CHAOS_ASAN ? 15
+                                                                   : 20);
     rng_.seed(static_cast<uint64_t>(seed_));
     start_us_ = NowUs();
     std::printf(

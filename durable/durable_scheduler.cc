@@ -659,7 +659,7 @@ void DurableScheduler::FireWaiting() {
     metrics_.dropped += static_cast<int64_t>(batch.size()) - started - not_due;
     for (const Started& s : result->started) {
       ++running_per_slot_[s.slot];
-      running_[s.task.id] = s.slot;
+      running_[s.task.id] = s.version;  // The newest attempt of the id.
     }
   }
   for (const WheelEntry& e : result->not_due) {
@@ -695,6 +695,15 @@ void DurableScheduler::RunAttemptVia(std::shared_ptr<AttemptLink> link,
   link->Leave();
 }
 
+void DurableScheduler::EndAttemptLocked(const std::string& id, int64_t version,
+                                        int slot) {
+  // A newer attempt of the same id (fired after a takeover re-stamped the
+  // row, while this one waited on the executor) keeps its entry.
+  auto it = running_.find(id);
+  if (it != running_.end() && it->second == version) running_.erase(it);
+  --running_per_slot_[slot];
+}
+
 bool DurableScheduler::BeginAttempt(const Started& started) {
   durable_internal::FaultPoint("attempt.before_start");
   std::lock_guard<std::mutex> lock(mu_);
@@ -706,11 +715,7 @@ bool DurableScheduler::BeginAttempt(const Started& started) {
     // between the fire and now: another owner may hold the slot and run
     // this attempt. The row stays RUNNING with the attempt uncounted; a
     // requeue (if the slot is still ours) or the next owner runs it.
-    auto it = running_.find(started.task.id);
-    if (it != running_.end()) {
-      --running_per_slot_[it->second];
-      running_.erase(it);
-    }
+    EndAttemptLocked(started.task.id, started.version, started.slot);
     --metrics_.in_flight;
     ++metrics_.abandoned;
     requeue_requested_ = true;
@@ -756,8 +761,8 @@ void DurableScheduler::FinishAttempt(Completion completion, int slot,
     } else {
       ++metrics_.db_errors;
     }
-    running_.erase(completion.id);
-    release = --running_per_slot_[slot] == 0;
+    EndAttemptLocked(completion.id, completion.version, slot);
+    release = running_per_slot_[slot] == 0;
   }
   if (release) {
     SlotEpoch held{slot, epoch};
@@ -816,11 +821,7 @@ void DurableScheduler::WriteCompletions() {
   {
     std::lock_guard<std::mutex> lock(mu_);
     for (const Completion& c : batch) {
-      auto it = running_.find(c.id);
-      if (it != running_.end()) {
-        --running_per_slot_[it->second];
-        running_.erase(it);
-      }
+      EndAttemptLocked(c.id, c.version, c.slot);
     }
     metrics_.dropped += static_cast<int64_t>(batch.size()) - result->written;
     metrics_.succeeded += result->succeeded;
@@ -853,7 +854,7 @@ bool DurableScheduler::Reconnect() {
   std::vector<std::string> running;
   {
     std::lock_guard<std::mutex> lock(mu_);
-    for (const auto& [id, slot] : running_) running.push_back(id);
+    for (const auto& [id, version] : running_) running.push_back(id);
   }
   // Every statement in flight may have committed without its reply: a
   // load's or a retry's SCHEDULED rows would be in no wheel. Put all our
@@ -878,7 +879,7 @@ void DurableScheduler::RequeueAbandoned() {
     std::lock_guard<std::mutex> lock(mu_);
     if (!requeue_requested_) return;
     requeue_requested_ = false;
-    for (const auto& [id, slot] : running_) running.push_back(id);
+    for (const auto& [id, version] : running_) running.push_back(id);
   }
   if (leases_->size() == 0) return;
   absl::StatusOr<int64_t> requeued = store_->RequeueOrphans(
@@ -953,10 +954,16 @@ void DurableScheduler::MaintenanceLoop() {
       std::max<int64_t>(1, absl::ToInt64Nanoseconds(options_.horizon) / 2);
   int64_t next_lease = RealNanos() + ttl / 3;
   int64_t next_load = RealNanos() + half_horizon;
-  int64_t next_cleanup =
-      RealNanos() + absl::ToInt64Nanoseconds(absl::Minutes(1));
+  // Finished rows are deleted every minute, or every half retention when
+  // that is shorter (at most every 100 ms).
+  const int64_t cleanup_every = std::max<int64_t>(
+      absl::ToInt64Nanoseconds(absl::Milliseconds(100)),
+      std::min(absl::ToInt64Nanoseconds(absl::Minutes(1)),
+               absl::ToInt64Nanoseconds(options_.retain_finished) / 2));
+  int64_t next_cleanup = RealNanos() + cleanup_every;
   int64_t next_reconnect = 0;
   int64_t shutdown_deadline = 0;
+  bool shutdown_seen = false;
 
   for (;;) {
     int64_t now = RealNanos();
@@ -992,7 +999,7 @@ void DurableScheduler::MaintenanceLoop() {
       FireWaiting();
       if (now >= next_cleanup) {
         DeleteFinished();
-        next_cleanup = now + absl::ToInt64Nanoseconds(absl::Minutes(1));
+        next_cleanup = now + cleanup_every;
       }
     }
     if (!broken && !backing_off) {
@@ -1010,6 +1017,10 @@ void DurableScheduler::MaintenanceLoop() {
     }
 
     if (stopping) {
+      if (!shutdown_seen) {
+        shutdown_seen = true;
+        durable_internal::FaultPoint("shutdown.waiting");
+      }
       bool drained;
       {
         std::lock_guard<std::mutex> lock(mu_);

@@ -17,7 +17,15 @@
 //                       fire statement that has not run yet;
 //   "fire.started"      the fire statement committed RUNNING rows; no handler
 //                       has started;
-//   "handler.returned"  a handler returned; its outcome is not yet recorded.
+//   "attempt.before_start"  an attempt reached the executor; the check that
+//                       its slot is still held (and its handler's start)
+//                       comes next;
+//   "handler.returned"  a handler returned; its outcome is not yet recorded;
+//   "reconnect.before_requeue"  the maintenance connection was re-established;
+//                       its SCHEDULED and orphaned RUNNING rows are not yet
+//                       put back;
+//   "shutdown.waiting"  Shutdown() began; the maintenance thread waits for
+//                       running handlers (reached once).
 
 #ifndef TIMINGWHEEL_DURABLE_FAULT_POINT_H_
 #define TIMINGWHEEL_DURABLE_FAULT_POINT_H_

@@ -36,6 +36,7 @@ Completion MakeCompletion(const Started& started, const absl::Status& result,
   c.id = started.task.id;
   c.version = started.version;
   c.attempt = started.task.attempt;
+  c.slot = started.slot;
   if (result.ok()) {
     c.outcome = Outcome::kSuccess;
     return c;

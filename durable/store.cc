@@ -192,9 +192,9 @@ SET state = CASE WHEN t.state = 2 AND t.attempt >= $5 THEN 4 ELSE 0 END,
     version = nextval('tw_version_seq')
 FROM unnest($2::int4[], $3::int8[]) AS m(slot, epoch), tw_slot_lease l
 WHERE t.slot = m.slot AND t.epoch = m.epoch
-  AND (t.state = 2 OR (t.state = 1 AND $6))
+  AND ((t.state = 2 AND NOT (t.task_id = ANY($4::bytea[])))
+       OR (t.state = 1 AND $6))
   AND l.slot = m.slot AND l.epoch = m.epoch AND l.owner = $1
-  AND NOT (t.task_id = ANY($4::bytea[]))
 )sql";
 
 constexpr char kRemoveNodeSql[] = R"sql(

@@ -133,6 +133,7 @@ struct Completion {
   std::string id;
   int64_t version = 0;
   int attempt = 0;  // The attempt that ran (counted as started).
+  int slot = 0;     // The task's slot (not written: the process's books).
   Outcome outcome = Outcome::kSuccess;
   int64_t backoff_us = 0;  // For kRetry: the retry is due this much later.
   std::string error;       // For kRetry and kFailed.

@@ -16,8 +16,10 @@ namespace timingwheel {
 namespace durable_testing {
 namespace {
 
-constexpr const char* kPoints[] = {"load.claimed", "fire.before",
-                                   "fire.started", "handler.returned"};
+constexpr const char* kPoints[] = {
+    "load.claimed",         "fire.before",      "fire.started",
+    "attempt.before_start", "handler.returned", "reconnect.before_requeue",
+    "shutdown.waiting"};
 
 // Written once by InstallFault() before the hook is installed (release),
 // read by the hook after loading it (acquire).

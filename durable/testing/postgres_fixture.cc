@@ -2,11 +2,18 @@
 
 #include "durable/testing/postgres_fixture.h"
 
+#include <fcntl.h>
+#include <sys/file.h>
+#include <unistd.h>
+
+#include <chrono>
 #include <cstdlib>
 #include <random>
+#include <thread>
 #include <utility>
 
 #include "absl/strings/str_cat.h"
+#include "absl/time/clock.h"
 #include "libpq-fe.h"
 
 namespace timingwheel {
@@ -20,6 +27,15 @@ constexpr char kHowToStart[] =
     "--test_env=TIMINGWHEEL_PG='host=/path/to/socketdir user=postgres "
     "dbname=postgres' //tests/durable/...` (the user must be allowed to "
     "CREATE DATABASE)";
+
+constexpr char kHowToStartPair[] =
+    "the failover tests need the primary + standby pair of .ci/with-postgres: "
+    "run them via `bash .ci/test` (which passes "
+    "--test_env=TIMINGWHEEL_PG_FAILOVER and "
+    "--test_env=TIMINGWHEEL_PG_FAILOVER_CTL), or `bash .ci/with-postgres "
+    "bazel test --test_env=TIMINGWHEEL_PG --test_env=TIMINGWHEEL_PG_CTL "
+    "--test_env=TIMINGWHEEL_PG_FAILOVER --test_env=TIMINGWHEEL_PG_FAILOVER_CTL "
+    "//tests/durable:failover_test`";
 
 struct ConnCloser {
   void operator()(PGconn* conn) const { PQfinish(conn); }
@@ -123,6 +139,55 @@ absl::Status ServerControl(const std::string& action) {
   }
   return absl::OkStatus();
 }
+
+absl::StatusOr<std::unique_ptr<FailoverPair>> FailoverPair::Acquire(
+    absl::Duration timeout) {
+  const char* conninfo = std::getenv("TIMINGWHEEL_PG_FAILOVER");
+  const char* ctl = std::getenv("TIMINGWHEEL_PG_FAILOVER_CTL");
+  if (conninfo == nullptr || *conninfo == '\0' || ctl == nullptr ||
+      *ctl == '\0') {
+    return absl::FailedPreconditionError(
+        absl::StrCat("TIMINGWHEEL_PG_FAILOVER or TIMINGWHEEL_PG_FAILOVER_CTL "
+                     "is not set: ",
+                     kHowToStartPair));
+  }
+  // The lock is the control script itself: every holder names the same file
+  // without another variable.
+  const int fd = open(ctl, O_RDONLY | O_CLOEXEC);
+  if (fd < 0) {
+    return absl::FailedPreconditionError(absl::StrCat(
+        "cannot open $TIMINGWHEEL_PG_FAILOVER_CTL (", ctl,
+        "): is .ci/with-postgres still running? ", kHowToStartPair));
+  }
+  const absl::Time deadline = absl::Now() + timeout;
+  while (flock(fd, LOCK_EX | LOCK_NB) != 0) {
+    if (absl::Now() > deadline) {
+      close(fd);
+      return absl::DeadlineExceededError(
+          absl::StrCat("the failover pair stayed locked by another test for ",
+                       absl::FormatDuration(timeout)));
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  }
+  return std::unique_ptr<FailoverPair>(new FailoverPair(conninfo, ctl, fd));
+}
+
+FailoverPair::~FailoverPair() { close(lock_fd_); }  // Releases the flock.
+
+absl::Status FailoverPair::Control(const std::string& action) {
+  std::string command = absl::StrCat(ctl_, " ", action, " >/dev/null 2>&1");
+  int rc = std::system(command.c_str());
+  if (rc != 0) {
+    return absl::InternalError(
+        absl::StrCat("`", ctl_, " ", action, "` exited with ", rc,
+                     " (its output is in ctl.log next to it)"));
+  }
+  return absl::OkStatus();
+}
+
+absl::Status FailoverPair::Reset() { return Control("failover-reset"); }
+absl::Status FailoverPair::KillPrimary() { return Control("kill-primary"); }
+absl::Status FailoverPair::Promote() { return Control("promote"); }
 
 }  // namespace durable_testing
 }  // namespace timingwheel

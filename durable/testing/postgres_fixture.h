@@ -14,6 +14,11 @@
 //   * `TestDatabase`: a fresh database, dropped when destroyed.
 //   * `ExecSql()`, `QueryInt()`: one statement on a fresh connection.
 //   * `ServerControl()`: stop/start/restart the server (fault tests).
+//   * `FailoverPair`: a separate primary + synchronous streaming standby
+//     (`TIMINGWHEEL_PG_FAILOVER`, `TIMINGWHEEL_PG_FAILOVER_CTL`), held by
+//     one test at a time, re-created, its primary killed, its standby
+//     promoted on request (failover tests). The shared server is never
+//     touched by it.
 
 #ifndef TIMINGWHEEL_DURABLE_TESTING_POSTGRES_FIXTURE_H_
 #define TIMINGWHEEL_DURABLE_TESTING_POSTGRES_FIXTURE_H_
@@ -21,9 +26,11 @@
 #include <cstdint>
 #include <memory>
 #include <string>
+#include <utility>
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
+#include "absl/time/time.h"
 
 namespace timingwheel {
 namespace durable_testing {
@@ -83,6 +90,67 @@ absl::StatusOr<int64_t> QueryInt(const std::string& conninfo,
 // which `.ci/with-postgres` provides. Fails when the variable is unset or the
 // command fails.
 absl::Status ServerControl(const std::string& action);
+
+// FailoverPair
+//
+// The primary + standby pair of `.ci/with-postgres`: both Unix-socket-only
+// servers of their own, the standby streaming synchronously (a commit is
+// acknowledged once both have it). The servers are started and faulted by
+// `.ci/with-postgres` on request, outside the test, so they outlive it and
+// are stopped and deleted when the test command ends. Holding a
+// `FailoverPair` holds an exclusive lock: two tests (or two runs of one) never
+// fault the pair under each other. Not thread-safe.
+class FailoverPair {
+ public:
+  // FailoverPair::Acquire()
+  //
+  // Takes the pair's lock, waiting up to `timeout` for another holder.
+  // FailedPrecondition, saying how to start the pair (run through
+  // `bash .ci/test`), when the variables are unset; DeadlineExceeded when
+  // the lock stays taken.
+  static absl::StatusOr<std::unique_ptr<FailoverPair>> Acquire(
+      absl::Duration timeout = absl::Seconds(300));
+
+  FailoverPair(const FailoverPair&) = delete;
+  FailoverPair& operator=(const FailoverPair&) = delete;
+
+  // Releases the lock; the servers keep running as they are.
+  ~FailoverPair();
+
+  // The multi-host connection string ("host=A,B port=5432,5432
+  // user=postgres dbname=postgres target_session_attrs=read-write"): it
+  // reaches whichever server accepts writes.
+  const std::string& conninfo() const { return conninfo_; }
+
+  // FailoverPair::Reset()
+  //
+  // Stops both servers and creates a fresh pair (an empty `postgres`
+  // database, server A primary, B its synchronous standby); returns once the
+  // standby streams and is synchronous.
+  absl::Status Reset();
+
+  // FailoverPair::KillPrimary()
+  //
+  // SIGKILL to server A's postmaster (its backends then exit on their own);
+  // returns once the postmaster is gone.
+  absl::Status KillPrimary();
+
+  // FailoverPair::Promote()
+  //
+  // Promotes server B; returns once it accepts writes.
+  absl::Status Promote();
+
+ private:
+  FailoverPair(std::string conninfo, std::string ctl, int lock_fd)
+      : conninfo_(std::move(conninfo)),
+        ctl_(std::move(ctl)),
+        lock_fd_(lock_fd) {}
+  absl::Status Control(const std::string& action);
+
+  std::string conninfo_;
+  std::string ctl_;
+  int lock_fd_;
+};
 
 }  // namespace durable_testing
 }  // namespace timingwheel

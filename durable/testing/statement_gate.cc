@@ -30,7 +30,7 @@ std::string Literal(PGconn* conn, const std::string& text) {
 
 absl::StatusOr<std::unique_ptr<StatementGate>> StatementGate::Install(
     const std::string& conninfo, const std::string& table,
-    const std::string& event, const std::string& sql_substring) {
+    const std::string& event, const std::string& sql_substring, When when) {
   if (event != "INSERT" && event != "UPDATE" && event != "DELETE") {
     return absl::InvalidArgumentError(
         absl::StrCat("event is INSERT, UPDATE or DELETE, not ", event));
@@ -65,7 +65,9 @@ absl::StatusOr<std::unique_ptr<StatementGate>> StatementGate::Install(
       "  END IF;",                                                         //
       "  RETURN NULL;",                                                    //
       " END $tw_gate$;",                                                   //
-      "CREATE TRIGGER ", name, " BEFORE ", event, " ON ", table,           //
+      "CREATE TRIGGER ", name,
+      when == When::kAfterWrite ? " AFTER " : " BEFORE ", event, " ON ",
+      table,  //
       " FOR EACH STATEMENT EXECUTE FUNCTION ", name, "_fn();");
   absl::Status status = gate->Exec(sql);
   if (!status.ok()) {

@@ -60,9 +60,16 @@ class StatementGate {
   // "UPDATE" or "DELETE"). Only the first statement on `table` for `event`
   // whose text contains `sql_substring` waits; later ones pass. Fails on a
   // bad event, a failed connection or a failed CREATE.
+  //
+  // With `when` = kAfterWrite the trigger is an AFTER ... FOR EACH
+  // STATEMENT one: the statement waits once it has written (and locked)
+  // every row it changes and every row its other parts lock, before it
+  // returns and commits.
+  enum class When { kBeforeWrite, kAfterWrite };
   static absl::StatusOr<std::unique_ptr<StatementGate>> Install(
       const std::string& conninfo, const std::string& table,
-      const std::string& event, const std::string& sql_substring);
+      const std::string& event, const std::string& sql_substring,
+      When when = When::kBeforeWrite);
 
   // Releases the statement (if held), then drops the trigger, its function
   // and the sequence (waiting, up to 30 s of lock_timeout, for transactions

@@ -242,6 +242,115 @@ TEST_F(StoreTest, OldEpochWritesChangeNothing) {
   EXPECT_EQ(store_->Get("fenced")->state, TaskState::kSuccess);
 }
 
+// The fire matches the row's epoch, not only its owner: a row committed
+// SCHEDULED under an epoch the same node no longer holds starts nothing.
+TEST_F(StoreTest, FireMatchesTheEpochNotOnlyTheOwner) {
+  InsertRow row = Row("stale", "p");
+  ASSERT_TRUE(store_->Insert(Client(), {&row, 1}).ok());
+  auto first = store_->Acquire("node-a", kSlots, 10'000'000, 3);
+  ASSERT_TRUE(first.ok());
+  auto claimed = store_->ClaimDue("node-a", *first, 1'000'000, 100);
+  ASSERT_TRUE(claimed.ok());
+  ASSERT_EQ(claimed->tasks.size(), 1u);
+  // node-a loses every slot and takes them back (epoch 2); a load of the
+  // old epoch commits its row SCHEDULED under epoch 1 afterwards.
+  ASSERT_TRUE(
+      ExecSql(db_->conninfo(), "UPDATE tw_slot_lease SET lease_until_us = 0")
+          .ok());
+  auto second = store_->Acquire("node-a", kSlots, 10'000'000, 3);
+  ASSERT_TRUE(second.ok());
+  ASSERT_TRUE(ExecSql(db_->conninfo(),
+                      "UPDATE tw_timer SET state = 1, epoch = 1 "
+                      "WHERE task_id = 'stale'")
+                  .ok());
+  auto fired = store_->StartRunning("node-a", claimed->tasks);
+  ASSERT_TRUE(fired.ok());
+  EXPECT_TRUE(fired->started.empty());
+  EXPECT_EQ(store_->Get("stale")->state, TaskState::kScheduled);
+}
+
+// A fenced-out owner's late completion never lands on the task the next
+// owner runs, nor on the same id cancelled and scheduled again (versions
+// come from one sequence and never repeat).
+TEST_F(StoreTest, StaleCompletionNeverLandsOnARescheduledId) {
+  InsertRow row = Row("aba", "p");
+  ASSERT_TRUE(store_->Insert(Client(), {&row, 1}).ok());
+  auto a_slots = store_->Acquire("node-a", kSlots, 10'000'000, 3);
+  ASSERT_TRUE(a_slots.ok());
+  auto a_claim = store_->ClaimDue("node-a", *a_slots, 1'000'000, 100);
+  ASSERT_TRUE(a_claim.ok());
+  auto a_fire = store_->StartRunning("node-a", a_claim->tasks);
+  ASSERT_TRUE(a_fire.ok());
+  ASSERT_EQ(a_fire->started.size(), 1u);
+  Completion stale;
+  stale.id = "aba";
+  stale.version = a_fire->started[0].version;
+  stale.attempt = 1;
+  stale.outcome = Outcome::kSuccess;
+
+  // node-b takes over and runs it (RUNNING again, under a new version).
+  ASSERT_TRUE(
+      ExecSql(db_->conninfo(), "UPDATE tw_slot_lease SET lease_until_us = 0")
+          .ok());
+  auto b_slots = store_->Acquire("node-b", kSlots, 10'000'000, 3);
+  ASSERT_TRUE(b_slots.ok());
+  auto b_claim = store_->ClaimDue("node-b", *b_slots, 1'000'000, 100);
+  ASSERT_TRUE(b_claim.ok());
+  auto b_fire = store_->StartRunning("node-b", b_claim->tasks);
+  ASSERT_TRUE(b_fire.ok());
+  ASSERT_EQ(b_fire->started.size(), 1u);
+  EXPECT_EQ(store_->Complete({&stale, 1}, 1'000'000)->written, 0);
+  EXPECT_EQ(store_->Get("aba")->state, TaskState::kRunning);
+
+  // The row goes away and the id is scheduled again, the same number of
+  // transitions later: still no match.
+  ASSERT_TRUE(
+      ExecSql(db_->conninfo(), "DELETE FROM tw_timer WHERE task_id = 'aba'")
+          .ok());
+  ASSERT_TRUE(store_->Insert(Client(), {&row, 1}).ok());
+  auto again = store_->ClaimDue("node-b", *b_slots, 1'000'000, 100);
+  ASSERT_TRUE(again.ok());
+  auto again_fire = store_->StartRunning("node-b", again->tasks);
+  ASSERT_TRUE(again_fire.ok());
+  ASSERT_EQ(again_fire->started.size(), 1u);
+  EXPECT_NE(again_fire->started[0].version, stale.version);
+  EXPECT_EQ(store_->Complete({&stale, 1}, 1'000'000)->written, 0);
+  EXPECT_EQ(store_->Get("aba")->state, TaskState::kRunning);
+}
+
+// A takeover of a RUNNING row whose handler never started (nothing marked
+// it) does not use the attempt up: with one attempt allowed it goes back to
+// PENDING, not FAILED; once marked started, the same takeover ends it
+// FAILED.
+TEST_F(StoreTest, TakeoverCountsOnlyAttemptsThatStarted) {
+  InsertRow unstarted = Row("unstarted", "p");
+  InsertRow started = Row("started", "p");
+  ASSERT_TRUE(store_->Insert(Client(), {&unstarted, 1}).ok());
+  ASSERT_TRUE(store_->Insert(Client(), {&started, 1}).ok());
+  auto a_slots = store_->Acquire("node-a", kSlots, 10'000'000, 1);
+  ASSERT_TRUE(a_slots.ok());
+  auto claimed = store_->ClaimDue("node-a", *a_slots, 1'000'000, 100);
+  ASSERT_TRUE(claimed.ok());
+  auto fired = store_->StartRunning("node-a", claimed->tasks);
+  ASSERT_TRUE(fired.ok());
+  ASSERT_EQ(fired->started.size(), 2u);
+  for (const Started& s : fired->started) {
+    EXPECT_EQ(s.task.attempt, 1);
+    if (s.task.id == "started") {
+      StartMark mark{s.task.id, s.version, s.task.attempt};
+      EXPECT_EQ(*store_->MarkStarted({&mark, 1}), 1);
+    }
+  }
+  EXPECT_EQ(store_->Get("unstarted")->attempt, 0);
+  EXPECT_EQ(store_->Get("started")->attempt, 1);
+  ASSERT_TRUE(
+      ExecSql(db_->conninfo(), "UPDATE tw_slot_lease SET lease_until_us = 0")
+          .ok());
+  ASSERT_TRUE(store_->Acquire("node-b", kSlots, 10'000'000, 1).ok());
+  EXPECT_EQ(store_->Get("unstarted")->state, TaskState::kPending);
+  EXPECT_EQ(store_->Get("started")->state, TaskState::kFailed);
+}
+
 TEST_F(StoreTest, FireRefusesTasksNotYetDueOnTheDatabaseClock) {
   InsertRow row = Row("later", "p", 60'000'000);  // Due in a minute.
   ASSERT_TRUE(store_->Insert(Client(), {&row, 1}).ok());

@@ -1,0 +1,95 @@
+// Copyright 2026 The timingwheel Authors.
+//
+// durable_test_fixture.h
+// -----------------------------------------------------------------------------
+//
+// The fixture of the in-process scheduler tests that force one interleaving
+// each (a held statement, a dropped reply, a paused thread): a fresh
+// database per test, small single-purpose stores (few slots, a short
+// lease), a recording handler, and row counts read on a direct connection.
+
+#ifndef TIMINGWHEEL_TESTS_DURABLE_DURABLE_TEST_FIXTURE_H_
+#define TIMINGWHEEL_TESTS_DURABLE_DURABLE_TEST_FIXTURE_H_
+
+#include <memory>
+#include <string>
+#include <utility>
+
+#include "absl/strings/str_cat.h"
+#include "absl/time/time.h"
+#include "durable/durable_scheduler.h"
+#include "durable/testing/postgres_fixture.h"
+#include "gtest/gtest.h"
+#include "tests/durable/test_util.h"
+
+namespace timingwheel {
+namespace durable_test {
+
+class DurableFixture : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    auto db = durable_testing::TestDatabase::Create();
+    ASSERT_TRUE(db.ok()) << db.status();
+    db_ = *std::move(db);
+  }
+
+  // One slot (so two schedulers contend for the same one), a 1 s lease.
+  DurableOptions Options(const std::string& node) {
+    DurableOptions options;
+    options.conninfo = db_->conninfo();
+    options.node_id = node;
+    options.handler = recorder_.Handler();
+    options.lease_ttl = absl::Seconds(1);
+    options.slot_count = 1;
+    options.retry.initial_backoff = absl::Milliseconds(100);
+    return options;
+  }
+
+  std::unique_ptr<DurableScheduler> Start(DurableOptions options) {
+    auto scheduler = DurableScheduler::Create(std::move(options));
+    EXPECT_TRUE(scheduler.ok()) << scheduler.status();
+    return scheduler.ok() ? *std::move(scheduler) : nullptr;
+  }
+
+  int64_t Query(const std::string& sql) {
+    auto n = durable_testing::QueryInt(db_->conninfo(), sql);
+    EXPECT_TRUE(n.ok()) << n.status() << " for " << sql;
+    return n.ok() ? *n : -1;
+  }
+
+  int64_t Count(const std::string& where) {
+    return Query(absl::StrCat("SELECT count(*) FROM tw_timer WHERE ", where));
+  }
+
+  void Exec(const std::string& sql) {
+    absl::Status status = durable_testing::ExecSql(db_->conninfo(), sql);
+    ASSERT_TRUE(status.ok()) << status << " for " << sql;
+  }
+
+  // Inserts a PENDING row straight into the table (no notification: only
+  // a load finds it), due `delay_ms` after the database's now.
+  void InsertPending(const std::string& id, int64_t delay_ms) {
+    Exec(absl::StrCat(
+        "INSERT INTO tw_timer (task_id, slot, due_us, state, payload) "
+        "VALUES ('",
+        id, "'::bytea, 0, tw_now_us() + ", delay_ms * 1000, ", 0, 'p')"));
+  }
+
+  bool Succeeded(const std::string& id,
+                 absl::Duration timeout = absl::Seconds(15)) {
+    return WaitFor(
+        [&] {
+          return Count(absl::StrCat("task_id = '", id,
+                                    "'::bytea AND state = 3")) == 1;
+        },
+        timeout);
+  }
+
+  std::unique_ptr<durable_testing::TestDatabase> db_;
+  Recorder recorder_;
+};
+
+}  // namespace durable_test
+}  // namespace timingwheel
+
+#endif  // TIMINGWHEEL_TESTS_DURABLE_DURABLE_TEST_FIXTURE_H_

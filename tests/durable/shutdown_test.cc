@@ -1,0 +1,174 @@
+// Copyright 2026 The timingwheel Authors.
+//
+// Shutdown(), the destructor and the session limits, against the real
+// server: bounded by the lease TTL whatever handlers and locks do; outcomes
+// of handlers that return during Shutdown() (or call it) are recorded; a
+// node id held by a live scheduler is refused; statements that wait on a
+// lock end at statement_timeout.
+
+#include <atomic>
+#include <memory>
+#include <string>
+#include <thread>
+
+#include "absl/time/clock.h"
+#include "durable/durable_scheduler.h"
+#include "durable/testing/pause_points.h"
+#include "gtest/gtest.h"
+#include "libpq-fe.h"
+#include "tests/durable/durable_test_fixture.h"
+#include "timer/testing/pool_executor.h"
+
+namespace timingwheel {
+namespace {
+
+using durable_test::DurableFixture;
+using durable_test::WaitFor;
+using durable_testing::PausePoint;
+
+class DurableShutdownTest : public DurableFixture {
+ protected:
+  // Holds a lock on `table` in an open transaction until destroyed.
+  class TableLock {
+   public:
+    TableLock(const std::string& conninfo, const std::string& table)
+        : conn_(PQconnectdb(conninfo.c_str())) {
+      PQclear(PQexec(conn_, "BEGIN"));
+      PGresult* r = PQexec(
+          conn_, ("LOCK TABLE " + table + " IN ACCESS EXCLUSIVE MODE").c_str());
+      ok_ = PQresultStatus(r) == PGRES_COMMAND_OK;
+      PQclear(r);
+    }
+    ~TableLock() {
+      PQclear(PQexec(conn_, "ROLLBACK"));
+      PQfinish(conn_);
+    }
+    bool ok() const { return ok_; }
+
+   private:
+    PGconn* conn_;
+    bool ok_ = false;
+  };
+};
+
+TEST_F(DurableShutdownTest, ReturnsWithinTheTtlWhileAHandlerNeverReturns) {
+  std::atomic<bool> release{false};
+  recorder_.SetResult([&](const DurableTask&) {
+    WaitFor([&] { return release.load(); }, absl::Seconds(60));
+    return absl::OkStatus();
+  });
+  auto s = Start(Options("node-a"));
+  ASSERT_NE(s, nullptr);
+  ASSERT_TRUE(s->Schedule("stuck", absl::ZeroDuration(), "p").ok());
+  ASSERT_TRUE(WaitFor([&] { return recorder_.size() == 1; }));
+  const absl::Time start = absl::Now();
+  s.reset();  // Shutdown() and the destructor.
+  const absl::Duration took = absl::Now() - start;
+  // One TTL (1 s), with room for a loaded machine; never the handler's 60 s.
+  EXPECT_LT(took, absl::Seconds(5));
+  release = true;  // The handler returns to a scheduler that is gone.
+  // Its row stays RUNNING: the next owner runs it again after the lease.
+  EXPECT_EQ(Count("task_id = 'stuck'::bytea AND state = 2"), 1);
+  auto next = Start(Options("node-b"));
+  ASSERT_NE(next, nullptr);
+  EXPECT_TRUE(Succeeded("stuck"));
+}
+
+TEST_F(DurableShutdownTest, ReturnsWithinTheTtlWhileItsStatementsWaitForALock) {
+  auto s = Start(Options("node-a"));
+  ASSERT_NE(s, nullptr);
+  TableLock lock(db_->conninfo(), "tw_slot_lease");
+  ASSERT_TRUE(lock.ok());
+  const absl::Time start = absl::Now();
+  s->Shutdown();
+  EXPECT_LT(absl::Now() - start, absl::Seconds(5));
+}
+
+TEST_F(DurableShutdownTest, OutcomeOfAHandlerReturningDuringShutdownIsKept) {
+  std::atomic<bool> release{false};
+  recorder_.SetResult([&](const DurableTask&) {
+    WaitFor([&] { return release.load(); }, absl::Seconds(30));
+    return absl::OkStatus();
+  });
+  auto s = Start(Options("node-a"));
+  ASSERT_NE(s, nullptr);
+  ASSERT_TRUE(s->Schedule("t", absl::ZeroDuration(), "p").ok());
+  ASSERT_TRUE(WaitFor([&] { return recorder_.size() == 1; }));
+  PausePoint waiting("shutdown.waiting");
+  std::thread shutdown([&] { s->Shutdown(); });
+  ASSERT_TRUE(waiting.WaitReached(absl::Seconds(10)));
+  waiting.Resume();
+  release = true;  // Returns while Shutdown() waits for it.
+  shutdown.join();
+  EXPECT_EQ(Count("task_id = 't'::bytea AND state = 3"), 1);
+  EXPECT_EQ(Count("state = 2"), 0);
+  EXPECT_EQ(recorder_.size(), 1u);
+}
+
+TEST_F(DurableShutdownTest, ShutdownFromInsideAHandlerKeepsItsOutcome) {
+  testing::PoolExecutor executor(2);
+  DurableOptions options = Options("node-a");
+  options.executor = &executor;
+  std::atomic<DurableScheduler*> self{nullptr};
+  recorder_.SetResult([&](const DurableTask&) {
+    self.load()->Shutdown();
+    return absl::OkStatus();
+  });
+  auto s = Start(options);
+  ASSERT_NE(s, nullptr);
+  self = s.get();
+  ASSERT_TRUE(s->Schedule("t", absl::ZeroDuration(), "p").ok());
+  EXPECT_TRUE(Succeeded("t", absl::Seconds(10)));
+  EXPECT_EQ(s->Metrics().late_outcomes, 1);
+  s.reset();
+  EXPECT_EQ(recorder_.size(), 1u);
+  // Its slot was released once the handler returned.
+  EXPECT_EQ(Query("SELECT count(*) FROM tw_slot_lease WHERE owner IS NOT "
+                  "NULL"),
+            0);
+}
+
+TEST_F(DurableShutdownTest, SecondLiveSchedulerWithTheSameNodeIdIsRefused) {
+  auto first = Start(Options("node-a"));
+  ASSERT_NE(first, nullptr);
+  auto second = DurableScheduler::Create(Options("node-a"));
+  ASSERT_FALSE(second.ok());
+  EXPECT_TRUE(absl::IsFailedPrecondition(second.status())) << second.status();
+  EXPECT_NE(second.status().message().find("node-a"), absl::string_view::npos);
+  first.reset();
+  // Free again once the first is gone.
+  auto third = DurableScheduler::Create(Options("node-a"));
+  EXPECT_TRUE(third.ok()) << third.status();
+}
+
+TEST_F(DurableShutdownTest, ClientCallsWaitingOnALockEndAtStatementTimeout) {
+  auto s = Start(Options("node-a"));
+  ASSERT_NE(s, nullptr);
+  TableLock lock(db_->conninfo(), "tw_timer");
+  ASSERT_TRUE(lock.ok());
+  const absl::Time start = absl::Now();
+  absl::Status scheduled = s->Schedule("t", absl::ZeroDuration(), "p");
+  EXPECT_TRUE(absl::IsDeadlineExceeded(scheduled)) << scheduled;
+  EXPECT_TRUE(absl::IsDeadlineExceeded(s->Get("t").status()));
+  EXPECT_TRUE(absl::IsDeadlineExceeded(s->Cancel("t").status()));
+  // A quarter of the 1 s TTL each, with room for a loaded machine.
+  EXPECT_LT(absl::Now() - start, absl::Seconds(4));
+}
+
+TEST_F(DurableShutdownTest, MaintenanceStatementsWaitingOnALockEndAtTimeout) {
+  auto s = Start(Options("node-a"));
+  ASSERT_NE(s, nullptr);
+  {
+    TableLock lock(db_->conninfo(), "tw_slot_lease");
+    ASSERT_TRUE(lock.ok());
+    ASSERT_TRUE(WaitFor([&] {
+      return s->Metrics().statement_timeouts + s->Metrics().db_errors >= 1;
+    }));
+  }
+  // Once the lock is gone, work goes on.
+  ASSERT_TRUE(s->Schedule("t", absl::ZeroDuration(), "p").ok());
+  EXPECT_TRUE(Succeeded("t"));
+}
+
+}  // namespace
+}  // namespace timingwheel

@@ -148,8 +148,34 @@ std::string ChaosReport::Summary() const {
 ChaosReport CheckChaos(const ChaosHistory& history, const ChaosLimits& limits) {
   ChaosReport report;
   report.runs = static_cast<int64_t>(history.runs.size());
+  // A run's start: its logged time less the slack, or, when its node was
+  // resumed (SIGCONT) shortly before the log, the moment it was stopped (the
+  // handler may have started before the stall and logged after it).
+  auto start_of = [&](const ChaosRun& run) {
+    int64_t start = run.at_us - limits.start_slack_us;
+    int64_t stopped = INT64_MAX;
+    for (const ChaosFault& fault : history.faults) {
+      if (fault.target != run.node) continue;
+      if (fault.kind == "stop") stopped = fault.at_us;
+      if (fault.kind == "cont" && stopped <= run.at_us &&
+          fault.at_us >= run.at_us - limits.start_slack_us * 4 &&
+          fault.at_us <= run.at_us) {
+        start = std::min(start, stopped);
+      }
+    }
+    return start;
+  };
   std::map<std::string, std::vector<ChaosRun>> runs_by_id;
-  for (const ChaosRun& run : history.runs) runs_by_id[run.id].push_back(run);
+  for (const ChaosRun& run : history.runs) {
+    runs_by_id[run.id].push_back(run);
+    runs_by_id[run.id].back().start_us = start_of(run);
+  }
+  for (auto& [id, runs] : runs_by_id) {
+    std::stable_sort(runs.begin(), runs.end(),
+                     [](const ChaosRun& a, const ChaosRun& b) {
+                       return a.start_us < b.start_us;
+                     });
+  }
   std::map<std::string, std::vector<ChaosDue>> dues_by_id;
   std::map<std::string, int> slot_of;
   for (const ChaosDue& due : history.dues) {
@@ -167,8 +193,7 @@ ChaosReport CheckChaos(const ChaosHistory& history, const ChaosLimits& limits) {
       if (lease.slot == slot->second && lease.old_owner == run.node &&
           lease.new_epoch > lease.old_epoch &&
           lease.old_lease_until_us <= lease.at_us &&
-          lease.at_us >= run.at_us - limits.start_slack_us &&
-          lease.at_us <= until_us) {
+          lease.at_us >= run.start_us && lease.at_us <= until_us) {
         return &lease;
       }
     }
@@ -201,7 +226,7 @@ ChaosReport CheckChaos(const ChaosHistory& history, const ChaosLimits& limits) {
       ++report.cancelled;
       if (has_row) add(absl::StrCat(id, ": cancelled (true) but still stored"));
       for (const ChaosRun& run : runs) {
-        if (run.at_us > intent.cancel_returned_us) {
+        if (run.start_us > intent.cancel_returned_us) {
           add(absl::StrCat(id, ": ran ", Describe(run),
                            " after Cancel() returned true at ",
                            intent.cancel_returned_us));
@@ -287,7 +312,12 @@ ChaosReport CheckChaos(const ChaosHistory& history, const ChaosLimits& limits) {
                            repeated ? " (same attempt)" : " (succeeded)",
                            " with no fence of the earlier run"));
         } else {
-          ++report.double_causes[cause(earlier.node, f->at_us)];
+          const std::string why = cause(earlier.node, f->at_us);
+          ++report.double_causes[why];
+          report.double_details.push_back(absl::StrCat(
+              id, ": ", Describe(earlier), " then ", Describe(later),
+              ", fenced at ", f->at_us, " (slot ", f->slot, " from ",
+              f->old_owner, " to ", f->new_owner, ", last fault: ", why, ")"));
         }
         break;  // One excuse per later run.
       }

@@ -50,6 +50,8 @@ struct ChaosRun {
   std::string node;
   int attempt = 0;
   int64_t at_us = 0;
+  // Set by the checker: the earliest the handler may have started.
+  int64_t start_us = 0;
 };
 
 // A due time a task row got: the due time of attempt `attempt` + 1.
@@ -77,8 +79,9 @@ struct ChaosRow {
   int slot = 0;
 };
 
-// An injected fault, for the summary (the checker's verdicts rest on the
-// table's own log, not on these).
+// An injected fault, for the summary; the checker's verdicts rest on the
+// table's own log, except that a "stop" ... "cont" of a node moves the start
+// of a run it logged just after the "cont" back to the "stop".
 struct ChaosFault {
   int64_t at_us = 0;
   std::string kind;
@@ -109,6 +112,7 @@ struct ChaosReport {
   int64_t runs = 0;
   int64_t doubles = 0;
   std::map<std::string, int64_t> double_causes;  // Fault kind -> count.
+  std::vector<std::string> double_details;       // One line per double.
   int64_t succeeded = 0;
   int64_t failed = 0;
   int64_t cancelled = 0;
@@ -136,7 +140,7 @@ std::string LoadChaosHistory(const std::string& conninfo,
 //      ends SUCCESS; one meant to fail ends FAILED with the attempts
 //      1..max_attempts each run; one not meant to fail ends FAILED only when
 //      its attempt max_attempts ran and was fenced.
-//   2. None early: each run's time >= the due time of its attempt (the
+//   2. None early: each run's logged time >= the due time of its attempt (the
 //      latest due time the row got while its attempt was below the run's).
 //   3. None twice outside the window: a run of an attempt that ran before,
 //      or a run after a successful run, needs a fence of the earlier run;
@@ -144,8 +148,10 @@ std::string LoadChaosHistory(const std::string& conninfo,
 //   4. Attempts count started attempts: the row's final attempt is the
 //      highest attempt a handler was called with, or one less only if that
 //      run was fenced.
-//   5. Cancelled means cancelled: after a Cancel() that returned true, no
-//      run, and no row at the end.
+//   5. Cancelled means cancelled: no run started after a Cancel() that
+//      returned true, and no row at the end.
+// Runs are ordered by their start: the logged time less `start_slack_us`,
+// or the "stop" before a "cont" logged up to 4 slacks before the run.
 //   6. No slot taken from a live lease (lease_takeovers is empty).
 ChaosReport CheckChaos(const ChaosHistory& history, const ChaosLimits& limits);
 

@@ -92,6 +92,20 @@ TEST(ChaosCheckerTest, SecondRunNeedsAFenceOfTheFirst) {
   EXPECT_EQ(report.double_causes.at("stop"), 1);
 }
 
+// "a" started the handler, was stopped before logging the call, "b" took
+// the slot and ran it again, and "a" logged its call after SIGCONT.
+TEST(ChaosCheckerTest, RunLoggedAfterAStallStartedBeforeIt) {
+  ChaosHistory h = CleanHistory();
+  h.runs[0] = {"t", "b", 1, 4000};
+  h.runs.push_back({"t", "a", 1, 5050});
+  h.leases.push_back({5, "a", "b", 7, 8, 2500, 3000});
+  EXPECT_TRUE(Mentions(Check(h), "no fence"));
+  h.faults = {{1900, "stop", "a"}, {5000, "cont", "a"}};
+  const ChaosReport report = Check(h);
+  EXPECT_TRUE(report.violations.empty()) << report.violations[0];
+  EXPECT_EQ(report.doubles, 1);
+}
+
 TEST(ChaosCheckerTest, TooManyRuns) {
   ChaosHistory h = CleanHistory();
   for (int i = 0; i < 6; ++i) {

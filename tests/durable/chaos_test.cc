@@ -386,6 +386,9 @@ TEST_F(ChaosTest, RandomFaultsKeepTheGuarantees) {
   std::printf("chaos: seed=%lld tasks=%zu faults=%zu %s\n",
               static_cast<long long>(seed_), history_.intents.size(),
               history_.faults.size(), report.Summary().c_str());
+  for (const std::string& d : report.double_details) {
+    std::printf("chaos: double %s\n", d.c_str());
+  }
   for (const std::string& v : report.violations) {
     ADD_FAILURE() << "seed " << seed_ << ": " << v;
   }

@@ -16,6 +16,14 @@
 //   --fail_prefix=P                the handler fails every attempt of tasks
 //                                  whose id starts with P (after recording);
 //   --handler_ms=N                 each handler call sleeps N ms first;
+//   --work_ms=N                    ... and N ms after recording the call
+//                                  (the attempt stays in flight);
+//   --runs_conninfo=C              record the calls on C instead of CONNINFO
+//                                  (e.g. bypassing a proxy that CONNINFO
+//                                  goes through), each with a unique call id
+//                                  in test_runs.call (a unique column the
+//                                  test adds), so that an insert retried
+//                                  after a lost reply records once;
 //   --max_in_flight=N, --horizon_ms=N, --threads=N (handler threads),
 //   --max_attempts=N, --backoff_ms=N (the first retry's backoff).
 // The handler's own connection reconnects after the server restarted.
@@ -23,6 +31,7 @@
 // On SIGTERM it prints its metrics to stderr ("metrics: ...").
 
 #include <signal.h>
+#include <unistd.h>
 
 #include <atomic>
 #include <chrono>
@@ -102,6 +111,8 @@ int main(int argc, char** argv) {
   }
   int64_t offset_ms = 0, jump_ms = 0;
   std::string metrics_file;
+  std::string runs_conninfo;
+  int work_ms = 0;
   int handler_ms = 0, max_in_flight = 64, threads = 1, max_attempts = 3;
   int64_t backoff_ms = 1000;
   int64_t horizon_ms = 3600 * 1000;
@@ -125,6 +136,10 @@ int main(int argc, char** argv) {
       fail_prefix = std::string(value);
     } else if (Flag(argv[i], "--handler_ms", &value)) {
       ok = absl::SimpleAtoi(value, &handler_ms);
+    } else if (Flag(argv[i], "--work_ms", &value)) {
+      ok = absl::SimpleAtoi(value, &work_ms);
+    } else if (Flag(argv[i], "--runs_conninfo", &value)) {
+      runs_conninfo = std::string(value);
     } else if (Flag(argv[i], "--max_in_flight", &value)) {
       ok = absl::SimpleAtoi(value, &max_in_flight);
     } else if (Flag(argv[i], "--horizon_ms", &value)) {
@@ -151,12 +166,15 @@ int main(int argc, char** argv) {
   pthread_sigmask(SIG_BLOCK, &signals, nullptr);
 
   const std::string node = argv[2];
-  PGconn* runs = PQconnectdb(argv[1]);
+  const bool call_ids = !runs_conninfo.empty();
+  if (!call_ids) runs_conninfo = argv[1];
+  PGconn* runs = PQconnectdb(runs_conninfo.c_str());
   if (PQstatus(runs) != CONNECTION_OK) {
     std::fprintf(stderr, "connect: %s", PQerrorMessage(runs));
     return 1;
   }
   std::mutex runs_mu;
+  int64_t calls = 0;  // Under runs_mu.
   timingwheel::DurableOptions options;
   options.conninfo = argv[1];
   options.node_id = node;
@@ -177,11 +195,13 @@ int main(int argc, char** argv) {
     if (handler_ms > 0) {
       std::this_thread::sleep_for(std::chrono::milliseconds(handler_ms));
     }
-    std::lock_guard<std::mutex> lock(runs_mu);
+    std::unique_lock<std::mutex> lock(runs_mu);
     std::string attempt = absl::StrCat(task.attempt);
-    const char* values[] = {task.id.data(), node.c_str(), attempt.c_str()};
-    const int lengths[] = {static_cast<int>(task.id.size()), 0, 0};
-    const int formats[] = {1, 0, 0};
+    const std::string call = absl::StrCat(node, "-", getpid(), "-", ++calls);
+    const char* values[] = {task.id.data(), node.c_str(), attempt.c_str(),
+                            call.c_str()};
+    const int lengths[] = {static_cast<int>(task.id.size()), 0, 0, 0};
+    const int formats[] = {1, 0, 0, 0};
     bool ok = false;
     // Every call is recorded, even one made while the server is stopped
     // (fault_outage_test): a closed connection is re-established and the
@@ -191,14 +211,23 @@ int main(int argc, char** argv) {
       if (i > 0) std::this_thread::sleep_for(std::chrono::milliseconds(100));
       if (PQstatus(runs) != CONNECTION_OK) PQreset(runs);
       PGresult* r =
-          PQexecParams(runs,
-                       "INSERT INTO test_runs (task_id, node, attempt) "
-                       "VALUES ($1::bytea, $2, $3::int)",
-                       3, nullptr, values, lengths, formats, 0);
+          call_ids ? PQexecParams(runs,
+                                  "INSERT INTO test_runs (task_id, node, "
+                                  "attempt, call) VALUES ($1::bytea, $2, "
+                                  "$3::int, $4) ON CONFLICT (call) DO NOTHING",
+                                  4, nullptr, values, lengths, formats, 0)
+                   : PQexecParams(runs,
+                                  "INSERT INTO test_runs (task_id, node, "
+                                  "attempt) VALUES ($1::bytea, $2, $3::int)",
+                                  3, nullptr, values, lengths, formats, 0);
       ok = PQresultStatus(r) == PGRES_COMMAND_OK;
       PQclear(r);
     }
+    lock.unlock();
     if (!ok) return absl::InternalError("test_runs insert");
+    if (work_ms > 0) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(work_ms));
+    }
     if (!fail_prefix.empty() && absl::StartsWith(task.id, fail_prefix)) {
       return absl::UnavailableError("this handler always fails");
     }

@@ -1,0 +1,341 @@
+// Copyright 2026 The timingwheel Authors.
+
+#include "tests/durable/chaos_checker.h"
+
+#include <algorithm>
+#include <cstdlib>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "durable/testing/postgres_fixture.h"
+#include "libpq-fe.h"
+
+namespace timingwheel {
+namespace durable_test {
+namespace {
+
+constexpr char kWatchSql[] = R"sql(
+CREATE TABLE chaos_due (task_id bytea, slot int, attempt int, due_us bigint);
+CREATE FUNCTION chaos_due_log() RETURNS trigger LANGUAGE plpgsql AS $$
+BEGIN
+  IF TG_OP = 'INSERT' OR NEW.due_us <> OLD.due_us THEN
+    INSERT INTO chaos_due VALUES (NEW.task_id, NEW.slot, NEW.attempt,
+                                  NEW.due_us);
+  END IF;
+  RETURN NULL;
+END $$;
+CREATE TRIGGER chaos_due_log AFTER INSERT OR UPDATE ON tw_timer
+  FOR EACH ROW EXECUTE FUNCTION chaos_due_log();
+CREATE TABLE chaos_lease (slot int, old_owner text, new_owner text,
+                          old_epoch bigint, new_epoch bigint,
+                          old_lease_until_us bigint, at_us bigint);
+CREATE FUNCTION chaos_lease_log() RETURNS trigger LANGUAGE plpgsql AS $$
+BEGIN
+  IF NEW.owner IS DISTINCT FROM OLD.owner OR NEW.epoch <> OLD.epoch THEN
+    INSERT INTO chaos_lease VALUES (NEW.slot, OLD.owner, NEW.owner,
+                                    OLD.epoch, NEW.epoch, OLD.lease_until_us,
+                                    tw_now_us());
+  END IF;
+  RETURN NULL;
+END $$;
+CREATE TRIGGER chaos_lease_log AFTER UPDATE ON tw_slot_lease
+  FOR EACH ROW EXECUTE FUNCTION chaos_lease_log();
+)sql";
+
+// Runs `sql` and calls `row` with each row's values; an error message or "".
+template <typename RowFn>
+std::string ForEachRow(PGconn* conn, const char* sql, RowFn row) {
+  PGresult* r = PQexec(conn, sql);
+  std::string error;
+  if (PQresultStatus(r) != PGRES_TUPLES_OK) {
+    error = absl::StrCat(sql, ": ", PQerrorMessage(conn));
+  } else {
+    for (int i = 0; i < PQntuples(r); ++i) {
+      row([&](int col) { return std::string(PQgetvalue(r, i, col)); });
+    }
+  }
+  PQclear(r);
+  return error;
+}
+
+int64_t Int(const std::string& s) {
+  return std::strtoll(s.c_str(), nullptr, 10);
+}
+
+std::string Describe(const ChaosRun& run) {
+  return absl::StrCat("(node ", run.node, ", attempt ", run.attempt, ", at ",
+                      run.at_us, ")");
+}
+
+}  // namespace
+
+std::string InstallChaosWatch(const std::string& conninfo) {
+  absl::Status status = durable_testing::ExecSql(conninfo, kWatchSql);
+  return status.ok() ? "" : status.ToString();
+}
+
+std::string LoadChaosHistory(const std::string& conninfo,
+                             ChaosHistory* history) {
+  PGconn* conn = PQconnectdb(conninfo.c_str());
+  if (PQstatus(conn) != CONNECTION_OK) {
+    std::string error = PQerrorMessage(conn);
+    PQfinish(conn);
+    return error;
+  }
+  std::string error =
+      ForEachRow(conn,
+                 "SELECT convert_from(task_id, 'UTF8'), node, attempt, at_us "
+                 "FROM test_runs ORDER BY at_us",
+                 [&](auto v) {
+                   history->runs.push_back(
+                       {v(0), v(1), static_cast<int>(Int(v(2))), Int(v(3))});
+                 });
+  if (error.empty()) {
+    error = ForEachRow(
+        conn,
+        "SELECT convert_from(task_id, 'UTF8'), slot, attempt, due_us "
+        "FROM chaos_due",
+        [&](auto v) {
+          history->dues.push_back({v(0), static_cast<int>(Int(v(1))),
+                                   static_cast<int>(Int(v(2))), Int(v(3))});
+        });
+  }
+  if (error.empty()) {
+    error = ForEachRow(
+        conn,
+        "SELECT slot, coalesce(old_owner, ''), coalesce(new_owner, ''), "
+        "old_epoch, new_epoch, old_lease_until_us, at_us FROM chaos_lease",
+        [&](auto v) {
+          history->leases.push_back({static_cast<int>(Int(v(0))), v(1), v(2),
+                                     Int(v(3)), Int(v(4)), Int(v(5)),
+                                     Int(v(6))});
+        });
+  }
+  if (error.empty()) {
+    error =
+        ForEachRow(conn,
+                   "SELECT convert_from(task_id, 'UTF8'), state, attempt, slot "
+                   "FROM tw_timer",
+                   [&](auto v) {
+                     history->rows[v(0)] = {static_cast<int>(Int(v(1))),
+                                            static_cast<int>(Int(v(2))),
+                                            static_cast<int>(Int(v(3)))};
+                   });
+  }
+  if (error.empty()) {
+    error = ForEachRow(conn, "SELECT count(*) FROM lease_takeovers",
+                       [&](auto v) { history->early_takeovers = Int(v(0)); });
+  }
+  PQfinish(conn);
+  return error;
+}
+
+std::string ChaosReport::Summary() const {
+  std::vector<std::string> causes;
+  for (const auto& [kind, n] : double_causes) {
+    causes.push_back(absl::StrCat(kind, "=", n));
+  }
+  return absl::StrCat(
+      "runs=", runs, " succeeded=", succeeded, " failed=", failed,
+      " cancelled=", cancelled, " doubles=", doubles,
+      " (causes: ", causes.empty() ? "none" : absl::StrJoin(causes, " "),
+      ") violations=", violations.size());
+}
+
+ChaosReport CheckChaos(const ChaosHistory& history, const ChaosLimits& limits) {
+  ChaosReport report;
+  report.runs = static_cast<int64_t>(history.runs.size());
+  // A run's start: its logged time less the slack, or, when its node was
+  // resumed (SIGCONT) shortly before the log, the moment it was stopped (the
+  // handler may have started before the stall and logged after it).
+  auto start_of = [&](const ChaosRun& run) {
+    int64_t start = run.at_us - limits.start_slack_us;
+    int64_t stopped = INT64_MAX;
+    for (const ChaosFault& fault : history.faults) {
+      if (fault.target != run.node) continue;
+      if (fault.kind == "stop") stopped = fault.at_us;
+      if (fault.kind == "cont" && stopped <= run.at_us &&
+          fault.at_us >= run.at_us - limits.start_slack_us * 4 &&
+          fault.at_us <= run.at_us) {
+        start = std::min(start, stopped);
+      }
+    }
+    return start;
+  };
+  std::map<std::string, std::vector<ChaosRun>> runs_by_id;
+  for (const ChaosRun& run : history.runs) {
+    runs_by_id[run.id].push_back(run);
+    runs_by_id[run.id].back().start_us = start_of(run);
+  }
+  for (auto& [id, runs] : runs_by_id) {
+    std::stable_sort(runs.begin(), runs.end(),
+                     [](const ChaosRun& a, const ChaosRun& b) {
+                       return a.start_us < b.start_us;
+                     });
+  }
+  std::map<std::string, std::vector<ChaosDue>> dues_by_id;
+  std::map<std::string, int> slot_of;
+  for (const ChaosDue& due : history.dues) {
+    dues_by_id[due.id].push_back(due);
+    slot_of[due.id] = due.slot;
+  }
+  auto add = [&](std::string message) {
+    report.violations.push_back(std::move(message));
+  };
+  // The fence of `run` logged in [start of run, until_us], if any.
+  auto fence = [&](const ChaosRun& run, int64_t until_us) -> const ChaosLease* {
+    auto slot = slot_of.find(run.id);
+    if (slot == slot_of.end()) return nullptr;
+    for (const ChaosLease& lease : history.leases) {
+      if (lease.slot == slot->second && lease.old_owner == run.node &&
+          lease.new_epoch > lease.old_epoch &&
+          lease.old_lease_until_us <= lease.at_us &&
+          lease.at_us >= run.start_us && lease.at_us <= until_us) {
+        return &lease;
+      }
+    }
+    return nullptr;
+  };
+  // The last fault on `node` (or the server) at or before `at_us`.
+  auto cause = [&](const std::string& node, int64_t at_us) -> std::string {
+    const ChaosFault* last = nullptr;
+    for (const ChaosFault& fault : history.faults) {
+      if (fault.at_us <= at_us &&
+          (fault.target == node || fault.target == "server")) {
+        last = &fault;
+      }
+    }
+    return last == nullptr ? "no fault logged" : last->kind;
+  };
+
+  if (history.early_takeovers != 0) {
+    add(absl::StrCat(history.early_takeovers,
+                     " slots were taken before their lease ran out"));
+  }
+  for (const auto& [id, intent] : history.intents) {
+    const std::vector<ChaosRun>& runs = runs_by_id[id];
+    auto row = history.rows.find(id);
+    const bool has_row = row != history.rows.end();
+    using Cancel = ChaosIntent::Cancel;
+
+    // 5. Cancelled means cancelled.
+    if (intent.cancel == Cancel::kTrue) {
+      ++report.cancelled;
+      if (has_row) add(absl::StrCat(id, ": cancelled (true) but still stored"));
+      for (const ChaosRun& run : runs) {
+        if (run.start_us > intent.cancel_returned_us) {
+          add(absl::StrCat(id, ": ran ", Describe(run),
+                           " after Cancel() returned true at ",
+                           intent.cancel_returned_us));
+        }
+      }
+    }
+
+    // 1. None lost.
+    const bool may_be_absent = intent.cancel == Cancel::kTrue ||
+                               intent.cancel == Cancel::kUnknown ||
+                               !intent.scheduled;
+    std::set<int> attempts;
+    int max_seen = 0;
+    for (const ChaosRun& run : runs) {
+      attempts.insert(run.attempt);
+      max_seen = std::max(max_seen, run.attempt);
+    }
+    const ChaosRun* last_of_max = nullptr;
+    for (const ChaosRun& run : runs) {
+      if (run.attempt == max_seen) last_of_max = &run;
+    }
+    const bool last_fenced =
+        last_of_max != nullptr && fence(*last_of_max, INT64_MAX) != nullptr;
+    if (!has_row) {
+      if (!may_be_absent) add(absl::StrCat(id, ": lost (no row)"));
+    } else if (row->second.state == 3) {
+      ++report.succeeded;
+      if (intent.meant_to_fail) {
+        add(absl::StrCat(id, ": meant to fail, yet SUCCESS"));
+      }
+      if (runs.empty()) add(absl::StrCat(id, ": SUCCESS without a run"));
+    } else if (row->second.state == 4) {
+      ++report.failed;
+      const bool all_attempts =
+          static_cast<int>(attempts.size()) == limits.max_attempts &&
+          *attempts.begin() == 1 && max_seen == limits.max_attempts;
+      if (intent.meant_to_fail && !all_attempts) {
+        add(absl::StrCat(id, ": FAILED after attempts {",
+                         absl::StrJoin(attempts, ","), "}, not 1..",
+                         limits.max_attempts));
+      }
+      if (!intent.meant_to_fail &&
+          !(max_seen == limits.max_attempts && last_fenced)) {
+        add(absl::StrCat(id, ": FAILED, not meant to fail (attempts {",
+                         absl::StrJoin(attempts, ","), "})"));
+      }
+    } else if (intent.cancel != Cancel::kTrue) {
+      add(absl::StrCat(id, ": not finished (state ", row->second.state,
+                       ", attempt ", row->second.attempt, ")"));
+    }
+
+    // 2. None early.
+    for (const ChaosRun& run : runs) {
+      int64_t due = INT64_MIN;
+      for (const ChaosDue& d : dues_by_id[id]) {
+        if (d.attempt <= run.attempt - 1) due = std::max(due, d.due_us);
+      }
+      if (due == INT64_MIN) {
+        add(absl::StrCat(id, ": run ", Describe(run), " has no due time"));
+      } else if (run.at_us < due) {
+        add(absl::StrCat(id, ": run ", Describe(run), " is ", due - run.at_us,
+                         " us early (due ", due, ")"));
+      }
+    }
+
+    // 3. None twice outside the window.
+    if (static_cast<int>(runs.size()) > limits.max_runs) {
+      add(absl::StrCat(id, ": ", runs.size(), " runs (at most ",
+                       limits.max_runs, ")"));
+    }
+    for (size_t j = 1; j < runs.size(); ++j) {
+      const ChaosRun& later = runs[j];
+      for (size_t i = 0; i < j; ++i) {
+        const ChaosRun& earlier = runs[i];
+        const bool repeated = earlier.attempt == later.attempt;
+        const bool after_success = !intent.meant_to_fail;
+        if (!repeated && !after_success) continue;
+        ++report.doubles;
+        const ChaosLease* f = fence(earlier, later.at_us);
+        if (f == nullptr) {
+          add(absl::StrCat(id, ": ran again ", Describe(later), " after ",
+                           Describe(earlier),
+                           repeated ? " (same attempt)" : " (succeeded)",
+                           " with no fence of the earlier run"));
+        } else {
+          const std::string why = cause(earlier.node, f->at_us);
+          ++report.double_causes[why];
+          report.double_details.push_back(absl::StrCat(
+              id, ": ", Describe(earlier), " then ", Describe(later),
+              ", fenced at ", f->at_us, " (slot ", f->slot, " from ",
+              f->old_owner, " to ", f->new_owner, ", last fault: ", why, ")"));
+        }
+        break;  // One excuse per later run.
+      }
+    }
+
+    // 4. Attempts count started attempts.
+    if (has_row && !runs.empty()) {
+      const int final_attempt = row->second.attempt;
+      if (final_attempt != max_seen &&
+          !(final_attempt == max_seen - 1 && last_fenced)) {
+        add(absl::StrCat(id, ": final attempt ", final_attempt,
+                         " but handlers were called up to attempt ", max_seen,
+                         last_fenced ? "" : " (last run not fenced)"));
+      }
+    }
+  }
+  return report;
+}
+
+}  // namespace durable_test
+}  // namespace timingwheel

@@ -1,0 +1,153 @@
+// Copyright 2026 The timingwheel Authors.
+//
+// The chaos test's checker on hand-made histories: a clean history passes,
+// and each kind of violation (lost, early, twice without a fence, miscounted
+// attempts, run after a successful cancel, wrongly FAILED) is reported; a
+// second run after a fence of the first is accepted.
+
+#include "tests/durable/chaos_checker.h"
+
+#include <string>
+
+#include "gtest/gtest.h"
+
+namespace timingwheel {
+namespace durable_test {
+namespace {
+
+// One task "t" in slot 5, due at 1000, run once by "a" at 2000, SUCCESS.
+ChaosHistory CleanHistory() {
+  ChaosHistory h;
+  h.intents["t"] = ChaosIntent();
+  h.dues.push_back({"t", 5, 0, 1000});
+  h.runs.push_back({"t", "a", 1, 2000});
+  h.rows["t"] = {3, 1, 5};
+  return h;
+}
+
+// Times here are a few thousand microseconds: a start slack of 100 us.
+ChaosReport Check(const ChaosHistory& h) {
+  ChaosLimits limits;
+  limits.start_slack_us = 100;
+  return CheckChaos(h, limits);
+}
+
+bool Mentions(const ChaosReport& report, const std::string& text) {
+  for (const std::string& v : report.violations) {
+    if (v.find(text) != std::string::npos) return true;
+  }
+  return false;
+}
+
+TEST(ChaosCheckerTest, CleanHistoryPasses) {
+  const ChaosReport report = Check(CleanHistory());
+  EXPECT_TRUE(report.violations.empty()) << report.violations[0];
+  EXPECT_EQ(report.succeeded, 1);
+}
+
+TEST(ChaosCheckerTest, LostAndUnfinishedTasks) {
+  ChaosHistory h = CleanHistory();
+  h.rows.clear();
+  EXPECT_TRUE(Mentions(Check(h), "lost"));
+  h = CleanHistory();
+  h.rows["t"].state = 2;
+  EXPECT_TRUE(Mentions(Check(h), "not finished"));
+}
+
+TEST(ChaosCheckerTest, EarlyRun) {
+  ChaosHistory h = CleanHistory();
+  h.runs[0].at_us = 900;
+  EXPECT_TRUE(Mentions(Check(h), "early"));
+}
+
+TEST(ChaosCheckerTest, RetryDueTimesApplyToLaterAttempts) {
+  ChaosHistory h = CleanHistory();
+  h.intents["t"].meant_to_fail = true;
+  h.dues.push_back({"t", 5, 1, 5000});  // Attempt 2 due at 5000.
+  h.dues.push_back({"t", 5, 2, 9000});  // Attempt 3 due at 9000.
+  h.runs.push_back({"t", "a", 2, 6000});
+  h.runs.push_back({"t", "b", 3, 8000});
+  h.rows["t"] = {4, 3, 5};
+  const ChaosReport report = Check(h);
+  EXPECT_TRUE(Mentions(report, "attempt 3, at 8000) is 1000 us early"));
+  EXPECT_EQ(report.violations.size(), 1u);
+}
+
+TEST(ChaosCheckerTest, SecondRunNeedsAFenceOfTheFirst) {
+  ChaosHistory h = CleanHistory();
+  h.runs.push_back({"t", "b", 1, 4000});
+  EXPECT_TRUE(Mentions(Check(h), "no fence"));
+  // A voluntary hand-over (the old lease still valid) is no fence.
+  h.leases.push_back({5, "a", "b", 7, 8, 9999, 3000});
+  EXPECT_TRUE(Mentions(Check(h), "no fence"));
+  // A fence in another slot, or before the first run, is none either.
+  h.leases = {{6, "a", "b", 7, 8, 2500, 3000}, {5, "a", "b", 6, 7, 1, 10}};
+  EXPECT_TRUE(Mentions(Check(h), "no fence"));
+  // The slot taken from "a" after its lease expired, between the runs.
+  h.leases.push_back({5, "a", "b", 7, 8, 2500, 3000});
+  h.faults.push_back({2100, "stop", "a"});
+  const ChaosReport report = Check(h);
+  EXPECT_TRUE(report.violations.empty()) << report.violations[0];
+  EXPECT_EQ(report.doubles, 1);
+  EXPECT_EQ(report.double_causes.at("stop"), 1);
+}
+
+// "a" started the handler, was stopped before logging the call, "b" took
+// the slot and ran it again, and "a" logged its call after SIGCONT.
+TEST(ChaosCheckerTest, RunLoggedAfterAStallStartedBeforeIt) {
+  ChaosHistory h = CleanHistory();
+  h.runs[0] = {"t", "b", 1, 4000};
+  h.runs.push_back({"t", "a", 1, 5050});
+  h.leases.push_back({5, "a", "b", 7, 8, 2500, 3000});
+  EXPECT_TRUE(Mentions(Check(h), "no fence"));
+  h.faults = {{1900, "stop", "a"}, {5000, "cont", "a"}};
+  const ChaosReport report = Check(h);
+  EXPECT_TRUE(report.violations.empty()) << report.violations[0];
+  EXPECT_EQ(report.doubles, 1);
+}
+
+TEST(ChaosCheckerTest, TooManyRuns) {
+  ChaosHistory h = CleanHistory();
+  for (int i = 0; i < 6; ++i) {
+    h.runs.push_back({"t", "a", 1, 3000 + i});
+    h.leases.push_back({5, "a", "a", i, i + 1, 2000, 2999});
+  }
+  EXPECT_TRUE(Mentions(Check(h), "7 runs"));
+}
+
+TEST(ChaosCheckerTest, AttemptsCountStartedAttempts) {
+  ChaosHistory h = CleanHistory();
+  h.rows["t"].attempt = 2;
+  EXPECT_TRUE(Mentions(Check(h), "final attempt 2"));
+  h.rows["t"].attempt = 0;
+  EXPECT_TRUE(Mentions(Check(h), "final attempt 0"));
+  // One less is fine only when the last run was fenced.
+  h.leases.push_back({5, "a", "b", 7, 8, 2500, 3000});
+  EXPECT_TRUE(Check(h).violations.empty());
+}
+
+TEST(ChaosCheckerTest, CancelledTrueNeverRunsAfterwards) {
+  ChaosHistory h = CleanHistory();
+  h.intents["t"].cancel = ChaosIntent::Cancel::kTrue;
+  h.intents["t"].cancel_returned_us = 1500;
+  h.rows.clear();
+  EXPECT_TRUE(Mentions(Check(h), "after Cancel() returned true"));
+  h.intents["t"].cancel_returned_us = 2500;
+  EXPECT_TRUE(Check(h).violations.empty());
+  h.rows["t"] = {3, 1, 5};
+  EXPECT_TRUE(Mentions(Check(h), "still stored"));
+}
+
+TEST(ChaosCheckerTest, FailedOnlyWhenMeantToAndAfterEveryAttempt) {
+  ChaosHistory h = CleanHistory();
+  h.rows["t"].state = 4;
+  EXPECT_TRUE(Mentions(Check(h), "not meant to fail"));
+  h.intents["t"].meant_to_fail = true;
+  EXPECT_TRUE(Mentions(Check(h), "not 1..3"));
+  h.rows["t"].state = 3;
+  EXPECT_TRUE(Mentions(Check(h), "meant to fail, yet SUCCESS"));
+}
+
+}  // namespace
+}  // namespace durable_test
+}  // namespace timingwheel

@@ -37,7 +37,7 @@
 //     wheel and a database failover. NeverLostTest.* (a load held across a
 //     takeover; the load's, the fire's and a retry's replies dropped after
 //     commit; a full wheel), FaultKillTest, FaultOutageTest, FaultRestartTest,
-//     FailoverTest, ChaosTest.
+//     FailoverTest, ChaosTest.RandomFaultsKeepTheGuarantees.
 //   * An attempt counts when its handler starts, never when its row is
 //     claimed or fired: `TaskInfo::attempt` and `max_attempts` count
 //     started attempts only (a start is recorded by the next statement the

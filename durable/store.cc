@@ -260,27 +260,33 @@ RETURNING t.task_id, t.slot, t.due_us, t.epoch, tw_now_us()
 // statement and the handler's start leaves a RUNNING row whose attempt was
 // never counted; the next owner runs it under the same number.
 //
-// slot's current epoch, of slots this node holds under a valid lease; and
-// the rows that are not due yet on the database's clock. Ids are matched
-// with `= ANY($2)` (an index or hashed lookup whatever the table's
-// statistics say: a join on a freshly filled table can turn into a nested
-// loop of sequential scans). Due-ness is checked against `n.now`; the last
-// column is a later reading, for converting the not-due rows' due times.
+// Also returns the rows that are not due yet on the database's clock. The
+// batch (`unnest` WITH ORDINALITY, in the caller's order) drives a nested
+// loop over the primary key: one probe per id, whatever the statistics say.
+// The lease check is a subquery kept as a SubPlan (OFFSET 0 stops it from
+// becoming a join): one probe of the lease table's key per row, never a
+// rescan of its rows. Due-ness is checked against `n.now`; the last column
+// is a later reading, for converting the not-due rows' due times.
 constexpr char kStartSql[] = R"sql(
 WITH n AS (SELECT tw_now_us() AS now),
+b AS (
+  SELECT b.task_id, b.ord
+  FROM unnest($2::bytea[]) WITH ORDINALITY AS b(task_id, ord)),
 run AS (
   UPDATE tw_timer t
   SET state = 2, version = nextval('tw_version_seq')
-  FROM tw_slot_lease l, n
-  WHERE t.task_id = ANY($2::bytea[]) AND t.state = 1
-    AND l.slot = t.slot AND l.epoch = t.epoch AND l.owner = $1
-    AND l.lease_until_us > n.now AND t.due_us <= n.now
+  FROM b, n
+  WHERE t.task_id = b.task_id AND t.state = 1 AND t.due_us <= n.now
+    AND EXISTS (
+      SELECT FROM tw_slot_lease l
+      WHERE l.slot = t.slot AND l.epoch = t.epoch AND l.owner = $1
+        AND l.lease_until_us > n.now OFFSET 0)
   RETURNING t.task_id, t.payload, t.attempt + 1 AS attempt, t.version,
             t.due_us, t.slot, t.epoch),
 early AS (
   SELECT t.task_id, t.slot, t.due_us, t.epoch
-  FROM tw_timer t, n
-  WHERE t.task_id = ANY($2::bytea[]) AND t.state = 1 AND t.due_us > n.now)
+  FROM b JOIN tw_timer t ON t.task_id = b.task_id, n
+  WHERE t.state = 1 AND t.due_us > n.now)
 SELECT true, task_id, payload, attempt, version, due_us, slot, epoch,
        tw_now_us() FROM run
 UNION ALL
@@ -289,14 +295,12 @@ FROM early
 )sql";
 
 // Outcomes of a batch: compare-and-set on RUNNING and the attempt's version.
+// The batch (`unnest` WITH ORDINALITY) drives a nested loop over the
+// primary key: one probe per completion, whatever the statistics say.
 // Retries are due `n.now` + backoff; the last column is a later reading of
 // the clock, for converting their due times.
 constexpr char kCompleteSql[] = R"sql(
-WITH n AS (SELECT tw_now_us() AS now),
-c AS (
-  SELECT * FROM unnest($1::bytea[], $2::int8[], $3::int2[], $4::int8[],
-                       $5::bytea[], $7::int4[])
-    AS c(task_id, version, outcome, backoff_us, error, attempt))
+WITH n AS (SELECT tw_now_us() AS now)
 UPDATE tw_timer t
 SET state = CASE c.outcome WHEN 0 THEN 3 WHEN 2 THEN 4
                  ELSE CASE WHEN c.backoff_us < $6 THEN 1 ELSE 0 END END,
@@ -306,8 +310,10 @@ SET state = CASE c.outcome WHEN 0 THEN 3 WHEN 2 THEN 4
     last_error = CASE WHEN c.outcome = 0 THEN t.last_error ELSE c.error END,
     attempt = greatest(t.attempt, c.attempt),
     version = nextval('tw_version_seq')
-FROM c, n
-WHERE t.task_id = ANY($1::bytea[]) AND t.task_id = c.task_id
+FROM unnest($1::bytea[], $2::int8[], $3::int2[], $4::int8[], $5::bytea[],
+            $7::int4[]) WITH ORDINALITY
+       AS c(task_id, version, outcome, backoff_us, error, attempt, ord), n
+WHERE t.task_id = c.task_id
   AND t.state = 2 AND t.version = c.version
 RETURNING t.task_id, t.slot, t.state, t.due_us, t.epoch, tw_now_us()
 )sql";

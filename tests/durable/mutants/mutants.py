@@ -9,7 +9,7 @@ import os
 import sys
 
 M = {
- "fire_no_epoch": ("durable/store.cc", "AND l.slot = t.slot AND l.epoch = t.epoch AND l.owner = $1", "AND l.slot = t.slot AND l.owner = $1"),
+ "fire_no_epoch": ("durable/store.cc", "WHERE l.slot = t.slot AND l.epoch = t.epoch AND l.owner = $1", "WHERE l.slot = t.slot AND l.owner = $1"),
  "start_check_no_epoch": ("durable/durable_scheduler.cc", "owned != owned_.end() && owned->second == started.epoch &&", "owned != owned_.end() &&"),
  "complete_no_version": ("durable/store.cc", "AND t.state = 2 AND t.version = c.version", "AND t.state = 2"),
  "no_requeue_after_reconnect": ("durable/durable_scheduler.cc", "options_.node_id, leases_->owned(), running, options_.retry.max_attempts,\n      /*include_scheduled=*/true);", "options_.node_id, {}, running, options_.retry.max_attempts,\n      /*include_scheduled=*/true);"),

@@ -20,10 +20,13 @@
 #include "timer/embedded_timer.h"
 
 #include "absl/base/macros.h"
+#include "absl/time/time.h"
 #include "timer/internal/bucket.h"
+#include "timer/internal/mutex.h"
 #include "timer/internal/task_state.h"
 #include "timer/internal/timer_control.h"
 #include "timer/internal/timing_wheel.h"
+#include "timer/internal/wheel_math.h"
 
 namespace timingwheel {
 namespace {
@@ -177,6 +180,25 @@ bool EmbeddedTimer::IsScheduled() const ABSL_NO_THREAD_SAFETY_ANALYSIS {
   if (control_ == nullptr) return false;
   internal::MutexLock lock(control_->mu);
   return control_->timer != nullptr && control_->timer->IsPendingLocked(*this);
+}
+
+// As TimerHandle::TimeRemaining() (an embedded timer is never buffered in
+// a producer inbox: no drain first).
+absl::Duration EmbeddedTimer::TimeRemaining() const
+    ABSL_NO_THREAD_SAFETY_ANALYSIS {
+  if (control_ == nullptr) return absl::InfiniteDuration();
+  internal::MutexLock lock(control_->mu);
+  Timer* const timer = control_->timer;
+  if (timer == nullptr || !timer->IsPendingLocked(*this)) {
+    return absl::InfiniteDuration();
+  }
+  if ((State::Load(this) & State::kQueued) != 0) {
+    return absl::ZeroDuration();  // Due: handed to the executor.
+  }
+  const int64_t due = due_nanos_;
+  if (due == internal::kMaxNanos) return absl::InfiniteDuration();
+  const int64_t now = timer->NowRelative();
+  return due <= now ? absl::ZeroDuration() : absl::Nanoseconds(due - now);
 }
 
 }  // namespace timingwheel

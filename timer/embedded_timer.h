@@ -77,10 +77,10 @@ namespace timingwheel {
 // scheduling (run or cancelled), never concurrently with itself. 48 bytes
 // (a `TimerTask`'s 40 and a pointer to its timer's control block).
 //
-// Thread safety: `Schedule()`, `Cancel()` and `IsScheduled()` may be called
-// from any thread (including from `OnTimer()`), while the timer's reaper
-// runs, except that moving it to a different `Timer` must not race with
-// another call on the same object.
+// Thread safety: `Schedule()`, `Cancel()`, `IsScheduled()` and
+// `TimeRemaining()` may be called from any thread (including from
+// `OnTimer()`), while the timer's reaper runs, except that moving it to a
+// different `Timer` must not race with another call on the same object.
 class EmbeddedTimer : private TimerTask {
  public:
   EmbeddedTimer() { InitRefs(kEmbeddedRefs); }
@@ -123,6 +123,16 @@ class EmbeddedTimer : private TimerTask {
   // not started): whether `Cancel()` would prevent one. False once its timer
   // is shut down or destroyed. A snapshot. Thread-safe.
   bool IsScheduled() const;
+
+  // EmbeddedTimer::TimeRemaining()
+  //
+  // Returns how long until its run is due on its timer's clock: zero when
+  // it is due (or handed to the executor, not started), and
+  // `absl::InfiniteDuration()` when no run is waiting (never scheduled, ran,
+  // running, cancelled, its timer shut down or destroyed). The same as
+  // `TimerHandle::TimeRemaining()`. A snapshot, like `IsScheduled()`.
+  // Thread-safe. Tested by EmbeddedTimeRemainingTest.
+  absl::Duration TimeRemaining() const;
 
  protected:
   // EmbeddedTimer::OnTimer()

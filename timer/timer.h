@@ -376,6 +376,7 @@ class Timer {
   // period) skips the missed runs: the next run is due at the first
   // multiple of the period at or after the time the late run ended, so runs
   // are never made up in a burst. Never early, like every task.
+  // `SchedulePeriodic(period, PeriodicOptions(), callback)`.
   //
   // Returns a handle whose `Cancel()` guarantees that no run starts after it
   // returns (see `PeriodicHandle`), or `absl::InvalidArgumentError` for a
@@ -385,13 +386,36 @@ class Timer {
   template <typename F>
   absl::StatusOr<PeriodicHandle> SchedulePeriodic(absl::Duration period,
                                                   F&& callback) {
+    return SchedulePeriodic(period, PeriodicOptions(),
+                            std::forward<F>(callback));
+  }
+
+  // Timer::SchedulePeriodic()
+  //
+  // As above, with `options`: what follows a late run (`options.missed`:
+  // skip, burst or delay; see `MissedRuns`) and the first run's due time
+  // (`options.start`, the grid's origin; now or passed: at the next
+  // advance). Same errors; one task for the series' whole life, 64 bytes
+  // plus the callback's captures. Tested by PeriodicPolicyTest.
+  //
+  // Example (a heartbeat on whole seconds that makes up no missed beat):
+  //   timingwheel::PeriodicOptions options;
+  //   options.missed = timingwheel::MissedRuns::kDelay;
+  //   options.start = timer->Now();  // First beat at once.
+  //   timingwheel::PeriodicHandle beat =
+  //       timer->SchedulePeriodic(absl::Seconds(1), options, [] { Beat(); })
+  //           .value();
+  //   beat.Reset();  // Traffic counts as a beat: the next is 1 s from now.
+  template <typename F>
+  absl::StatusOr<PeriodicHandle> SchedulePeriodic(
+      absl::Duration period, const PeriodicOptions& options, F&& callback) {
     static_assert(std::is_invocable_v<std::decay_t<F>&>,
                   "SchedulePeriodic: the callback must be callable as void()");
     auto* task = new internal::PeriodicTask<std::decay_t<F>>(
         this, std::forward<F>(callback));
     task->InitRefs(2);  // The handle's and the wheel's.
     TaskPtr<TimerTask> handle_ref = TaskPtr<TimerTask>::Adopt(task);
-    absl::Status status = AddPeriodic(task, period);
+    absl::Status status = AddPeriodic(task, period, options);
     if (!status.ok()) return status;
     control_->RefForHandle();  // The handle's.
     return PeriodicHandle(TimerHandle(control_, std::move(handle_ref)));
@@ -568,9 +592,25 @@ class Timer {
   absl::Status AddAtInternal(TimerTask* task, TimePoint deadline,
                              bool wheel_ref_taken);
   absl::Status AddPeriodic(internal::PeriodicTaskBase* task,
-                           absl::Duration period);
+                           absl::Duration period,
+                           const PeriodicOptions& options);
   // Re-adds a periodic task from its Run(), at its next due time.
   void RearmPeriodic(internal::PeriodicTaskBase& task);
+  // PeriodicHandle::Reset*() on the timer behind `control` (if it is
+  // alive), and its part with mu_ held: moves the waiting run, or marks the
+  // re-arm of the run in progress; false when the series has ended.
+  friend class PeriodicHandle;
+  static bool ResetPeriodic(internal::TimerControl* control,
+                            internal::PeriodicTaskBase& task,
+                            PeriodicHandle::ResetKind kind, int64_t nanos);
+  bool ResetPeriodicLocked(internal::PeriodicTaskBase& task,
+                           PeriodicHandle::ResetKind kind, int64_t nanos,
+                           bool& drop_ref, bool* earlier)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  // `deadline` as a grid point of `period` relative to origin_: as
+  // RelativeOf(), except that one before the origin keeps its phase (the
+  // last grid point at or before the origin, in (-period, 0]).
+  int64_t PeriodicGridOf(TimePoint deadline, int64_t period) const;
   // A clock reading as a time relative to origin_ (saturated; a reading
   // before the origin is 0, `TimePoint::Max()` never comes).
   int64_t RelativeOf(TimePoint deadline) const;

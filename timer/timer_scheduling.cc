@@ -95,7 +95,8 @@ absl::Status Timer::AddBatch(absl::Span<const TimerBatchEntry> entries,
 }
 
 absl::Status Timer::AddPeriodic(internal::PeriodicTaskBase* task,
-                                absl::Duration period) {
+                                absl::Duration period,
+                                const PeriodicOptions& options) {
   if (period <= absl::ZeroDuration()) {
     task->Unref();  // The wheel's, never counted; the handle's remains.
     return absl::InvalidArgumentError(
@@ -103,8 +104,63 @@ absl::Status Timer::AddPeriodic(internal::PeriodicTaskBase* task,
         absl::FormatDuration(period));
   }
   // Set before the task is visible to any other thread.
-  task->period_nanos_ = internal::DelayToNanos(period);
-  return AddInternal(task, period, /*wheel_ref_taken=*/true);
+  const int64_t period_nanos = internal::DelayToNanos(period);
+  const TimePoint first =
+      options.start.has_value() ? *options.start : Now() + period;
+  task->SetSchedule(period_nanos, options.missed,
+                    PeriodicGridOf(first, period_nanos));
+  return AddAtInternal(task, first, /*wheel_ref_taken=*/true);
+}
+
+int64_t Timer::PeriodicGridOf(TimePoint deadline, int64_t period) const {
+  if (deadline.nanos() >= origin_) return RelativeOf(deadline);
+  // The grid points are deadline + k * period; the last one at or before
+  // the origin is `origin_ - (origin_ - deadline) % period`. The
+  // difference fits in uint64, not always int64.
+  const uint64_t before =
+      static_cast<uint64_t>(origin_) - static_cast<uint64_t>(deadline.nanos());
+  return -static_cast<int64_t>(before % static_cast<uint64_t>(period));
+}
+
+bool Timer::ResetPeriodicLocked(internal::PeriodicTaskBase& task,
+                                PeriodicHandle::ResetKind kind, int64_t nanos,
+                                bool& drop_ref, bool* earlier) {
+  using State = internal::TaskState;
+  if (shutdown_) return false;
+  const uint32_t state = State::Load(&task);
+  // Idle (its series ended: a periodic task is pending, queued or running
+  // from its first add until then), or stopped by Cancel() while it runs.
+  if (State::Owner(state) != id_ || (state & State::kStopped) != 0) {
+    return false;
+  }
+  const int64_t period = task.period_nanos();
+  int64_t grid;
+  switch (kind) {
+    case PeriodicHandle::ResetKind::kPeriod:
+      grid = period >= internal::kMaxPeriodNanos
+                 ? internal::kMaxNanos
+                 : internal::SaturatingAdd(NowRelative(), period);
+      break;
+    case PeriodicHandle::ResetKind::kAfter:
+      grid = internal::SaturatingAdd(NowRelative(), nanos);
+      break;
+    case PeriodicHandle::ResetKind::kAt:
+    default:
+      grid = PeriodicGridOf(TimePoint::FromNanos(nanos), period);
+      break;
+  }
+  if ((state & (State::kPending | State::kQueued)) != 0) {
+    // Waiting (a run in progress may have re-armed it already): move it.
+    task.SetReset(grid, /*running=*/false);
+    return AddLocked(&task, grid, 0, /*wheel_ref_taken=*/false, drop_ref,
+                     /*moved=*/nullptr, earlier)
+        .ok();
+  }
+  if ((state & State::kRunning) != 0) {
+    task.SetReset(grid, /*running=*/true);  // For the re-arm at its end.
+    return true;
+  }
+  return false;
 }
 
 void Timer::RearmPeriodic(internal::PeriodicTaskBase& task) {
@@ -115,17 +171,9 @@ void Timer::RearmPeriodic(internal::PeriodicTaskBase& task) {
     internal::MutexLock lock(mu_);
     DrainMineLocked();  // This thread's buffered adds go first.
     released.swap(inbox_released_);
-    const int64_t period = task.period_nanos_;
-    const int64_t now = NowRelative();
-    // Fixed rate: from the previous due time (this run's), not from now.
-    int64_t next = internal::SaturatingAdd(task.due_nanos_, period);
-    if (next < now) {
-      // Overran: skip the missed runs, to the first grid point >= now.
-      const int64_t behind = now - next;
-      const int64_t periods = behind / period + (behind % period != 0 ? 1 : 0);
-      next = internal::SaturatingAdd(
-          next, internal::SaturatingMultiply(periods, period));
-    }
+    // Fixed rate: from this run's grid point, not from now; a late run
+    // follows the series' MissedRuns (see NextPeriodicDue()).
+    const int64_t next = task.TakeNextDue(NowRelative());
     // Refused after Cancel() (kStopped) or Shutdown(): the series ends.
     AddLocked(&task, next, 0, /*wheel_ref_taken=*/false, drop_ref,
               /*moved=*/nullptr, &earlier)
@@ -138,6 +186,54 @@ void Timer::RearmPeriodic(internal::PeriodicTaskBase& task) {
 }
 
 void internal::PeriodicTaskBase::Rearm() { timer_->RearmPeriodic(*this); }
+
+// As in TimerHandle::RescheduleInternal(): the control block holds the
+// timer's lock, which the analysis cannot see through the pointer.
+bool Timer::ResetPeriodic(internal::TimerControl* control,
+                          internal::PeriodicTaskBase& task,
+                          PeriodicHandle::ResetKind kind,
+                          int64_t nanos) ABSL_NO_THREAD_SAFETY_ANALYSIS {
+  bool drop_ref = false;
+  bool earlier = false;
+  bool reset = false;
+  // A copy of the timer's hook, taken under the lock: the timer may be
+  // destroyed once it is released (a handle may outlive it).
+  std::function<void()> on_earlier;
+  // Tasks cancelled while buffered that the drain below collected: released
+  // after unlocking, without touching the timer (it may be gone by then).
+  std::vector<TimerTask*> released;
+  {
+    internal::MutexLock lock(control->mu);
+    Timer* const timer = control->timer;
+    if (timer == nullptr) return false;
+    timer->DrainMineLocked();  // This thread's buffered adds go first.
+    released.swap(timer->inbox_released_);
+    reset = timer->ResetPeriodicLocked(task, kind, nanos, drop_ref, &earlier);
+    if (earlier) on_earlier = timer->on_next_due_earlier_;
+  }
+  if (drop_ref) task.Unref();  // Not reached: no reference was counted.
+  for (TimerTask* dead : released) dead->Unref();
+  if (on_earlier) on_earlier();
+  return reset;
+}
+
+bool PeriodicHandle::ResetInternal(ResetKind kind, int64_t nanos) {
+  if (handle_.task_ == nullptr) return false;
+  // Only SchedulePeriodic() makes a PeriodicHandle.
+  return Timer::ResetPeriodic(
+      handle_.control_,
+      static_cast<internal::PeriodicTaskBase&>(*handle_.task_), kind, nanos);
+}
+
+bool PeriodicHandle::Reset() { return ResetInternal(ResetKind::kPeriod, 0); }
+
+bool PeriodicHandle::ResetAfter(absl::Duration delay) {
+  return ResetInternal(ResetKind::kAfter, internal::DelayToNanos(delay));
+}
+
+bool PeriodicHandle::ResetAt(TimePoint deadline) {
+  return ResetInternal(ResetKind::kAt, deadline.nanos());
+}
 
 // The handle's control block holds the timer's lock (mu_ is control_->mu),
 // which the analysis cannot see through the pointer.

@@ -16,8 +16,9 @@
 //     itself at its next due time on the fixed-rate grid.
 //   * `internal::NextPeriodicDue()`: the policy's arithmetic, on its own.
 //
-// The grid. Run k of a series is due at `start + k * period` (fixed rate:
-// whatever the runs take, the due times do not drift). A run is late when
+// The grid. Run k of a series is due at `start + k * period` (`start`: one
+// period after `SchedulePeriodic()`, or `PeriodicOptions::start`; fixed
+// rate: whatever the runs take, the due times do not drift). A run is late when
 // it ends after the next grid point; `MissedRuns` says what comes next.
 // With a period of 10 ms, a first run due at 10 ms that ends at 45 ms (so
 // the runs due at 20, 30 and 40 ms were missed):
@@ -34,7 +35,10 @@
 // and costs one task for its whole life (no allocation per run). Its
 // cancellation is the timer's "Cancel stops a repeating task" rule: a
 // `Cancel()` while the task waits removes it; one while it runs (from another
-// thread, or from the callback itself) makes its re-add fail.
+// thread, or from the callback itself) makes its re-add fail. A reset
+// (`PeriodicHandle::Reset()`) moves the waiting run, or, while a run is in
+// progress, tells the re-add at its end where to go: it never adds a
+// second scheduling.
 
 #ifndef TIMINGWHEEL_TIMER_PERIODIC_TASK_H_
 #define TIMINGWHEEL_TIMER_PERIODIC_TASK_H_
@@ -57,7 +61,6 @@
 namespace timingwheel {
 
 class Timer;
-class PeriodicHandle;
 
 // MissedRuns
 //
@@ -151,7 +154,6 @@ class PeriodicTaskBase : public TimerTask {
 
  private:
   friend class timingwheel::Timer;
-  friend class timingwheel::PeriodicHandle;
 
   // Sets the period (capped at kMaxPeriodNanos), the policy and the grid
   // point of the first run.
@@ -189,8 +191,10 @@ class PeriodicTaskBase : public TimerTask {
   // The grid point of the run waiting or in progress (relative to the
   // timer's origin), or, with reset_, of the run after the one in progress.
   int64_t grid_nanos_ = 0;
+  // One word: the period, the MissedRuns, and whether a reset came during
+  // the run in progress.
   uint64_t period_nanos_ : 61;
-  uint64_t missed_ : 2;  // A MissedRuns.
+  uint64_t missed_ : 2;
   uint64_t reset_ : 1;
 };
 

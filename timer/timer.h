@@ -376,7 +376,8 @@ class Timer {
   // period) skips the missed runs: the next run is due at the first
   // multiple of the period at or after the time the late run ended, so runs
   // are never made up in a burst. Never early, like every task.
-  // `SchedulePeriodic(period, PeriodicOptions(), callback)`.
+  // `SchedulePeriodic(period, PeriodicOptions(), callback)`. Tested by
+  // PeriodicTest.
   //
   // Returns a handle whose `Cancel()` guarantees that no run starts after it
   // returns (see `PeriodicHandle`), or `absl::InvalidArgumentError` for a
@@ -398,7 +399,8 @@ class Timer {
   // advance). Same errors; one task for the series' whole life, 64 bytes
   // plus the callback's captures. Tested by PeriodicPolicyTest.
   //
-  // Example (a heartbeat on whole seconds that makes up no missed beat):
+  // Example (a heartbeat, the first at once, that after a stall waits a
+  // full period before the next beat):
   //   timingwheel::PeriodicOptions options;
   //   options.missed = timingwheel::MissedRuns::kDelay;
   //   options.start = timer->Now();  // First beat at once.

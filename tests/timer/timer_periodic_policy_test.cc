@@ -5,8 +5,8 @@
 // periods, a first run at a chosen instant, PeriodicHandle::Reset(),
 // ResetAfter() and ResetAt() in every state, and EmbeddedTimer::
 // TimeRemaining(). Deterministic with MockTimer (a manual clock, callbacks
-// on the test's thread), except the test named *Threads, which runs a
-// burst on a thread pool (run it under --config=tsan).
+// on the test's thread), except the tests named *Threads, which run on a
+// thread pool (run them under --config=tsan).
 //
 // "Overruns by x periods" means a run that lasts (1 + x) periods: it ends
 // x periods after the next grid point. All tests use a 10 ms period and
@@ -24,6 +24,7 @@
 #include "absl/status/status.h"
 #include "absl/time/time.h"
 #include "gtest/gtest.h"
+#include "tests/timer/test_sync.h"
 #include "timer/embedded_timer.h"
 #include "timer/testing/manual_clock.h"
 #include "timer/testing/mock_timer.h"
@@ -33,6 +34,7 @@
 namespace timingwheel {
 namespace {
 
+using ::timingwheel::testing::Latch;
 using ::timingwheel::testing::ManualClock;
 using ::timingwheel::testing::MockTimer;
 using ::timingwheel::testing::PoolExecutor;
@@ -486,6 +488,44 @@ TEST(PeriodicPolicyTest, ResetDuringARunThatOutlastsIt) {
     handle.Cancel();
     handle = PeriodicHandle();
   }
+}
+
+TEST(PeriodicPolicyTest, ResetFromAnotherThreadDuringARunThreads) {
+  ManualClock clock;
+  PoolExecutor pool(2);
+  TimerOptions timer_options;
+  timer_options.clock = &clock;
+  timer_options.executor = &pool;
+  timer_options.start_reaper = false;
+  std::unique_ptr<Timer> timer = Timer::Create(timer_options).value();
+  Latch running;
+  Latch release;
+  std::atomic<int> runs{0};
+  PeriodicHandle handle = timer
+                              ->SchedulePeriodic(kPeriod,
+                                                 [&] {
+                                                   if (runs.fetch_add(1) == 0) {
+                                                     running.Open();
+                                                     release.Wait();
+                                                   }
+                                                 })
+                              .value();
+  clock.AdvanceBy(kPeriod);
+  timer->AdvanceClock(absl::ZeroDuration());
+  ASSERT_TRUE(running.Wait());  // The run due at 10 ms is in progress.
+  EXPECT_TRUE(handle.ResetAfter(absl::Milliseconds(3)));  // To 13 ms.
+  EXPECT_FALSE(handle.scheduled());  // Not added beside the run.
+  release.Open();
+  ASSERT_TRUE(pool.AwaitIdle(absl::Seconds(15)));
+  EXPECT_EQ(runs.load(), 1);
+  EXPECT_EQ(handle.TimeRemaining(), absl::Milliseconds(3));
+  clock.AdvanceBy(absl::Milliseconds(3));
+  timer->AdvanceClock(absl::ZeroDuration());
+  ASSERT_TRUE(pool.AwaitIdle(absl::Seconds(15)));
+  EXPECT_EQ(runs.load(), 2);
+  EXPECT_EQ(handle.TimeRemaining(), kPeriod);  // The grid goes on: 23 ms.
+  handle.Cancel();
+  timer->Shutdown();
 }
 
 TEST(PeriodicPolicyTest, ResetAfterCancelDoesNothing) {

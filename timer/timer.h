@@ -228,8 +228,11 @@ struct TimerBatchEntry {
 // `Metrics()`, `NumPending()`, `Shutdown()`, a move, `TimeRemaining()`).
 // A task due before the floor takes the lock and wakes the reaper, as
 // before. `Cancel()` of a buffered task marks it with one CAS (so a drain
-// releases it without touching the wheel), then drains under the lock so
-// that the task and its captures are released before it returns. Never-early,
+// takes it out without touching the wheel), then drains under the lock
+// until it is out, and releases it itself: the task and its captures are
+// released before `Cancel()` returns, also when another thread's drain took
+// it first (TimerInboxTest.CancelReleasesCapturesWhenAnotherDrainTookTheTask).
+// Never-early,
 // exactly-once and per-thread order (tasks one thread adds for the same instant
 // run in the order added) hold as for locked adds; a buffered task counts in
 // `Metrics()`/`NumPending()` from the drain those calls run first. Embedded
@@ -503,13 +506,14 @@ class Timer {
   enum class Buffered { kNo, kYes, kRefused };
   Buffered TryBuffer(TimerTask* task, int64_t clock_now, int64_t delay_nanos,
                      bool wheel_ref_taken);
-  // After Shutdown(): releases the buffered tasks withdrawn or cancelled
-  // (to inbox_released_) and puts back those whose producer has yet to
-  // withdraw them.
+  // After Shutdown(): takes the buffered tasks withdrawn or cancelled out
+  // of the inbox (their revokers release them) and puts back those whose
+  // producer has yet to withdraw them.
   void ReleaseAfterShutdownLocked() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   // Places every buffered task in the wheel (those cancelled while
-  // buffered go to inbox_released_), then wakes sleepers it made late. A
-  // no-op after Shutdown() (which drains last) and without inboxes.
+  // buffered are taken out, to be released by their revokers), then wakes
+  // sleepers it made late. A no-op after Shutdown() (which drains last) and
+  // without inboxes.
   void DrainInboxesLocked() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   // The same for the calling thread's stripe only (its adds keep their
   // order when it next takes the lock).
@@ -523,22 +527,24 @@ class Timer {
   }
   void PlaceDrainedLocked(internal::ListNode* chain)
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
-  // Drops the references of the tasks drains released (cancelled while
-  // buffered). Called without mu_.
-  void ReleaseDrained();
-  class ReleaseDrainedAtExit;
   // Cancels `task` if it is buffered in the inbox of the timer with id
-  // `owner`, without any lock: returns 1 if this call cancelled it, 0 if it
-  // was buffered and cancelled already, -1 if it is not buffered there.
+  // `owner`, without any lock: returns 1 if this call cancelled it (the
+  // caller then owns the inbox's reference: see WaitUntilRevokedOut()), 0
+  // if it was buffered and cancelled already, -1 if it is not buffered
+  // there.
   static int CancelBuffered(TimerTask& task, uint32_t owner);
-  // After CancelBuffered() cancelled a task: drains the inboxes, so that
-  // the task (with its callback's captures) is released before Cancel()
-  // returns, as a cancelled pending task is. Takes mu_, never the wheel.
-  void ReleaseCancelledNow();
-  // Its locked part: the released tasks go to `released` (the caller drops
-  // their references after unlocking).
-  void CollectCancelledLocked(std::vector<TimerTask*>& released)
-      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  // After this thread revoked `task` in the inbox (CancelBuffered() returned
+  // 1, or CancelLocked() set `revoked`): drains until the task has left the
+  // inbox (whichever thread's drain takes it), so that the caller may drop
+  // the inbox's reference, and with it the task's captures, before its
+  // Cancel() returns. Called without the lock; takes it (never the wheel).
+  static void WaitUntilRevokedOut(internal::TimerControl* control,
+                                  TimerTask& task);
+  // Its locked part: a drain, or after Shutdown() the inbox's sweep.
+  void TakeRevokedLocked() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  // Calls `task.OnCancelled()`; an exception goes where one from Run()
+  // would (see InvokeRun). Called without mu_.
+  void NotifyCancelled(TimerTask& task);
   // Sets sleep_deadline_max_ and publishes the inbox floor; returns whether
   // the floor rose (buffered tasks may then be due before it: the caller
   // must look at the inbox again before anyone sleeps on it).
@@ -623,8 +629,10 @@ class Timer {
   // Decrements in_flight_ by `count` and wakes Shutdown() at zero.
   void FinishInFlight(int64_t count);
   // Cancel() with mu_ held; sets `drop_ref` when the caller must drop the
-  // wheel's reference (after unlocking).
-  bool CancelLocked(TimerTask& task, bool& drop_ref)
+  // wheel's reference (after unlocking), and `revoked` when it revoked the
+  // task in an inbox (the caller then waits for it to leave with
+  // WaitUntilRevokedOut() and drops the inbox's reference).
+  bool CancelLocked(TimerTask& task, bool& drop_ref, bool& revoked)
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   bool IsPendingLocked(const TimerTask& task) const
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
@@ -681,14 +689,11 @@ class Timer {
   // for (kNoSleeper when none needs waking): an Add() due earlier notifies.
   static constexpr int64_t kNoSleeper = -1;
   int64_t sleep_deadline_max_ ABSL_GUARDED_BY(mu_) = kNoSleeper;
-  // Producer inboxes (see above): whether adds may use them, the inbox,
-  // whether Shutdown() closed it, and the tasks drains released (cancelled
-  // while buffered), whose references are dropped outside the lock.
+  // Producer inboxes (see above): whether adds may use them, the inbox, and
+  // whether Shutdown() closed it.
   const bool use_inbox_;
   internal::Inbox inbox_;
   bool inbox_closed_ ABSL_GUARDED_BY(mu_) = false;
-  std::vector<TimerTask*> inbox_released_ ABSL_GUARDED_BY(mu_);
-  std::atomic<bool> inbox_released_waiting_{false};
   TimerMetrics counters_ ABSL_GUARDED_BY(mu_);
   // Whether the reaper runs callbacks inline now, with the watchdog armed
   // to watchdog_deadline_ (relative; kMaxNanos: none yet).

@@ -19,6 +19,7 @@
 #include "timer/internal/standby_executor.h"
 #include "timer/internal/task_pool.h"
 #include "timer/internal/task_state.h"
+#include "timer/internal/test_hooks.h"
 #include "timer/internal/wheel_math.h"
 
 namespace timingwheel {
@@ -145,6 +146,11 @@ absl::StatusOr<std::unique_ptr<Timer>> Timer::Create(TimerOptions options) {
         "timingwheel: max_pending must be >= 0 (0: no limit), got %d",
         options.max_pending));
   }
+  if (options.default_timeout < absl::ZeroDuration()) {
+    return absl::InvalidArgumentError(absl::StrFormat(
+        "timingwheel: default_timeout must be >= 0 (0: none), got %s",
+        absl::FormatDuration(options.default_timeout)));
+  }
   if (options.expected_pending < 0) {
     return absl::InvalidArgumentError(absl::StrFormat(
         "timingwheel: expected_pending must be >= 0 (0: none), got %d",
@@ -197,6 +203,7 @@ Timer::Timer(const TimerOptions& options, int64_t tick_nanos, uint32_t id)
                   clock_ == Clock::Real()),
       origin_(ReadClock()),
       max_pending_(options.max_pending),
+      default_timeout_(options.default_timeout),
       on_callback_error_(options.on_callback_error),
       mu_(control_->mu),
       wheel_(tick_nanos, options.wheel_size),
@@ -304,6 +311,17 @@ absl::Status Timer::AddInternal(TimerTask* task, absl::Duration delay,
 absl::Status Timer::ShutdownError() {
   return absl::FailedPreconditionError(
       "timingwheel: cannot add a task after Timer::Shutdown()");
+}
+
+absl::Status Timer::NoDefaultTimeoutError() {
+  return absl::FailedPreconditionError(
+      "timingwheel: Schedule()/Add() without a delay needs "
+      "TimerOptions::default_timeout, which this timer does not set");
+}
+
+absl::Status Timer::Add(const TaskPtr<TimerTask>& task) {
+  if (default_timeout_ == absl::ZeroDuration()) return NoDefaultTimeoutError();
+  return Add(task, default_timeout_);
 }
 
 absl::Status Timer::NotCountedError(const TimerTask& task) {
@@ -445,6 +463,7 @@ bool Timer::Cancel(TimerTask& task) {
     cancelled = CancelLocked(task, drop_ref, revoked);
   }
   if (revoked) {
+    internal::RunAfterRevokeHook();
     // Out of the inbox first: then the inbox's reference is this call's.
     WaitUntilRevokedOut(control_, task);
     drop_ref = true;
@@ -458,18 +477,10 @@ void Timer::NotifyCancelled(TimerTask& task) {
   try {
     task.OnCancelled();
   } catch (...) {
-    callback_errors_.fetch_add(1, std::memory_order_relaxed);
-    if (on_callback_error_) {
-      try {
-        on_callback_error_(std::current_exception());
-      } catch (...) {
-        // The hook's own failure has nowhere better to go.
-      }
-    } else {
-      internal::ReportUnhandledError(std::current_exception(),
-                                     "a timer task's OnCancelled()",
-                                     "TimerOptions::on_callback_error");
-    }
+    // Not to on_callback_error: a handle may cancel after its timer is gone.
+    internal::ReportUnhandledError(std::current_exception(),
+                                   "a timer task's OnCancelled()",
+                                   "a try/catch inside OnCancelled()");
   }
 }
 
@@ -1145,12 +1156,12 @@ bool TimerHandle::Cancel() ABSL_NO_THREAD_SAFETY_ANALYSIS {
     }
   }
   if (revoked) {
+    internal::RunAfterRevokeHook();
     // Released now, as a cancelled pending task is: out of the inbox first.
     Timer::WaitUntilRevokedOut(control_, *task_);
     drop_ref = true;
   }
-  // No OnCancelled(): a handle's task is one of the timer's own callback
-  // tasks, which do not override it.
+  if (cancelled) Timer::NotifyCancelled(*task_);
   if (drop_ref) task_->Unref();  // The wheel's; the handle holds another.
   return cancelled;
 }

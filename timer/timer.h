@@ -61,6 +61,7 @@
 #include <functional>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <thread>
 #include <type_traits>
 #include <utility>
@@ -86,6 +87,7 @@ namespace timingwheel {
 namespace internal {
 class StandbyExecutor;
 }  // namespace internal
+class EmbeddedTimer;
 
 // TimerOptions
 //
@@ -138,6 +140,14 @@ struct TimerOptions {
   // the timer with `AdvanceClock()` (tests with a manual clock, or an owner
   // with its own reaper loop).
   bool start_reaper = true;
+
+  // The delay of `Schedule(callback)` and `Add(task)` without a delay, for
+  // a timer whose tasks mostly share one (Folly's `setDefaultTimeout()`:
+  // the request timeout of a server, say). Zero (the default): not set;
+  // those calls then fail with `absl::FailedPreconditionError`. Must not be
+  // negative. A separate overload reads it, so the calls with a delay cost
+  // nothing more. Tested by TimerDefaultTimeoutTest.
+  absl::Duration default_timeout = absl::ZeroDuration();
 
   // The most tasks that may be pending at once; `Add()` and `Schedule()`
   // beyond it fail with `absl::ResourceExhaustedError`. 0 means no limit.
@@ -246,9 +256,9 @@ class Timer {
   //
   // Returns a new timer, or `absl::InvalidArgumentError` when `options` is
   // invalid (tick < 1ns, wheel size outside [2, 2^20], negative
-  // max_pending or expected_pending), or `absl::ResourceExhaustedError`
-  // with 2^25 - 1 timers alive or when the room `expected_pending` asks for
-  // cannot be allocated.
+  // max_pending, expected_pending or default_timeout), or
+  // `absl::ResourceExhaustedError` with 2^25 - 1 timers alive or when the room
+  // `expected_pending` asks for cannot be allocated.
   static absl::StatusOr<std::unique_ptr<Timer>> Create(
       TimerOptions options = TimerOptions());
 
@@ -285,6 +295,19 @@ class Timer {
     return TimerHandle(control_, std::move(handle_ref));
   }
 
+  // Timer::Schedule()
+  //
+  // `Schedule(options.default_timeout, callback)`; fails with
+  // `absl::FailedPreconditionError` (destroying the callback) when the
+  // timer has no `default_timeout`. Thread-safe.
+  template <typename F>
+  absl::StatusOr<TimerHandle> Schedule(F&& callback) {
+    if (default_timeout_ == absl::ZeroDuration()) {
+      return NoDefaultTimeoutError();
+    }
+    return Schedule(default_timeout_, std::forward<F>(callback));
+  }
+
   // Timer::Add()
   //
   // Schedules `task` to run once `delay` has elapsed, with the same rules as
@@ -302,6 +325,12 @@ class Timer {
   //     `Run()` runs (until `Run()` returns): how a repeating task ends.
   // Thread-safe.
   absl::Status Add(const TaskPtr<TimerTask>& task, absl::Duration delay);
+
+  // Timer::Add()
+  //
+  // `Add(task, options.default_timeout)`; `absl::FailedPreconditionError`
+  // when the timer has no `default_timeout`. Thread-safe.
+  absl::Status Add(const TaskPtr<TimerTask>& task);
 
   // Timer::Add()
   //
@@ -424,6 +453,44 @@ class Timer {
   //   timer->Cancel(*beat);  // No run starts after this returns.
   bool Cancel(TimerTask& task);
 
+  // Timer::CancelAll()
+  //
+  // Cancels every pending task and keeps the timer (Folly's `cancelAll()`,
+  // Tokio's `DelayQueue::clear()`): each is counted cancelled, released
+  // (its captures destroyed) before this returns, and told with
+  // `TimerTask::OnCancelled()` (on this thread, with no lock held); their
+  // handles read `TaskStatus::kCancelled`. Returns how many it cancelled.
+  // Tasks added after it starts (by other threads, or by `OnCancelled()`)
+  // are kept. What is past pending is left alone: tasks already handed to
+  // the executor (due, `Run()` not started) still run, and a task whose
+  // `Run()` is running goes on; one that re-adds itself from `Run()` (a
+  // periodic task re-arming) is pending again afterwards: to end those,
+  // cancel them by handle or shut the timer down. Embedded timers pending
+  // in it are cancelled too (see `EmbeddedTimer::status()`). Holds the
+  // timer's lock for O(pending tasks). Returns 0 after `Shutdown()`.
+  // Thread-safe; callable from callbacks. Tested by TimerCancelAllTest.
+  int64_t CancelAll();
+
+  // Timer::PeekNext()
+  //
+  // The task that is due first (Tokio's `DelayQueue::peek()`): its due
+  // instant on the timer's clock (see `Now()`), a handle to it and the task
+  // itself (both empty for an `EmbeddedTimer`, which is identified by
+  // `embedded`). Of tasks due at the same instant, one of them (the one
+  // that runs first when they share a bucket). `std::nullopt` when nothing
+  // is pending (tasks that never come due, at `TimePoint::Max()`, are not
+  // reported), or after `Shutdown()`. Changes nothing; reads the tasks of
+  // the buckets that could hold an earlier one (O(tasks in those buckets)),
+  // so it suits an occasional look, not a per-event loop. A snapshot.
+  // Thread-safe. Tested by TimerPeekTest.
+  struct Peeked {
+    TimePoint due;
+    TimerHandle handle;
+    TaskPtr<TimerTask> task;
+    const EmbeddedTimer* embedded = nullptr;
+  };
+  std::optional<Peeked> PeekNext();
+
   // Timer::AdvanceClock()
   //
   // Waits up to `timeout` (on the timer's clock) until the earliest bucket is
@@ -542,9 +609,9 @@ class Timer {
                                   TimerTask& task);
   // Its locked part: a drain, or after Shutdown() the inbox's sweep.
   void TakeRevokedLocked() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
-  // Calls `task.OnCancelled()`; an exception goes where one from Run()
-  // would (see InvokeRun). Called without mu_.
-  void NotifyCancelled(TimerTask& task);
+  // Calls `task.OnCancelled()`; an exception is reported on stderr (once
+  // per type) and swallowed. Called without any lock of the timer.
+  static void NotifyCancelled(TimerTask& task);
   // Sets sleep_deadline_max_ and publishes the inbox floor; returns whether
   // the floor rose (buffered tasks may then be due before it: the caller
   // must look at the inbox again before anyone sleeps on it).
@@ -570,6 +637,8 @@ class Timer {
   static absl::Status NotCountedError(const TimerTask& task);
   // The error for an add after Shutdown().
   static absl::Status ShutdownError();
+  // The error of Schedule(callback) and Add(task) without default_timeout.
+  static absl::Status NoDefaultTimeoutError();
   // The entry points of timer_scheduling.cc.
   absl::Status AddAtInternal(TimerTask* task, TimePoint deadline,
                              bool wheel_ref_taken);
@@ -636,6 +705,14 @@ class Timer {
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   bool IsPendingLocked(const TimerTask& task) const
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  // The status and the deadline of `task`, a handle's or an embedded
+  // timer's, last scheduled on the timer behind `control`, with
+  // `control->mu` held (timer_status.cc; see `TimerHandle::status()` and
+  // `TimerHandle::Deadline()`).
+  static TaskStatus StatusLocked(const internal::TimerControl* control,
+                                 const TimerTask& task);
+  static TimePoint DeadlineLocked(const internal::TimerControl* control,
+                                  const TimerTask& task);
   // Runs the embedded timer at the front of embedded_ready_ (one batch slot
   // stands for one of them; see embedded_timer.cc). Called without mu_.
   void RunEmbeddedSlot();
@@ -664,6 +741,7 @@ class Timer {
   const bool run_inline_;
   const int64_t origin_;
   const int64_t max_pending_;
+  const absl::Duration default_timeout_;
   const std::function<void(std::exception_ptr)> on_callback_error_;
 
   internal::Mutex& mu_;         // control_->mu.

@@ -16,8 +16,8 @@
 // was checked by its producer against a floor at least as late.
 
 #include <algorithm>
-#include <thread>
 #include <cstdint>
+#include <thread>
 #include <utility>
 #include <vector>
 
@@ -95,7 +95,8 @@ void Timer::ReleaseAfterShutdownLocked() {
     TimerTask* const task = internal::TimingWheel::AsTask(node);
     uint32_t state = State::Load(task);
     if ((state & State::kRevoked) != 0) {
-      // Out of the inbox; its revoker drops the reference (WaitUntilRevokedOut).
+      // Out of the inbox; its revoker drops the reference
+      // (WaitUntilRevokedOut).
       node->next = nullptr;
       task->due_nanos_ = State::kCancelledDue;
       while (!State::Cas(task, state, 0)) {
@@ -129,7 +130,8 @@ void Timer::TakeRevokedLocked() {
 // The control block's lock is the timer's (mu_ is control->mu), which the
 // analysis cannot see through the pointer.
 void Timer::WaitUntilRevokedOut(internal::TimerControl* control,
-                                TimerTask& task) ABSL_NO_THREAD_SAFETY_ANALYSIS {
+                                TimerTask& task)
+    ABSL_NO_THREAD_SAFETY_ANALYSIS {
   constexpr uint32_t kRevokedInInbox = State::kInbox | State::kRevoked;
   for (;;) {
     {

@@ -50,6 +50,7 @@ struct ListNode {
 
 class TimingWheel;
 class TaskState;
+class TaskTestPeer;
 
 }  // namespace internal
 
@@ -109,11 +110,12 @@ class TimerTask : private internal::ListNode {
   // owns resources: release them here. Called on the thread that cancelled
   // it (the executor's, for a dropped batch), with no lock of the timer
   // held, while the timer still holds its reference; it may add the task
-  // again or call the timer. An exception it throws is handled as one from
-  // `Run()`. The default does nothing. Tested by
+  // again or call the timer. It should not throw: an exception is caught,
+  // reported on stderr (once per exception type) and swallowed (a handle
+  // may cancel after its timer is gone, so there is no error hook to give
+  // it to). The default does nothing. Tested by
   // TimerCancelNotificationTest.
   virtual void OnCancelled() {}
-
 
   // Tasks are destroyed when their last reference goes (see `TaskPtr`).
   virtual ~TimerTask() = default;
@@ -121,6 +123,7 @@ class TimerTask : private internal::ListNode {
  private:
   friend class internal::TimingWheel;
   friend class internal::TaskState;
+  friend class internal::TaskTestPeer;
   friend class Timer;
   friend class TimerHandle;
   friend class EmbeddedTimer;

@@ -30,9 +30,9 @@
 //   * kRevoked: with kInbox only: `Cancel()` took the buffered task back
 //     (without the lock, or under it); the drain takes it out of the inbox
 //     instead of placing it (to 0), and the thread that set kRevoked, alone,
-//     drops the inbox's reference once it has left (after Timer::WaitUntilRevokedOut):
-//     so the task and its captures are released before that `Cancel()`
-//     returns, whichever thread's drain took it.
+//     drops the inbox's reference once it has left (after
+//     Timer::WaitUntilRevokedOut): so the task and its captures are released
+//     before that `Cancel()` returns, whichever thread's drain took it.
 //
 // A word with none of kPending, kQueued, kRunning, kDeferred, kInbox is 0: the
 // task is idle and belongs to no timer.

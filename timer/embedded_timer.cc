@@ -126,7 +126,8 @@ bool Timer::CancelEmbedded(internal::TimerControl* control, TimerTask* task,
   Timer* const timer = control->timer;
   if (timer == nullptr) return false;  // Destroyed: nothing of it is left.
   bool drop_ref = false;               // Never set for an embedded timer.
-  const bool cancelled = timer->CancelLocked(*task, drop_ref);
+  bool revoked = false;  // Never set: embedded timers are never buffered.
+  const bool cancelled = timer->CancelLocked(*task, drop_ref, revoked);
   // Still kPending after a cancel: Shutdown() took it off the wheel and is
   // walking its list outside the lock; wait until it let go (it runs no
   // user code meanwhile). A run in progress on another thread is waited

@@ -124,6 +124,19 @@ class EmbeddedTimer : private TimerTask {
   // is shut down or destroyed. A snapshot. Thread-safe.
   bool IsScheduled() const;
 
+  // EmbeddedTimer::status()
+  //
+  // Whether its last scheduling is pending, running, ran or was cancelled
+  // (see `TaskStatus` in timer_handle.h); `kNone` before its first
+  // `Schedule()`. Thread-safe.
+  TaskStatus status() const;
+
+  // EmbeddedTimer::Deadline()
+  //
+  // The instant on its timer's clock it is due at while pending, or was due
+  // at while running; `TimePoint::Max()` otherwise. Thread-safe.
+  TimePoint Deadline() const;
+
   // EmbeddedTimer::TimeRemaining()
   //
   // Returns how long until its run is due on its timer's clock: zero when
@@ -143,7 +156,12 @@ class EmbeddedTimer : private TimerTask {
   virtual void OnTimer() = 0;
 
  private:
+  friend class Timer;
   void Run() final { OnTimer(); }
+  // No cancel notification: the owner holds an embedded timer and ends its
+  // schedulings itself (a sweep by `Timer::CancelAll()` or `Shutdown()`
+  // shows in `status()`); final, so that a subclass cannot expect one.
+  void OnCancelled() final {}
 
   // The control block of the timer it was last scheduled on (a reference),
   // or null: outlives the timer, so a late destruction finds it gone.

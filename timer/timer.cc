@@ -19,6 +19,7 @@
 #include "timer/internal/standby_executor.h"
 #include "timer/internal/task_pool.h"
 #include "timer/internal/task_state.h"
+#include "timer/internal/test_hooks.h"
 #include "timer/internal/wheel_math.h"
 
 namespace timingwheel {
@@ -128,18 +129,6 @@ class Timer::CallbackScope {
   const Timer* const previous_;
 };
 
-// Timer::ReleaseDrainedAtExit drops, when its scope ends (after the lock
-// declared after it is released), the references of the tasks the drains
-// of that scope released (see ReleaseDrained).
-class Timer::ReleaseDrainedAtExit {
- public:
-  explicit ReleaseDrainedAtExit(Timer* timer) : timer_(timer) {}
-  ~ReleaseDrainedAtExit() { timer_->ReleaseDrained(); }
-
- private:
-  Timer* const timer_;
-};
-
 absl::StatusOr<std::unique_ptr<Timer>> Timer::Create(TimerOptions options) {
   const int64_t tick_nanos = absl::ToInt64Nanoseconds(options.tick);
   if (tick_nanos <= 0) {
@@ -156,6 +145,11 @@ absl::StatusOr<std::unique_ptr<Timer>> Timer::Create(TimerOptions options) {
     return absl::InvalidArgumentError(absl::StrFormat(
         "timingwheel: max_pending must be >= 0 (0: no limit), got %d",
         options.max_pending));
+  }
+  if (options.default_timeout < absl::ZeroDuration()) {
+    return absl::InvalidArgumentError(absl::StrFormat(
+        "timingwheel: default_timeout must be >= 0 (0: none), got %s",
+        absl::FormatDuration(options.default_timeout)));
   }
   if (options.expected_pending < 0) {
     return absl::InvalidArgumentError(absl::StrFormat(
@@ -209,6 +203,7 @@ Timer::Timer(const TimerOptions& options, int64_t tick_nanos, uint32_t id)
                   clock_ == Clock::Real()),
       origin_(ReadClock()),
       max_pending_(options.max_pending),
+      default_timeout_(options.default_timeout),
       on_callback_error_(options.on_callback_error),
       mu_(control_->mu),
       wheel_(tick_nanos, options.wheel_size),
@@ -308,7 +303,6 @@ absl::Status Timer::AddInternal(TimerTask* task, absl::Duration delay,
     status = AddLocked(task, clock_now, delay_nanos, wheel_ref_taken, drop_ref,
                        /*moved=*/nullptr, &earlier);
   }
-  ReleaseDrained();
   if (drop_ref) task->Unref();  // Never the last: the caller holds one.
   if (earlier && on_next_due_earlier_) on_next_due_earlier_();
   return status;
@@ -317,6 +311,17 @@ absl::Status Timer::AddInternal(TimerTask* task, absl::Duration delay,
 absl::Status Timer::ShutdownError() {
   return absl::FailedPreconditionError(
       "timingwheel: cannot add a task after Timer::Shutdown()");
+}
+
+absl::Status Timer::NoDefaultTimeoutError() {
+  return absl::FailedPreconditionError(
+      "timingwheel: Schedule()/Add() without a delay needs "
+      "TimerOptions::default_timeout, which this timer does not set");
+}
+
+absl::Status Timer::Add(const TaskPtr<TimerTask>& task) {
+  if (default_timeout_ == absl::ZeroDuration()) return NoDefaultTimeoutError();
+  return Add(task, default_timeout_);
 }
 
 absl::Status Timer::NotCountedError(const TimerTask& task) {
@@ -447,22 +452,39 @@ void Timer::NotifySleepersIfEarlierLocked() {
 }
 
 bool Timer::Cancel(TimerTask& task) {
-  if (use_inbox_) {
-    const int buffered = CancelBuffered(task, id_);
-    if (buffered == 1) ReleaseCancelledNow();
-    if (buffered >= 0) return buffered == 1;
-  }
-  bool drop_ref = false;
   bool cancelled;
-  {
+  bool drop_ref = false;
+  bool revoked = false;
+  const int buffered = use_inbox_ ? CancelBuffered(task, id_) : -1;
+  if (buffered >= 0) {
+    cancelled = revoked = buffered == 1;
+  } else {
     internal::MutexLock lock(mu_);
-    cancelled = CancelLocked(task, drop_ref);
+    cancelled = CancelLocked(task, drop_ref, revoked);
   }
+  if (revoked) {
+    internal::RunAfterRevokeHook();
+    // Out of the inbox first: then the inbox's reference is this call's.
+    WaitUntilRevokedOut(control_, task);
+    drop_ref = true;
+  }
+  if (cancelled) NotifyCancelled(task);
   if (drop_ref) task.Unref();  // The wheel's; the caller holds another.
   return cancelled;
 }
 
-bool Timer::CancelLocked(TimerTask& task, bool& drop_ref) {
+void Timer::NotifyCancelled(TimerTask& task) {
+  try {
+    task.OnCancelled();
+  } catch (...) {
+    // Not to on_callback_error: a handle may cancel after its timer is gone.
+    internal::ReportUnhandledError(std::current_exception(),
+                                   "a timer task's OnCancelled()",
+                                   "a try/catch inside OnCancelled()");
+  }
+}
+
+bool Timer::CancelLocked(TimerTask& task, bool& drop_ref, bool& revoked) {
   uint32_t state = State::Load(&task);
   // A pending task leaves its list before its state leaves kPending: once
   // the word is idle, a lock-free add (TryBuffer) may take the task and
@@ -475,9 +497,13 @@ bool Timer::CancelLocked(TimerTask& task, bool& drop_ref) {
   for (;;) {
     if (State::Owner(state) != id_) return false;  // Idle, or not ours.
     if ((state & State::kInbox) != 0) {
-      // Buffered: the drain releases it (and counts it cancelled).
+      // Buffered: the drain takes it out (and counts it cancelled); the
+      // caller releases it.
       if ((state & State::kRevoked) != 0) return false;
-      if (State::Cas(&task, state, state | State::kRevoked)) return true;
+      if (State::Cas(&task, state, state | State::kRevoked)) {
+        revoked = true;
+        return true;
+      }
       continue;
     }
     // A pending task after Shutdown() is on Shutdown()'s list: swept.
@@ -492,7 +518,11 @@ bool Timer::CancelLocked(TimerTask& task, bool& drop_ref) {
     }
     uint32_t flags = state & ~(State::kPending | State::kQueued);
     if (running) flags |= State::kStopped;
+    // Before the word may go idle (a lock-free add may then write it).
+    const int64_t due = task.due_nanos_;
+    task.due_nanos_ = State::kCancelledDue;
     if (State::Cas(&task, state, State::Make(id_, flags))) break;
+    task.due_nanos_ = due;
   }
   if ((state & State::kPending) != 0) {
     if (!unlinked) wheel_.Unlink(&task, {&urgent_, &flushing_, &staging_});
@@ -520,7 +550,6 @@ bool Timer::IsPendingLocked(const TimerTask& task) const {
 }
 
 bool Timer::AdvanceClock(absl::Duration timeout) {
-  ReleaseDrainedAtExit release(this);
   internal::MutexLock lock(mu_);
   const int64_t deadline =
       internal::SaturatingAdd(NowRelative(), internal::DelayToNanos(timeout));
@@ -855,6 +884,7 @@ void Timer::RunBatch(std::vector<TimerTask*>& batch) {
 }
 
 void Timer::ReleaseBatch(std::vector<TimerTask*>& batch) {
+  std::vector<TimerTask*> cancelled;  // Counted tasks: told after unlocking.
   {
     internal::MutexLock lock(mu_);
     for (TimerTask* task : batch) {
@@ -868,16 +898,22 @@ void Timer::ReleaseBatch(std::vector<TimerTask*>& batch) {
       }
       uint32_t state = State::Load(task);
       while ((state & State::kQueued) != 0) {
+        const int64_t due = task->due_nanos_;
+        task->due_nanos_ = State::kCancelledDue;
         if (State::Cas(
                 task, state,
                 State::Make(State::Owner(state), state & ~State::kQueued))) {
           --counters_.expired;
           ++counters_.cancelled;
+          if (!task->Embedded()) cancelled.push_back(task);
           break;
         }
+        task->due_nanos_ = due;
       }
     }
   }
+  // The batch still holds their references (dropped below).
+  for (TimerTask* task : cancelled) NotifyCancelled(*task);
   for (TimerTask* task : batch) {
     if (task != nullptr) task->Unref();  // Null: an embedded timer's slot.
   }
@@ -896,7 +932,6 @@ std::vector<TaskPtr<TimerTask>> Timer::Shutdown() {
   // The pending tasks as chains (null-terminated by `next`), one per bucket.
   std::vector<internal::ListNode*> chains;
   int64_t count = 0;
-  std::vector<TimerTask*> released;
   {
     internal::MutexLock lock(mu_);
     if (!shutdown_) {
@@ -918,9 +953,7 @@ std::vector<TaskPtr<TimerTask>> Timer::Shutdown() {
       counters_.pending = 0;
       counters_.cancelled += count;
     }
-    released.swap(inbox_released_);
   }
-  for (TimerTask* task : released) task->Unref();
   cv_.notify_all();
   // The chains are this call's alone now: with shutdown_ set, Add() and
   // Cancel() leave pending tasks alone. Up to kLanes chains are walked side
@@ -946,6 +979,9 @@ std::vector<TaskPtr<TimerTask>> Timer::Shutdown() {
       node->prev = node->next = nullptr;  // Unlinked.
       TimerTask* task = internal::TimingWheel::AsTask(node);
       const bool embedded = task->Embedded();
+      // Before the word leaves kPending (readers that see kPending after
+      // Shutdown() do not read it; those that see it cleared see this).
+      task->due_nanos_ = State::kCancelledDue;
       uint32_t state = State::Load(task);
       while (!State::Cas(
           task, state,
@@ -974,6 +1010,7 @@ std::vector<TaskPtr<TimerTask>> Timer::Shutdown() {
     NotifyEmbeddedWaiters();
   }
   ABSL_ASSERT(static_cast<int64_t>(cancelled.size()) == count);
+  for (const TaskPtr<TimerTask>& task : cancelled) NotifyCancelled(*task);
   if (current_callback_timer == this) return cancelled;
 
   std::lock_guard<std::mutex> stop(shutdown_mu_);
@@ -988,8 +1025,6 @@ std::vector<TaskPtr<TimerTask>> Timer::Shutdown() {
 
 TimerMetrics Timer::Metrics() const {
   // Drains the inboxes (buffered tasks count from there): logically const.
-  Timer* const self = const_cast<Timer*>(this);
-  ReleaseDrainedAtExit release(self);
   TimerMetrics metrics;
   {
     internal::MutexLock lock(mu_);
@@ -1002,7 +1037,6 @@ TimerMetrics Timer::Metrics() const {
 }
 
 absl::Duration Timer::NextDueIn() {
-  ReleaseDrainedAtExit release(this);
   internal::MutexLock lock(mu_);
   DrainInboxesLocked();
   const int64_t earliest = wheel_.EarliestKey();
@@ -1015,8 +1049,6 @@ absl::Duration Timer::NextDueIn() {
 }
 
 int64_t Timer::NumPending() const {
-  Timer* const self = const_cast<Timer*>(this);
-  ReleaseDrainedAtExit release(self);
   internal::MutexLock lock(mu_);
   DrainInboxesForReaderLocked();
   return counters_.pending;
@@ -1034,7 +1066,6 @@ void Timer::ReaperLoop() {
     // After the flush (flusher_active_ is false again and mu_ is free), so
     // that the standby can take over flushing while these run.
     if (!inline_batches_.empty()) RunInlineBatches();
-    ReleaseDrained();
     internal::MutexLock lock(mu_);
     if (shutdown_) return;
   }
@@ -1115,26 +1146,22 @@ bool TimerHandle::Cancel() ABSL_NO_THREAD_SAFETY_ANALYSIS {
   // Buffered in its timer's inbox: no lock (a handle's task is only ever
   // added to its own timer).
   const int buffered = Timer::CancelBuffered(*task_, control_->timer_id);
-  if (buffered == 1) {
-    // Release the task now, as a cancel of a pending one does.
-    std::vector<TimerTask*> released;
-    {
-      internal::MutexLock lock(control_->mu);
-      if (control_->timer != nullptr) {
-        control_->timer->CollectCancelledLocked(released);
-      }
-    }
-    for (TimerTask* task : released) task->Unref();
-  }
-  if (buffered >= 0) return buffered == 1;
+  bool cancelled = buffered == 1;
   bool drop_ref = false;
-  bool cancelled = false;
-  {
+  bool revoked = buffered == 1;
+  if (buffered < 0) {
     internal::MutexLock lock(control_->mu);
     if (control_->timer != nullptr) {
-      cancelled = control_->timer->CancelLocked(*task_, drop_ref);
+      cancelled = control_->timer->CancelLocked(*task_, drop_ref, revoked);
     }
   }
+  if (revoked) {
+    internal::RunAfterRevokeHook();
+    // Released now, as a cancelled pending task is: out of the inbox first.
+    Timer::WaitUntilRevokedOut(control_, *task_);
+    drop_ref = true;
+  }
+  if (cancelled) Timer::NotifyCancelled(*task_);
   if (drop_ref) task_->Unref();  // The wheel's; the handle holds another.
   return cancelled;
 }

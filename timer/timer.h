@@ -61,6 +61,7 @@
 #include <functional>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <thread>
 #include <type_traits>
 #include <utility>
@@ -86,6 +87,7 @@ namespace timingwheel {
 namespace internal {
 class StandbyExecutor;
 }  // namespace internal
+class EmbeddedTimer;
 
 // TimerOptions
 //
@@ -138,6 +140,14 @@ struct TimerOptions {
   // the timer with `AdvanceClock()` (tests with a manual clock, or an owner
   // with its own reaper loop).
   bool start_reaper = true;
+
+  // The delay of `Schedule(callback)` and `Add(task)` without a delay, for
+  // a timer whose tasks mostly share one (Folly's `setDefaultTimeout()`:
+  // the request timeout of a server, say). Zero (the default): not set;
+  // those calls then fail with `absl::FailedPreconditionError`. Must not be
+  // negative. A separate overload reads it, so the calls with a delay cost
+  // nothing more. Tested by TimerDefaultTimeoutTest.
+  absl::Duration default_timeout = absl::ZeroDuration();
 
   // The most tasks that may be pending at once; `Add()` and `Schedule()`
   // beyond it fail with `absl::ResourceExhaustedError`. 0 means no limit.
@@ -228,8 +238,11 @@ struct TimerBatchEntry {
 // `Metrics()`, `NumPending()`, `Shutdown()`, a move, `TimeRemaining()`).
 // A task due before the floor takes the lock and wakes the reaper, as
 // before. `Cancel()` of a buffered task marks it with one CAS (so a drain
-// releases it without touching the wheel), then drains under the lock so
-// that the task and its captures are released before it returns. Never-early,
+// takes it out without touching the wheel), then drains under the lock
+// until it is out, and releases it itself: the task and its captures are
+// released before `Cancel()` returns, also when another thread's drain took
+// it first (TimerInboxTest.CancelReleasesCapturesWhenAnotherDrainTookTheTask).
+// Never-early,
 // exactly-once and per-thread order (tasks one thread adds for the same instant
 // run in the order added) hold as for locked adds; a buffered task counts in
 // `Metrics()`/`NumPending()` from the drain those calls run first. Embedded
@@ -243,9 +256,9 @@ class Timer {
   //
   // Returns a new timer, or `absl::InvalidArgumentError` when `options` is
   // invalid (tick < 1ns, wheel size outside [2, 2^20], negative
-  // max_pending or expected_pending), or `absl::ResourceExhaustedError`
-  // with 2^25 - 1 timers alive or when the room `expected_pending` asks for
-  // cannot be allocated.
+  // max_pending, expected_pending or default_timeout), or
+  // `absl::ResourceExhaustedError` with 2^25 - 1 timers alive or when the room
+  // `expected_pending` asks for cannot be allocated.
   static absl::StatusOr<std::unique_ptr<Timer>> Create(
       TimerOptions options = TimerOptions());
 
@@ -282,6 +295,19 @@ class Timer {
     return TimerHandle(control_, std::move(handle_ref));
   }
 
+  // Timer::Schedule()
+  //
+  // `Schedule(options.default_timeout, callback)`; fails with
+  // `absl::FailedPreconditionError` (destroying the callback) when the
+  // timer has no `default_timeout`. Thread-safe.
+  template <typename F>
+  absl::StatusOr<TimerHandle> Schedule(F&& callback) {
+    if (default_timeout_ == absl::ZeroDuration()) {
+      return NoDefaultTimeoutError();
+    }
+    return Schedule(default_timeout_, std::forward<F>(callback));
+  }
+
   // Timer::Add()
   //
   // Schedules `task` to run once `delay` has elapsed, with the same rules as
@@ -299,6 +325,12 @@ class Timer {
   //     `Run()` runs (until `Run()` returns): how a repeating task ends.
   // Thread-safe.
   absl::Status Add(const TaskPtr<TimerTask>& task, absl::Duration delay);
+
+  // Timer::Add()
+  //
+  // `Add(task, options.default_timeout)`; `absl::FailedPreconditionError`
+  // when the timer has no `default_timeout`. Thread-safe.
+  absl::Status Add(const TaskPtr<TimerTask>& task);
 
   // Timer::Add()
   //
@@ -447,6 +479,44 @@ class Timer {
   //   timer->Cancel(*beat);  // No run starts after this returns.
   bool Cancel(TimerTask& task);
 
+  // Timer::CancelAll()
+  //
+  // Cancels every pending task and keeps the timer (Folly's `cancelAll()`,
+  // Tokio's `DelayQueue::clear()`): each is counted cancelled, released
+  // (its captures destroyed) before this returns, and told with
+  // `TimerTask::OnCancelled()` (on this thread, with no lock held); their
+  // handles read `TaskStatus::kCancelled`. Returns how many it cancelled.
+  // Tasks added after it starts (by other threads, or by `OnCancelled()`)
+  // are kept. What is past pending is left alone: tasks already handed to
+  // the executor (due, `Run()` not started) still run, and a task whose
+  // `Run()` is running goes on; one that re-adds itself from `Run()` (a
+  // periodic task re-arming) is pending again afterwards: to end those,
+  // cancel them by handle or shut the timer down. Embedded timers pending
+  // in it are cancelled too (see `EmbeddedTimer::status()`). Holds the
+  // timer's lock for O(pending tasks). Returns 0 after `Shutdown()`.
+  // Thread-safe; callable from callbacks. Tested by TimerCancelAllTest.
+  int64_t CancelAll();
+
+  // Timer::PeekNext()
+  //
+  // The task that is due first (Tokio's `DelayQueue::peek()`): its due
+  // instant on the timer's clock (see `Now()`), a handle to it and the task
+  // itself (both empty for an `EmbeddedTimer`, which is identified by
+  // `embedded`). Of tasks due at the same instant, one of them (the one
+  // that runs first when they share a bucket). `std::nullopt` when nothing
+  // is pending (tasks that never come due, at `TimePoint::Max()`, are not
+  // reported), or after `Shutdown()`. Changes nothing; reads the tasks of
+  // the buckets that could hold an earlier one (O(tasks in those buckets)),
+  // so it suits an occasional look, not a per-event loop. A snapshot.
+  // Thread-safe. Tested by TimerPeekTest.
+  struct Peeked {
+    TimePoint due;
+    TimerHandle handle;
+    TaskPtr<TimerTask> task;
+    const EmbeddedTimer* embedded = nullptr;
+  };
+  std::optional<Peeked> PeekNext();
+
   // Timer::AdvanceClock()
   //
   // Waits up to `timeout` (on the timer's clock) until the earliest bucket is
@@ -529,13 +599,14 @@ class Timer {
   enum class Buffered { kNo, kYes, kRefused };
   Buffered TryBuffer(TimerTask* task, int64_t clock_now, int64_t delay_nanos,
                      bool wheel_ref_taken);
-  // After Shutdown(): releases the buffered tasks withdrawn or cancelled
-  // (to inbox_released_) and puts back those whose producer has yet to
-  // withdraw them.
+  // After Shutdown(): takes the buffered tasks withdrawn or cancelled out
+  // of the inbox (their revokers release them) and puts back those whose
+  // producer has yet to withdraw them.
   void ReleaseAfterShutdownLocked() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   // Places every buffered task in the wheel (those cancelled while
-  // buffered go to inbox_released_), then wakes sleepers it made late. A
-  // no-op after Shutdown() (which drains last) and without inboxes.
+  // buffered are taken out, to be released by their revokers), then wakes
+  // sleepers it made late. A no-op after Shutdown() (which drains last) and
+  // without inboxes.
   void DrainInboxesLocked() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   // The same for the calling thread's stripe only (its adds keep their
   // order when it next takes the lock).
@@ -549,22 +620,24 @@ class Timer {
   }
   void PlaceDrainedLocked(internal::ListNode* chain)
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
-  // Drops the references of the tasks drains released (cancelled while
-  // buffered). Called without mu_.
-  void ReleaseDrained();
-  class ReleaseDrainedAtExit;
   // Cancels `task` if it is buffered in the inbox of the timer with id
-  // `owner`, without any lock: returns 1 if this call cancelled it, 0 if it
-  // was buffered and cancelled already, -1 if it is not buffered there.
+  // `owner`, without any lock: returns 1 if this call cancelled it (the
+  // caller then owns the inbox's reference: see WaitUntilRevokedOut()), 0
+  // if it was buffered and cancelled already, -1 if it is not buffered
+  // there.
   static int CancelBuffered(TimerTask& task, uint32_t owner);
-  // After CancelBuffered() cancelled a task: drains the inboxes, so that
-  // the task (with its callback's captures) is released before Cancel()
-  // returns, as a cancelled pending task is. Takes mu_, never the wheel.
-  void ReleaseCancelledNow();
-  // Its locked part: the released tasks go to `released` (the caller drops
-  // their references after unlocking).
-  void CollectCancelledLocked(std::vector<TimerTask*>& released)
-      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  // After this thread revoked `task` in the inbox (CancelBuffered() returned
+  // 1, or CancelLocked() set `revoked`): drains until the task has left the
+  // inbox (whichever thread's drain takes it), so that the caller may drop
+  // the inbox's reference, and with it the task's captures, before its
+  // Cancel() returns. Called without the lock; takes it (never the wheel).
+  static void WaitUntilRevokedOut(internal::TimerControl* control,
+                                  TimerTask& task);
+  // Its locked part: a drain, or after Shutdown() the inbox's sweep.
+  void TakeRevokedLocked() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  // Calls `task.OnCancelled()`; an exception is reported on stderr (once
+  // per type) and swallowed. Called without any lock of the timer.
+  static void NotifyCancelled(TimerTask& task);
   // Sets sleep_deadline_max_ and publishes the inbox floor; returns whether
   // the floor rose (buffered tasks may then be due before it: the caller
   // must look at the inbox again before anyone sleeps on it).
@@ -590,6 +663,8 @@ class Timer {
   static absl::Status NotCountedError(const TimerTask& task);
   // The error for an add after Shutdown().
   static absl::Status ShutdownError();
+  // The error of Schedule(callback) and Add(task) without default_timeout.
+  static absl::Status NoDefaultTimeoutError();
   // The entry points of timer_scheduling.cc.
   absl::Status AddAtInternal(TimerTask* task, TimePoint deadline,
                              bool wheel_ref_taken);
@@ -665,11 +740,21 @@ class Timer {
   // Decrements in_flight_ by `count` and wakes Shutdown() at zero.
   void FinishInFlight(int64_t count);
   // Cancel() with mu_ held; sets `drop_ref` when the caller must drop the
-  // wheel's reference (after unlocking).
-  bool CancelLocked(TimerTask& task, bool& drop_ref)
+  // wheel's reference (after unlocking), and `revoked` when it revoked the
+  // task in an inbox (the caller then waits for it to leave with
+  // WaitUntilRevokedOut() and drops the inbox's reference).
+  bool CancelLocked(TimerTask& task, bool& drop_ref, bool& revoked)
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   bool IsPendingLocked(const TimerTask& task) const
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  // The status and the deadline of `task`, a handle's or an embedded
+  // timer's, last scheduled on the timer behind `control`, with
+  // `control->mu` held (timer_status.cc; see `TimerHandle::status()` and
+  // `TimerHandle::Deadline()`).
+  static TaskStatus StatusLocked(const internal::TimerControl* control,
+                                 const TimerTask& task);
+  static TimePoint DeadlineLocked(const internal::TimerControl* control,
+                                  const TimerTask& task);
   // Runs the embedded timer at the front of embedded_ready_ (one batch slot
   // stands for one of them; see embedded_timer.cc). Called without mu_.
   void RunEmbeddedSlot();
@@ -698,6 +783,7 @@ class Timer {
   const bool run_inline_;
   const int64_t origin_;
   const int64_t max_pending_;
+  const absl::Duration default_timeout_;
   const std::function<void(std::exception_ptr)> on_callback_error_;
 
   internal::Mutex& mu_;         // control_->mu.
@@ -723,14 +809,11 @@ class Timer {
   // for (kNoSleeper when none needs waking): an Add() due earlier notifies.
   static constexpr int64_t kNoSleeper = -1;
   int64_t sleep_deadline_max_ ABSL_GUARDED_BY(mu_) = kNoSleeper;
-  // Producer inboxes (see above): whether adds may use them, the inbox,
-  // whether Shutdown() closed it, and the tasks drains released (cancelled
-  // while buffered), whose references are dropped outside the lock.
+  // Producer inboxes (see above): whether adds may use them, the inbox, and
+  // whether Shutdown() closed it.
   const bool use_inbox_;
   internal::Inbox inbox_;
   bool inbox_closed_ ABSL_GUARDED_BY(mu_) = false;
-  std::vector<TimerTask*> inbox_released_ ABSL_GUARDED_BY(mu_);
-  std::atomic<bool> inbox_released_waiting_{false};
   TimerMetrics counters_ ABSL_GUARDED_BY(mu_);
   // Whether the reaper runs callbacks inline now, with the watchdog armed
   // to watchdog_deadline_ (relative; kMaxNanos: none yet).

@@ -7,7 +7,8 @@
 // reschedule or inspect the scheduled callback. Dropping a handle does not
 // cancel anything (see `ScopedTimerHandle` in scoped_timer_handle.h for one
 // that does). A handle may outlive its timer: it then does nothing
-// (`Cancel()` returns false). This file also defines `RescheduleResult`.
+// (`Cancel()` returns false). This file also defines `RescheduleResult` and
+// `TaskStatus`.
 
 #ifndef TIMINGWHEEL_TIMER_TIMER_HANDLE_H_
 #define TIMINGWHEEL_TIMER_TIMER_HANDLE_H_
@@ -49,6 +50,30 @@ enum class RescheduleResult {
   kOverLimit,
   // Refused: the handle is empty, or its timer was shut down or destroyed.
   kTimerGone,
+};
+
+// TaskStatus
+//
+// Where a scheduled callback (or an embedded timer) stands: what
+// `TimerHandle::status()` and `EmbeddedTimer::status()` return. A snapshot:
+// it may change right after the call returns. Tested by TaskStatusTest.
+enum class TaskStatus {
+  // The handle is empty (or the embedded timer was never scheduled).
+  kNone,
+  // Waiting to run: in the timer, or handed to the executor with `Run()`
+  // not started (what `pending()` reports). Also while a run is in progress
+  // if another run is already waiting (a periodic task re-armed, a
+  // callback rescheduled from inside itself).
+  kPending,
+  // Its run is in progress and no other run is waiting.
+  kRunning,
+  // Its last scheduling ran (`Run()` returned, or threw).
+  kRan,
+  // Its last scheduling was cancelled before its run started: by
+  // `Cancel()`, `Timer::CancelAll()`, `Timer::Shutdown()` or the timer's
+  // destruction (which cancel what is pending), or by an executor that
+  // dropped its batch.
+  kCancelled,
 };
 
 // TimerHandle
@@ -131,10 +156,36 @@ class TimerHandle {
   // snapshot, like `pending()`. Thread-safe.
   absl::Duration TimeRemaining() const;
 
+  // TimerHandle::status()
+  //
+  // Tells why a callback is no longer pending: whether it ran, is running,
+  // or was cancelled (see `TaskStatus`). `kNone` for an empty handle. Keeps
+  // working after its timer was destroyed (what was pending then reads
+  // `kCancelled`). Thread-safe.
+  TaskStatus status() const;
+
+  // TimerHandle::Deadline()
+  //
+  // The instant on the timer's clock (see `Timer::Now()`) the callback is
+  // due at while it is pending, or was due at while it runs;
+  // `TimePoint::Max()` otherwise (it ran, was cancelled, its timer is gone,
+  // the handle is empty), and for a callback that never comes due. A
+  // snapshot. Thread-safe.
+  TimePoint Deadline() const;
+
   // TimerHandle::valid()
   //
   // Returns whether the handle refers to a callback.
   bool valid() const { return task_ != nullptr; }
+
+  // Whether two handles refer to the same callback (copies of one handle,
+  // or a handle and `Timer::PeekNext()`'s).
+  friend bool operator==(const TimerHandle& a, const TimerHandle& b) {
+    return a.task_ == b.task_;
+  }
+  friend bool operator!=(const TimerHandle& a, const TimerHandle& b) {
+    return !(a == b);
+  }
 
  private:
   friend class Timer;

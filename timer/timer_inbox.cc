@@ -17,6 +17,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <thread>
 #include <utility>
 #include <vector>
 
@@ -58,7 +59,6 @@ Timer::Buffered Timer::TryBuffer(TimerTask* task, int64_t clock_now,
     return Buffered::kYes;
   }
   bool refused = false;
-  std::vector<TimerTask*> released;
   {
     internal::MutexLock lock(mu_);
     if (shutdown_) {
@@ -73,16 +73,19 @@ Timer::Buffered Timer::TryBuffer(TimerTask* task, int64_t clock_now,
           break;
         }
       }
+      // Takes the withdrawn task (pushed above) out of the inbox.
       ReleaseAfterShutdownLocked();
     } else if (wake) {
       DrainInboxesLocked();
     } else {
       DrainMineLocked();
     }
-    released.swap(inbox_released_);
   }
-  for (TimerTask* dead : released) dead->Unref();
-  return refused ? Buffered::kRefused : Buffered::kYes;
+  if (refused) {
+    task->Unref();  // The inbox's; never the last (the caller holds one).
+    return Buffered::kRefused;
+  }
+  return Buffered::kYes;
 }
 
 void Timer::ReleaseAfterShutdownLocked() {
@@ -92,10 +95,12 @@ void Timer::ReleaseAfterShutdownLocked() {
     TimerTask* const task = internal::TimingWheel::AsTask(node);
     uint32_t state = State::Load(task);
     if ((state & State::kRevoked) != 0) {
+      // Out of the inbox; its revoker drops the reference
+      // (WaitUntilRevokedOut).
       node->next = nullptr;
+      task->due_nanos_ = State::kCancelledDue;
       while (!State::Cas(task, state, 0)) {
       }
-      inbox_released_.push_back(task);
     } else {
       // Another producer's, still inside its add: it withdraws it itself
       // once it holds the lock. Back in the inbox until then.
@@ -114,22 +119,35 @@ int Timer::CancelBuffered(TimerTask& task, uint32_t owner) {
   return -1;
 }
 
-void Timer::ReleaseCancelledNow() {
-  std::vector<TimerTask*> released;
-  {
-    internal::MutexLock lock(mu_);
-    CollectCancelledLocked(released);
-  }
-  for (TimerTask* task : released) task->Unref();
-}
-
-void Timer::CollectCancelledLocked(std::vector<TimerTask*>& released) {
+void Timer::TakeRevokedLocked() {
   if (shutdown_) {
     ReleaseAfterShutdownLocked();
   } else {
     DrainInboxesLocked();
   }
-  released.swap(inbox_released_);
+}
+
+// The control block's lock is the timer's (mu_ is control->mu), which the
+// analysis cannot see through the pointer.
+void Timer::WaitUntilRevokedOut(internal::TimerControl* control,
+                                TimerTask& task)
+    ABSL_NO_THREAD_SAFETY_ANALYSIS {
+  constexpr uint32_t kRevokedInInbox = State::kInbox | State::kRevoked;
+  for (;;) {
+    {
+      internal::MutexLock lock(control->mu);
+      Timer* const timer = control->timer;
+      // Every drain takes a revoked task out without releasing it. Its
+      // producer may not have pushed it yet (the push takes no lock, and
+      // ends): until then, drain again.
+      if (timer != nullptr) timer->TakeRevokedLocked();
+      if (timer == nullptr ||
+          (State::Load(&task) & kRevokedInInbox) != kRevokedInInbox) {
+        break;
+      }
+    }
+    std::this_thread::yield();
+  }
 }
 
 void Timer::DrainInboxesLocked() {
@@ -144,7 +162,6 @@ void Timer::DrainMineLocked() {
 
 void Timer::PlaceDrainedLocked(internal::ListNode* chain) {
   if (chain == nullptr) return;
-  bool released = false;
   for (internal::ListNode* node = chain; node != nullptr;) {
     internal::ListNode* const next = node->next;
     if (next != nullptr) __builtin_prefetch(next, 1);
@@ -161,31 +178,22 @@ void Timer::PlaceDrainedLocked(internal::ListNode* chain) {
           wheel_.Place(task);
           break;
         }
-      } else if (State::Cas(task, state, 0)) {
+      } else {
         // Cancelled while buffered: counted as the add and the cancel it
-        // was; the inbox's reference is dropped outside the lock.
-        ++counters_.added;
-        ++counters_.cancelled;
-        inbox_released_.push_back(task);
-        released = true;
-        break;
+        // was. Out of the inbox; its revoker drops the inbox's reference
+        // (WaitUntilRevokedOut). Written before the word goes idle, after which
+        // a lock-free add may write it.
+        task->due_nanos_ = State::kCancelledDue;
+        if (State::Cas(task, state, 0)) {
+          ++counters_.added;
+          ++counters_.cancelled;
+          break;
+        }
       }
     }
     node = next;
   }
-  if (released) inbox_released_waiting_.store(true, std::memory_order_relaxed);
   NotifySleepersIfEarlierLocked();
-}
-
-void Timer::ReleaseDrained() {
-  if (!inbox_released_waiting_.load(std::memory_order_relaxed)) return;
-  std::vector<TimerTask*> released;
-  {
-    internal::MutexLock lock(mu_);
-    released.swap(inbox_released_);
-    inbox_released_waiting_.store(false, std::memory_order_relaxed);
-  }
-  for (TimerTask* task : released) task->Unref();
 }
 
 bool Timer::SetSleepDeadlineMaxLocked(int64_t deadline) {

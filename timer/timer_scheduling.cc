@@ -46,7 +46,6 @@ absl::Status Timer::AddAtInternal(TimerTask* task, TimePoint deadline,
     status = AddLocked(task, due, 0, wheel_ref_taken, drop_ref,
                        /*moved=*/nullptr, &earlier);
   }
-  ReleaseDrained();
   if (drop_ref) task->Unref();  // Never the last: the caller holds one.
   if (earlier && on_next_due_earlier_) on_next_due_earlier_();
   return status;
@@ -87,7 +86,6 @@ absl::Status Timer::AddBatch(absl::Span<const TimerBatchEntry> entries,
       ++count;
     }
   }
-  ReleaseDrained();
   if (added != nullptr) *added = count;
   // Once for the batch, even when it stopped at a refused entry.
   if (earlier && on_next_due_earlier_) on_next_due_earlier_();
@@ -166,11 +164,9 @@ bool Timer::ResetPeriodicLocked(internal::PeriodicTaskBase& task,
 void Timer::RearmPeriodic(internal::PeriodicTaskBase& task) {
   bool drop_ref = false;
   bool earlier = false;
-  std::vector<TimerTask*> released;  // Cancelled while buffered.
   {
     internal::MutexLock lock(mu_);
     DrainMineLocked();  // This thread's buffered adds go first.
-    released.swap(inbox_released_);
     // Fixed rate: from this run's grid point, not from now; a late run
     // follows the series' MissedRuns (see NextPeriodicDue()).
     const int64_t next = task.TakeNextDue(NowRelative());
@@ -180,7 +176,6 @@ void Timer::RearmPeriodic(internal::PeriodicTaskBase& task) {
         .IgnoreError();
   }
   if (drop_ref) task.Unref();
-  for (TimerTask* dead : released) dead->Unref();
   // The re-arming thread runs the task's callback: the timer is alive.
   if (earlier && on_next_due_earlier_) on_next_due_earlier_();
 }
@@ -199,20 +194,15 @@ bool Timer::ResetPeriodic(internal::TimerControl* control,
   // A copy of the timer's hook, taken under the lock: the timer may be
   // destroyed once it is released (a handle may outlive it).
   std::function<void()> on_earlier;
-  // Tasks cancelled while buffered that the drain below collected: released
-  // after unlocking, without touching the timer (it may be gone by then).
-  std::vector<TimerTask*> released;
   {
     internal::MutexLock lock(control->mu);
     Timer* const timer = control->timer;
     if (timer == nullptr) return false;
     timer->DrainMineLocked();  // This thread's buffered adds go first.
-    released.swap(timer->inbox_released_);
     reset = timer->ResetPeriodicLocked(task, kind, nanos, drop_ref, &earlier);
     if (earlier) on_earlier = timer->on_next_due_earlier_;
   }
   if (drop_ref) task.Unref();  // Not reached: no reference was counted.
-  for (TimerTask* dead : released) dead->Unref();
   if (on_earlier) on_earlier();
   return reset;
 }
@@ -247,15 +237,11 @@ RescheduleResult TimerHandle::RescheduleInternal(bool relative, int64_t nanos)
   // destroyed once it is released (a handle may outlive it).
   std::function<void()> on_earlier;
   absl::Status status;
-  // Tasks cancelled while buffered that the drain below collected: released
-  // after unlocking, without touching the timer (it may be gone by then).
-  std::vector<TimerTask*> released;
   {
     internal::MutexLock lock(control_->mu);
     Timer* const timer = control_->timer;
     if (timer == nullptr) return RescheduleResult::kTimerGone;
     timer->DrainMineLocked();  // This thread's buffered adds go first.
-    released.swap(timer->inbox_released_);
     const int64_t base = relative
                              ? timer->ClockRelative()
                              : timer->RelativeOf(TimePoint::FromNanos(nanos));
@@ -265,7 +251,6 @@ RescheduleResult TimerHandle::RescheduleInternal(bool relative, int64_t nanos)
     if (earlier) on_earlier = timer->on_next_due_earlier_;
   }
   if (drop_ref) task_->Unref();  // Not reached: no reference was counted.
-  for (TimerTask* dead : released) dead->Unref();
   if (on_earlier) on_earlier();
   if (status.ok()) {
     return moved ? RescheduleResult::kMoved : RescheduleResult::kRearmed;

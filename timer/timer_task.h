@@ -50,6 +50,7 @@ struct ListNode {
 
 class TimingWheel;
 class TaskState;
+class TaskTestPeer;
 
 }  // namespace internal
 
@@ -97,12 +98,32 @@ class TimerTask : private internal::ListNode {
   virtual void Run() = 0;
 
  protected:
+  // TimerTask::OnCancelled()
+  //
+  // Called once for each scheduling of the task that ends without a run:
+  // cancelled by `Timer::Cancel()` (or a handle's `Cancel()`),
+  // `Timer::CancelAll()`, `Timer::Shutdown()` (for each task it returns, and
+  // by the timer's destructor), or an executor that dropped the batch the
+  // task was in. So every scheduling ends in exactly one call of `Run()` or
+  // of `OnCancelled()` (a move of a pending task is not an end; a `Cancel()`
+  // that only stops a running task's re-adds is not either). For a task that
+  // owns resources: release them here. Called on the thread that cancelled
+  // it (the executor's, for a dropped batch), with no lock of the timer
+  // held, while the timer still holds its reference; it may add the task
+  // again or call the timer. It should not throw: an exception is caught,
+  // reported on stderr (once per exception type) and swallowed (a handle
+  // may cancel after its timer is gone, so there is no error hook to give
+  // it to). The default does nothing. Tested by
+  // TimerCancelNotificationTest.
+  virtual void OnCancelled() {}
+
   // Tasks are destroyed when their last reference goes (see `TaskPtr`).
   virtual ~TimerTask() = default;
 
  private:
   friend class internal::TimingWheel;
   friend class internal::TaskState;
+  friend class internal::TaskTestPeer;
   friend class Timer;
   friend class TimerHandle;
   friend class EmbeddedTimer;

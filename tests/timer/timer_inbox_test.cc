@@ -23,8 +23,10 @@
 #include "gtest/gtest.h"
 #include "tests/timer/bounded.h"
 #include "tests/timer/fn_task.h"
+#include "tests/timer/probe_task.h"
 #include "tests/timer/test_sync.h"
 #include "timer/internal/inbox.h"
+#include "timer/internal/test_hooks.h"
 #include "timer/testing/manual_clock.h"
 #include "timer/testing/manual_executor.h"
 #include "timer/testing/mock_timer.h"
@@ -40,6 +42,7 @@ using ::timingwheel::testing::ManualExecutor;
 using ::timingwheel::testing::MockTimer;
 
 using ::timingwheel::testing::FnTask;
+using ::timingwheel::testing::ProbeTask;
 
 TEST(TimerInboxTest, CancelOfABufferedTaskReleasesItAndItNeverRuns) {
   MockTimer mock;
@@ -62,6 +65,74 @@ TEST(TimerInboxTest, CancelOfABufferedTaskReleasesItAndItNeverRuns) {
   EXPECT_EQ(metrics.cancelled, 1);
   EXPECT_EQ(mock.AdvanceBy(absl::Seconds(2)), 0u);
   EXPECT_FALSE(ran);
+}
+
+// Set by the test below for the hook, which is a plain function pointer.
+Timer* hook_timer = nullptr;
+const TimerTask* hook_task = nullptr;
+int32_t hook_refs_after_other_drain = 0;
+
+// Runs between the canceller's revoking CAS and its own drain: another
+// thread's drain takes the revoked task first.
+void DrainOnAnotherThreadFirst() {
+  std::thread([] { hook_timer->NumPending(); }).join();
+  hook_refs_after_other_drain = internal::TaskTestPeer::Refs(*hook_task);
+}
+
+TEST(TimerInboxTest, CancelReleasesCapturesWhenAnotherDrainTookTheTask) {
+  MockTimer mock;
+  ProbeTask::Counts counts;
+  TaskPtr<ProbeTask> task = MakeTask<ProbeTask>(&counts);
+  ASSERT_TRUE(mock.timer().Add(task, absl::Seconds(1)).ok());  // Buffered.
+  ASSERT_EQ(internal::TaskTestPeer::Refs(*task), 2);  // Ours, the inbox's.
+  hook_timer = &mock.timer();
+  hook_task = task.get();
+  hook_refs_after_other_drain = 0;
+  internal::TimerTestHooks::after_revoke.store(&DrainOnAnotherThreadFirst);
+  const bool cancelled = mock.timer().Cancel(*task);
+  internal::TimerTestHooks::after_revoke.store(nullptr);
+  EXPECT_TRUE(cancelled);
+  EXPECT_EQ(hook_refs_after_other_drain, 2)
+      << "another thread's drain released a task it did not revoke";
+  EXPECT_EQ(internal::TaskTestPeer::Refs(*task), 1)
+      << "the inbox's reference (and the captures) outlived Cancel()";
+  EXPECT_EQ(counts.cancelled.load(), 1);
+  EXPECT_EQ(counts.runs.load(), 0);
+  EXPECT_EQ(mock.timer().NumPending(), 0);
+  EXPECT_EQ(mock.timer().Metrics().cancelled, 1);
+  EXPECT_EQ(mock.AdvanceBy(absl::Seconds(2)), 0u);
+  task = nullptr;
+  EXPECT_EQ(counts.destroyed.load(), 1);
+}
+
+TEST(TimerInboxTest, HandleCancelReleasesCapturesWhenAnotherDrainTookIt) {
+  MockTimer mock;
+  auto token = std::make_shared<int>(0);
+  std::weak_ptr<int> weak = token;
+  TimerHandle handle =
+      mock.timer()
+          .Schedule(absl::Seconds(1), [token = std::move(token)] {})
+          .value();
+  static TimerHandle* hook_handle_copy = nullptr;
+  static std::weak_ptr<int>* hook_weak = nullptr;
+  static bool hook_alive = false;
+  TimerHandle copy = handle;
+  hook_handle_copy = &copy;
+  hook_weak = &weak;
+  hook_timer = &mock.timer();
+  hook_alive = false;
+  internal::TimerTestHooks::after_revoke.store(+[] {
+    *hook_handle_copy = TimerHandle();  // One of two handle references.
+    std::thread([] { hook_timer->NumPending(); }).join();
+    hook_alive = !hook_weak->expired();
+  });
+  const bool cancelled = handle.Cancel();
+  internal::TimerTestHooks::after_revoke.store(nullptr);
+  EXPECT_TRUE(cancelled);
+  EXPECT_TRUE(hook_alive);  // The handle still holds the task.
+  EXPECT_EQ(handle.status(), TaskStatus::kCancelled);
+  handle = TimerHandle();
+  EXPECT_TRUE(weak.expired()) << "the inbox's reference outlived Cancel()";
 }
 
 TEST(TimerInboxTest, BufferedTaskRunsAtItsDueTimeNeverEarly) {

@@ -53,6 +53,29 @@ class DelayQueue {
 
   size_t size() const { return heap_.size(); }
 
+  // DelayQueue::VisitBelow()
+  //
+  // Calls `visit(bucket)` for the buckets whose key is below `bound`, which
+  // is read again before each step (the visitor may lower it), skipping
+  // every subtree whose root's key is not below it. With a visitor that
+  // lowers `bound` to the best it found, this finds a minimum over the
+  // buckets' contents while visiting only the buckets that could hold a
+  // smaller one.
+  template <typename Visit>
+  void VisitBelow(const int64_t& bound, Visit visit) const {
+    std::vector<size_t> stack;
+    if (!heap_.empty()) stack.push_back(0);
+    while (!stack.empty()) {
+      const size_t index = stack.back();
+      stack.pop_back();
+      if (heap_[index]->key >= bound) continue;  // Its subtree neither.
+      visit(heap_[index]);
+      for (size_t child = 2 * index + 1; child <= 2 * index + 2; ++child) {
+        if (child < heap_.size()) stack.push_back(child);
+      }
+    }
+  }
+
  private:
   void SiftUp(size_t index);
   void SiftDown(size_t index);

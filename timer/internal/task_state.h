@@ -28,7 +28,11 @@
 //     kRevoked, to 0 (released). While it is set, an add of the task waits
 //     for the drain (the link is in use); see Timer::AddLocked().
 //   * kRevoked: with kInbox only: `Cancel()` took the buffered task back
-//     without the lock; the drain releases it instead of placing it.
+//     (without the lock, or under it); the drain takes it out of the inbox
+//     instead of placing it (to 0), and the thread that set kRevoked, alone,
+//     drops the inbox's reference once it has left (after
+//     Timer::WaitUntilRevokedOut): so the task and its captures are released
+//     before that `Cancel()` returns, whichever thread's drain took it.
 //
 // A word with none of kPending, kQueued, kRunning, kDeferred, kInbox is 0: the
 // task is idle and belongs to no timer.
@@ -63,6 +67,12 @@ class TaskState {
   static constexpr int kFlagBits = 7;
   // The largest timer id the word can hold (2^25 - 1 timers alive at once).
   static constexpr uint32_t kMaxOwner = (uint32_t{1} << (32 - kFlagBits)) - 1;
+
+  // The due time a task's `due_nanos_` holds once a scheduling of it was
+  // cancelled (no real due time is negative): what tells "cancelled" from
+  // "ran" for an idle task (`TimerHandle::status()`). Written under the
+  // owner's lock, or before the state change that makes the task idle.
+  static constexpr int64_t kCancelledDue = INT64_MIN;
 
   // TaskState::Load()
   //

@@ -216,5 +216,21 @@ void TimingWheel::TakeAll(std::vector<ListNode*>& chains) {
   }
 }
 
+TimerTask* TimingWheel::EarliestTask() const {
+  TimerTask* best = nullptr;
+  int64_t best_due = kMaxNanos;
+  queue_.VisitBelow(best_due, [&](const Bucket* bucket) {
+    for (const ListNode* node = bucket->head.next; node != &bucket->head;
+         node = node->next) {
+      const TimerTask* task = static_cast<const TimerTask*>(node);
+      if (task->due_nanos_ < best_due) {
+        best_due = task->due_nanos_;
+        best = const_cast<TimerTask*>(task);
+      }
+    }
+  });
+  return best;
+}
+
 }  // namespace internal
 }  // namespace timingwheel

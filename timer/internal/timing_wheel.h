@@ -203,6 +203,15 @@ class TimingWheel {
   // task down a level costs (a cache miss on the task, a link).
   static constexpr int64_t kCascadeNanosPerTask = 500;
 
+  // TimingWheel::EarliestTask()
+  //
+  // Returns a task with the earliest due time in the wheel (of those due at
+  // that time, the first in its bucket), or null when the wheel is empty.
+  // Reads each task of the buckets whose key is below the best due time
+  // found so far: the buckets that could hold an earlier one. Changes
+  // nothing.
+  TimerTask* EarliestTask() const;
+
   // TimingWheel::TakeAll()
   //
   // Takes every task out of the wheel as chains (see `DetachChain()`), one

@@ -528,6 +528,22 @@ TEST(PeriodicPolicyTest, ResetFromAnotherThreadDuringARunThreads) {
   timer->Shutdown();
 }
 
+// For an owner's event loop: a reset that makes the timer's next due
+// instant earlier calls on_next_due_earlier, as a reschedule does.
+TEST(PeriodicPolicyTest, ResetEarlierCallsTheNextDueEarlierHook) {
+  TimerOptions options;
+  int earlier = 0;
+  options.on_next_due_earlier = [&] { ++earlier; };
+  MockTimer mock(options);
+  Recorder recorder(mock, PeriodicOptions());
+  const int after_add = earlier;
+  EXPECT_TRUE(recorder.handle.ResetAfter(absl::Seconds(1)));  // Later.
+  EXPECT_EQ(earlier, after_add);
+  EXPECT_TRUE(recorder.handle.ResetAfter(absl::Milliseconds(1)));  // Earlier.
+  EXPECT_EQ(earlier, after_add + 1);
+  EXPECT_LE(mock.timer().NextDueIn(), absl::Milliseconds(1));
+}
+
 TEST(PeriodicPolicyTest, ResetAfterCancelDoesNothing) {
   MockTimer mock;
   Recorder recorder(mock, PeriodicOptions());

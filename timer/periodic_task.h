@@ -258,6 +258,16 @@ class PeriodicHandle {
   // none is waiting (see `scheduled()`). Thread-safe.
   absl::Duration TimeRemaining() const { return handle_.TimeRemaining(); }
 
+  // PeriodicHandle::status()
+  //
+  // `TaskStatus::kPending` while the next run waits, `kRunning` while a
+  // run is in progress (it re-arms as it ends), `kCancelled` once the series
+  // was ended by `Cancel()`, `Timer::CancelAll()` or `Shutdown()` while its
+  // next run waited, `kNone` for an empty handle (see `TaskStatus`; a series
+  // that `Cancel()` stopped during a run reads `kRan` after that run).
+  // Thread-safe. Tested by TaskStatusTest.PeriodicHandle.
+  TaskStatus status() const { return handle_.status(); }
+
   // PeriodicHandle::Reset()
   //
   // Moves the next run to one period from now; the grid continues from

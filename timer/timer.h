@@ -181,7 +181,8 @@ struct TimerOptions {
 
   // Called after an `Add()`, `Schedule()`, `AddAt()`, `ScheduleAt()`,
   // `AddBatch()`, a `TimerHandle::Reschedule()`/`RescheduleAt()`, a periodic
-  // task's re-arm or `EmbeddedTimer::Schedule()` made the timer's next due
+  // task's re-arm or `PeriodicHandle::Reset()`/`ResetAfter()`/`ResetAt()`,
+  // or `EmbeddedTimer::Schedule()` made the timer's next due
   // instant (`NextDueIn()`) earlier, on the adding thread, with no lock of
   // the timer held (it may call the timer).
   // For an owner that drives the timer from its own event loop

@@ -154,5 +154,23 @@ TEST(TaskStatusTest, EmbeddedTimerPendingRanCancelled) {
   EXPECT_EQ(runs, 1);
 }
 
+TEST(TaskStatusTest, PeriodicHandle) {
+  MockTimer mock;
+  PeriodicHandle empty;
+  EXPECT_EQ(empty.status(), TaskStatus::kNone);
+  PeriodicHandle periodic;
+  TaskStatus inside = TaskStatus::kNone;
+  periodic = mock.timer()
+                 .SchedulePeriodic(absl::Seconds(1),
+                                   [&] { inside = periodic.status(); })
+                 .value();
+  EXPECT_EQ(periodic.status(), TaskStatus::kPending);
+  EXPECT_EQ(mock.AdvanceBy(absl::Seconds(1)), 1u);
+  EXPECT_EQ(inside, TaskStatus::kRunning);
+  EXPECT_EQ(periodic.status(), TaskStatus::kPending);  // Re-armed.
+  periodic.Cancel();
+  EXPECT_EQ(periodic.status(), TaskStatus::kCancelled);
+}
+
 }  // namespace
 }  // namespace timingwheel

@@ -28,6 +28,8 @@ struct Connection {
 };
 
 inline void SendHeartbeat() {}
+inline void Poll() {}
+inline void ReturnBufferToPool() {}
 
 // A partition whose replicas acknowledge produce requests.
 struct Partition {

@@ -13,6 +13,18 @@
 #include "absl/time/civil_time.h"
 
 namespace timingwheel {
+namespace {
+
+// InstantOf()
+//
+// When a matching wall time runs, given what its zone says of it (the rules
+// in recurrence.h): UNIQUE, its instant (pre, trans and post agree);
+// REPEATED, its first instance (pre); SKIPPED, the end of the gap (trans).
+absl::Time InstantOf(const absl::TimeZone::TimeInfo& info) {
+  return info.kind == absl::TimeZone::TimeInfo::SKIPPED ? info.trans : info.pre;
+}
+
+}  // namespace
 
 absl::StatusOr<Recurrence> Recurrence::Every(absl::Duration interval,
                                              absl::Time anchor) {
@@ -82,8 +94,7 @@ absl::Time Recurrence::NextCron(absl::Time after) const {
     const absl::optional<absl::CivilSecond> c = expression_.NextMatch(from);
     if (!c.has_value()) return absl::InfiniteFuture();
     const absl::TimeZone::TimeInfo info = zone_.At(*c);
-    absl::Time t = info.pre;  // UNIQUE: all three agree; REPEATED: first
-    if (info.kind == absl::TimeZone::TimeInfo::SKIPPED) t = info.trans;
+    const absl::Time t = InstantOf(info);
     if (t > after) return t;
     from = *c + 1;
     if (info.kind == absl::TimeZone::TimeInfo::REPEATED) {
@@ -91,6 +102,39 @@ absl::Time Recurrence::NextCron(absl::Time after) const {
           zone_.At(info.trans - absl::Seconds(1)).cs + 1;
       if (end > from) from = end;
     }
+  }
+}
+
+absl::Time Recurrence::Last(absl::Time at) const {
+  if (at == absl::InfiniteFuture() || at == absl::InfinitePast()) {
+    return absl::InfinitePast();
+  }
+  return is_cron_ ? LastCron(at) : LastEvery(at);
+}
+
+absl::Time Recurrence::LastEvery(absl::Time at) const {
+  if (at < anchor_) return absl::InfinitePast();
+  absl::Duration remainder;
+  const int64_t k = absl::IDivDuration(at - anchor_, interval_, &remainder);
+  return anchor_ + interval_ * k;
+}
+
+// Mirrors NextCron(): every c at or before civil(at) has f(c) <= at, and
+// every later c has f(c) > at, except when `at` is in the second instance
+// of a repeated span: the span's wall times all ran at their first
+// instances, before `at`, so the search starts at the span's last second.
+absl::Time Recurrence::LastCron(absl::Time at) const {
+  absl::CivilSecond to = zone_.At(at).cs;
+  const absl::TimeZone::TimeInfo here = zone_.At(to);
+  if (here.kind == absl::TimeZone::TimeInfo::REPEATED && at >= here.trans) {
+    to = zone_.At(here.trans - absl::Seconds(1)).cs;
+  }
+  for (;;) {
+    const absl::optional<absl::CivilSecond> c = expression_.PrevMatch(to);
+    if (!c.has_value()) return absl::InfinitePast();
+    const absl::Time t = InstantOf(zone_.At(*c));
+    if (t <= at) return t;
+    to = *c - 1;  // not reached, by the argument above; kept as a guard
   }
 }
 

@@ -104,6 +104,16 @@ class Recurrence {
   // minute.
   absl::Time Next(absl::Time after) const;
 
+  // Recurrence::Last()
+  //
+  // The last occurrence at or before `at`, or absl::InfinitePast() when
+  // there is none (`at` before an Every() anchor, or no matching date in the
+  // 400 years before `at`, or `at` infinite). The inverse of Next():
+  // Last(t) == t for every occurrence t, and Next(Last(t)) > t
+  // (RecurrenceTest.LastIsAtOrBefore, RecurrenceDstTest.LastAcrossTransitions,
+  // RecurrenceRandomTest.NextAgreesWithBruteForceScan).
+  absl::Time Last(absl::Time at) const;
+
   // Recurrence::Between()
   //
   // The occurrences t with from < t <= to, in order, at most `max` of them
@@ -137,6 +147,8 @@ class Recurrence {
 
   absl::Time NextCron(absl::Time after) const;
   absl::Time NextEvery(absl::Time after) const;
+  absl::Time LastCron(absl::Time at) const;
+  absl::Time LastEvery(absl::Time at) const;
 
   bool is_cron_;
   CronExpression expression_;  // `* * * * *` for Every()

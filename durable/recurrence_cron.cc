@@ -390,4 +390,61 @@ absl::optional<absl::CivilSecond> CronExpression::NextMatch(
   return absl::nullopt;
 }
 
+int CronExpression::PrevValue(FieldIndex f, int from, int min) const {
+  for (int v = from; v >= min; --v) {
+    if (Has(f, v)) return v;
+  }
+  return -1;
+}
+
+absl::optional<absl::CivilSecond> CronExpression::PrevMatch(
+    absl::CivilSecond from) const {
+  // Each step moves to the last second of an earlier month, day, hour or
+  // minute; see NextMatch() for the 400-year bound.
+  const absl::civil_year_t first_year = from.year() - 400;
+  auto end_of = [](auto unit) { return absl::CivilSecond(unit + 1) - 1; };
+  absl::CivilSecond c = from;
+  while (c.year() >= first_year) {
+    if (!Has(kMonth, c.month())) {
+      const int m = PrevValue(kMonth, c.month() - 1, 1);
+      c = m < 0 ? absl::CivilSecond(absl::CivilYear(c)) - 1
+                : end_of(absl::CivilMonth(c.year(), m));
+      continue;
+    }
+    const absl::CivilDay day(c);
+    if (!DayMatches(day)) {
+      if (AndDays() && !Has(kDayOfMonth, day.day())) {
+        const int d = PrevValue(kDayOfMonth, day.day() - 1, 1);
+        c = d < 0 ? absl::CivilSecond(absl::CivilMonth(c)) - 1
+                  : end_of(absl::CivilDay(c.year(), c.month(), d));
+      } else {
+        c = absl::CivilSecond(day) - 1;
+      }
+      continue;
+    }
+    if (!Has(kHour, c.hour())) {
+      const int h = PrevValue(kHour, c.hour() - 1, 0);
+      c = h < 0 ? absl::CivilSecond(day) - 1
+                : end_of(absl::CivilHour(c.year(), c.month(), c.day(), h));
+      continue;
+    }
+    if (!Has(kMinute, c.minute())) {
+      const int m = PrevValue(kMinute, c.minute() - 1, 0);
+      c = m < 0 ? absl::CivilSecond(absl::CivilHour(c)) - 1
+                : end_of(absl::CivilMinute(c.year(), c.month(), c.day(),
+                                           c.hour(), m));
+      continue;
+    }
+    if (!Has(kSecond, c.second())) {
+      const int s = PrevValue(kSecond, c.second() - 1, 0);
+      c = s < 0 ? absl::CivilSecond(absl::CivilMinute(c)) - 1
+                : absl::CivilSecond(c.year(), c.month(), c.day(), c.hour(),
+                                    c.minute(), s);
+      continue;
+    }
+    return c;
+  }
+  return absl::nullopt;
+}
+
 }  // namespace timingwheel

@@ -102,6 +102,14 @@ class CronExpression {
   // RecurrenceTest.ImpossibleDateIsInfiniteFuture.
   absl::optional<absl::CivilSecond> NextMatch(absl::CivilSecond from) const;
 
+  // CronExpression::PrevMatch()
+  //
+  // The last civil second at or before `from` that matches, or nullopt when
+  // none does within 400 years before it: NextMatch() backwards, field by
+  // field (CronMatchTest.PrevMatchAdvancesByField,
+  // RecurrenceRandomTest.NextAgreesWithBruteForceScan).
+  absl::optional<absl::CivilSecond> PrevMatch(absl::CivilSecond from) const;
+
   friend bool operator==(const CronExpression& a, const CronExpression& b);
   friend bool operator!=(const CronExpression& a, const CronExpression& b) {
     return !(a == b);
@@ -131,6 +139,8 @@ class CronExpression {
   }
   // The smallest value in [from, max] that field `f` holds, or -1.
   int NextValue(FieldIndex f, int from, int max) const;
+  // The largest value in [min, from] that field `f` holds, or -1.
+  int PrevValue(FieldIndex f, int from, int min) const;
   // Whether a day must match both day fields (either starts with `*`).
   bool AndDays() const;
   bool DayMatches(absl::CivilDay day) const;

@@ -219,5 +219,27 @@ TEST(CronMatchTest, NextMatchAdvancesByField) {
             Midnight(2027, 2, 2));
 }
 
+TEST(CronMatchTest, PrevMatchAdvancesByField) {
+  const CronExpression e = MustParse("30 9 * * MON-FRI");
+  // Monday 2026-03-09 09:00 -> Friday 2026-03-06 09:30.
+  EXPECT_EQ(e.PrevMatch(absl::CivilSecond(2026, 3, 9, 9)),
+            absl::CivilSecond(2026, 3, 6, 9, 30));
+  EXPECT_EQ(e.PrevMatch(absl::CivilSecond(2026, 3, 9, 9, 30)),
+            absl::CivilSecond(2026, 3, 9, 9, 30));
+  EXPECT_EQ(MustParse("0 0 31 * *").PrevMatch(Midnight(2026, 5, 30)),
+            Midnight(2026, 3, 31));
+  EXPECT_EQ(MustParse("0 0 29 2 *").PrevMatch(Midnight(2028, 2, 28)),
+            Midnight(2024, 2, 29));
+  EXPECT_EQ(MustParse("0 0 30 2 *").PrevMatch(Midnight(2027, 1, 1)),
+            absl::nullopt);
+  EXPECT_EQ(MustParse("59 59 23 31 12 *").PrevMatch(Midnight(2027, 1, 1)),
+            absl::CivilSecond(2026, 12, 31, 23, 59, 59));
+  EXPECT_EQ(MustParse("*/20 * * * * *")
+                .PrevMatch(absl::CivilSecond(2026, 1, 1, 0, 0, 19)),
+            absl::CivilSecond(2026, 1, 1, 0, 0, 0));
+  EXPECT_EQ(MustParse("0 0 */28 2 TUE").PrevMatch(Midnight(2028, 2, 28)),
+            Midnight(2028, 2, 1));
+}
+
 }  // namespace
 }  // namespace timingwheel

@@ -117,6 +117,31 @@ TEST(RecurrenceTest, InZone) {
   EXPECT_EQ(r.Next(Utc(2026, 7, 1, 12)), Utc(2026, 7, 1, 13, 30));
 }
 
+TEST(RecurrenceTest, LastIsAtOrBefore) {
+  const Recurrence r = CronIn("0 12 * * *", "UTC");
+  const absl::Time noon = Utc(2026, 6, 1, 12);
+  EXPECT_EQ(r.Last(noon), noon);
+  EXPECT_EQ(r.Last(noon - absl::Nanoseconds(1)), Utc(2026, 5, 31, 12));
+  EXPECT_EQ(r.Last(noon + absl::Hours(23)), noon);
+  EXPECT_EQ(CronIn("0 0 29 2 *", "UTC").Last(Utc(2028, 2, 28)),
+            Utc(2024, 2, 29));
+  EXPECT_EQ(CronIn("0 0 30 2 *", "UTC").Last(Utc(2028, 2, 28)),
+            absl::InfinitePast());
+  EXPECT_EQ(r.Last(absl::InfiniteFuture()), absl::InfinitePast());
+  EXPECT_EQ(r.Last(absl::InfinitePast()), absl::InfinitePast());
+
+  const absl::Time anchor = Utc(2026, 3, 8, 6, 50);
+  absl::StatusOr<Recurrence> every =
+      Recurrence::Every(absl::Minutes(15), anchor);
+  ASSERT_TRUE(every.ok());
+  EXPECT_EQ(every->Last(anchor - absl::Nanoseconds(1)), absl::InfinitePast());
+  EXPECT_EQ(every->Last(anchor), anchor);
+  EXPECT_EQ(every->Last(anchor + absl::Minutes(29)),
+            anchor + absl::Minutes(15));
+  EXPECT_EQ(every->Last(anchor + absl::Minutes(30)),
+            anchor + absl::Minutes(30));
+}
+
 TEST(RecurrenceTest, NextOfInfiniteInstants) {
   const Recurrence r = CronIn("* * * * *", "UTC");
   EXPECT_EQ(r.Next(absl::InfiniteFuture()), absl::InfiniteFuture());
@@ -272,6 +297,20 @@ TEST(RecurrenceDstTest, EveryQuarterHourAcrossRepeatedHour) {
                           Utc(2026, 4, 4, 14, 45), Utc(2026, 4, 4, 15, 30)));
 }
 
+TEST(RecurrenceDstTest, LastAcrossTransitions) {
+  const Recurrence gap = CronIn("30 2 * * *", "America/New_York");
+  EXPECT_EQ(gap.Last(Utc(2026, 3, 8, 7)), Utc(2026, 3, 8, 7));
+  EXPECT_EQ(gap.Last(Utc(2026, 3, 8, 6, 59, 59)), Utc(2026, 3, 7, 7, 30));
+  const Recurrence repeated = CronIn("30 1 * * *", "America/New_York");
+  // 01:10 and 01:40 EST (second instances): the 01:30 EDT run.
+  EXPECT_EQ(repeated.Last(Utc(2026, 11, 1, 6, 10)), Utc(2026, 11, 1, 5, 30));
+  EXPECT_EQ(repeated.Last(Utc(2026, 11, 1, 6, 40)), Utc(2026, 11, 1, 5, 30));
+  EXPECT_EQ(repeated.Last(Utc(2026, 11, 1, 5, 29)), Utc(2026, 10, 31, 5, 30));
+  const Recurrence quarter = CronIn("*/15 * * * *", "Australia/Lord_Howe");
+  // 01:50 at +10:30, the second pass: the last run was 01:45 at +11.
+  EXPECT_EQ(quarter.Last(Utc(2026, 4, 4, 15, 20)), Utc(2026, 4, 4, 14, 45));
+}
+
 TEST(RecurrenceDstTest, EveryIgnoresTransitions) {
   absl::StatusOr<Recurrence> r =
       Recurrence::Every(absl::Minutes(15), Utc(2026, 11, 1));
@@ -335,8 +374,8 @@ std::string RandomField(std::mt19937_64& rng, int min, int max,
 
 // Random expressions, zones and 36-hour windows, half of them around a
 // 2026 transition: the chain of Next() from the window's start, and Next()
-// from random instants inside it, agree with BruteForce(). Seeded, so
-// every run checks the same cases.
+// and Last() from random instants inside it, agree with BruteForce(). Seeded,
+// so every run checks the same cases.
 TEST(RecurrenceRandomTest, NextAgreesWithBruteForceScan) {
   struct ZoneCase {
     const char* name;
@@ -395,6 +434,12 @@ TEST(RecurrenceRandomTest, NextAgreesWithBruteForceScan) {
         ASSERT_EQ(next, *it) << where << " after " << after;
       } else {
         ASSERT_GT(next, to) << where << " after " << after;
+      }
+      const absl::Time last = r.Last(after);
+      if (it != expected.begin()) {
+        ASSERT_EQ(last, *(it - 1)) << where << " Last(" << after << ")";
+      } else {
+        ASSERT_LE(last, from) << where << " Last(" << after << ")";
       }
     }
   }

@@ -24,11 +24,12 @@
 //   day-of-week    0-7      SUN-SAT (0 and 7 are both Sunday)
 //
 // Each field is a comma-separated list of elements; an element is `*`, a
-// value `a`, a range `a-b` (a <= b), or a step `*/n`, `a-b/n` or `a/n` (`a/n`
-// is `a-max/n`); n >= 1. Names are case-insensitive and may appear wherever a
-// value may. The macros @yearly (= @annually) `0 0 1 1 *`, @monthly
-// `0 0 1 * *`, @weekly `0 0 * * 0`, @daily (= @midnight) `0 0 * * *` and
-// @hourly `0 * * * *` stand for the whole expression.
+// value `a`, a range `a-b` (a <= b), or a step `*/n`, `a-b/n` or `a/n`
+// (`a/n` is `a-max/n`); n is 1 to the field's largest value. Names are
+// case-insensitive and may appear wherever a value may. The macros
+// @yearly (= @annually) `0 0 1 1 *`, @monthly `0 0 1 * *`, @weekly
+// `0 0 * * 0`, @daily (= @midnight) `0 0 * * *` and @hourly `0 * * * *`
+// stand for the whole expression.
 //
 // Days follow Vixie cron: when both day fields are restricted, a day matches
 // if it matches either of them; when either day field starts with `*` (`*` or

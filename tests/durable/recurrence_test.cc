@@ -324,24 +324,29 @@ TEST(RecurrenceDstTest, EveryIgnoresTransitions) {
 
 // BruteForce()
 //
-// The occurrences in (from, to], found by looking at every second from three
+// The occurrences in (from, to], found by looking at every `step` from three
 // hours before `from` (so a repeated hour's first instance has been seen)
 // with the rules stated in recurrence.h, independently of NextMatch():
 // instant t is an occurrence when its wall time matches and has not been
 // seen at an earlier instant, or when t ends a gap some matching wall time
-// fell into.
+// fell into. A step of a minute finds every occurrence of a five-field
+// expression in these zones, whose offsets and 2026 transitions are whole
+// minutes.
 std::vector<absl::Time> BruteForce(const CronExpression& e, absl::TimeZone zone,
-                                   absl::Time from, absl::Time to) {
+                                   absl::Time from, absl::Time to,
+                                   absl::Duration step) {
+  const int64_t step_s = absl::ToInt64Seconds(step);
   std::vector<absl::Time> out;
-  absl::Time t =
-      absl::FromUnixSeconds(absl::ToUnixSeconds(from - absl::Hours(3)));
-  absl::CivilSecond prev = zone.At(t - absl::Seconds(1)).cs;
+  absl::Time t = absl::FromUnixSeconds(
+      absl::ToUnixSeconds(from - absl::Hours(3)) / step_s * step_s);
+  absl::CivilSecond prev = zone.At(t - step).cs;
   absl::CivilSecond max_seen = prev;
-  for (; t <= to; t += absl::Seconds(1)) {
+  for (; t <= to; t += step) {
     const absl::CivilSecond c = zone.At(t).cs;
     bool occurs = c > max_seen && e.Matches(c);
-    for (absl::CivilSecond s = prev + 1; !occurs && s < c; ++s) {
-      occurs = e.Matches(s);  // a skipped wall time
+    // Wall times no instant had: after the last one scanned, before c.
+    for (absl::CivilSecond s = prev + step_s; !occurs && s < c; ++s) {
+      occurs = e.Matches(s);
     }
     if (occurs && t > from) out.push_back(t);
     if (c > max_seen) max_seen = c;
@@ -350,15 +355,17 @@ std::vector<absl::Time> BruteForce(const CronExpression& e, absl::TimeZone zone,
   return out;
 }
 
+// A random field; with `low_values`, values start in min..min+3 half of
+// the time (the hours where the 2026 transitions are).
 std::string RandomField(std::mt19937_64& rng, int min, int max,
-                        int star_percent) {
+                        int star_percent, bool low_values = false) {
   auto uniform = [&rng](int lo, int hi) {
     return std::uniform_int_distribution<int>(lo, hi)(rng);
   };
   const int roll = uniform(0, 99);
   if (roll < star_percent) return "*";
   if (roll < star_percent + 15) return absl::StrCat("*/", uniform(2, max / 2));
-  const int a = uniform(min, max);
+  const int a = uniform(min, low_values && uniform(0, 1) ? min + 3 : max);
   const int b = uniform(a, max);
   switch (uniform(0, 3)) {
     case 0:
@@ -372,9 +379,10 @@ std::string RandomField(std::mt19937_64& rng, int min, int max,
   }
 }
 
-// Random expressions, zones and 36-hour windows, half of them around a
-// 2026 transition: the chain of Next() from the window's start, and Next()
-// and Last() from random instants inside it, agree with BruteForce(). Seeded,
+// Random expressions, zones and three-day windows, half of them around a
+// 2026 transition: the chain of Next() from the window's start, the chain of
+// Last() from its end, and Next() and Last() from random instants inside it,
+// agree with BruteForce(). Seeded,
 // so every run checks the same cases.
 TEST(RecurrenceRandomTest, NextAgreesWithBruteForceScan) {
   struct ZoneCase {
@@ -391,43 +399,65 @@ TEST(RecurrenceRandomTest, NextAgreesWithBruteForceScan) {
   auto uniform = [&rng](int64_t lo, int64_t hi) {
     return std::uniform_int_distribution<int64_t>(lo, hi)(rng);
   };
-  constexpr int kTrials = 100;
+  constexpr int kTrials = 160;
   int occurrences = 0;
   for (int trial = 0; trial < kTrials; ++trial) {
-    const ZoneCase& z = zones[uniform(0, zones.size() - 1)];
+    // Zones in turn; three windows in four of a zone with transitions
+    // contain one, alternately spring-forward and fall-back.
+    const ZoneCase& z = zones[trial % zones.size()];
+    const int round = trial / static_cast<int>(zones.size());
     const absl::TimeZone zone = Zone(z.name);
     absl::Time from;
-    if (!z.transitions.empty() && uniform(0, 1) == 0) {
-      from = z.transitions[uniform(0, z.transitions.size() - 1)] -
-             absl::Seconds(uniform(0, 36 * 3600));
+    if (!z.transitions.empty() && round % 4 != 3) {
+      from = z.transitions[round % 2] - absl::Seconds(uniform(0, 20 * 3600));
     } else {
       from = Utc(2026, 1, 1) + absl::Seconds(uniform(0, 4 * 365 * 86400));
     }
-    const absl::Time to = from + absl::Hours(36);
-    const bool seconds = uniform(0, 3) == 0;
+    const bool seconds = uniform(0, 4) == 0;
+    // Six-field expressions are scanned second by second: a shorter window.
+    const absl::Time to = from + absl::Hours(seconds ? 24 : 72);
     const std::string text = absl::StrCat(
         seconds ? RandomField(rng, 0, 59, 20) + " " : "",
-        RandomField(rng, 0, 59, 25), " ", RandomField(rng, 0, 23, 40), " ",
-        RandomField(rng, 1, 31, 70), " ", uniform(0, 5) == 0 ? "1-6" : "*", " ",
-        RandomField(rng, 0, 7, 60));
+        RandomField(rng, 0, 59, 25), " ", RandomField(rng, 0, 23, 40, true),
+        " ", RandomField(rng, 1, 31, 70), " ", uniform(0, 5) == 0 ? "1-6" : "*",
+        " ", RandomField(rng, 0, 7, 60));
     absl::StatusOr<CronExpression> e = CronExpression::Parse(text);
     ASSERT_TRUE(e.ok()) << text << ": " << e.status();
     const Recurrence r = Recurrence::Cron(*e, zone);
-    const std::vector<absl::Time> expected = BruteForce(*e, zone, from, to);
+    const std::vector<absl::Time> expected =
+        BruteForce(*e, zone, from, to, absl::Seconds(seconds ? 1 : 60));
     occurrences += expected.size();
     const std::string where = absl::StrCat(
         "cron \"", text, "\" in ", z.name, " from ",
         absl::FormatTime(absl::RFC3339_full, from, absl::UTCTimeZone()));
 
+    // The first and the last (up to) kChain occurrences, walked with Next()
+    // from the start and with Last() from the end.
+    constexpr size_t kChain = 3000;
+    const size_t n = std::min(expected.size(), kChain);
+    // One more than expected when all are expected, to catch an extra one.
+    const size_t limit = expected.size() > kChain ? n : n + 1;
     std::vector<absl::Time> chain;
-    for (absl::Time t = r.Next(from); t <= to; t = r.Next(t)) {
+    for (absl::Time t = r.Next(from); t <= to && chain.size() < limit;
+         t = r.Next(t)) {
       chain.push_back(t);
     }
-    ASSERT_EQ(chain, expected) << where;
+    ASSERT_EQ(chain,
+              std::vector<absl::Time>(expected.begin(), expected.begin() + n))
+        << where;
+    std::vector<absl::Time> back;
+    for (absl::Time t = r.Last(to); t > from && back.size() < limit;
+         t = r.Last(t - absl::Nanoseconds(1))) {
+      back.push_back(t);
+    }
+    std::reverse(back.begin(), back.end());
+    ASSERT_EQ(back, std::vector<absl::Time>(expected.end() - n, expected.end()))
+        << where << " (Last, backwards)";
 
-    for (int probe = 0; probe < 20; ++probe) {
+    for (int probe = 0; probe < 40; ++probe) {
       const absl::Time after =
-          from + absl::Nanoseconds(uniform(0, int64_t{36} * 3600 * 1000000000));
+          from +
+          absl::Nanoseconds(uniform(0, absl::ToInt64Nanoseconds(to - from)));
       const auto it = std::upper_bound(expected.begin(), expected.end(), after);
       const absl::Time next = r.Next(after);
       if (it != expected.end()) {

@@ -110,6 +110,13 @@ TEST(RecurrenceTest, LastSecondOfTheYear) {
             Utc(2027, 1, 1));
 }
 
+TEST(RecurrenceTest, FarFuture) {
+  EXPECT_EQ(CronIn("@yearly", "UTC").Next(Utc(9999, 6, 1)), Utc(10000, 1, 1));
+  // The zone's rule for years past its table: 2100-03-14 springs forward.
+  EXPECT_EQ(CronIn("30 2 * * *", "America/New_York").Next(Utc(2100, 3, 13, 12)),
+            Utc(2100, 3, 14, 7));
+}
+
 TEST(RecurrenceTest, InZone) {
   // 09:30 in New York is 14:30 UTC in winter (EST) and 13:30 in summer.
   const Recurrence r = CronIn("30 9 * * MON-FRI", "America/New_York");

@@ -34,15 +34,16 @@ struct FieldSpec {
   const char* const* names;  // names[i] is value first_name + i
   int name_count;
   int first_name;
+  bool zero_ends_as_max;  // a range ending in 0 ends at max (`FRI-SUN`)
 };
 
 constexpr FieldSpec kSpecs[] = {
-    {"second", 0, 59, nullptr, 0, 0},
-    {"minute", 0, 59, nullptr, 0, 0},
-    {"hour", 0, 23, nullptr, 0, 0},
-    {"day-of-month", 1, 31, nullptr, 0, 0},
-    {"month", 1, 12, kMonthNames, 12, 1},
-    {"day-of-week", 0, 7, kDayNames, 7, 0},
+    {"second", 0, 59, nullptr, 0, 0, false},
+    {"minute", 0, 59, nullptr, 0, 0, false},
+    {"hour", 0, 23, nullptr, 0, 0, false},
+    {"day-of-month", 1, 31, nullptr, 0, 0, false},
+    {"month", 1, 12, kMonthNames, 12, 1, false},
+    {"day-of-week", 0, 7, kDayNames, 7, 0, true},
 };
 
 struct Macro {
@@ -148,6 +149,7 @@ absl::Status ParseField(const FieldSpec& spec, absl::string_view text,
         if (!s.ok()) return s;
         s = ParseValue(spec, range.substr(dash + 1), element, &high);
         if (!s.ok()) return s;
+        if (spec.zero_ends_as_max && high == 0 && low > 0) high = spec.max;
         if (low > high) {
           return FieldError(
               spec, absl::StrCat("range ", low, "-", high, " goes backwards"),

@@ -21,7 +21,8 @@
 //   hour           0-23
 //   day-of-month   1-31
 //   month          1-12     JAN-DEC
-//   day-of-week    0-7      SUN-SAT (0 and 7 are both Sunday)
+//   day-of-week    0-7      SUN-SAT (0 and 7 are both Sunday; a range may
+//                           end on Sunday as 0: `FRI-SUN`)
 //
 // Each field is a comma-separated list of elements; an element is `*`, a
 // value `a`, a range `a-b` (a <= b), or a step `*/n`, `a-b/n` or `a/n`

@@ -4,7 +4,8 @@
 // years, day-31 months, the last second of a year), fixed intervals, the
 // daylight-saving rules in America/New_York, Europe/London and
 // Australia/Lord_Howe (a 30-minute shift) in 2026, and a seeded randomized
-// cross-check of Next() against a second-by-second scan.
+// cross-check of Next() and Last() against a scan of every second (every
+// minute for five-field expressions).
 
 #include "durable/recurrence.h"
 

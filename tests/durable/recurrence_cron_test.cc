@@ -6,10 +6,17 @@
 
 #include "durable/recurrence_cron.h"
 
+#include <cstdint>
+#include <random>
+#include <set>
 #include <string>
+#include <vector>
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
+#include "absl/strings/ascii.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
 #include "absl/time/civil_time.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
@@ -184,9 +191,12 @@ TEST(CronMatchTest, StarredDayFieldMeansBoth) {
   const CronExpression fridays = MustParse("0 0 * * 5");
   EXPECT_TRUE(fridays.Matches(Midnight(2026, 1, 16)));
   EXPECT_FALSE(fridays.Matches(Midnight(2026, 1, 13)));
-  // `1-31` does not start with `*`: with FRI, every day matches.
+  // `1-31` does not start with `*`: with FRI, every day matches. Nor does
+  // `FRI,*`, whose `*` is not its first element.
   const CronExpression every_day = MustParse("0 0 1-31 * FRI");
   EXPECT_TRUE(every_day.Matches(Midnight(2026, 1, 13)));
+  EXPECT_TRUE(MustParse("0 0 13 * FRI,*").Matches(Midnight(2026, 1, 14)));
+  EXPECT_FALSE(MustParse("0 0 13 * *,FRI").Matches(Midnight(2026, 1, 14)));
 }
 
 TEST(CronMatchTest, SundayIsZeroAndSeven) {
@@ -242,6 +252,187 @@ TEST(CronMatchTest, PrevMatchAdvancesByField) {
             absl::CivilSecond(2026, 1, 1, 0, 0, 0));
   EXPECT_EQ(MustParse("0 0 */28 2 TUE").PrevMatch(Midnight(2028, 2, 28)),
             Midnight(2028, 2, 1));
+}
+
+// --- Randomized: against an oracle built with the expression ---------------
+
+// One field drawn at random: its text and, computed independently of the
+// parser, the values it means and whether it starts with `*`.
+struct OracleField {
+  std::string text;
+  std::set<int> values;
+  bool star = false;
+};
+
+OracleField RandomOracleField(std::mt19937_64& rng, int min, int max,
+                              const char* const* names, int name_count,
+                              int first_name, int star_percent) {
+  auto uniform = [&rng](int lo, int hi) {
+    return std::uniform_int_distribution<int>(lo, hi)(rng);
+  };
+  // A number, or half the time its name (upper or lower case) if it has one.
+  auto value_text = [&](int v) -> std::string {
+    const int i = v - first_name;
+    if (names == nullptr || i >= name_count || uniform(0, 1) == 0) {
+      return absl::StrCat(v);
+    }
+    std::string name = names[i];
+    if (uniform(0, 1) == 0) absl::AsciiStrToLower(&name);
+    return name;
+  };
+  OracleField f;
+  std::vector<std::string> elements;
+  const int count = uniform(1, 3);
+  for (int i = 0; i < count; ++i) {
+    int low = min;
+    int high = max;
+    int step = 1;
+    std::string text;
+    // `*` or `*/n`: first with star_percent, later now and then.
+    const int kind =
+        uniform(0, 99) < (i == 0 ? star_percent : 5) ? 0 : uniform(1, 5);
+    switch (kind) {
+      case 0:  // * or */n
+        step = uniform(1, 3) == 1 ? uniform(2, max) : 1;
+        text = step == 1 ? "*" : absl::StrCat("*/", step);
+        if (i == 0) f.star = true;
+        break;
+      case 1:  // a
+        low = high = uniform(min, max);
+        text = value_text(low);
+        break;
+      case 2:  // a-b
+        low = uniform(min, max);
+        high = uniform(low, max);
+        text = absl::StrCat(value_text(low), "-", value_text(high));
+        break;
+      case 3:  // a-b/n
+        low = uniform(min, max);
+        high = uniform(low, max);
+        step = uniform(1, max);
+        text = absl::StrCat(value_text(low), "-", value_text(high), "/", step);
+        break;
+      default:  // a/n
+        low = uniform(min, max);
+        step = uniform(1, max);
+        text = absl::StrCat(value_text(low), "/", step);
+        break;
+    }
+    for (int v = low; v <= high; v += step) f.values.insert(v);
+    elements.push_back(text);
+  }
+  f.text = absl::StrJoin(elements, ",");
+  return f;
+}
+
+constexpr const char* kMonths[] = {"JAN", "FEB", "MAR", "APR", "MAY", "JUN",
+                                   "JUL", "AUG", "SEP", "OCT", "NOV", "DEC"};
+constexpr const char* kDays[] = {"SUN", "MON", "TUE", "WED",
+                                 "THU", "FRI", "SAT"};
+
+struct Oracle {
+  OracleField second, minute, hour, dom, month, dow;
+
+  bool DayMatches(absl::CivilDay d) const {
+    const int weekday = (static_cast<int>(absl::GetWeekday(d)) + 1) % 7;
+    const bool by_dow = dow.values.count(weekday) > 0 ||
+                        (weekday == 0 && dow.values.count(7) > 0);
+    const bool by_dom = dom.values.count(d.day()) > 0;
+    if (month.values.count(d.month()) == 0) return false;
+    return dom.star || dow.star ? by_dom && by_dow : by_dom || by_dow;
+  }
+  bool Matches(absl::CivilSecond c) const {
+    return second.values.count(c.second()) && minute.values.count(c.minute()) &&
+           hour.values.count(c.hour()) && DayMatches(absl::CivilDay(c));
+  }
+  // The first match at or after `from` within `days` days.
+  absl::optional<absl::CivilSecond> Next(absl::CivilSecond from,
+                                         int days) const {
+    const absl::CivilDay first(from);
+    for (absl::CivilDay d = first; d < first + days; ++d) {
+      if (!DayMatches(d)) continue;
+      for (int h : hour.values) {
+        for (int m : minute.values) {
+          for (int s : second.values) {
+            const absl::CivilSecond c(d.year(), d.month(), d.day(), h, m, s);
+            if (c >= from) return c;
+          }
+        }
+      }
+    }
+    return absl::nullopt;
+  }
+  // The last match at or before `from` within `days` days.
+  absl::optional<absl::CivilSecond> Prev(absl::CivilSecond from,
+                                         int days) const {
+    const absl::CivilDay last(from);
+    for (absl::CivilDay d = last; d > last - days; --d) {
+      if (!DayMatches(d)) continue;
+      for (auto h = hour.values.rbegin(); h != hour.values.rend(); ++h) {
+        for (auto m = minute.values.rbegin(); m != minute.values.rend(); ++m) {
+          for (auto s = second.values.rbegin(); s != second.values.rend();
+               ++s) {
+            const absl::CivilSecond c(d.year(), d.month(), d.day(), *h, *m, *s);
+            if (c <= from) return c;
+          }
+        }
+      }
+    }
+    return absl::nullopt;
+  }
+};
+
+// Random expressions of every form (names in either case, steps, ranges,
+// day-of-week 7, both day rules), parsed, and matched from random civil
+// times between 1900 and 2400: NextMatch() and PrevMatch() agree with an
+// oracle computed from how each expression was drawn. Seeded.
+TEST(CronMatchTest, NextAndPrevMatchAgreeWithOracle) {
+  std::mt19937_64 rng(1202);
+  auto uniform = [&rng](int64_t lo, int64_t hi) {
+    return std::uniform_int_distribution<int64_t>(lo, hi)(rng);
+  };
+  constexpr int kWindowDays = 3 * 366;
+  int found = 0;
+  for (int trial = 0; trial < 300; ++trial) {
+    Oracle o;
+    o.second = RandomOracleField(rng, 0, 59, nullptr, 0, 0, 40);
+    o.minute = RandomOracleField(rng, 0, 59, nullptr, 0, 0, 30);
+    o.hour = RandomOracleField(rng, 0, 23, nullptr, 0, 0, 30);
+    o.dom = RandomOracleField(rng, 1, 31, nullptr, 0, 0, 50);
+    o.month = RandomOracleField(rng, 1, 12, kMonths, 12, 1, 50);
+    o.dow = RandomOracleField(rng, 0, 7, kDays, 7, 0, 50);
+    const std::string text =
+        absl::StrJoin({o.second.text, o.minute.text, o.hour.text, o.dom.text,
+                       o.month.text, o.dow.text},
+                      " ");
+    absl::StatusOr<CronExpression> e = CronExpression::Parse(text);
+    ASSERT_TRUE(e.ok()) << text << ": " << e.status();
+    for (int probe = 0; probe < 5; ++probe) {
+      const absl::CivilSecond from = absl::CivilSecond(1900, 1, 1) +
+                                     uniform(0, int64_t{500} * 365 * 86400);
+      const absl::optional<absl::CivilSecond> next = e->NextMatch(from);
+      const absl::optional<absl::CivilSecond> want = o.Next(from, kWindowDays);
+      if (want.has_value()) {
+        ++found;
+        ASSERT_EQ(next, want) << text << " from " << from;
+      } else if (next.has_value()) {
+        ASSERT_TRUE(o.Matches(*next)) << text << " from " << from;
+        ASSERT_GE(absl::CivilDay(*next), absl::CivilDay(from) + kWindowDays)
+            << text << " from " << from;
+      }
+      const absl::optional<absl::CivilSecond> prev = e->PrevMatch(from);
+      const absl::optional<absl::CivilSecond> want_prev =
+          o.Prev(from, kWindowDays);
+      if (want_prev.has_value()) {
+        ASSERT_EQ(prev, want_prev) << text << " from " << from;
+      } else if (prev.has_value()) {
+        ASSERT_TRUE(o.Matches(*prev)) << text << " from " << from;
+        ASSERT_LE(absl::CivilDay(*prev), absl::CivilDay(from) - kWindowDays)
+            << text << " from " << from;
+      }
+    }
+  }
+  EXPECT_GT(found, 500);  // most draws match within the window
 }
 
 }  // namespace

@@ -13,7 +13,7 @@
 //
 // How the steps run:
 //   * From version v, the step whose `from` is v runs, then the next, until
-//     `kSchemaVersion` (store.h). Creation is the step from 0: it creates
+//     `kSchemaVersion`. Creation is the step from 0: it creates
 //     the schema as this library's version made it first (so a new store
 //     gets every table option, like the lease table's fillfactor, from the
 //     start), plus the slot rows for the requested slot count; later
@@ -48,6 +48,9 @@ typedef struct pg_conn PGconn;
 
 namespace timingwheel {
 namespace durable_internal {
+
+// The schema version this library creates and understands.
+inline constexpr int64_t kSchemaVersion = 2;
 
 // MigrationStep
 //

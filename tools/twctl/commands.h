@@ -15,7 +15,7 @@
 //   * `RunHelp()`.
 // One file per command: status_command.cc, list_command.cc,
 // show_command.cc, task_commands.cc (cancel, retry, reschedule),
-// migrate_command.cc. Tested end to end by tests/tools/twctl/twctl_test.cc.
+// migrate_command.cc. Tested end to end by tests/durable/twctl_test.cc.
 //
 // Thread safety: a command runs on the main thread only.
 

@@ -88,6 +88,80 @@ absl::StatusOr<InsertResult> ClientCore::Insert(
   return inserted;
 }
 
+absl::StatusOr<std::vector<ScheduleOutcome>> ClientCore::Replace(
+    absl::Span<const ScheduleRequest> requests, ReplaceRule rule,
+    bool has_payload, const Inserter& inserter, const AfterInsert& after) {
+  std::vector<ScheduleRequest> keeping;  // Without payloads: placeholders.
+  if (!has_payload) {
+    keeping.assign(requests.begin(), requests.end());
+    for (ScheduleRequest& request : keeping) request.payload = "-";
+    requests = keeping;
+  }
+  absl::StatusOr<std::vector<InsertRow>> rows =
+      ToRows(requests, options_.slot_count, options_.limits);
+  if (!rows.ok()) return rows.status();
+  std::vector<ReplaceRow> replace;
+  replace.reserve(rows->size());
+  for (InsertRow& row : *rows) {
+    replace.push_back(ReplaceRow{std::move(row), rule, has_payload});
+  }
+  std::lock_guard<std::mutex> lock(mu_);
+  if (store_ == nullptr) {
+    return absl::FailedPreconditionError(options_.closed_message);
+  }
+  absl::StatusOr<ReplaceResult> replaced = store_->Replace(inserter, replace);
+  if (absl::IsUnavailable(replaced.status()) && store_->Reconnect().ok()) {
+    replaced = store_->Replace(inserter, replace);
+  }
+  if (!replaced.ok()) return replaced.status();
+  if (after) {
+    std::vector<WheelEntry> wake = after(replaced->inserted);
+    if (!wake.empty()) {
+      absl::Status status = store_->NotifyDue(wake);
+      if (absl::IsUnavailable(status) && store_->Reconnect().ok()) {
+        (void)store_->NotifyDue(wake);
+      }
+    }
+  }
+  std::vector<ScheduleOutcome> outcomes;
+  outcomes.reserve(replaced->answers.size());
+  for (const ReplaceAnswer& answer : replaced->answers) {
+    switch (answer.prior_state) {
+      case -1:
+        if (!answer.written) {
+          return absl::NotFoundError("no task with this id to reschedule");
+        }
+        outcomes.push_back(ScheduleOutcome::kScheduled);
+        break;
+      case static_cast<int>(TaskState::kRunning):
+        outcomes.push_back(ScheduleOutcome::kAlreadyRunning);
+        break;
+      case static_cast<int>(TaskState::kSuccess):
+      case static_cast<int>(TaskState::kFailed):
+        outcomes.push_back(answer.written ? ScheduleOutcome::kScheduled
+                                          : ScheduleOutcome::kFinished);
+        break;
+      default:  // PENDING or SCHEDULED.
+        outcomes.push_back(answer.written ? ScheduleOutcome::kReplaced
+                                          : ScheduleOutcome::kKept);
+        break;
+    }
+  }
+  return outcomes;
+}
+
+ReplaceRule RuleOf(ReplaceMode mode) {
+  switch (mode) {
+    case ReplaceMode::kKeepEarlier:
+      return ReplaceRule::kKeepEarlier;
+    case ReplaceMode::kKeepLater:
+      return ReplaceRule::kKeepLater;
+    case ReplaceMode::kReplace:
+      break;
+  }
+  return ReplaceRule::kReplace;
+}
+
 absl::StatusOr<bool> ClientCore::Cancel(absl::string_view id) {
   const std::string key(id);
   std::lock_guard<std::mutex> lock(mu_);
@@ -154,4 +228,21 @@ absl::StatusOr<ScheduleRequest> RequestAt(absl::string_view id, absl::Time due,
 }
 
 }  // namespace durable_internal
+
+const char* ScheduleOutcomeName(ScheduleOutcome outcome) {
+  switch (outcome) {
+    case ScheduleOutcome::kScheduled:
+      return "SCHEDULED";
+    case ScheduleOutcome::kReplaced:
+      return "REPLACED";
+    case ScheduleOutcome::kKept:
+      return "KEPT";
+    case ScheduleOutcome::kAlreadyRunning:
+      return "ALREADY_RUNNING";
+    case ScheduleOutcome::kFinished:
+      return "FINISHED";
+  }
+  return "UNKNOWN";
+}
+
 }  // namespace timingwheel

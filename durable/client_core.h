@@ -90,6 +90,19 @@ class ClientCore {
       absl::Span<const ScheduleRequest> requests, const Inserter& inserter,
       const AfterInsert& after);
 
+  // ClientCore::Replace()
+  //
+  // Checks `requests` and stores each by `rule` (see `Store::Replace()`),
+  // then wakes the owners `after` names, as `Insert()` does. Without
+  // `has_payload` (`kRescheduleOnly`) the stored payloads are kept. Returns
+  // the outcome per request, in order; `absl::NotFoundError` when a
+  // `kRescheduleOnly` request names no task. Retried once after a lost
+  // connection: a replacement that committed before its reply was lost is
+  // then found done (`kReplaced` or `kKept` instead of `kScheduled`).
+  absl::StatusOr<std::vector<ScheduleOutcome>> Replace(
+      absl::Span<const ScheduleRequest> requests, ReplaceRule rule,
+      bool has_payload, const Inserter& inserter, const AfterInsert& after);
+
   absl::StatusOr<bool> Cancel(absl::string_view id);
   absl::StatusOr<TaskInfo> Get(absl::string_view id);
 
@@ -116,6 +129,11 @@ class ClientCore {
 absl::StatusOr<std::vector<InsertRow>> ToRows(
     absl::Span<const ScheduleRequest> requests, int slot_count,
     const RequestLimits& limits);
+
+// RuleOf()
+//
+// The store's rule for `mode`.
+ReplaceRule RuleOf(ReplaceMode mode);
 
 // RequestAfter(), RequestAt()
 //

@@ -70,6 +70,47 @@ absl::Status DurableClient::ScheduleBatch(
       .status();
 }
 
+absl::StatusOr<ScheduleOutcome> DurableClient::ScheduleOrReplace(
+    const ScheduleRequest& request, ReplaceMode mode) {
+  absl::StatusOr<std::vector<ScheduleOutcome>> outcomes =
+      ScheduleOrReplaceBatch({&request, 1}, mode);
+  if (!outcomes.ok()) return outcomes.status();
+  return outcomes->front();
+}
+
+absl::StatusOr<std::vector<ScheduleOutcome>>
+DurableClient::ScheduleOrReplaceBatch(
+    absl::Span<const ScheduleRequest> requests, ReplaceMode mode) {
+  if (requests.empty()) return std::vector<ScheduleOutcome>();
+  return core_->Replace(requests, durable_internal::RuleOf(mode),
+                        /*has_payload=*/true,
+                        ClientInserter(core_->slot_count()), nullptr);
+}
+
+absl::StatusOr<ScheduleOutcome> DurableClient::Reschedule(
+    absl::string_view id, absl::Time due, std::optional<std::string> payload) {
+  absl::StatusOr<ScheduleRequest> request =
+      durable_internal::RequestAt(id, due, payload.value_or(""));
+  if (!request.ok()) return request.status();
+  absl::StatusOr<std::vector<ScheduleOutcome>> outcomes = core_->Replace(
+      {&*request, 1}, durable_internal::ReplaceRule::kRescheduleOnly,
+      payload.has_value(), ClientInserter(core_->slot_count()), nullptr);
+  if (!outcomes.ok()) return outcomes.status();
+  return outcomes->front();
+}
+
+absl::StatusOr<ScheduleOutcome> DurableClient::RescheduleAfter(
+    absl::string_view id, absl::Duration delay,
+    std::optional<std::string> payload) {
+  ScheduleRequest request =
+      durable_internal::RequestAfter(id, delay, payload.value_or(""));
+  absl::StatusOr<std::vector<ScheduleOutcome>> outcomes = core_->Replace(
+      {&request, 1}, durable_internal::ReplaceRule::kRescheduleOnly,
+      payload.has_value(), ClientInserter(core_->slot_count()), nullptr);
+  if (!outcomes.ok()) return outcomes.status();
+  return outcomes->front();
+}
+
 absl::StatusOr<bool> DurableClient::Cancel(absl::string_view id) {
   return core_->Cancel(id);
 }

@@ -46,7 +46,9 @@
 
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
+#include <vector>
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
@@ -107,6 +109,23 @@ class DurableClient {
   absl::Status ScheduleBatch(absl::Span<const ScheduleRequest> requests);
   absl::StatusOr<bool> Cancel(absl::string_view id);
   absl::StatusOr<TaskInfo> Get(absl::string_view id);
+
+  // DurableClient::ScheduleOrReplace(), ScheduleOrReplaceBatch(),
+  // Reschedule(), RescheduleAfter()
+  //
+  // As `DurableScheduler`'s members of the same names (the owners of the
+  // slots are woken by the database's notification).
+  absl::StatusOr<ScheduleOutcome> ScheduleOrReplace(
+      const ScheduleRequest& request, ReplaceMode mode = ReplaceMode::kReplace);
+  absl::StatusOr<std::vector<ScheduleOutcome>> ScheduleOrReplaceBatch(
+      absl::Span<const ScheduleRequest> requests,
+      ReplaceMode mode = ReplaceMode::kReplace);
+  absl::StatusOr<ScheduleOutcome> Reschedule(
+      absl::string_view id, absl::Time due,
+      std::optional<std::string> payload = std::nullopt);
+  absl::StatusOr<ScheduleOutcome> RescheduleAfter(
+      absl::string_view id, absl::Duration delay,
+      std::optional<std::string> payload = std::nullopt);
 
   // DurableClient::Close()
   //

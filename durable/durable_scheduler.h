@@ -130,6 +130,7 @@
 #include <functional>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <thread>
 #include <vector>
@@ -305,6 +306,54 @@ class DurableScheduler {
   // fails the whole batch.
   absl::Status ScheduleBatch(absl::Span<const ScheduleRequest> requests);
 
+  // DurableScheduler::ScheduleOrReplace()
+  //
+  // Schedules `request` or, in one atomic statement, replaces the waiting
+  // task of the same id by `mode` (see `ReplaceMode`): `kReplace` takes the
+  // request's due time and payload, `kKeepEarlier` keeps whichever is due
+  // earlier, `kKeepLater` whichever is due later (debounce: "run 5 s after
+  // the last event"). A task already in its owner's wheel leaves it at once
+  // (its fire is refused by the database) and is claimed again at its new
+  // time (this process loads it at once; another owner is woken), so a
+  // replacement never runs at the old time, early or twice. A running task
+  // is left alone (`kAlreadyRunning`); a finished one (SUCCESS or FAILED,
+  // not yet cleaned up) is replaced by a new task (`kScheduled`, attempts
+  // 0). Returns what happened (`ScheduleOutcome`), or the errors of
+  // `Schedule()` (never AlreadyExists). Two replacements of one id at once
+  // serialize on its row: the later one's rule applies to the earlier's
+  // result. After a lost connection it is retried once: a replacement that
+  // committed before the reply was lost then answers as if it had already
+  // been done (`kReplaced` or `kKept`). Tests: ReplaceTest.*.
+  absl::StatusOr<ScheduleOutcome> ScheduleOrReplace(
+      const ScheduleRequest& request, ReplaceMode mode = ReplaceMode::kReplace);
+
+  // DurableScheduler::ScheduleOrReplaceBatch()
+  //
+  // As `ScheduleOrReplace()` for every request, in one transaction; the
+  // outcomes in the requests' order. InvalidArgument for an id given twice.
+  absl::StatusOr<std::vector<ScheduleOutcome>> ScheduleOrReplaceBatch(
+      absl::Span<const ScheduleRequest> requests,
+      ReplaceMode mode = ReplaceMode::kReplace);
+
+  // DurableScheduler::Reschedule()
+  //
+  // Moves a waiting (PENDING or SCHEDULED) task to `due` on the database's
+  // clock, with `payload` if given (else its own), atomically, moving it
+  // out of its owner's wheel as `ScheduleOrReplace()` does: `kReplaced`.
+  // `kAlreadyRunning` or `kFinished` (nothing changed) for a running or
+  // finished task, `absl::NotFoundError` for an unknown id. Never creates
+  // a task. Tests: ReplaceTest.*.
+  absl::StatusOr<ScheduleOutcome> Reschedule(
+      absl::string_view id, absl::Time due,
+      std::optional<std::string> payload = std::nullopt);
+
+  // DurableScheduler::RescheduleAfter()
+  //
+  // As `Reschedule()`, due `delay` after the database's now.
+  absl::StatusOr<ScheduleOutcome> RescheduleAfter(
+      absl::string_view id, absl::Duration delay,
+      std::optional<std::string> payload = std::nullopt);
+
   // DurableScheduler::Cancel()
   //
   // Deletes the task if it is PENDING or SCHEDULED. Returns true only if it
@@ -358,6 +407,12 @@ class DurableScheduler {
 
   absl::Status Start();
   absl::Status Insert(absl::Span<const ScheduleRequest> requests);
+  // This scheduler as the inserter of its client calls' rows.
+  durable_internal::Inserter InserterOf() const;
+  // ScheduleOrReplace*/Reschedule* (scheduler_replace.cc).
+  absl::StatusOr<std::vector<ScheduleOutcome>> Replace(
+      absl::Span<const ScheduleRequest> requests,
+      durable_internal::ReplaceRule rule, bool has_payload);
   // After an insert committed: asks for a load when a row is due within the
   // horizon in a slot this process still holds (under the epoch the insert
   // read, with the local lease still valid after the commit); returns the

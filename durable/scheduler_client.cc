@@ -39,17 +39,21 @@ absl::Status DurableScheduler::ScheduleBatch(
 
 absl::Status DurableScheduler::Insert(
     absl::Span<const ScheduleRequest> requests) {
-  durable_internal::Inserter inserter;
-  inserter.node_id = options_.node_id;
-  inserter.horizon_us = absl::ToInt64Microseconds(options_.horizon);
-  inserter.slot_count = options_.slot_count;
   absl::StatusOr<InsertResult> inserted = client_->Insert(
-      requests, inserter,
+      requests, InserterOf(),
       [this](const InsertResult& result) { return AfterInsert(result); });
   if (!inserted.ok()) return inserted.status();
   std::lock_guard<std::mutex> lock(mu_);
   metrics_.scheduled += static_cast<int64_t>(requests.size());
   return absl::OkStatus();
+}
+
+durable_internal::Inserter DurableScheduler::InserterOf() const {
+  durable_internal::Inserter inserter;
+  inserter.node_id = options_.node_id;
+  inserter.horizon_us = absl::ToInt64Microseconds(options_.horizon);
+  inserter.slot_count = options_.slot_count;
+  return inserter;
 }
 
 std::vector<WheelEntry> DurableScheduler::AfterInsert(

@@ -119,6 +119,39 @@ struct InsertResult {
   int64_t db_now_us = 0;  // The database's clock during the statement.
 };
 
+// How `Store::Replace()` treats an id that exists already (the values are
+// the statement's).
+enum class ReplaceRule : int16_t {
+  kReplace = 0,         // Take the row's due time and payload.
+  kKeepEarlier = 1,     // Take them only if the row is due earlier.
+  kKeepLater = 2,       // Take them only if the row is due later.
+  kRescheduleOnly = 3,  // As kReplace, for a PENDING or SCHEDULED task only:
+                        // never inserts, never restarts a finished one.
+};
+
+// One row of `Store::Replace()`; without `has_payload` the stored payload
+// is kept (kRescheduleOnly).
+struct ReplaceRow {
+  InsertRow row;
+  ReplaceRule rule = ReplaceRule::kReplace;
+  bool has_payload = true;
+};
+
+// What `Store::Replace()` did with one row: the task's state before the
+// statement (-1: there was none) and whether the row was written.
+struct ReplaceAnswer {
+  std::string id;
+  int prior_state = -1;
+  bool written = false;
+};
+
+// The answers (in the rows' order) and, as for an insert, the written rows
+// due soon in the inserter's own slots (`mine`) and the database's clock.
+struct ReplaceResult {
+  std::vector<ReplaceAnswer> answers;
+  InsertResult inserted;
+};
+
 // The largest notification payload sent; a wake-up for more slots than fit
 // is sent as "*" (every listening owner loads). PostgreSQL's limit is 8,000
 // bytes.
@@ -246,6 +279,18 @@ class Store {
   absl::Status EnsureSchema(int slot_count);
 
   // Client statements.
+  // Store::Replace()
+  //
+  // Inserts, replaces or keeps each row by its rule, in one statement (one
+  // transaction); a RUNNING task is never touched. A written row is
+  // PENDING with a new version: a SCHEDULED one leaves its owner's wheel
+  // (its fire finds it PENDING and is refused) and is claimed again at its
+  // new due time; a finished one (SUCCESS or FAILED, not cleaned up yet)
+  // becomes a new task (attempts 0, no error). Wakes owners as `Insert()`
+  // does (store_replace.cc; tests: ReplaceTest).
+  absl::StatusOr<ReplaceResult> Replace(const Inserter& inserter,
+                                        absl::Span<const ReplaceRow> rows);
+
   absl::StatusOr<InsertResult> Insert(const Inserter& inserter,
                                       absl::Span<const InsertRow> rows);
   // See `NotifyDue()` above.

@@ -77,6 +77,45 @@ struct ScheduleRequest {
   absl::Time due = absl::InfinitePast();
 };
 
+// ReplaceMode
+//
+// What `ScheduleOrReplace()` does with a task of the same id that is still
+// waiting (PENDING or SCHEDULED).
+enum class ReplaceMode {
+  // Take the request's due time and payload.
+  kReplace,
+  // Keep whichever is due earlier (the first event's deadline wins: "at
+  // most this late").
+  kKeepEarlier,
+  // Keep whichever is due later: debounce ("run 5 s after the last
+  // event").
+  kKeepLater,
+};
+
+// ScheduleOutcome
+//
+// What `ScheduleOrReplace()` and `Reschedule()` did.
+enum class ScheduleOutcome {
+  // Stored as a new task: no task had the id, or its earlier task had
+  // finished (SUCCESS or FAILED, its row not yet cleaned up) and this one
+  // starts afresh (attempts 0, no error).
+  kScheduled,
+  // A waiting task took the request's due time and payload.
+  kReplaced,
+  // A waiting task kept its due time and payload (the mode said so).
+  kKept,
+  // An attempt of the task is running: nothing changed (schedule it again
+  // once it has finished, or from its handler).
+  kAlreadyRunning,
+  // `Reschedule()` only: the task finished; nothing changed.
+  kFinished,
+};
+
+// ScheduleOutcomeName()
+//
+// Returns "SCHEDULED", "REPLACED", "KEPT", "ALREADY_RUNNING", "FINISHED".
+const char* ScheduleOutcomeName(ScheduleOutcome outcome);
+
 // RetryPolicy
 //
 // A failed attempt (the handler returned an error or threw) is retried after

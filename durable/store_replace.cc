@@ -1,0 +1,151 @@
+// Copyright 2026 The timingwheel Authors.
+//
+// Store::Replace(): schedule-or-replace and reschedule, one statement for
+// a batch. The decision per row is taken in SQL on the row locked FOR
+// UPDATE, so two replacements of one id serialize and neither is lost.
+
+#include <string>
+#include <vector>
+
+#include "absl/container/flat_hash_set.h"
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "absl/types/span.h"
+#include "durable/pg_exec.h"
+#include "durable/pg_params.h"
+#include "durable/store.h"
+
+namespace timingwheel {
+namespace durable_internal {
+namespace {
+
+// $1..$5 the rows (ids, slots, due or delay, relative, payloads), $6 the
+// slot count, $7 the inserter's node, $8 its horizon, $9 the notification
+// limit, $10 has_payload, $11 the rules (ReplaceRule). A written row is
+// PENDING under a new version; rows in the inserter's slots due within its
+// horizon are flagged `soon` (it loads them at once), other owners' rows
+// due within their horizons wake them at commit, as the insert does.
+constexpr char kReplaceSql[] = R"sql(
+WITH n AS (SELECT tw_now_us() AS now),
+input AS (
+  SELECT i.task_id, i.slot, i.payload, i.has_payload, i.rule, i.ord,
+         CASE WHEN i.relative THEN n.now + i.due ELSE i.due END AS due_us
+  FROM unnest($1::bytea[], $2::int4[], $3::int8[], $4::bool[], $5::bytea[],
+              $10::bool[], $11::int2[]) WITH ORDINALITY
+         AS i(task_id, slot, due, relative, payload, has_payload, rule, ord),
+       n
+  WHERE (SELECT value FROM tw_meta WHERE key = 'slot_count') = $6),
+prior AS (
+  SELECT t.task_id, t.state, t.due_us, t.payload
+  FROM input i JOIN tw_timer t ON t.task_id = i.task_id
+  FOR UPDATE OF t),
+decided AS (
+  SELECT i.task_id, i.slot, i.due_us, i.ord, p.state AS prior_state,
+         CASE WHEN i.has_payload THEN i.payload ELSE p.payload END AS payload,
+         CASE
+           WHEN p.state IS NULL THEN i.rule <> 3
+           WHEN p.state = 2 THEN false
+           WHEN p.state >= 3 THEN i.rule <> 3
+           WHEN i.rule = 1 THEN i.due_us < p.due_us
+           WHEN i.rule = 2 THEN i.due_us > p.due_us
+           ELSE true
+         END AS take
+  FROM input i LEFT JOIN prior p ON p.task_id = i.task_id),
+up AS (
+  INSERT INTO tw_timer AS t (task_id, slot, due_us, state, payload)
+  SELECT task_id, slot, due_us, 0, payload FROM decided WHERE take
+  ON CONFLICT (task_id) DO UPDATE
+  SET due_us = excluded.due_us, payload = excluded.payload, state = 0,
+      attempt = CASE WHEN t.state >= 3 THEN 0 ELSE t.attempt END,
+      last_error = CASE WHEN t.state >= 3 THEN NULL ELSE t.last_error END,
+      finished_us = NULL, version = nextval('tw_version_seq')
+  WHERE t.state <> 2
+  RETURNING t.task_id, t.slot, t.due_us),
+flagged AS (
+  SELECT up.task_id, up.slot, up.due_us, l.epoch, l.horizon_us,
+         coalesce(l.owner = $7 AND l.lease_until_us > n.now, false) AS mine
+  FROM up JOIN tw_slot_lease l ON l.slot = up.slot, n),
+woken AS (
+  SELECT string_agg(DISTINCT slot::text, ',') AS slots
+  FROM flagged WHERE NOT mine AND due_us < (SELECT now FROM n) + horizon_us),
+notified AS (
+  SELECT pg_notify('timingwheel',
+                   CASE WHEN length(slots) > $9 THEN '*' ELSE slots END)
+  FROM woken WHERE slots IS NOT NULL)
+SELECT d.task_id, coalesce(d.prior_state, -1) AS prior_state,
+       f.task_id IS NOT NULL AS written,
+       coalesce(f.mine AND f.due_us < (SELECT now FROM n) + $8, false)
+         AS soon,
+       f.slot, f.due_us, f.epoch, (SELECT now FROM n) AS db_now,
+       (SELECT count(*) FROM notified) AS notified
+FROM decided d LEFT JOIN flagged f ON f.task_id = d.task_id
+ORDER BY d.ord
+)sql";
+
+}  // namespace
+
+absl::StatusOr<ReplaceResult> Store::Replace(
+    const Inserter& inserter, absl::Span<const ReplaceRow> rows) {
+  ReplaceResult result;
+  if (rows.empty()) return result;
+  std::vector<absl::string_view> ids, payloads;
+  std::vector<int32_t> slots;
+  std::vector<int64_t> dues;
+  std::vector<bool> relative, has_payload;
+  std::vector<int16_t> rules;
+  absl::flat_hash_set<absl::string_view> seen;
+  for (const ReplaceRow& r : rows) {
+    if (!seen.insert(r.row.id).second) {
+      return absl::InvalidArgumentError(
+          "the same task id twice in one batch of replacements");
+    }
+    ids.push_back(r.row.id);
+    payloads.push_back(r.row.payload);
+    slots.push_back(r.row.slot);
+    dues.push_back(r.row.due_or_delay_us);
+    relative.push_back(r.row.relative);
+    has_payload.push_back(r.has_payload);
+    rules.push_back(static_cast<int16_t>(r.rule));
+  }
+  PgParams params;
+  params.BytesArray(ids)
+      .Int32Array(slots)
+      .Int64Array(dues)
+      .BoolArray(relative)
+      .BytesArray(payloads)
+      .Int64(inserter.slot_count)
+      .Text(inserter.node_id)
+      .Int64(inserter.horizon_us)
+      .Int64(kMaxNotifyPayloadBytes)
+      .BoolArray(has_payload)
+      .Int16Array(rules);
+  absl::StatusOr<PgResult> replaced = PgExec(conn_, kReplaceSql, params);
+  if (!replaced.ok()) return replaced.status();
+  if (replaced->rows() != static_cast<int>(rows.size())) {
+    return absl::FailedPreconditionError(
+        "task not stored: the store's slot count differs from the "
+        "scheduler's (or the schema is missing)");
+  }
+  for (int i = 0; i < replaced->rows(); ++i) {
+    PgRow row(*replaced, i);
+    ReplaceAnswer answer;
+    answer.id = row.Bytes("task_id");
+    answer.prior_state = static_cast<int>(row.Int("prior_state"));
+    answer.written = row.Int("written") != 0;
+    result.inserted.db_now_us = row.Int("db_now");
+    if (answer.written && row.Int("soon") != 0) {
+      WheelEntry e;
+      e.id = answer.id;
+      e.slot = static_cast<int>(row.Int("slot"));
+      e.due_us = row.Int("due_us");
+      e.epoch = row.Int("epoch");
+      result.inserted.mine.push_back(std::move(e));
+    }
+    if (!row.status().ok()) return row.status();
+    result.answers.push_back(std::move(answer));
+  }
+  return result;
+}
+
+}  // namespace durable_internal
+}  // namespace timingwheel

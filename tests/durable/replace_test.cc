@@ -1,0 +1,249 @@
+// Copyright 2026 The timingwheel Authors.
+//
+// ScheduleOrReplace(), ScheduleOrReplaceBatch(), Reschedule() and
+// RescheduleAfter() on a real PostgreSQL (bash .ci/test starts one): every
+// ReplaceMode against tasks that are waiting in the table, waiting in their
+// owner's wheel, running, and finished; a replacement from another process
+// (DurableClient) of a task in the scheduler's wheel; the answers of
+// Schedule() for an id that exists.
+
+#include <atomic>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "absl/strings/str_cat.h"
+#include "absl/time/clock.h"
+#include "absl/time/time.h"
+#include "durable/durable_client.h"
+#include "durable/durable_scheduler.h"
+#include "gtest/gtest.h"
+#include "tests/durable/durable_test_fixture.h"
+#include "tests/durable/test_util.h"
+
+namespace timingwheel {
+namespace durable_test {
+namespace {
+
+class ReplaceTest : public DurableFixture {
+ protected:
+  // The row's state, or -1 when there is none.
+  int64_t StateOf(const std::string& id) {
+    return Query(absl::StrCat(
+        "SELECT coalesce((SELECT state FROM tw_timer WHERE task_id = '", id,
+        "'::bytea), -1)"));
+  }
+  int64_t DueOf(const std::string& id) {
+    return Query(absl::StrCat("SELECT due_us FROM tw_timer WHERE task_id = '",
+                              id, "'::bytea"));
+  }
+  static ScheduleRequest In(const std::string& id, absl::Duration delay,
+                            const std::string& payload) {
+    ScheduleRequest request;
+    request.id = id;
+    request.delay = delay;
+    request.payload = payload;
+    return request;
+  }
+};
+
+TEST_F(ReplaceTest, ANewIdIsScheduled) {
+  auto scheduler = Start(Options("a"));
+  ASSERT_NE(scheduler, nullptr);
+  auto outcome =
+      scheduler->ScheduleOrReplace(In("t", absl::Milliseconds(100), "p"));
+  ASSERT_TRUE(outcome.ok()) << outcome.status();
+  EXPECT_EQ(*outcome, ScheduleOutcome::kScheduled);
+  EXPECT_TRUE(Succeeded("t"));
+  EXPECT_EQ(recorder_.size(), 1u);
+}
+
+TEST_F(ReplaceTest,
+       ATaskInTheOwnersWheelRunsOnceAtItsNewTimeWithItsNewPayload) {
+  auto scheduler = Start(Options("a"));
+  ASSERT_NE(scheduler, nullptr);
+  ASSERT_TRUE(scheduler->Schedule("t", absl::Milliseconds(600), "old").ok());
+  // Claimed into the wheel (SCHEDULED) before it is replaced.
+  ASSERT_TRUE(WaitFor([&] { return StateOf("t") == 1; }, absl::Seconds(10)));
+  auto outcome = scheduler->ScheduleOrReplace(In("t", absl::Seconds(2), "new"));
+  ASSERT_TRUE(outcome.ok()) << outcome.status();
+  EXPECT_EQ(*outcome, ScheduleOutcome::kReplaced);
+  const int64_t new_due_us = DueOf("t");
+  ASSERT_TRUE(Succeeded("t"));
+  std::vector<Recorder::Call> calls = recorder_.calls();
+  ASSERT_EQ(calls.size(), 1u) << "ran at the old time and the new one";
+  EXPECT_EQ(calls[0].task.payload, "new");
+  EXPECT_EQ(absl::ToUnixMicros(calls[0].task.due), new_due_us);
+  EXPECT_GE(calls[0].at, calls[0].task.due) << "ran before its new due time";
+  EXPECT_EQ(calls[0].task.attempt, 1);
+}
+
+TEST_F(ReplaceTest, AReplacementDueEarlierRunsEarlier) {
+  auto scheduler = Start(Options("a"));
+  ASSERT_NE(scheduler, nullptr);
+  ASSERT_TRUE(scheduler->Schedule("t", absl::Hours(5), "p").ok());  // Table.
+  auto outcome =
+      scheduler->ScheduleOrReplace(In("t", absl::Milliseconds(200), "q"));
+  ASSERT_TRUE(outcome.ok()) << outcome.status();
+  EXPECT_EQ(*outcome, ScheduleOutcome::kReplaced);
+  EXPECT_TRUE(Succeeded("t"));
+  EXPECT_EQ(recorder_.size(), 1u);
+}
+
+TEST_F(ReplaceTest, KeepLaterIsADebounce) {
+  auto scheduler = Start(Options("a"));
+  ASSERT_NE(scheduler, nullptr);
+  ASSERT_TRUE(scheduler->Schedule("t", absl::Seconds(30), "p1").ok());
+  const int64_t first_due = DueOf("t");
+  auto kept = scheduler->ScheduleOrReplace(In("t", absl::Seconds(10), "p2"),
+                                           ReplaceMode::kKeepLater);
+  ASSERT_TRUE(kept.ok()) << kept.status();
+  EXPECT_EQ(*kept, ScheduleOutcome::kKept);
+  EXPECT_EQ(DueOf("t"), first_due);
+  auto later = scheduler->ScheduleOrReplace(In("t", absl::Seconds(60), "p3"),
+                                            ReplaceMode::kKeepLater);
+  ASSERT_TRUE(later.ok()) << later.status();
+  EXPECT_EQ(*later, ScheduleOutcome::kReplaced);
+  EXPECT_GT(DueOf("t"), first_due);
+  EXPECT_EQ(Count("task_id = 't'::bytea AND payload = 'p3'::bytea"), 1);
+}
+
+TEST_F(ReplaceTest, KeepEarlierKeepsTheFirstDeadline) {
+  auto scheduler = Start(Options("a"));
+  ASSERT_NE(scheduler, nullptr);
+  ASSERT_TRUE(scheduler->Schedule("t", absl::Seconds(30), "p1").ok());
+  const int64_t first_due = DueOf("t");
+  auto kept = scheduler->ScheduleOrReplace(In("t", absl::Seconds(60), "p2"),
+                                           ReplaceMode::kKeepEarlier);
+  ASSERT_TRUE(kept.ok()) << kept.status();
+  EXPECT_EQ(*kept, ScheduleOutcome::kKept);
+  EXPECT_EQ(DueOf("t"), first_due);
+  EXPECT_EQ(Count("task_id = 't'::bytea AND payload = 'p1'::bytea"), 1);
+  auto earlier = scheduler->ScheduleOrReplace(In("t", absl::Seconds(10), "p3"),
+                                              ReplaceMode::kKeepEarlier);
+  ASSERT_TRUE(earlier.ok()) << earlier.status();
+  EXPECT_EQ(*earlier, ScheduleOutcome::kReplaced);
+  EXPECT_LT(DueOf("t"), first_due);
+}
+
+TEST_F(ReplaceTest, ARunningTaskIsLeftAlone) {
+  std::atomic<bool> release{false};
+  std::atomic<bool> running{false};
+  recorder_.SetResult([&](const DurableTask&) {
+    running = true;
+    WaitFor([&] { return release.load(); }, absl::Seconds(20));
+    return absl::OkStatus();
+  });
+  auto scheduler = Start(Options("a"));
+  ASSERT_NE(scheduler, nullptr);
+  ASSERT_TRUE(scheduler->Schedule("t", absl::Milliseconds(50), "p").ok());
+  ASSERT_TRUE(WaitFor([&] { return running.load(); }, absl::Seconds(10)));
+  auto replace = scheduler->ScheduleOrReplace(In("t", absl::Seconds(1), "q"));
+  auto reschedule = scheduler->RescheduleAfter("t", absl::Seconds(1));
+  release = true;
+  ASSERT_TRUE(replace.ok()) << replace.status();
+  EXPECT_EQ(*replace, ScheduleOutcome::kAlreadyRunning);
+  ASSERT_TRUE(reschedule.ok()) << reschedule.status();
+  EXPECT_EQ(*reschedule, ScheduleOutcome::kAlreadyRunning);
+  EXPECT_TRUE(Succeeded("t"));
+  EXPECT_EQ(recorder_.size(), 1u);
+}
+
+TEST_F(ReplaceTest, AFinishedTaskStartsAfreshButIsNotRescheduled) {
+  auto scheduler = Start(Options("a"));
+  ASSERT_NE(scheduler, nullptr);
+  ASSERT_TRUE(scheduler->Schedule("t", absl::Milliseconds(50), "p").ok());
+  ASSERT_TRUE(Succeeded("t"));
+  auto reschedule = scheduler->RescheduleAfter("t", absl::Milliseconds(50));
+  ASSERT_TRUE(reschedule.ok()) << reschedule.status();
+  EXPECT_EQ(*reschedule, ScheduleOutcome::kFinished);
+  EXPECT_EQ(StateOf("t"), 3);
+  auto again =
+      scheduler->ScheduleOrReplace(In("t", absl::Milliseconds(50), "p2"));
+  ASSERT_TRUE(again.ok()) << again.status();
+  EXPECT_EQ(*again, ScheduleOutcome::kScheduled);
+  ASSERT_TRUE(
+      WaitFor([&] { return recorder_.size() == 2; }, absl::Seconds(15)));
+  std::vector<Recorder::Call> calls = recorder_.calls();
+  EXPECT_EQ(calls[1].task.payload, "p2");
+  EXPECT_EQ(calls[1].task.attempt, 1);  // A new task: attempts from 0.
+}
+
+TEST_F(ReplaceTest, RescheduleMovesAndKeepsThePayloadUnlessGiven) {
+  auto scheduler = Start(Options("a"));
+  ASSERT_NE(scheduler, nullptr);
+  EXPECT_TRUE(absl::IsNotFound(
+      scheduler->RescheduleAfter("none", absl::Seconds(1)).status()));
+  EXPECT_EQ(StateOf("none"), -1);  // Never creates a task.
+  ASSERT_TRUE(scheduler->Schedule("t", absl::Hours(3), "p").ok());
+  const absl::Time at = absl::FromUnixSeconds(4102444800);  // 2100-01-01.
+  auto moved = scheduler->Reschedule("t", at);
+  ASSERT_TRUE(moved.ok()) << moved.status();
+  EXPECT_EQ(*moved, ScheduleOutcome::kReplaced);
+  EXPECT_EQ(DueOf("t"), absl::ToUnixMicros(at));
+  EXPECT_EQ(Count("task_id = 't'::bytea AND payload = 'p'::bytea"), 1);
+  auto with_payload = scheduler->Reschedule("t", at, std::string("q"));
+  ASSERT_TRUE(with_payload.ok()) << with_payload.status();
+  EXPECT_EQ(Count("task_id = 't'::bytea AND payload = 'q'::bytea"), 1);
+}
+
+TEST_F(ReplaceTest, ABatchAnswersInOrderAndRefusesAnIdTwice) {
+  auto scheduler = Start(Options("a"));
+  ASSERT_NE(scheduler, nullptr);
+  ASSERT_TRUE(scheduler->Schedule("old", absl::Hours(1), "p").ok());
+  std::vector<ScheduleRequest> batch = {In("new", absl::Hours(2), "x"),
+                                        In("old", absl::Hours(2), "y")};
+  auto outcomes = scheduler->ScheduleOrReplaceBatch(batch);
+  ASSERT_TRUE(outcomes.ok()) << outcomes.status();
+  EXPECT_EQ(*outcomes,
+            (std::vector<ScheduleOutcome>{ScheduleOutcome::kScheduled,
+                                          ScheduleOutcome::kReplaced}));
+  std::vector<ScheduleRequest> twice = {In("d", absl::Hours(1), "x"),
+                                        In("d", absl::Hours(2), "y")};
+  EXPECT_TRUE(absl::IsInvalidArgument(
+      scheduler->ScheduleOrReplaceBatch(twice).status()));
+  EXPECT_EQ(StateOf("d"), -1);  // Nothing of the refused batch.
+}
+
+TEST_F(ReplaceTest, AnotherProcessReplacesATaskInTheOwnersWheel) {
+  auto scheduler = Start(Options("a"));
+  ASSERT_NE(scheduler, nullptr);
+  DurableClientOptions client_options;
+  client_options.conninfo = db_->conninfo();
+  client_options.slot_count = 1;
+  auto client = DurableClient::Create(client_options);
+  ASSERT_TRUE(client.ok()) << client.status();
+  ASSERT_TRUE((*client)->Schedule("t", absl::Seconds(20), "old").ok());
+  ASSERT_TRUE(WaitFor([&] { return StateOf("t") == 1; }, absl::Seconds(10)));
+  auto outcome =
+      (*client)->ScheduleOrReplace(In("t", absl::Milliseconds(300), "new"));
+  ASSERT_TRUE(outcome.ok()) << outcome.status();
+  EXPECT_EQ(*outcome, ScheduleOutcome::kReplaced);
+  // The owner is woken and loads it at once: it runs at its new time, long
+  // before the old one.
+  ASSERT_TRUE(Succeeded("t", absl::Seconds(10)));
+  std::vector<Recorder::Call> calls = recorder_.calls();
+  ASSERT_EQ(calls.size(), 1u);
+  EXPECT_EQ(calls[0].task.payload, "new");
+  EXPECT_GE(calls[0].at, calls[0].task.due);
+}
+
+TEST_F(ReplaceTest, ScheduleOfAnExistingIdIsAnIdempotentInsertOnly) {
+  auto scheduler = Start(Options("a"));
+  ASSERT_NE(scheduler, nullptr);
+  ASSERT_TRUE(scheduler->Schedule("t", absl::Hours(1), "p").ok());
+  // The same id and payload: OK (a retry), nothing changes.
+  const int64_t due = DueOf("t");
+  EXPECT_TRUE(scheduler->Schedule("t", absl::Hours(2), "p").ok());
+  EXPECT_EQ(DueOf("t"), due);
+  // Another payload: AlreadyExists, whatever the state.
+  EXPECT_TRUE(
+      absl::IsAlreadyExists(scheduler->Schedule("t", absl::Hours(1), "other")));
+  ScheduleRequest request = In("t", absl::Hours(1), "other");
+  EXPECT_TRUE(absl::IsAlreadyExists(scheduler->ScheduleBatch({&request, 1})));
+}
+
+}  // namespace
+}  // namespace durable_test
+}  // namespace timingwheel

@@ -283,7 +283,11 @@ class DurableScheduler {
   //
   // Stores a task due `delay` after the database's now (negative: now).
   // OK when stored (durably committed), or when an identical task (same id
-  // and payload) exists already: retries are idempotent. Errors:
+  // and payload) exists already, in any state (waiting, running, or
+  // finished and not yet cleaned up: it is not run again): retries are
+  // idempotent, and an existing task is never changed (to change one, see
+  // `ScheduleOrReplace()` and `Reschedule()`; test:
+  // ReplaceTest.ScheduleOfAnExistingIdIsAnIdempotentInsertOnly). Errors:
   // InvalidArgument (empty or oversized id or payload, a delay past year
   // 9999), AlreadyExists (the id exists with another payload),
   // Unavailable (database unreachable even after reconnecting once),

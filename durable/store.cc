@@ -22,56 +22,6 @@ namespace timingwheel {
 namespace durable_internal {
 namespace {
 
-// Serializes schema creation between processes (an arbitrary constant).
-constexpr int64_t kSchemaLockKey = 0x74775f736368656dLL;  // "tw_schem"
-
-constexpr char kSchemaDdl[] = R"sql(
-CREATE TABLE tw_meta (
-  key text PRIMARY KEY,
-  value bigint NOT NULL);
-CREATE FUNCTION tw_now_us() RETURNS bigint LANGUAGE sql VOLATILE AS
-  $$ SELECT (extract(epoch FROM clock_timestamp()) * 1000000)::bigint $$;
-CREATE SEQUENCE tw_version_seq CACHE 1000;
-CREATE TABLE tw_timer (
-  task_id bytea PRIMARY KEY,
-  slot integer NOT NULL,
-  due_us bigint NOT NULL,
-  state smallint NOT NULL,
-  version bigint NOT NULL DEFAULT nextval('tw_version_seq'),
-  epoch bigint NOT NULL DEFAULT 0,
-  attempt integer NOT NULL DEFAULT 0,
-  payload bytea NOT NULL,
-  last_error bytea,
-  finished_us bigint);
-CREATE INDEX tw_timer_live ON tw_timer (slot, due_us) WHERE state < 3;
-CREATE INDEX tw_timer_finished ON tw_timer (slot, finished_us)
-  WHERE state >= 3;
-CREATE TABLE tw_slot_lease (
-  slot integer PRIMARY KEY,
-  owner text,
-  epoch bigint NOT NULL DEFAULT 0,
-  lease_until_us bigint NOT NULL DEFAULT 0,
-  horizon_us bigint NOT NULL DEFAULT 0) WITH (fillfactor = 50);
-CREATE TABLE tw_node (
-  node_id text PRIMARY KEY,
-  heartbeat_us bigint NOT NULL);
-)sql";
-
-// Schema version 1 to 2: versions come from one sequence (an id cancelled
-// and scheduled again never reuses an old (id, version)); each lease row
-// records its owner's horizon (inserters notify owners of rows due within
-// it); lease rows leave room for in-place (HOT) renewals.
-constexpr char kMigrateV1ToV2[] = R"sql(
-CREATE SEQUENCE tw_version_seq CACHE 1000;
-SELECT setval('tw_version_seq',
-              (SELECT coalesce(max(version), 0) + 1 FROM tw_timer));
-ALTER TABLE tw_timer ALTER COLUMN version
-  SET DEFAULT nextval('tw_version_seq');
-ALTER TABLE tw_slot_lease ADD COLUMN horizon_us bigint NOT NULL DEFAULT 0;
-ALTER TABLE tw_slot_lease SET (fillfactor = 50);
-UPDATE tw_meta SET value = 2 WHERE key = 'schema_version';
-)sql";
-
 // States as stored (TaskState's values).
 static_assert(static_cast<int>(TaskState::kPending) == 0, "");
 static_assert(static_cast<int>(TaskState::kScheduled) == 1, "");
@@ -398,21 +348,6 @@ absl::StatusOr<PgResult> Exec(PGconn* conn, const char* sql) {
   return Exec(conn, sql, PgParams());
 }
 
-// Runs constant SQL text holding several statements (the schema's DDL),
-// which only the simple query protocol accepts.
-absl::Status ExecScript(PGconn* conn, const char* sql) {
-  PgResult result(PQexec(conn, sql));
-  if (PQresultStatus(result.get()) == PGRES_COMMAND_OK) {
-    return absl::OkStatus();
-  }
-  std::string message = Scrubbed(conn, PQresultErrorMessage(result.get()));
-  if (PQstatus(conn) == CONNECTION_BAD) {
-    return absl::UnavailableError(
-        absl::StrCat("PostgreSQL connection lost: ", message));
-  }
-  return absl::InternalError(absl::StrCat("PostgreSQL: ", message));
-}
-
 // Server notices (NOTICE, WARNING) are not errors; libpq would print them.
 void IgnoreNotice(void*, const char*) {}
 
@@ -639,63 +574,16 @@ absl::Status Store::Reconnect() {
 }
 
 absl::Status Store::EnsureSchema(int slot_count) {
-  absl::Status status = Exec(conn_, "BEGIN").status();
-  if (!status.ok()) return status;
-  auto fail = [&](absl::Status error) {
-    (void)Exec(conn_, "ROLLBACK");
-    return error;
-  };
-  absl::StatusOr<PgResult> r = Exec(conn_, "SELECT pg_advisory_xact_lock($1)",
-                                    PgParams().Int64(kSchemaLockKey));
-  if (!r.ok()) return fail(r.status());
-  r = Exec(conn_, "SELECT to_regclass('tw_meta') IS NOT NULL");
-  if (!r.ok()) return fail(r.status());
-  if (r->Int(0, 0) == 0) {
-    status = ExecScript(conn_, kSchemaDdl);
-    if (!status.ok()) return fail(status);
-    status = Exec(conn_,
-                  "INSERT INTO tw_meta VALUES ('schema_version', $1), "
-                  "('slot_count', $2)",
-                  PgParams().Int64(kSchemaVersion).Int64(slot_count))
-                 .status();
-    if (!status.ok()) return fail(status);
-    status = Exec(conn_,
-                  "INSERT INTO tw_slot_lease (slot) "
-                  "SELECT generate_series(0, $1 - 1)",
-                  PgParams().Int32(slot_count))
-                 .status();
-    if (!status.ok()) return fail(status);
-    return Exec(conn_, "COMMIT").status();
+  SchemaInfo info;
+  absl::StatusOr<MigrationPlan> applied =
+      MigrateSchema(conn_, slot_count, &info);
+  if (!applied.ok()) return applied.status();
+  if (info.slot_count != slot_count) {
+    return absl::FailedPreconditionError(absl::StrCat(
+        "the store has ", info.slot_count, " slots, the scheduler asks for ",
+        slot_count, ": the slot count is fixed when the store is created"));
   }
-  r = Exec(conn_,
-           "SELECT (SELECT value FROM tw_meta WHERE key = 'schema_version'), "
-           "(SELECT value FROM tw_meta WHERE key = 'slot_count')");
-  if (!r.ok()) return fail(r.status());
-  int64_t version = r->Int(0, 0);
-  int64_t stored_slots = r->Int(0, 1);
-  if (version > kSchemaVersion) {
-    return fail(absl::FailedPreconditionError(absl::StrCat(
-        "the database holds timingwheel schema version ", version,
-        ", newer than the version ", kSchemaVersion,
-        " this library understands: upgrade the library before pointing it "
-        "at this database")));
-  }
-  if (version == 1) {
-    status = ExecScript(conn_, kMigrateV1ToV2);
-    if (!status.ok()) return fail(status);
-    version = 2;
-  }
-  if (version != kSchemaVersion) {
-    return fail(absl::FailedPreconditionError(
-        absl::StrCat("unknown timingwheel schema version ", version,
-                     " (expected ", kSchemaVersion, ")")));
-  }
-  if (stored_slots != slot_count) {
-    return fail(absl::FailedPreconditionError(absl::StrCat(
-        "the store has ", stored_slots, " slots, the scheduler asks for ",
-        slot_count, ": the slot count is fixed when the store is created")));
-  }
-  return Exec(conn_, "COMMIT").status();
+  return absl::OkStatus();
 }
 
 absl::StatusOr<PgResult> Store::ExecPrepared(const char* name, const char* sql,

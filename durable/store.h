@@ -8,7 +8,8 @@
 // constant and parameterized (`PQexecParams` with binary parameters; batches
 // travel as binary arrays), and ids and payloads are bytes (`bytea`).
 //
-// The schema (versioned; see `kSchemaVersion`) has four tables:
+// The schema (versioned; see `kSchemaVersion` and the forward migrations
+// in migrations.h) has four tables:
 //   tw_meta(key, value)                  schema_version, slot_count
 //   tw_timer(task_id PK, slot, due_us, state, version, epoch, attempt,
 //            payload, last_error, finished_us)
@@ -47,6 +48,7 @@
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "absl/types/span.h"
+#include "durable/migrations.h"
 #include "durable/task.h"
 
 typedef struct pg_conn PGconn;
@@ -56,9 +58,6 @@ namespace durable_internal {
 
 class PgParams;
 class PgResult;
-
-// The schema version this library creates and understands.
-inline constexpr int64_t kSchemaVersion = 2;
 
 // SlotEpoch: a slot and the epoch under which this process holds it.
 struct SlotEpoch {
@@ -240,7 +239,8 @@ class Store {
 
   // Store::EnsureSchema()
   //
-  // Creates the schema with `slot_count` slots, or checks the existing one:
+  // Creates the schema with `slot_count` slots, or migrates an older one
+  // forward (`MigrateSchema()`, migrations.h), and checks it:
   // FailedPrecondition for a newer schema version or another slot count.
   // Serialized between processes by an advisory lock.
   absl::Status EnsureSchema(int slot_count);

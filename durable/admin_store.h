@@ -1,0 +1,330 @@
+// Copyright 2026 The timingwheel Authors.
+//
+// admin_store.h
+// -----------------------------------------------------------------------------
+//
+// What an operator (the `twctl` tool, a dashboard) needs to see and steer a
+// durable store without writing SQL. `AdminStore` owns every statement of
+// that job, over a libpq connection of its own; it holds no slots and runs
+// no handlers. This file defines:
+//
+//   * `AdminStore`: connect; read the store (`Status()`, `List()`, `Show()`);
+//     steer single tasks (`Cancel()`, `Retry()`, `Reschedule()`); plan and
+//     run the schema migrations (migrations.h).
+//   * The values it returns: `StoreStatus` (nodes, slots, counts by state,
+//     next due, oldest overdue), `TaskPage` of `TaskSummary`, `TaskDetail`,
+//     and `ActionResult` for the writes.
+//
+// How the writes stay inside the scheduler's rules (store.h, DURABLE.md):
+//   * Every write is one short transaction that locks the task's row
+//     (`SELECT ... FOR UPDATE`), checks its state and changes it in one
+//     `UPDATE`/`DELETE`, taking a fresh `version` from `tw_version_seq` (a
+//     version never repeats for an id).
+//   * `Cancel()` deletes a PENDING or SCHEDULED task, as
+//     `DurableScheduler::Cancel()` does. A RUNNING task cannot be cancelled
+//     (its handler runs); a finished one neither (nothing left to stop).
+//   * `Reschedule()` moves a PENDING or SCHEDULED task to another due time
+//     and leaves it PENDING. A SCHEDULED task sits in its owner's wheel at
+//     its old due time: once it is PENDING again, the owner's fire statement
+//     (which moves SCHEDULED rows only) refuses that old entry, so the task
+//     can never fire at the old time, earlier or later. The owner claims the
+//     row again at its new due time: at once when the new due time is within
+//     the owner's horizon (the write notifies it at commit, as inserts do),
+//     or at a later load. A RUNNING task is refused (its handler runs; retry
+//     it once it has FAILED), as are finished ones.
+//   * `Retry()` moves a FAILED task back to PENDING with its attempts reset
+//     to 0 (it gets the whole retry policy again), due now or at a given
+//     time, its `finished` time cleared; its last error is kept until the
+//     next attempt ends. Notifies the owner like `Reschedule()`.
+//   * A race with a scheduler is settled by the row lock: if the fire got
+//     there first, the write sees RUNNING and refuses; if the write got there
+//     first, the fire matches nothing (counted as `dropped`) and the task
+//     runs once, at its new time.
+// Tested by tests/durable/admin_store_test.cc
+// (AdminStoreTest.RescheduleOfAScheduledTaskNeverFiresAtTheOldTime,
+// AdminStoreTest.RescheduleLaterNeverFiresEarly, and the other
+// AdminStoreTest cases named beside each member below).
+//
+// Errors: a call returns a non-OK status only when it could not do its job
+// (`absl::UnavailableError` when the database cannot be reached, with the
+// host and database but never the password; `absl::InvalidArgumentError`
+// for bad input; `absl::FailedPreconditionError` when the database has no
+// timingwheel schema or one newer than this library knows). That a task is
+// missing or in the wrong state is an answer, not an error: see
+// `ActionResult`. A lost connection is re-established at the next call
+// (reads are retried once at once; a write is never retried, since it may
+// have committed: its error says so).
+//
+// Thread safety: every member is thread-safe; calls run one at a time on
+// the store's connection (use one `AdminStore` per concurrent reader).
+//
+// Example:
+//   auto admin = timingwheel::AdminStore::Connect("host=/run/pg dbname=app");
+//   if (!admin.ok()) return Exit(2, admin.status());
+//   auto status = (*admin)->Status();
+//   auto result = (*admin)->Retry("order-42", timingwheel::AdminDue::Now());
+
+#ifndef TIMINGWHEEL_DURABLE_ADMIN_STORE_H_
+#define TIMINGWHEEL_DURABLE_ADMIN_STORE_H_
+
+#include <array>
+#include <cstdint>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "absl/base/thread_annotations.h"
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "absl/strings/string_view.h"
+#include "absl/time/time.h"
+#include "durable/task.h"
+
+typedef struct pg_conn PGconn;
+
+namespace timingwheel {
+
+// The number of task states (`TaskState` values 0..4).
+inline constexpr int kTaskStateCount = 5;
+
+// ParseTaskState()
+//
+// "PENDING", "pending", "SCHEDULED", ... to a `TaskState`; nullopt for
+// anything else.
+std::optional<TaskState> ParseTaskState(absl::string_view name);
+
+// AdminNode: a scheduler process as its heartbeat row shows it.
+struct AdminNode {
+  std::string node_id;
+  absl::Time heartbeat;            // Its last heartbeat (database clock).
+  absl::Duration since_heartbeat;  // db_now - heartbeat.
+  int64_t slots_held = 0;          // Slots it holds under a valid lease.
+};
+
+// AdminSlot: one row of the lease table.
+struct AdminSlot {
+  int slot = 0;
+  std::string owner;         // Empty: never taken, or released.
+  int64_t epoch = 0;         // Increments at every takeover.
+  absl::Time lease_until;    // Database clock.
+  bool lease_valid = false;  // owner set and lease_until > db_now.
+  absl::Duration horizon;    // The owner's horizon, as it recorded it.
+};
+
+// StoreStatus: the whole store at a glance (one consistent snapshot: one
+// REPEATABLE READ transaction).
+struct StoreStatus {
+  absl::Time db_now;  // The database's clock (the time authority).
+  int64_t schema_version = 0;
+  int64_t slot_count = 0;
+  std::vector<AdminNode> nodes;  // By node id.
+  std::vector<AdminSlot> slots;  // By slot, all of them.
+  int64_t slots_unowned = 0;     // Slots without a valid lease.
+  // Tasks by state, indexed by `static_cast<int>(TaskState)`.
+  std::array<int64_t, kTaskStateCount> counts{};
+  // The earliest due time of a PENDING or SCHEDULED task, if any.
+  std::optional<absl::Time> next_due;
+  std::string next_due_id;
+  // PENDING or SCHEDULED tasks whose due time has passed, and the oldest.
+  int64_t overdue = 0;
+  std::optional<absl::Time> oldest_overdue_due;
+  std::string oldest_overdue_id;
+};
+
+// TaskFilter: which tasks `List()` returns, ordered by id (bytes, memcmp
+// order), at most `limit` of them, starting after `after_id` (paging: pass
+// the previous page's `next_after`).
+struct TaskFilter {
+  std::optional<TaskState> state;
+  std::optional<absl::Time> due_after;   // due >= due_after
+  std::optional<absl::Time> due_before;  // due <  due_before
+  std::string id_prefix;                 // Bytes; empty: any id.
+  std::optional<std::string> after_id;   // Ids strictly greater (bytes).
+  int limit = 100;                       // In [1, kMaxListLimit].
+};
+
+inline constexpr int kMaxListLimit = 10000;
+
+// TaskSummary: one row of a `List()` page.
+struct TaskSummary {
+  std::string id;  // Bytes.
+  TaskState state = TaskState::kPending;
+  absl::Time due;
+  int attempt = 0;
+  int slot = 0;
+  int64_t payload_bytes = 0;
+};
+
+struct TaskPage {
+  std::vector<TaskSummary> tasks;
+  // More tasks match after this page; pass `next_after` as the next
+  // filter's `after_id`.
+  bool more = false;
+  std::string next_after;
+};
+
+// TaskDetail: everything stored about one task, and the lease of its slot.
+struct TaskDetail {
+  std::string id;  // Bytes.
+  TaskState state = TaskState::kPending;
+  int attempt = 0;  // Attempts started so far.
+  absl::Time due;
+  int slot = 0;
+  int64_t version = 0;
+  int64_t epoch = 0;  // The slot epoch it was last claimed under.
+  int64_t payload_bytes = 0;
+  std::string payload_head;  // The first kShowPayloadBytes bytes.
+  std::optional<std::string> last_error;
+  std::optional<absl::Time> finished;
+  // The slot's lease now.
+  std::string slot_owner;  // Empty: none.
+  int64_t slot_epoch = 0;
+  bool slot_lease_valid = false;
+  absl::Time slot_lease_until;
+  absl::Time db_now;
+};
+
+inline constexpr int64_t kShowPayloadBytes = 256;
+
+// AdminDue: when a retried or rescheduled task becomes due: `at` (absolute,
+// database clock) or, when `at` is `absl::InfinitePast()`, `delay` after
+// the database's now.
+struct AdminDue {
+  absl::Time at = absl::InfinitePast();
+  absl::Duration delay = absl::ZeroDuration();
+
+  static AdminDue Now() { return AdminDue(); }
+  static AdminDue At(absl::Time t) { return AdminDue{t, absl::ZeroDuration()}; }
+  static AdminDue In(absl::Duration d) {
+    return AdminDue{absl::InfinitePast(), d};
+  }
+};
+
+// ActionOutcome: what a write did.
+enum class ActionOutcome {
+  kDone = 0,        // Applied.
+  kNotFound = 1,    // No task with this id.
+  kWrongState = 2,  // The task's state does not allow it (see `before`).
+};
+
+// ActionResult: the answer of `Cancel()`, `Retry()` and `Reschedule()`.
+struct ActionResult {
+  ActionOutcome outcome = ActionOutcome::kDone;
+  TaskState before = TaskState::kPending;  // When found.
+  TaskState after = TaskState::kPending;   // When done (Cancel: row deleted).
+  absl::Time due;         // When done (Retry/Reschedule): the new due time.
+  bool notified = false;  // The slot's owner was woken at commit.
+  std::string message;    // One line for people ("cancelled (was PENDING)").
+};
+
+// SchemaPlan: what `Migrate()` would run (see migrations.h).
+struct SchemaPlan {
+  int64_t from_version = 0;  // 0: no schema yet.
+  int64_t to_version = 0;
+  struct Step {
+    int64_t from = 0;
+    int64_t to = 0;
+    std::string description;
+    std::string sql;  // The text as it would run (parameters shown).
+  };
+  std::vector<Step> steps;  // Empty: up to date.
+};
+
+// AdminStore
+//
+// One connection to a durable store, for operators. Create with
+// `Connect()`. Thread-safe (calls are serialized on the connection).
+class AdminStore {
+ public:
+  // AdminStore::Connect()
+  //
+  // Connects to `conninfo` (a libpq connection string or URI) with a
+  // statement and lock timeout of `statement_timeout`. Does not create or
+  // check the schema. InvalidArgument for an unparsable connection string,
+  // Unavailable ("cannot connect to PostgreSQL (host=... dbname=...): ...")
+  // when the database cannot be reached; no message contains the password.
+  // Test: AdminStoreTest.ConnectErrorNamesHostNeverThePassword.
+  static absl::StatusOr<std::unique_ptr<AdminStore>> Connect(
+      const std::string& conninfo,
+      absl::Duration statement_timeout = absl::Seconds(10));
+
+  ~AdminStore();
+  AdminStore(const AdminStore&) = delete;
+  AdminStore& operator=(const AdminStore&) = delete;
+
+  // AdminStore::DbNow()
+  //
+  // The database's clock (to resolve relative times like "+5m").
+  absl::StatusOr<absl::Time> DbNow();
+
+  // AdminStore::Status()
+  //
+  // Nodes, slots, counts by state, next due and oldest overdue, in one
+  // snapshot. Scans the timer table once (about 0.1 s per 10^6 rows).
+  // Test: AdminStoreTest.StatusCountsEveryState.
+  absl::StatusOr<StoreStatus> Status();
+
+  // AdminStore::List()
+  //
+  // The tasks matching `filter`, by id. InvalidArgument for a limit out of
+  // range. Tests: AdminStoreTest.ListFiltersAndPages,
+  // AdminStoreTest.ListByPrefixIsByteExact.
+  absl::StatusOr<TaskPage> List(const TaskFilter& filter);
+
+  // AdminStore::Show()
+  //
+  // One task in detail; NotFound when no task has this id.
+  // Test: AdminStoreTest.ShowReportsEverything.
+  absl::StatusOr<TaskDetail> Show(const std::string& id);
+
+  // AdminStore::Cancel()
+  //
+  // Deletes a PENDING or SCHEDULED task. kWrongState for RUNNING, SUCCESS,
+  // FAILED. Test: AdminStoreTest.CancelOnlyUnstartedTasks.
+  absl::StatusOr<ActionResult> Cancel(const std::string& id);
+
+  // AdminStore::Retry()
+  //
+  // A FAILED task back to PENDING, attempts reset, due at `due`.
+  // kWrongState for any other state. Test:
+  // AdminStoreTest.RetryRunsAFailedTaskAgain.
+  absl::StatusOr<ActionResult> Retry(const std::string& id,
+                                     AdminDue due = AdminDue::Now());
+
+  // AdminStore::Reschedule()
+  //
+  // A PENDING or SCHEDULED task to another due time (PENDING afterwards;
+  // see the header comment for how an owner's wheel entry is fenced).
+  // kWrongState for RUNNING and finished tasks. Tests:
+  // AdminStoreTest.RescheduleOfAScheduledTaskNeverFiresAtTheOldTime,
+  // AdminStoreTest.RescheduleLaterNeverFiresEarly,
+  // AdminStoreTest.RescheduleRefusesRunningAndFinished.
+  absl::StatusOr<ActionResult> Reschedule(const std::string& id, AdminDue due);
+
+  // AdminStore::PlanMigration()
+  //
+  // What `Migrate()` would run now, changing nothing. `slot_count` is used
+  // only when the schema is created. FailedPrecondition, naming both
+  // versions, for a schema newer than this library's.
+  // Test: MigrationsTest.DryRunPrintsSqlAndChangesNothing.
+  absl::StatusOr<SchemaPlan> PlanMigration(int slot_count = 1024);
+
+  // AdminStore::Migrate()
+  //
+  // Applies the plan (each step in one transaction, serialized between
+  // processes by an advisory lock); returns the steps applied.
+  absl::StatusOr<SchemaPlan> Migrate(int slot_count = 1024);
+
+ private:
+  class Impl;
+  explicit AdminStore(std::unique_ptr<Impl> impl);
+
+  std::mutex mu_;
+  std::unique_ptr<Impl> impl_ ABSL_GUARDED_BY(mu_);
+};
+
+}  // namespace timingwheel
+
+#endif  // TIMINGWHEEL_DURABLE_ADMIN_STORE_H_

@@ -1,0 +1,232 @@
+// Copyright 2026 The timingwheel Authors.
+//
+// The schema's forward steps and their runner; see migrations.h.
+
+#include "durable/migrations.h"
+
+#include <utility>
+
+#include "absl/strings/str_cat.h"
+#include "durable/pg_exec.h"
+#include "durable/pg_params.h"
+#include "libpq-fe.h"
+
+namespace timingwheel {
+namespace durable_internal {
+namespace {
+
+// Serializes migrations between processes (an arbitrary constant, the one
+// every version of this library has used).
+constexpr int64_t kSchemaLockKey = 0x74775f736368656dLL;  // "tw_schem"
+
+// Creation: the schema as version 2 made it first.
+constexpr char kCreateV2[] = R"sql(
+CREATE TABLE tw_meta (
+  key text PRIMARY KEY,
+  value bigint NOT NULL);
+CREATE FUNCTION tw_now_us() RETURNS bigint LANGUAGE sql VOLATILE AS
+  $$ SELECT (extract(epoch FROM clock_timestamp()) * 1000000)::bigint $$;
+CREATE SEQUENCE tw_version_seq CACHE 1000;
+CREATE TABLE tw_timer (
+  task_id bytea PRIMARY KEY,
+  slot integer NOT NULL,
+  due_us bigint NOT NULL,
+  state smallint NOT NULL,
+  version bigint NOT NULL DEFAULT nextval('tw_version_seq'),
+  epoch bigint NOT NULL DEFAULT 0,
+  attempt integer NOT NULL DEFAULT 0,
+  payload bytea NOT NULL,
+  last_error bytea,
+  finished_us bigint);
+CREATE INDEX tw_timer_live ON tw_timer (slot, due_us) WHERE state < 3;
+CREATE INDEX tw_timer_finished ON tw_timer (slot, finished_us)
+  WHERE state >= 3;
+CREATE TABLE tw_slot_lease (
+  slot integer PRIMARY KEY,
+  owner text,
+  epoch bigint NOT NULL DEFAULT 0,
+  lease_until_us bigint NOT NULL DEFAULT 0,
+  horizon_us bigint NOT NULL DEFAULT 0) WITH (fillfactor = 50);
+CREATE TABLE tw_node (
+  node_id text PRIMARY KEY,
+  heartbeat_us bigint NOT NULL);
+)sql";
+
+// Version 1 to 2: versions come from one sequence (an id cancelled and
+// scheduled again never reuses an old (id, version)); each lease row
+// records its owner's horizon (inserters notify owners of rows due within
+// it); lease rows leave room for in-place (HOT) renewals.
+constexpr char kMigrateV1ToV2[] = R"sql(
+CREATE SEQUENCE tw_version_seq CACHE 1000;
+SELECT setval('tw_version_seq',
+              (SELECT coalesce(max(version), 0) + 1 FROM tw_timer));
+ALTER TABLE tw_timer ALTER COLUMN version
+  SET DEFAULT nextval('tw_version_seq');
+ALTER TABLE tw_slot_lease ADD COLUMN horizon_us bigint NOT NULL DEFAULT 0;
+ALTER TABLE tw_slot_lease SET (fillfactor = 50);
+)sql";
+
+constexpr MigrationStep kSteps[] = {
+    {0, 2, "create the schema", kCreateV2},
+    {1, 2,
+     "one version sequence; the owner's horizon in each lease row; lease "
+     "rows with room for in-place renewals",
+     kMigrateV1ToV2},
+};
+
+// The runner's own statements (parameterized).
+constexpr char kLockSql[] = "SELECT pg_advisory_xact_lock($1)";
+constexpr char kHasMetaSql[] =
+    "SELECT to_regclass('tw_meta') IS NOT NULL AS present";
+constexpr char kReadMetaSql[] = R"sql(
+SELECT (SELECT value FROM tw_meta WHERE key = 'schema_version') AS version,
+       (SELECT value FROM tw_meta WHERE key = 'slot_count') AS slot_count
+)sql";
+constexpr char kInsertMetaSql[] =
+    "INSERT INTO tw_meta VALUES ('schema_version', $1), ('slot_count', $2)";
+constexpr char kInsertSlotsSql[] =
+    "INSERT INTO tw_slot_lease (slot) SELECT generate_series(0, $1 - 1)";
+constexpr char kSetVersionSql[] =
+    "UPDATE tw_meta SET value = $1 WHERE key = 'schema_version'";
+
+const MigrationStep* StepFrom(int64_t version) {
+  for (const MigrationStep& step : kSteps) {
+    if (step.from == version) return &step;
+  }
+  return nullptr;
+}
+
+absl::Status NewerError(int64_t version) {
+  return absl::FailedPreconditionError(absl::StrCat(
+      "the database holds timingwheel schema version ", version,
+      ", newer than the version ", kSchemaVersion,
+      " this library understands: upgrade the library before pointing it "
+      "at this database"));
+}
+
+absl::Status UnknownError(int64_t version) {
+  return absl::FailedPreconditionError(
+      absl::StrCat("unknown timingwheel schema version ", version,
+                   " (this library knows versions up to ", kSchemaVersion,
+                   " and migrates none from ", version, ")"));
+}
+
+// The step to run from `version` (nullptr when up to date), or why none.
+absl::StatusOr<const MigrationStep*> NextStep(int64_t version) {
+  if (version == kSchemaVersion) return nullptr;
+  if (version > kSchemaVersion) return NewerError(version);
+  const MigrationStep* step = StepFrom(version);
+  if (step == nullptr) return UnknownError(version);
+  return step;
+}
+
+// The runner's statements of `step`, as text for a dry run.
+std::string RunnerText(const MigrationStep& step, int slot_count) {
+  if (step.from == 0) {
+    return absl::StrCat(kInsertMetaSql, ";  -- $1 = ", step.to,
+                        ", $2 = ", slot_count, "\n", kInsertSlotsSql,
+                        ";  -- $1 = ", slot_count, "\n");
+  }
+  return absl::StrCat(kSetVersionSql, ";  -- $1 = ", step.to, "\n");
+}
+
+absl::Status ApplyStep(PGconn* conn, const MigrationStep& step,
+                       int slot_count) {
+  absl::Status status = PgExecScript(conn, step.sql);
+  if (!status.ok()) return status;
+  if (step.from == 0) {
+    status = PgExec(conn, kInsertMetaSql,
+                    PgParams().Int64(step.to).Int64(slot_count))
+                 .status();
+    if (!status.ok()) return status;
+    return PgExec(conn, kInsertSlotsSql, PgParams().Int32(slot_count)).status();
+  }
+  return PgExec(conn, kSetVersionSql, PgParams().Int64(step.to)).status();
+}
+
+}  // namespace
+
+absl::Span<const MigrationStep> MigrationSteps() { return kSteps; }
+
+absl::StatusOr<SchemaInfo> ReadSchemaVersion(PGconn* conn) {
+  absl::StatusOr<PgResult> r = PgExec(conn, kHasMetaSql);
+  if (!r.ok()) return r.status();
+  SchemaInfo info;
+  if (PgRow(*r, 0).Int("present") == 0) return info;
+  r = PgExec(conn, kReadMetaSql);
+  if (!r.ok()) return r.status();
+  PgRow row(*r, 0);
+  if (row.IsNull("version")) {
+    return absl::FailedPreconditionError(
+        "tw_meta exists but holds no schema_version: not a timingwheel "
+        "store, or a damaged one");
+  }
+  info.version = row.Int("version");
+  info.slot_count = row.Int("slot_count");
+  if (!row.status().ok()) return row.status();
+  return info;
+}
+
+absl::StatusOr<MigrationPlan> PlanMigration(PGconn* conn, int slot_count) {
+  absl::StatusOr<SchemaInfo> info = ReadSchemaVersion(conn);
+  if (!info.ok()) return info.status();
+  MigrationPlan plan;
+  plan.from_version = info->version;
+  plan.to_version = kSchemaVersion;
+  for (int64_t version = info->version;;) {
+    absl::StatusOr<const MigrationStep*> step = NextStep(version);
+    if (!step.ok()) return step.status();
+    if (*step == nullptr) break;
+    PlannedStep planned;
+    planned.from = (*step)->from;
+    planned.to = (*step)->to;
+    planned.description = (*step)->description;
+    planned.sql =
+        absl::StrCat("BEGIN;\n", kLockSql, ";  -- $1 = ", kSchemaLockKey, "\n",
+                     (*step)->sql, RunnerText(**step, slot_count), "COMMIT;\n");
+    plan.steps.push_back(std::move(planned));
+    version = (*step)->to;
+  }
+  return plan;
+}
+
+absl::StatusOr<MigrationPlan> MigrateSchema(PGconn* conn, int slot_count,
+                                            SchemaInfo* info) {
+  MigrationPlan applied;
+  applied.to_version = kSchemaVersion;
+  for (bool first = true;; first = false) {
+    absl::Status status = PgExec(conn, "BEGIN").status();
+    if (!status.ok()) return status;
+    auto fail = [conn](absl::Status error) {
+      (void)PgExec(conn, "ROLLBACK");
+      return error;
+    };
+    status = PgExec(conn, kLockSql, PgParams().Int64(kSchemaLockKey)).status();
+    if (!status.ok()) return fail(status);
+    // Read again under the lock: another process may have run the step.
+    absl::StatusOr<SchemaInfo> now = ReadSchemaVersion(conn);
+    if (!now.ok()) return fail(now.status());
+    if (first) applied.from_version = now->version;
+    absl::StatusOr<const MigrationStep*> step = NextStep(now->version);
+    if (!step.ok()) return fail(step.status());
+    if (*step == nullptr) {
+      status = PgExec(conn, "COMMIT").status();
+      if (!status.ok()) return status;
+      if (info != nullptr) *info = *now;
+      return applied;
+    }
+    status = ApplyStep(conn, **step, slot_count);
+    if (!status.ok()) return fail(status);
+    status = PgExec(conn, "COMMIT").status();
+    if (!status.ok()) return status;
+    PlannedStep done;
+    done.from = (*step)->from;
+    done.to = (*step)->to;
+    done.description = (*step)->description;
+    done.sql = (*step)->sql;
+    applied.steps.push_back(std::move(done));
+  }
+}
+
+}  // namespace durable_internal
+}  // namespace timingwheel

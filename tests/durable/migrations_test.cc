@@ -1,0 +1,294 @@
+// Copyright 2026 The timingwheel Authors.
+//
+// The schema's forward migrations against a real PostgreSQL: the steps form
+// a chain, processes migrating at once apply each step once, a version-1
+// store holding tasks in every state is upgraded with nothing lost, a dry
+// run changes nothing, a failed step leaves the version before it, and a
+// newer schema is refused.
+
+#include "durable/migrations.h"
+
+#include <atomic>
+#include <memory>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "durable/durable_scheduler.h"
+#include "durable/testing/postgres_fixture.h"
+#include "gtest/gtest.h"
+#include "libpq-fe.h"
+#include "tests/durable/test_util.h"
+
+namespace timingwheel {
+namespace durable_internal {
+namespace {
+
+using durable_testing::ExecSql;
+using durable_testing::QueryInt;
+using durable_testing::TestDatabase;
+
+// The version-1 schema, as the first release created it, with 8 slots.
+constexpr char kVersionOneDdl[] = R"sql(
+CREATE TABLE tw_meta (key text PRIMARY KEY, value bigint NOT NULL);
+CREATE FUNCTION tw_now_us() RETURNS bigint LANGUAGE sql VOLATILE AS
+  $$ SELECT (extract(epoch FROM clock_timestamp()) * 1000000)::bigint $$;
+CREATE TABLE tw_timer (
+  task_id bytea PRIMARY KEY, slot integer NOT NULL, due_us bigint NOT NULL,
+  state smallint NOT NULL, version bigint NOT NULL DEFAULT 0,
+  epoch bigint NOT NULL DEFAULT 0, attempt integer NOT NULL DEFAULT 0,
+  payload bytea NOT NULL, last_error bytea, finished_us bigint);
+CREATE INDEX tw_timer_live ON tw_timer (slot, due_us) WHERE state < 3;
+CREATE INDEX tw_timer_finished ON tw_timer (slot, finished_us)
+  WHERE state >= 3;
+CREATE TABLE tw_slot_lease (slot integer PRIMARY KEY, owner text,
+  epoch bigint NOT NULL DEFAULT 0, lease_until_us bigint NOT NULL DEFAULT 0);
+CREATE TABLE tw_node (node_id text PRIMARY KEY, heartbeat_us bigint NOT NULL);
+INSERT INTO tw_meta VALUES ('schema_version', 1), ('slot_count', 8);
+INSERT INTO tw_slot_lease (slot) SELECT generate_series(0, 7);
+)sql";
+
+struct ConnCloser {
+  void operator()(PGconn* conn) const { PQfinish(conn); }
+};
+using Conn = std::unique_ptr<PGconn, ConnCloser>;
+
+Conn Connect(const std::string& conninfo) {
+  Conn conn(PQconnectdb(conninfo.c_str()));
+  EXPECT_EQ(PQstatus(conn.get()), CONNECTION_OK) << PQerrorMessage(conn.get());
+  return conn;
+}
+
+class MigrationsTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    auto db = TestDatabase::Create();
+    ASSERT_TRUE(db.ok()) << db.status();
+    db_ = *std::move(db);
+  }
+
+  int64_t Query(const std::string& sql) {
+    auto n = QueryInt(db_->conninfo(), sql);
+    EXPECT_TRUE(n.ok()) << n.status() << " for " << sql;
+    return n.ok() ? *n : -1;
+  }
+
+  int64_t Version() {
+    return Query("SELECT value FROM tw_meta WHERE key = 'schema_version'");
+  }
+
+  bool Exists(const std::string& relation) {
+    return Query(absl::StrCat("SELECT (to_regclass('", relation,
+                              "') IS NOT NULL)::int")) == 1;
+  }
+
+  std::unique_ptr<TestDatabase> db_;
+};
+
+TEST(MigrationStepsTest, StepsFormAChain) {
+  absl::Span<const MigrationStep> steps = MigrationSteps();
+  ASSERT_FALSE(steps.empty());
+  for (int64_t start = 0; start < kSchemaVersion; ++start) {
+    int from_here = 0;
+    for (const MigrationStep& s : steps) from_here += s.from == start;
+    // Version 0 (creation) and every version a release made have a step.
+    if (start == 0 || start == 1) {
+      EXPECT_EQ(from_here, 1) << start;
+    }
+  }
+  for (const MigrationStep& s : steps) {
+    EXPECT_LT(s.from, s.to);
+    EXPECT_LE(s.to, kSchemaVersion);
+    int64_t v = s.from;
+    for (int hops = 0; v != kSchemaVersion && hops < 100; ++hops) {
+      const MigrationStep* next = nullptr;
+      for (const MigrationStep& t : steps) {
+        if (t.from == v) next = &t;
+      }
+      ASSERT_NE(next, nullptr) << "no step from version " << v;
+      v = next->to;
+    }
+    EXPECT_EQ(v, kSchemaVersion);
+  }
+}
+
+// Processes starting at once (threads with connections of their own) on an
+// empty database and on a version-1 store: every one succeeds, each step
+// runs once, the store ends at the current version.
+TEST_F(MigrationsTest, ProcessesMigratingAtOnceApplyEachStepOnce) {
+  for (bool from_v1 : {false, true}) {
+    SCOPED_TRACE(from_v1 ? "from version 1" : "from nothing");
+    auto db = TestDatabase::Create();
+    ASSERT_TRUE(db.ok()) << db.status();
+    const std::string conninfo = (*db)->conninfo();
+    if (from_v1) {
+      ASSERT_TRUE(ExecSql(conninfo, kVersionOneDdl).ok());
+    }
+    constexpr int kProcesses = 6;
+    std::vector<Conn> conns;
+    for (int i = 0; i < kProcesses; ++i) conns.push_back(Connect(conninfo));
+    std::atomic<int> ready{0};
+    std::vector<absl::StatusOr<MigrationPlan>> results(
+        kProcesses, absl::UnknownError("not run"));
+    std::vector<SchemaInfo> infos(kProcesses);
+    std::vector<std::thread> threads;
+    for (int i = 0; i < kProcesses; ++i) {
+      threads.emplace_back([&, i] {
+        ready.fetch_add(1);
+        while (ready.load() < kProcesses) std::this_thread::yield();
+        results[i] = MigrateSchema(conns[i].get(), 8, &infos[i]);
+      });
+    }
+    for (std::thread& t : threads) t.join();
+    int applied = 0;
+    for (int i = 0; i < kProcesses; ++i) {
+      ASSERT_TRUE(results[i].ok()) << results[i].status();
+      applied += static_cast<int>(results[i]->steps.size());
+      EXPECT_EQ(infos[i].version, kSchemaVersion);
+      EXPECT_EQ(infos[i].slot_count, 8);
+    }
+    EXPECT_EQ(applied, 1);  // One step either way, run by one process.
+    auto version = QueryInt(
+        conninfo, "SELECT value FROM tw_meta WHERE key = 'schema_version'");
+    ASSERT_TRUE(version.ok());
+    EXPECT_EQ(*version, kSchemaVersion);
+    EXPECT_EQ(*QueryInt(conninfo, "SELECT count(*) FROM tw_slot_lease"), 8);
+  }
+}
+
+// A version-1 store with tasks in every state: after the upgrade every row
+// is as it was, new versions are above every old one, and a scheduler runs
+// the due tasks to SUCCESS.
+TEST_F(MigrationsTest, VersionOneStoreWithLiveTasksLosesNothing) {
+  ASSERT_TRUE(ExecSql(db_->conninfo(), kVersionOneDdl).ok());
+  ASSERT_TRUE(ExecSql(db_->conninfo(), R"sql(
+INSERT INTO tw_timer (task_id, slot, due_us, state, version, epoch, attempt,
+                      payload, last_error, finished_us)
+SELECT ('t-' || i)::bytea, i % 8, tw_now_us() - 1000000, i % 5, 1000 + i,
+       3, i % 3, ('payload-' || i)::bytea,
+       CASE WHEN i % 5 = 4 THEN 'boom'::bytea END,
+       CASE WHEN i % 5 >= 3 THEN tw_now_us() END
+FROM generate_series(1, 200) i;
+)sql")
+                  .ok());
+  const std::string fingerprint =
+      "SELECT hashtext(string_agg(task_id::text || slot || due_us || state || "
+      "version || epoch || attempt || payload::text || "
+      "coalesce(last_error::text, '-') || coalesce(finished_us::text, '-'), "
+      "',' ORDER BY task_id)) FROM tw_timer";
+  const int64_t before = Query(fingerprint);
+
+  Conn conn = Connect(db_->conninfo());
+  SchemaInfo info;
+  auto applied = MigrateSchema(conn.get(), 8, &info);
+  ASSERT_TRUE(applied.ok()) << applied.status();
+  ASSERT_EQ(applied->steps.size(), 1u);
+  EXPECT_EQ(applied->steps[0].from, 1);
+  EXPECT_EQ(applied->from_version, 1);
+  EXPECT_EQ(Version(), kSchemaVersion);
+  EXPECT_EQ(Query(fingerprint), before);
+  EXPECT_EQ(Query("SELECT count(*) FROM tw_timer"), 200);
+  EXPECT_GT(Query("SELECT nextval('tw_version_seq')"), 1200);
+  EXPECT_EQ(Query("SELECT count(*) FROM tw_slot_lease WHERE horizon_us = 0"),
+            8);
+
+  // The upgraded store runs: RUNNING and SCHEDULED rows of the dead v1
+  // owner (epoch 3, no lease) are re-stamped, due rows run.
+  const int64_t unfinished =
+      Query("SELECT count(*) FROM tw_timer WHERE state < 3");
+  EXPECT_EQ(unfinished, 120);
+  DurableOptions options;
+  options.conninfo = db_->conninfo();
+  options.node_id = "after-upgrade";
+  options.slot_count = 8;
+  options.lease_ttl = absl::Seconds(1);
+  durable_test::Recorder recorder;
+  options.handler = recorder.Handler();
+  auto scheduler = DurableScheduler::Create(options);
+  ASSERT_TRUE(scheduler.ok()) << scheduler.status();
+
+  EXPECT_TRUE(durable_test::WaitFor(
+      [&] {
+        return Query("SELECT count(*) FROM tw_timer WHERE state < 3") == 0;
+      },
+      absl::Seconds(30)));
+  EXPECT_EQ(Query("SELECT count(*) FROM tw_timer WHERE state = 3"), 160);
+  EXPECT_EQ(Query("SELECT count(*) FROM tw_timer"), 200);
+  (*scheduler)->Shutdown();
+}
+
+TEST_F(MigrationsTest, DryRunPrintsSqlAndChangesNothing) {
+  Conn conn = Connect(db_->conninfo());
+  // Nothing yet: the plan is the creation step, and it creates nothing.
+  auto plan = PlanMigration(conn.get(), 32);
+  ASSERT_TRUE(plan.ok()) << plan.status();
+  EXPECT_EQ(plan->from_version, 0);
+  EXPECT_EQ(plan->to_version, kSchemaVersion);
+  ASSERT_EQ(plan->steps.size(), 1u);
+  EXPECT_NE(plan->steps[0].sql.find("CREATE TABLE tw_timer"),
+            std::string::npos);
+  EXPECT_NE(plan->steps[0].sql.find("$2 = 32"), std::string::npos)
+      << plan->steps[0].sql;
+  EXPECT_NE(plan->steps[0].sql.find("pg_advisory_xact_lock"),
+            std::string::npos);
+  EXPECT_FALSE(Exists("tw_meta"));
+
+  // A version-1 store: the plan is the upgrade, and the store stays at 1.
+  ASSERT_TRUE(ExecSql(db_->conninfo(), kVersionOneDdl).ok());
+  plan = PlanMigration(conn.get(), 32);
+  ASSERT_TRUE(plan.ok()) << plan.status();
+  EXPECT_EQ(plan->from_version, 1);
+  ASSERT_EQ(plan->steps.size(), 1u);
+  EXPECT_NE(plan->steps[0].sql.find("ADD COLUMN horizon_us"),
+            std::string::npos);
+  EXPECT_EQ(Version(), 1);
+  EXPECT_FALSE(Exists("tw_version_seq"));
+
+  // Up to date: nothing to run.
+  ASSERT_TRUE(MigrateSchema(conn.get(), 8, nullptr).ok());
+  plan = PlanMigration(conn.get(), 8);
+  ASSERT_TRUE(plan.ok()) << plan.status();
+  EXPECT_TRUE(plan->steps.empty());
+  EXPECT_EQ(plan->from_version, kSchemaVersion);
+}
+
+TEST_F(MigrationsTest, FailedStepLeavesTheVersionBefore) {
+  ASSERT_TRUE(ExecSql(db_->conninfo(), kVersionOneDdl).ok());
+  // Something in the way of the 1 -> 2 step.
+  ASSERT_TRUE(ExecSql(db_->conninfo(), "CREATE SEQUENCE tw_version_seq").ok());
+  Conn conn = Connect(db_->conninfo());
+  auto applied = MigrateSchema(conn.get(), 8, nullptr);
+  EXPECT_FALSE(applied.ok());
+  EXPECT_EQ(Version(), 1);
+  EXPECT_EQ(Query("SELECT count(*) FROM information_schema.columns "
+                  "WHERE table_name = 'tw_slot_lease' AND "
+                  "column_name = 'horizon_us'"),
+            0);
+  // The connection is usable afterwards (the transaction was ended).
+  EXPECT_TRUE(ReadSchemaVersion(conn.get()).ok());
+}
+
+TEST_F(MigrationsTest, NewerSchemaIsRefusedNamingBothVersions) {
+  Conn conn = Connect(db_->conninfo());
+  ASSERT_TRUE(MigrateSchema(conn.get(), 8, nullptr).ok());
+  ASSERT_TRUE(ExecSql(db_->conninfo(),
+                      "UPDATE tw_meta SET value = 7 WHERE key = "
+                      "'schema_version'")
+                  .ok());
+  for (bool dry_run : {true, false}) {
+    absl::Status status = dry_run
+                              ? PlanMigration(conn.get(), 8).status()
+                              : MigrateSchema(conn.get(), 8, nullptr).status();
+    EXPECT_TRUE(absl::IsFailedPrecondition(status)) << status;
+    EXPECT_NE(status.message().find("version 7"), std::string::npos) << status;
+    EXPECT_NE(status.message().find(absl::StrCat("version ", kSchemaVersion)),
+              std::string::npos)
+        << status;
+  }
+  EXPECT_EQ(Version(), 7);
+}
+
+}  // namespace
+}  // namespace durable_internal
+}  // namespace timingwheel

@@ -78,7 +78,7 @@ ORDER BY task_id LIMIT $7
 constexpr char kShowSql[] = R"sql(
 SELECT t.state, t.attempt, t.due_us, t.slot, t.version, t.epoch,
        octet_length(t.payload) AS payload_bytes,
-       substring(t.payload FROM 1 FOR $2) AS payload_head,
+       substring(t.payload FROM 1 FOR $2::integer) AS payload_head,
        t.last_error, t.finished_us,
        l.owner, l.epoch AS slot_epoch, l.lease_until_us,
        tw_now_us() AS now_us

@@ -3,12 +3,13 @@
 // twctl serve's escaping, encodings, token check and flags
 // (tools/twctl/serve_html.h, serve_token.h, serve_command.h). No database.
 
+#include "tools/twctl/serve_html.h"
+
 #include <string>
 #include <vector>
 
 #include "gtest/gtest.h"
 #include "tools/twctl/serve_command.h"
-#include "tools/twctl/serve_html.h"
 #include "tools/twctl/serve_token.h"
 
 namespace timingwheel {

@@ -5,13 +5,14 @@
 // are escaped everywhere, and that actions appear only when writable and
 // never carry the token. No database.
 
+#include "tools/twctl/serve_pages.h"
+
 #include <string>
 #include <vector>
 
 #include "gtest/gtest.h"
 #include "tools/twctl/serve_chart.h"
 #include "tools/twctl/serve_html.h"
-#include "tools/twctl/serve_pages.h"
 
 namespace timingwheel {
 namespace twctl {
@@ -43,8 +44,8 @@ TEST(ServePagesTest, FailedPageEscapesIdsAndErrors) {
   const std::string html = FailedPage({FailedTask()}, page, 50, true);
   EXPECT_FALSE(Has(html, "<script>")) << html;
   EXPECT_TRUE(Has(html, "id&lt;script&gt;alert(1)&lt;/script&gt;"));
-  EXPECT_TRUE(
-      Has(html, "boom &lt;script&gt;alert(1)&lt;/script&gt; &quot;quoted&quot;"));
+  EXPECT_TRUE(Has(
+      html, "boom &lt;script&gt;alert(1)&lt;/script&gt; &quot;quoted&quot;"));
   // The row names the exact bytes in hex; the Retry form posts them.
   const std::string hex = HexEncode(FailedTask().id);
   EXPECT_TRUE(Has(html, "<tr data-idx=\"" + hex + "\">"));
@@ -93,8 +94,9 @@ TEST(ServePagesTest, TasksPageRowsAndPaging) {
   EXPECT_TRUE(Has(html, "<tr data-idx=\"" + HexEncode(kHostile) + "\">"));
   EXPECT_TRUE(Has(html, "<td class=\"state\">SCHEDULED</td>"));
   EXPECT_TRUE(Has(html, "<td class=\"slot\">7</td>"));
-  EXPECT_TRUE(Has(html, "href=\"/tasks?state=SCHEDULED&amp;afterx=007a&amp;"
-                        "limit=25\""))
+  EXPECT_TRUE(Has(html,
+                  "href=\"/tasks?state=SCHEDULED&amp;afterx=007a&amp;"
+                  "limit=25\""))
       << html;
   page.more = false;
   EXPECT_FALSE(Has(TasksPage(std::nullopt, page, 25), "id=\"next\""));
@@ -113,8 +115,9 @@ TEST(ServePagesTest, SlotsPageEscapesOwners) {
   s.nodes.push_back(node);
   const std::string html = SlotsPage(s);
   EXPECT_FALSE(Has(html, "<script>"));
-  EXPECT_TRUE(Has(html, "<tr data-slot=\"3\"><td>3</td><td class=\"owner\">"
-                        "&lt;script&gt;"));
+  EXPECT_TRUE(Has(html,
+                  "<tr data-slot=\"3\"><td>3</td><td class=\"owner\">"
+                  "&lt;script&gt;"));
 }
 
 TEST(ServePagesTest, OverviewCountsEveryState) {
@@ -122,13 +125,13 @@ TEST(ServePagesTest, OverviewCountsEveryState) {
   s.counts = {1, 2, 3, 4, 5};
   s.next_due = absl::FromUnixSeconds(1764637323);
   s.next_due_id = kHostile;
-  const std::string html =
-      OverviewPage(s, DueHistogram({}, absl::Now()),
-                   LatenessHistogram({}, absl::Now()));
+  const std::string html = OverviewPage(s, DueHistogram({}, absl::Now()),
+                                        LatenessHistogram({}, absl::Now()));
   EXPECT_FALSE(Has(html, "<script>"));
-  EXPECT_TRUE(Has(html, "<tr data-state=\"FAILED\"><th><a "
-                        "href=\"/tasks?state=FAILED\">FAILED</a></th><td "
-                        "class=\"count\">5</td></tr>"));
+  EXPECT_TRUE(Has(html,
+                  "<tr data-state=\"FAILED\"><th><a "
+                  "href=\"/tasks?state=FAILED\">FAILED</a></th><td "
+                  "class=\"count\">5</td></tr>"));
   EXPECT_TRUE(Has(html, "<svg"));
   EXPECT_TRUE(Has(html, "id=\"due-chart\""));
   EXPECT_TRUE(Has(html, "id=\"lateness-chart\""));
@@ -148,10 +151,11 @@ TEST(ServePagesTest, MessagesAreEscaped) {
 
 TEST(ServeChartTest, DueHistogramBucketsPerMinute) {
   const absl::Time now = absl::FromUnixSeconds(1000000);
-  BarChart c = DueHistogram({now, now + absl::Seconds(59), now + absl::Minutes(1),
-                             now + absl::Minutes(59) + absl::Seconds(59),
-                             now + absl::Minutes(60), now - absl::Seconds(1)},
-                            now);
+  BarChart c =
+      DueHistogram({now, now + absl::Seconds(59), now + absl::Minutes(1),
+                    now + absl::Minutes(59) + absl::Seconds(59),
+                    now + absl::Minutes(60), now - absl::Seconds(1)},
+                   now);
   ASSERT_EQ(c.values.size(), 60u);
   EXPECT_EQ(c.values[0], 2);
   EXPECT_EQ(c.values[1], 1);
@@ -163,11 +167,11 @@ TEST(ServeChartTest, DueHistogramBucketsPerMinute) {
 
 TEST(ServeChartTest, LatenessHistogramBuckets) {
   const absl::Time now = absl::FromUnixSeconds(1000000);
-  BarChart c = LatenessHistogram(
-      {now, now - absl::Seconds(5), now - absl::Seconds(10),
-       now - absl::Minutes(5), now - absl::Minutes(30), now - absl::Hours(2),
-       now + absl::Seconds(1)},
-      now);
+  BarChart c =
+      LatenessHistogram({now, now - absl::Seconds(5), now - absl::Seconds(10),
+                         now - absl::Minutes(5), now - absl::Minutes(30),
+                         now - absl::Hours(2), now + absl::Seconds(1)},
+                        now);
   EXPECT_EQ(c.values, (std::vector<int64_t>{1, 1, 1, 1, 1, 1}));
 }
 

@@ -159,9 +159,9 @@ TEST_F(ServeRoutesTest, ActionsNeedPostAndTheToken) {
                            "application/x-www-form-urlencoded");
   ASSERT_TRUE(wrong);
   EXPECT_EQ(wrong->status, 403);
-  auto prefix = client.Post(
-      "/retry", absl::StrCat("idx=", idx, "&token=", kToken, "x"),
-      "application/x-www-form-urlencoded");
+  auto prefix =
+      client.Post("/retry", absl::StrCat("idx=", idx, "&token=", kToken, "x"),
+                  "application/x-www-form-urlencoded");
   ASSERT_TRUE(prefix);
   EXPECT_EQ(prefix->status, 403);
   auto info = scheduler_->Get(kHostileId);

@@ -59,12 +59,11 @@ std::string BarChartSvg(const BarChart& chart) {
         std::max(1.0, bar_w - 1), h, HtmlEscape(label), v, HtmlEscape(label),
         v);
     if (i == 0 || i == n / 2 || i + 1 == n) {
-      absl::StrAppendFormat(
-          &svg,
-          "<text x=\"%.1f\" y=\"%d\" text-anchor=\"middle\" "
-          "class=\"chart-label\">%s</text>\n",
-          kLeft + bar_w * (static_cast<double>(i) + 0.5), kHeight - 6,
-          HtmlEscape(label));
+      absl::StrAppendFormat(&svg,
+                            "<text x=\"%.1f\" y=\"%d\" text-anchor=\"middle\" "
+                            "class=\"chart-label\">%s</text>\n",
+                            kLeft + bar_w * (static_cast<double>(i) + 0.5),
+                            kHeight - 6, HtmlEscape(label));
     }
   }
   svg += "</svg>\n";
@@ -76,7 +75,8 @@ BarChart DueHistogram(const std::vector<absl::Time>& dues, absl::Time now) {
   chart.title = "Tasks due in the next hour, per minute";
   chart.id = "due-chart";
   chart.values.assign(60, 0);
-  for (int i = 0; i < 60; ++i) chart.labels.push_back(absl::StrCat("+", i, "m"));
+  for (int i = 0; i < 60; ++i)
+    chart.labels.push_back(absl::StrCat("+", i, "m"));
   for (absl::Time due : dues) {
     if (due < now) continue;
     const int64_t minute = (due - now) / absl::Minutes(1);

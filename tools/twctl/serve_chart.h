@@ -51,8 +51,7 @@ BarChart DueHistogram(const std::vector<absl::Time>& dues, absl::Time now);
 // Overdue due times (at or before `now`) counted by how late they are:
 // < 1 s, 1-10 s, 10-60 s, 1-10 min, 10-60 min, >= 1 h. Others are not
 // counted.
-BarChart LatenessHistogram(const std::vector<absl::Time>& dues,
-                           absl::Time now);
+BarChart LatenessHistogram(const std::vector<absl::Time>& dues, absl::Time now);
 
 }  // namespace twctl
 }  // namespace timingwheel

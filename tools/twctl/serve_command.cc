@@ -22,8 +22,8 @@ absl::StatusOr<std::pair<std::string, int>> ParseListen(
     absl::string_view listen) {
   const auto bad = [&] {
     return absl::InvalidArgumentError(absl::StrCat(
-        "--listen wants HOST:PORT (127.0.0.1:8080, [::1]:8080), not \"",
-        listen, "\""));
+        "--listen wants HOST:PORT (127.0.0.1:8080, [::1]:8080), not \"", listen,
+        "\""));
   };
   std::string host;
   absl::string_view port_text;

@@ -36,17 +36,16 @@ std::string TaskRow(const TaskSummary& t) {
   return absl::StrCat(
       "<tr data-idx=\"", HexEncode(t.id), "\"><td class=\"id\">",
       TaskLink(t.id), "</td><td class=\"state\">", StateName(t.state),
-      "</td><td class=\"due\">", ShowTime(t.due),
-      "</td><td class=\"attempt\">", t.attempt, "</td><td class=\"slot\">",
-      t.slot, "</td><td class=\"payload\">", t.payload_bytes, " B</td></tr>\n");
+      "</td><td class=\"due\">", ShowTime(t.due), "</td><td class=\"attempt\">",
+      t.attempt, "</td><td class=\"slot\">", t.slot,
+      "</td><td class=\"payload\">", t.payload_bytes, " B</td></tr>\n");
 }
 
-std::string NextLink(const std::string& base, const TaskPage& page,
-                     int limit) {
+std::string NextLink(const std::string& base, const TaskPage& page, int limit) {
   if (!page.more) return "<p class=\"paging\">End of list.</p>\n";
   return absl::StrCat("<p class=\"paging\"><a id=\"next\" href=\"", base,
-                      "afterx=", HexEncode(page.next_after), "&amp;limit=",
-                      limit, "\">Next page</a></p>\n");
+                      "afterx=", HexEncode(page.next_after),
+                      "&amp;limit=", limit, "\">Next page</a></p>\n");
 }
 
 std::string Row(absl::string_view key, absl::string_view value_html) {
@@ -105,8 +104,8 @@ std::string Layout(absl::string_view title, absl::string_view active,
 std::string OverviewPage(const StoreStatus& s, const BarChart& due,
                          const BarChart& lateness) {
   std::string body = absl::StrCat(
-      "<p>Database time ", ShowTime(s.db_now), "; schema v",
-      s.schema_version, ", ", s.slot_count, " slots, ", s.slots_unowned,
+      "<p>Database time ", ShowTime(s.db_now), "; schema v", s.schema_version,
+      ", ", s.slot_count, " slots, ", s.slots_unowned,
       " without a valid lease.</p>\n<table class=\"counts\" id=\"counts\">"
       "<tr><th>state</th><th>tasks</th></tr>\n");
   for (TaskState state : kStates) {
@@ -116,18 +115,18 @@ std::string OverviewPage(const StoreStatus& s, const BarChart& due,
                     s.counts[static_cast<int>(state)], "</td></tr>\n");
   }
   body += "</table>\n<table>";
-  body += Row("next due",
-              s.next_due ? absl::StrCat(ShowTime(*s.next_due), " (",
-                                        TaskLink(s.next_due_id), ")")
-                         : "none");
-  body += Row("overdue, not started",
-              absl::StrCat(s.overdue,
-                           s.oldest_overdue_due
-                               ? absl::StrCat(
-                                     "; oldest due ",
-                                     ShowTime(*s.oldest_overdue_due), " (",
-                                     TaskLink(s.oldest_overdue_id), ")")
-                               : ""));
+  body +=
+      Row("next due", s.next_due ? absl::StrCat(ShowTime(*s.next_due), " (",
+                                                TaskLink(s.next_due_id), ")")
+                                 : "none");
+  body +=
+      Row("overdue, not started",
+          absl::StrCat(s.overdue,
+                       s.oldest_overdue_due
+                           ? absl::StrCat("; oldest due ",
+                                          ShowTime(*s.oldest_overdue_due), " (",
+                                          TaskLink(s.oldest_overdue_id), ")")
+                           : ""));
   body += Row("nodes", absl::StrCat(s.nodes.size(),
                                     " (<a href=\"/slots\">slots and "
                                     "owners</a>)"));
@@ -151,8 +150,8 @@ std::string SlotsPage(const StoreStatus& s) {
     absl::StrAppend(&body, "<tr data-node=\"", HexEncode(n.node_id),
                     "\"><td class=\"node\">", HtmlEscape(n.node_id),
                     "</td><td>", ShowTime(n.heartbeat), "</td><td>",
-                    ShowDuration(n.since_heartbeat),
-                    "</td><td class=\"held\">", n.slots_held, "</td></tr>\n");
+                    ShowDuration(n.since_heartbeat), "</td><td class=\"held\">",
+                    n.slots_held, "</td></tr>\n");
   }
   body +=
       "</table>\n<h2>Slots</h2>\n<table id=\"slots\"><tr><th>slot</th>"
@@ -181,8 +180,8 @@ std::string TasksPage(std::optional<TaskState> state, const TaskPage& page,
     if (state && *state == s) {
       absl::StrAppend(&body, " | <b>", StateName(s), "</b>");
     } else {
-      absl::StrAppend(&body, " | <a href=\"/tasks?state=", StateName(s),
-                      "\">", StateName(s), "</a>");
+      absl::StrAppend(&body, " | <a href=\"/tasks?state=", StateName(s), "\">",
+                      StateName(s), "</a>");
     }
   }
   body +=
@@ -212,8 +211,7 @@ std::string FailedPage(const std::vector<TaskDetail>& failed,
         &body, "<tr data-idx=\"", HexEncode(t.id), "\"><td class=\"id\">",
         TaskLink(t.id), "</td><td class=\"state\">", StateName(t.state),
         "</td><td class=\"attempt\">", t.attempt, "</td><td>",
-        t.finished ? ShowTime(*t.finished) : "-",
-        "</td><td class=\"error\">",
+        t.finished ? ShowTime(*t.finished) : "-", "</td><td class=\"error\">",
         t.last_error ? HtmlEscape(*t.last_error) : "", "</td><td>",
         writable && t.state == TaskState::kFailed
             ? ActionForm("retry", "Retry", t.id)
@@ -228,41 +226,40 @@ std::string FailedPage(const std::vector<TaskDetail>& failed,
 std::string TaskDetailPage(const TaskDetail& t, bool writable) {
   std::string body = absl::StrCat(
       "<table id=\"task\" data-idx=\"", HexEncode(t.id), "\">\n",
-      Row("id", absl::StrCat("<span class=\"id\">", HtmlEscape(t.id),
-                             "</span>")),
-      Row("state",
-          absl::StrCat("<span class=\"state\">", StateName(t.state),
-                       "</span>")),
+      Row("id",
+          absl::StrCat("<span class=\"id\">", HtmlEscape(t.id), "</span>")),
+      Row("state", absl::StrCat("<span class=\"state\">", StateName(t.state),
+                                "</span>")),
       Row("attempts", absl::StrCat(t.attempt)),
       Row("due", absl::StrCat(ShowTime(t.due), " (",
-                              ShowDuration(t.due - t.db_now),
-                              " from now)")));
+                              ShowDuration(t.due - t.db_now), " from now)")));
   body += Row("finished", t.finished ? ShowTime(*t.finished) : "-");
   body += Row("last error",
               t.last_error ? absl::StrCat("<pre class=\"error\">",
                                           HtmlEscape(*t.last_error), "</pre>")
                            : "-");
-  body += Row("payload",
-              absl::StrCat(t.payload_bytes, " bytes",
-                           t.payload_bytes > 0
-                               ? absl::StrCat("<pre class=\"payload\">",
-                                              HtmlEscape(t.payload_head),
-                                              t.payload_bytes >
-                                                      static_cast<int64_t>(
-                                                          t.payload_head.size())
-                                                  ? "..."
-                                                  : "",
-                                              "</pre>")
-                               : ""));
+  body +=
+      Row("payload",
+          absl::StrCat(
+              t.payload_bytes, " bytes",
+              t.payload_bytes > 0
+                  ? absl::StrCat(
+                        "<pre class=\"payload\">", HtmlEscape(t.payload_head),
+                        t.payload_bytes >
+                                static_cast<int64_t>(t.payload_head.size())
+                            ? "..."
+                            : "",
+                        "</pre>")
+                  : ""));
   body += Row("slot", absl::StrCat(t.slot));
   body += Row("version, epoch", absl::StrCat(t.version, ", ", t.epoch));
-  body += Row(
-      "slot lease",
-      t.slot_owner.empty()
-          ? std::string("none")
-          : absl::StrCat(HtmlEscape(t.slot_owner), ", epoch ", t.slot_epoch,
-                         ", until ", ShowTime(t.slot_lease_until),
-                         t.slot_lease_valid ? "" : " (expired)"));
+  body +=
+      Row("slot lease",
+          t.slot_owner.empty()
+              ? std::string("none")
+              : absl::StrCat(HtmlEscape(t.slot_owner), ", epoch ", t.slot_epoch,
+                             ", until ", ShowTime(t.slot_lease_until),
+                             t.slot_lease_valid ? "" : " (expired)"));
   body += "</table>\n";
   if (writable && t.state == TaskState::kFailed) {
     body += ActionForm("retry", "Retry", t.id);
@@ -288,9 +285,9 @@ std::string ActionPage(absl::string_view action, absl::string_view id,
 }
 
 std::string MessagePage(absl::string_view title, absl::string_view message) {
-  return Layout(title, "",
-                absl::StrCat("<p id=\"message\">", HtmlEscape(message),
-                             "</p>\n"));
+  return Layout(
+      title, "",
+      absl::StrCat("<p id=\"message\">", HtmlEscape(message), "</p>\n"));
 }
 
 }  // namespace twctl

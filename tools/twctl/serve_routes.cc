@@ -102,9 +102,9 @@ absl::StatusOr<std::unique_ptr<Dashboard>> Dashboard::Start(
     self->port_ = self->options_.port;
   }
   if (self->port_ == 0) {
-    return absl::UnavailableError(absl::StrCat(
-        "cannot listen on ", host, ":", self->options_.port,
-        " (in use, or not an address of this machine)"));
+    return absl::UnavailableError(
+        absl::StrCat("cannot listen on ", host, ":", self->options_.port,
+                     " (in use, or not an address of this machine)"));
   }
   self->thread_ = std::thread([&server] { server.listen_after_bind(); });
   const auto deadline =
@@ -134,75 +134,73 @@ void Dashboard::Route() {
   // A store error as a 503 page, never with the password.
   const auto fail = [&o](httplib::Response& res, const absl::Status& status) {
     Send(res, 503,
-         MessagePage("Store unavailable",
-                     durable_internal::ScrubSecrets(status.ToString(),
-                                                    o.secrets)));
+         MessagePage("Store unavailable", durable_internal::ScrubSecrets(
+                                              status.ToString(), o.secrets)));
   };
 
-  server.set_pre_routing_handler([this](const httplib::Request& req,
-                                        httplib::Response& res) {
-    res.set_header("Content-Security-Policy",
-                   "default-src 'none'; style-src 'self'; img-src 'self'; "
-                   "form-action 'self'; frame-ancestors 'none'; base-uri "
-                   "'none'");
-    res.set_header("X-Content-Type-Options", "nosniff");
-    res.set_header("X-Frame-Options", "DENY");
-    res.set_header("Referrer-Policy", "no-referrer");
-    res.set_header("Cache-Control", "no-store");
-    if (IsLoopback(options_.host)) {
-      // A page of another site that rebinds its name to 127.0.0.1 sends
-      // its own name as Host: refuse it.
-      const std::string got = req.get_header_value("Host");
-      const std::string port = absl::StrCat(":", port_);
-      const std::string bracketed = options_.host == "::1"
-                                        ? std::string("[::1]")
-                                        : options_.host;
-      if (got != bracketed + port && got != "localhost" + port &&
-          got != bracketed && got != "localhost") {
-        Send(res, 403,
-             MessagePage("Forbidden",
-                         "This dashboard answers only to its own loopback "
-                         "address (Host header refused)."));
-        return httplib::Server::HandlerResponse::Handled;
-      }
-    }
-    return httplib::Server::HandlerResponse::Unhandled;
-  });
+  server.set_pre_routing_handler(
+      [this](const httplib::Request& req, httplib::Response& res) {
+        res.set_header("Content-Security-Policy",
+                       "default-src 'none'; style-src 'self'; img-src 'self'; "
+                       "form-action 'self'; frame-ancestors 'none'; base-uri "
+                       "'none'");
+        res.set_header("X-Content-Type-Options", "nosniff");
+        res.set_header("X-Frame-Options", "DENY");
+        res.set_header("Referrer-Policy", "no-referrer");
+        res.set_header("Cache-Control", "no-store");
+        if (IsLoopback(options_.host)) {
+          // A page of another site that rebinds its name to 127.0.0.1 sends
+          // its own name as Host: refuse it.
+          const std::string got = req.get_header_value("Host");
+          const std::string port = absl::StrCat(":", port_);
+          const std::string bracketed =
+              options_.host == "::1" ? std::string("[::1]") : options_.host;
+          if (got != bracketed + port && got != "localhost" + port &&
+              got != bracketed && got != "localhost") {
+            Send(res, 403,
+                 MessagePage("Forbidden",
+                             "This dashboard answers only to its own loopback "
+                             "address (Host header refused)."));
+            return httplib::Server::HandlerResponse::Handled;
+          }
+        }
+        return httplib::Server::HandlerResponse::Unhandled;
+      });
 
   server.Get("/static/dashboard.css",
              [](const httplib::Request&, httplib::Response& res) {
                res.set_content(kStylesheet, "text/css; charset=utf-8");
              });
 
-  server.Get("/", [&store, fail](const httplib::Request&,
-                                 httplib::Response& res) {
-    absl::StatusOr<StoreStatus> status = store.Status();
-    if (!status.ok()) return fail(res, status.status());
-    const absl::Time now = status->db_now;
-    std::vector<absl::Time> upcoming, overdue;
-    absl::Status collected;
-    for (TaskState state : {TaskState::kPending, TaskState::kScheduled}) {
-      if (collected.ok()) {
-        collected = CollectDue(store, state, now, now + absl::Hours(1),
-                               &upcoming);
-      }
-      if (collected.ok()) {
-        collected = CollectDue(store, state, absl::UnixEpoch(),
-                               now + absl::Microseconds(1), &overdue);
-      }
-    }
-    if (!collected.ok()) return fail(res, collected);
-    Send(res, 200,
-         OverviewPage(*status, DueHistogram(upcoming, now),
-                      LatenessHistogram(overdue, now)));
-  });
+  server.Get(
+      "/", [&store, fail](const httplib::Request&, httplib::Response& res) {
+        absl::StatusOr<StoreStatus> status = store.Status();
+        if (!status.ok()) return fail(res, status.status());
+        const absl::Time now = status->db_now;
+        std::vector<absl::Time> upcoming, overdue;
+        absl::Status collected;
+        for (TaskState state : {TaskState::kPending, TaskState::kScheduled}) {
+          if (collected.ok()) {
+            collected =
+                CollectDue(store, state, now, now + absl::Hours(1), &upcoming);
+          }
+          if (collected.ok()) {
+            collected = CollectDue(store, state, absl::UnixEpoch(),
+                                   now + absl::Microseconds(1), &overdue);
+          }
+        }
+        if (!collected.ok()) return fail(res, collected);
+        Send(res, 200,
+             OverviewPage(*status, DueHistogram(upcoming, now),
+                          LatenessHistogram(overdue, now)));
+      });
 
-  server.Get("/slots", [&store, fail](const httplib::Request&,
-                                      httplib::Response& res) {
-    absl::StatusOr<StoreStatus> status = store.Status();
-    if (!status.ok()) return fail(res, status.status());
-    Send(res, 200, SlotsPage(*status));
-  });
+  server.Get("/slots",
+             [&store, fail](const httplib::Request&, httplib::Response& res) {
+               absl::StatusOr<StoreStatus> status = store.Status();
+               if (!status.ok()) return fail(res, status.status());
+               Send(res, 200, SlotsPage(*status));
+             });
 
   // The filter of a paged list (state, afterx, limit); false after sending
   // a 400 for bad parameters.
@@ -230,9 +228,8 @@ void Dashboard::Route() {
     return true;
   };
 
-  server.Get("/tasks", [&store, fail, parse_filter](
-                           const httplib::Request& req,
-                           httplib::Response& res) {
+  server.Get("/tasks", [&store, fail, parse_filter](const httplib::Request& req,
+                                                    httplib::Response& res) {
     TaskFilter filter;
     if (!parse_filter(req, res, &filter)) return;
     absl::StatusOr<TaskPage> page = store.List(filter);
@@ -255,8 +252,7 @@ void Dashboard::Route() {
       if (!detail.ok()) return fail(res, detail.status());
       details.push_back(*std::move(detail));
     }
-    Send(res, 200,
-         FailedPage(details, *page, filter.limit, !o.token.empty()));
+    Send(res, 200, FailedPage(details, *page, filter.limit, !o.token.empty()));
   });
 
   server.Get("/task", [&store, &o, fail](const httplib::Request& req,
@@ -281,12 +277,12 @@ void Dashboard::Route() {
       std::string given = req.get_header_value("X-Twctl-Token");
       if (given.empty()) given = req.get_param_value("token");
       if (!TokenAllows(o.token, given)) {
-        return Send(res, 403,
-                    MessagePage("Forbidden",
-                                o.token.empty()
-                                    ? "read-only: twctl serve was started "
-                                      "without --token"
-                                    : "wrong or missing token"));
+        return Send(
+            res, 403,
+            MessagePage("Forbidden", o.token.empty()
+                                         ? "read-only: twctl serve was started "
+                                           "without --token"
+                                         : "wrong or missing token"));
       }
       std::optional<std::string> id = RequestedId(req);
       if (!id) {

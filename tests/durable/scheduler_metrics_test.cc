@@ -17,7 +17,9 @@
 #include "absl/strings/str_split.h"
 #include "absl/strings/string_view.h"
 #include "absl/time/clock.h"
+#include "durable/metrics_http.h"
 #include "gtest/gtest.h"
+#include "httplib.h"
 #include "tests/durable/durable_test_fixture.h"
 
 namespace timingwheel {
@@ -220,6 +222,22 @@ TEST_F(SchedulerMetricsRunTest, CountsAndHistogramsMatchWhatRan) {
   EXPECT_GE(statements("complete"), 1);
   // At most one outcome statement per outcome.
   EXPECT_LE(statements("complete"), 8);
+
+  // The same text over HTTP, from the /metrics endpoint.
+  MetricsHttpOptions http;
+  http.render = [&] { return scheduler->RenderPrometheus(); };
+  auto server = MetricsHttpServer::Start(http);
+  ASSERT_TRUE(server.ok()) << server.status();
+  httplib::Client client("127.0.0.1", (*server)->port());
+  auto response = client.Get("/metrics");
+  ASSERT_TRUE(response);
+  EXPECT_EQ(response->status, 200);
+  EXPECT_NE(
+      response->body.find(
+          "timingwheel_durable_attempts_total{node=\"metrics-node\"} 8\n"),
+      std::string::npos)
+      << response->body;
+  (*server)->Stop();  // Before the scheduler goes.
 }
 
 }  // namespace

@@ -59,11 +59,14 @@ std::string BarChartSvg(const BarChart& chart) {
         std::max(1.0, bar_w - 1), h, HtmlEscape(label), v, HtmlEscape(label),
         v);
     if (i == 0 || i == n / 2 || i + 1 == n) {
-      absl::StrAppendFormat(&svg,
-                            "<text x=\"%.1f\" y=\"%d\" text-anchor=\"middle\" "
-                            "class=\"chart-label\">%s</text>\n",
-                            kLeft + bar_w * (static_cast<double>(i) + 0.5),
-                            kHeight - 6, HtmlEscape(label));
+      // The last label ends at its bar, so that it stays inside the chart.
+      const bool last = i + 1 == n && n > 1;
+      absl::StrAppendFormat(
+          &svg,
+          "<text x=\"%.1f\" y=\"%d\" text-anchor=\"%s\" "
+          "class=\"chart-label\">%s</text>\n",
+          kLeft + bar_w * (static_cast<double>(i) + (last ? 1.0 : 0.5)),
+          kHeight - 6, last ? "end" : "middle", HtmlEscape(label));
     }
   }
   svg += "</svg>\n";

@@ -500,7 +500,8 @@ absl::StatusOr<ActionResult> AdminStore::Impl::WriteInTransaction(
   return result;
 }
 
-AdminStore::AdminStore(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
+AdminStore::AdminStore(std::unique_ptr<Impl> impl, std::string target)
+    : target_(std::move(target)), impl_(std::move(impl)) {}
 AdminStore::~AdminStore() = default;
 
 absl::StatusOr<std::unique_ptr<AdminStore>> AdminStore::Connect(
@@ -526,11 +527,13 @@ absl::StatusOr<std::unique_ptr<AdminStore>> AdminStore::Connect(
     return absl::UnavailableError(absl::StrCat("cannot connect to PostgreSQL (",
                                                redacted, "): ", message));
   }
+  std::string target = redacted;
   auto impl = std::make_unique<Impl>(conn, std::move(redacted),
                                      std::move(secrets), statement_timeout);
   absl::Status status = impl->ApplySettings();
   if (!status.ok()) return status;
-  return std::unique_ptr<AdminStore>(new AdminStore(std::move(impl)));
+  return std::unique_ptr<AdminStore>(
+      new AdminStore(std::move(impl), std::move(target)));
 }
 
 absl::StatusOr<absl::Time> AdminStore::DbNow() {

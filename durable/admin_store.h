@@ -254,6 +254,12 @@ class AdminStore {
   AdminStore(const AdminStore&) = delete;
   AdminStore& operator=(const AdminStore&) = delete;
 
+  // AdminStore::Target()
+  //
+  // Where this store points, without the password ("host=... port=...
+  // dbname=... user=..."), for people. Thread-safe.
+  const std::string& Target() const { return target_; }
+
   // AdminStore::DbNow()
   //
   // The database's clock (to resolve relative times like "+5m").
@@ -319,8 +325,9 @@ class AdminStore {
 
  private:
   class Impl;
-  explicit AdminStore(std::unique_ptr<Impl> impl);
+  AdminStore(std::unique_ptr<Impl> impl, std::string target);
 
+  const std::string target_;
   std::mutex mu_;
   std::unique_ptr<Impl> impl_ ABSL_GUARDED_BY(mu_);
 };

@@ -11,7 +11,7 @@
 //   * `DueHistogram()`: tasks due over the next hour, per minute.
 //   * `LatenessHistogram()`: how far overdue unstarted tasks are.
 //
-// Tests: tests/twctl/serve_pages_test.cc (ServeChartTest.*).
+// Tests: tests/tools/twctl/serve_pages_test.cc (ServeChartTest.*).
 
 #ifndef TIMINGWHEEL_TOOLS_TWCTL_SERVE_CHART_H_
 #define TIMINGWHEEL_TOOLS_TWCTL_SERVE_CHART_H_

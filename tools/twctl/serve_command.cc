@@ -95,23 +95,9 @@ absl::StatusOr<ServeFlags> ParseServeFlags(
   return flags;
 }
 
-int RunServe(const std::string& conninfo, const std::vector<std::string>& args,
-             std::ostream& out, std::ostream& err) {
-  absl::StatusOr<ServeFlags> flags = ParseServeFlags(args);
-  if (!flags.ok()) {
-    err << flags.status().message() << "\n";
-    return 2;
-  }
-  const std::vector<std::string> secrets =
-      durable_internal::PasswordCandidates(conninfo);
-  absl::StatusOr<std::unique_ptr<AdminStore>> store =
-      AdminStore::Connect(conninfo);
-  if (!store.ok()) {
-    err << "twctl serve: "
-        << durable_internal::ScrubSecrets(store.status().ToString(), secrets)
-        << "\n";
-    return 1;
-  }
+int RunDashboard(AdminStore* store, const ServeFlags& flags,
+                 const std::vector<std::string>& secrets, std::ostream& out,
+                 std::ostream& err) {
   // SIGINT and SIGTERM are taken by sigwait() below; blocked before the
   // server's threads start, so that none of them takes the signal.
   sigset_t stop_signals;
@@ -121,22 +107,24 @@ int RunServe(const std::string& conninfo, const std::vector<std::string>& args,
   pthread_sigmask(SIG_BLOCK, &stop_signals, nullptr);
 
   DashboardOptions options;
-  options.host = flags->host;
-  options.port = flags->port;
-  options.token = flags->token;
-  options.page_size = flags->page_size;
+  options.host = flags.host;
+  options.port = flags.port;
+  options.token = flags.token;
+  options.page_size = flags.page_size;
   options.secrets = secrets;
   absl::StatusOr<std::unique_ptr<Dashboard>> dashboard =
-      Dashboard::Start(store->get(), options);
+      Dashboard::Start(store, options);
   if (!dashboard.ok()) {
-    err << "twctl serve: " << dashboard.status().message() << "\n";
+    err << "twctl serve: "
+        << durable_internal::ScrubSecrets(dashboard.status().message(), secrets)
+        << "\n";
     return 1;
   }
-  const bool v6 = flags->host.find(':') != std::string::npos;
-  out << "twctl serve: listening on http://" << (v6 ? "[" : "") << flags->host
+  const bool v6 = flags.host.find(':') != std::string::npos;
+  out << "twctl serve: listening on http://" << (v6 ? "[" : "") << flags.host
       << (v6 ? "]" : "") << ":" << (*dashboard)->port() << "/ ("
-      << (flags->token.empty() ? "read-only: no --token"
-                               : "actions need the token")
+      << (flags.token.empty() ? "read-only: no --token"
+                              : "actions need the token")
       << ")" << std::endl;
   int signal_number = 0;
   sigwait(&stop_signals, &signal_number);

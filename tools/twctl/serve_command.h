@@ -4,8 +4,8 @@
 // -----------------------------------------------------------------------------
 //
 // `twctl serve [--listen HOST:PORT] [--token T | --token-file F]
-// [--page-size N]`: connects an `AdminStore` and runs the dashboard
-// (serve_routes.h) until SIGINT or SIGTERM. Listens on 127.0.0.1:8080
+// [--page-size N]`: runs the dashboard (serve_routes.h) over twctl's
+// `AdminStore` until SIGINT or SIGTERM. Listens on 127.0.0.1:8080
 // unless `--listen` says otherwise (port 0: a free one); prints
 // "twctl serve: listening on http://HOST:PORT/" once it listens.
 //
@@ -13,10 +13,11 @@
 //
 //   * `ParseListen()`: "127.0.0.1:8080", "[::1]:0", "0.0.0.0:80".
 //   * `ServeFlags`, `ParseServeFlags()`: the subcommand's flags.
-//   * `RunServe()`: the subcommand; returns the process's exit code.
+//   * `RunDashboard()`: the subcommand, once connected (serve_twctl.h
+//     registers it in twctl); returns 0 after a signal.
 //
-// Tests: tests/twctl/serve_html_test.cc (ServeCommandTest.*), and the
-// browser test tests/twctl/dashboard_browser_test.
+// Tests: tests/tools/twctl/serve_html_test.cc (ServeCommandTest.*), and the
+// browser test tests/tools/twctl/dashboard_browser_test.
 
 #ifndef TIMINGWHEEL_TOOLS_TWCTL_SERVE_COMMAND_H_
 #define TIMINGWHEEL_TOOLS_TWCTL_SERVE_COMMAND_H_
@@ -28,6 +29,7 @@
 
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
+#include "durable/admin_store.h"
 
 namespace timingwheel {
 namespace twctl {
@@ -53,14 +55,14 @@ struct ServeFlags {
 absl::StatusOr<ServeFlags> ParseServeFlags(
     const std::vector<std::string>& args);
 
-// RunServe()
+// RunDashboard()
 //
-// Runs `twctl serve` with `args` (after the word `serve`) against
-// `conninfo`, writing its one line to `out` and errors to `err` (without
-// the password). Returns 0 after a signal, 2 for bad flags, 1 when the
-// store or the address is unavailable.
-int RunServe(const std::string& conninfo, const std::vector<std::string>& args,
-             std::ostream& out, std::ostream& err);
+// Serves the dashboard over `store` with `flags` until SIGINT or SIGTERM,
+// writing its one line to `out` and errors to `err` (with `secrets`
+// scrubbed). Returns 0 after a signal, 1 when the address is unavailable.
+int RunDashboard(AdminStore* store, const ServeFlags& flags,
+                 const std::vector<std::string>& secrets, std::ostream& out,
+                 std::ostream& err);
 
 }  // namespace twctl
 }  // namespace timingwheel

@@ -12,7 +12,7 @@
 //   * `UrlEncode()`: bytes as a query-string value.
 //   * `ShowTime()`, `ShowDuration()`: times for people.
 //
-// Tests: tests/twctl/serve_html_test.cc (ServeHtmlTest.*).
+// Tests: tests/tools/twctl/serve_html_test.cc (ServeHtmlTest.*).
 
 #ifndef TIMINGWHEEL_TOOLS_TWCTL_SERVE_HTML_H_
 #define TIMINGWHEEL_TOOLS_TWCTL_SERVE_HTML_H_

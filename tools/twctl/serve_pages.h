@@ -20,7 +20,7 @@
 //     `TaskDetailPage()`, `ActionPage()`, `MessagePage()`.
 //   * `kStylesheet`: the CSS served at /static/dashboard.css.
 //
-// Tests: tests/twctl/serve_pages_test.cc (ServePagesTest.*).
+// Tests: tests/tools/twctl/serve_pages_test.cc (ServePagesTest.*).
 
 #ifndef TIMINGWHEEL_TOOLS_TWCTL_SERVE_PAGES_H_
 #define TIMINGWHEEL_TOOLS_TWCTL_SERVE_PAGES_H_

@@ -14,7 +14,7 @@
 //   POST /retry, /cancel      form fields idx (hex id) and token
 //   GET  /static/dashboard.css
 //
-// What it promises (tests in tests/twctl/serve_routes_test.cc):
+// What it promises (tests in tests/tools/twctl/serve_routes_test.cc):
 //   * Mutating actions are POST only (GET /retry is 405) and need the
 //     token given at start, in the form field `token` or the header
 //     `X-Twctl-Token`, compared in constant time; anything else is 403,

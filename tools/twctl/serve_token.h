@@ -8,7 +8,7 @@
 // header `X-Twctl-Token`), compared in constant time. Without a token on
 // the command line the dashboard is read-only: every action is refused.
 //
-// Tests: tests/twctl/serve_html_test.cc (ServeTokenTest.*).
+// Tests: tests/tools/twctl/serve_html_test.cc (ServeTokenTest.*).
 
 #ifndef TIMINGWHEEL_TOOLS_TWCTL_SERVE_TOKEN_H_
 #define TIMINGWHEEL_TOOLS_TWCTL_SERVE_TOKEN_H_

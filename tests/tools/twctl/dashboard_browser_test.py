@@ -3,7 +3,8 @@
 """The dashboard (`twctl serve`) in a real browser: headless Chromium.
 
 Starts the dashboard fixture (a scheduler with tasks in every state, on a
-fresh database of $TIMINGWHEEL_PG), then `twctl serve` on a free port, and:
+fresh database of $TIMINGWHEEL_PG), then `twctl --db ... serve` on a free
+port, and:
 
   * loads every page with `chromium --dump-dom` and checks what it shows
     against the tables (read with psql): the counts by state, every task
@@ -386,12 +387,12 @@ def main():
     if not os.environ.get("TIMINGWHEEL_PG"):
         print("dashboard_browser_test: TIMINGWHEEL_PG is not set: run it as "
               "bash .ci/with-postgres bazel test --test_env=TIMINGWHEEL_PG "
-              "//tests/twctl:dashboard_browser_test", file=sys.stderr)
+              "//tests/tools/twctl:dashboard_browser_test", file=sys.stderr)
         return 1
     outputs = os.environ.get("TEST_UNDECLARED_OUTPUTS_DIR") or tempfile.mkdtemp()
     os.environ.setdefault("HOME", tempfile.mkdtemp())
 
-    fixture = subprocess.Popen([runfile("tests/twctl/dashboard_fixture")],
+    fixture = subprocess.Popen([runfile("tests/tools/twctl/dashboard_fixture")],
                                stdin=subprocess.PIPE, stdout=subprocess.PIPE)
     serve = None
     devtools = None
@@ -399,7 +400,7 @@ def main():
         conninfo = read_line(fixture, "CONNINFO ", 60)[len("CONNINFO "):]
         read_line(fixture, "READY", 60)
         serve = subprocess.Popen(
-            [runfile("tools/twctl/twctl_serve"), "--db", conninfo,
+            [runfile("tools/twctl/twctl"), "--db", conninfo, "serve",
              "--listen", "127.0.0.1:0", "--token", TOKEN],
             stdout=subprocess.PIPE)
         line = read_line(serve, "twctl serve: listening on ", 30)

@@ -5,4 +5,4 @@ if ! command -v python3 >/dev/null; then
   echo "dashboard_browser_test: python3 is missing (bash .ci/install-deps)" >&2
   exit 1
 fi
-exec python3 "${TEST_SRCDIR}/timingwheel/tests/twctl/dashboard_browser_test.py" "$@"
+exec python3 "${TEST_SRCDIR}/timingwheel/tests/tools/twctl/dashboard_browser_test.py" "$@"

@@ -1,0 +1,356 @@
+// Copyright 2026 The timingwheel Authors.
+//
+// twctl end to end: the binary (//tools/twctl) run as a subprocess against a
+// real PostgreSQL (a store a DurableScheduler runs), its stdout, --json and
+// exit codes; and the message for an unreachable database, which names the host
+// and database but never the password.
+
+#include <fcntl.h>
+#include <poll.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cstdlib>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "absl/strings/match.h"
+#include "absl/strings/str_cat.h"
+#include "absl/time/time.h"
+#include "durable/durable_scheduler.h"
+#include "durable/testing/postgres_fixture.h"
+#include "gtest/gtest.h"
+#include "tests/durable/test_util.h"
+#include "timer/testing/pool_executor.h"
+
+namespace timingwheel {
+namespace {
+
+using durable_test::WaitFor;
+
+struct Ran {
+  int code = -1;
+  std::string out;
+  std::string err;
+};
+
+std::string TwctlPath() {
+  if (const char* path = std::getenv("TWCTL")) return path;
+  const char* srcdir = std::getenv("TEST_SRCDIR");
+  return absl::StrCat(srcdir != nullptr ? srcdir : ".",
+                      "/timingwheel/tools/twctl/twctl");
+}
+
+// Runs twctl with `args`, and `db_env` as TIMINGWHEEL_DB when not empty
+// (unset otherwise); returns its exit code, stdout and stderr.
+Ran Twctl(const std::vector<std::string>& args,
+          const std::string& db_env = "") {
+  int out_pipe[2], err_pipe[2];
+  Ran run;
+  if (pipe(out_pipe) != 0 || pipe(err_pipe) != 0) return run;
+  const std::string path = TwctlPath();
+  pid_t pid = fork();
+  if (pid == 0) {
+    dup2(out_pipe[1], 1);
+    dup2(err_pipe[1], 2);
+    close(out_pipe[0]);
+    close(err_pipe[0]);
+    if (db_env.empty()) {
+      unsetenv("TIMINGWHEEL_DB");
+    } else {
+      setenv("TIMINGWHEEL_DB", db_env.c_str(), 1);
+    }
+    std::vector<char*> argv;
+    argv.push_back(const_cast<char*>(path.c_str()));
+    for (const std::string& a : args)
+      argv.push_back(const_cast<char*>(a.c_str()));
+    argv.push_back(nullptr);
+    execv(path.c_str(), argv.data());
+    _exit(127);
+  }
+  close(out_pipe[1]);
+  close(err_pipe[1]);
+  pollfd fds[2] = {{out_pipe[0], POLLIN, 0}, {err_pipe[0], POLLIN, 0}};
+  std::string* sinks[2] = {&run.out, &run.err};
+  int open_fds = 2;
+  const absl::Time deadline = absl::Now() + absl::Seconds(60);
+  while (open_fds > 0 && absl::Now() < deadline) {
+    if (poll(fds, 2, 1000) <= 0) continue;
+    for (int i = 0; i < 2; ++i) {
+      if (fds[i].fd < 0 || fds[i].revents == 0) continue;
+      char buf[4096];
+      ssize_t n = read(fds[i].fd, buf, sizeof(buf));
+      if (n <= 0) {
+        close(fds[i].fd);
+        fds[i].fd = -1;
+        --open_fds;
+      } else {
+        sinks[i]->append(buf, n);
+      }
+    }
+  }
+  int status = 0;
+  waitpid(pid, &status, 0);
+  run.code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  return run;
+}
+
+std::string Describe(const Ran& run) {
+  return absl::StrCat("exit ", run.code, "\nstdout:\n", run.out, "\nstderr:\n",
+                      run.err);
+}
+
+class TwctlTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    auto db = durable_testing::TestDatabase::Create();
+    ASSERT_TRUE(db.ok()) << db.status();
+    db_ = *std::move(db);
+  }
+
+  void TearDown() override {
+    if (scheduler_ != nullptr) scheduler_->Shutdown();
+  }
+
+  Ran Db(std::vector<std::string> args) {
+    args.insert(args.begin(), {"--db", db_->conninfo()});
+    return Twctl(args);
+  }
+
+  int64_t Query(const std::string& sql) {
+    auto n = durable_testing::QueryInt(db_->conninfo(), sql);
+    EXPECT_TRUE(n.ok()) << n.status();
+    return n.ok() ? *n : -1;
+  }
+
+  // twctl creates the store; a scheduler of one slot runs it: "later"
+  // (PENDING, beyond the horizon), "bin\0id" (PENDING), "fails" (FAILED),
+  // "works" (SUCCESS).
+  void StartStore() {
+    Ran migrated = Db({"migrate", "--slot-count", "1"});
+    ASSERT_EQ(migrated.code, 0) << Describe(migrated);
+    EXPECT_NE(migrated.out.find("migrated from version 0 to 2"),
+              std::string::npos)
+        << migrated.out;
+    DurableOptions options;
+    options.conninfo = db_->conninfo();
+    options.node_id = "twctl-node";
+    options.slot_count = 1;
+    options.lease_ttl = absl::Seconds(1);
+    options.horizon = absl::Minutes(30);
+    options.retry.max_attempts = 1;
+    options.executor = &pool_;
+    recorder_.SetResult([this](const DurableTask& task) {
+      if (task.id == "fails" && !heal_)
+        return absl::InternalError("no \"luck\"");
+      return absl::OkStatus();
+    });
+    options.handler = recorder_.Handler();
+    auto scheduler = DurableScheduler::Create(options);
+    ASSERT_TRUE(scheduler.ok()) << scheduler.status();
+    scheduler_ = *std::move(scheduler);
+    ASSERT_TRUE(scheduler_->Schedule("later", absl::Hours(2), "l").ok());
+    ASSERT_TRUE(
+        scheduler_->Schedule(std::string("bin\0id", 6), absl::Hours(3), "b")
+            .ok());
+    ASSERT_TRUE(scheduler_->Schedule("fails", absl::ZeroDuration(), "f").ok());
+    ASSERT_TRUE(scheduler_->Schedule("works", absl::ZeroDuration(), "w").ok());
+    ASSERT_TRUE(WaitFor([&] {
+      return Query("SELECT count(*) FROM tw_timer WHERE state >= 3") == 2;
+    }));
+  }
+
+  std::unique_ptr<durable_testing::TestDatabase> db_;
+  timingwheel::testing::PoolExecutor pool_{2};
+  durable_test::Recorder recorder_;
+  std::atomic<bool> heal_{false};
+  std::unique_ptr<DurableScheduler> scheduler_;
+};
+
+TEST_F(TwctlTest, StatusTableAndJson) {
+  StartStore();
+  if (HasFatalFailure()) return;
+  Ran text = Db({"status"});
+  ASSERT_EQ(text.code, 0) << Describe(text);
+  EXPECT_NE(text.out.find("PENDING 2  SCHEDULED 0  RUNNING 0  SUCCESS 1  "
+                          "FAILED 1"),
+            std::string::npos)
+      << text.out;
+  EXPECT_NE(text.out.find("twctl-node"), std::string::npos) << text.out;
+  EXPECT_NE(text.out.find("version 2, 1 slots"), std::string::npos);
+  Ran json = Db({"status", "--json"});
+  ASSERT_EQ(json.code, 0) << Describe(json);
+  EXPECT_TRUE(absl::StartsWith(json.out, "{\"target\":")) << json.out;
+  EXPECT_NE(json.out.find("\"counts\":{\"PENDING\":2,\"SCHEDULED\":0,"
+                          "\"RUNNING\":0,\"SUCCESS\":1,\"FAILED\":1}"),
+            std::string::npos)
+      << json.out;
+  EXPECT_NE(json.out.find("\"node_id\":\"twctl-node\""), std::string::npos);
+  EXPECT_NE(json.out.find("\"next_due\":{\"due\":"), std::string::npos);
+  EXPECT_NE(json.out.find("\"lease_valid\":true"), std::string::npos);
+}
+
+TEST_F(TwctlTest, ListAndShowBytesIds) {
+  StartStore();
+  if (HasFatalFailure()) return;
+  Ran failed = Db({"list", "--state", "failed", "--json"});
+  ASSERT_EQ(failed.code, 0) << Describe(failed);
+  EXPECT_EQ(failed.out,
+            "{\"tasks\":[{\"id\":\"fails\",\"id_hex\":\"6661696c73\","
+            "\"state\":\"FAILED\",\"due\":\"" +
+                failed.out.substr(failed.out.find("\"due\":\"") + 7, 27) +
+                "\",\"attempt\":1,\"slot\":0,\"payload_bytes\":1}],"
+                "\"more\":false,\"next_after\":null}\n");
+  Ran bin = Db({"list", "--prefix", "bin\\x00"});
+  ASSERT_EQ(bin.code, 0) << Describe(bin);
+  EXPECT_NE(bin.out.find("bin\\x00id  PENDING"), std::string::npos) << bin.out;
+  EXPECT_EQ(bin.out.find("later"), std::string::npos);
+  Ran page = Db({"list", "--limit", "1", "--due-after", "+1h"});
+  ASSERT_EQ(page.code, 0) << Describe(page);
+  EXPECT_NE(page.out.find("more: next page with --after bin\\x00id"),
+            std::string::npos)
+      << page.out;
+  page = Db(
+      {"list", "--limit", "1", "--due-after", "+1h", "--after", "bin\\x00id"});
+  EXPECT_NE(page.out.find("later"), std::string::npos) << page.out;
+  EXPECT_EQ(page.out.find("more:"), std::string::npos) << page.out;
+
+  Ran shown = Db({"show", "bin\\x00id", "--json"});
+  ASSERT_EQ(shown.code, 0) << Describe(shown);
+  EXPECT_NE(shown.out.find("\"id\":\"bin\\\\x00id\",\"id_hex\":"
+                           "\"62696e006964\""),
+            std::string::npos)
+      << shown.out;
+  Ran error = Db({"show", "fails"});
+  ASSERT_EQ(error.code, 0) << Describe(error);
+  EXPECT_NE(error.out.find("no \"luck\""), std::string::npos) << error.out;
+  EXPECT_NE(error.out.find("owner twctl-node"), std::string::npos);
+
+  Ran missing = Db({"show", "nope"});
+  EXPECT_EQ(missing.code, 3) << Describe(missing);
+  EXPECT_NE(missing.err.find("no task with id nope"), std::string::npos);
+  missing = Db({"--json", "show", "nope"});
+  EXPECT_EQ(missing.code, 3);
+  EXPECT_TRUE(absl::StartsWith(missing.out, "{\"error\":{\"code\":3,"))
+      << missing.out;
+  Ran bad = Db({"show", "bad\\q"});
+  EXPECT_EQ(bad.code, 1) << Describe(bad);
+  Ran bad_state = Db({"list", "--state", "DONE"});
+  EXPECT_EQ(bad_state.code, 1) << Describe(bad_state);
+}
+
+TEST_F(TwctlTest, WritesAnswerWithExitCodes) {
+  StartStore();
+  if (HasFatalFailure()) return;
+  Ran refused = Db({"cancel", "fails"});
+  EXPECT_EQ(refused.code, 4) << Describe(refused);
+  EXPECT_NE(refused.err.find("cannot cancel a FAILED task"), std::string::npos);
+  Ran cancelled = Db({"cancel", "--json", "later"});
+  EXPECT_EQ(cancelled.code, 0) << Describe(cancelled);
+  EXPECT_NE(cancelled.out.find("\"outcome\":\"done\",\"before\":\"PENDING\","
+                               "\"after\":null"),
+            std::string::npos)
+      << cancelled.out;
+  EXPECT_EQ(Query("SELECT count(*) FROM tw_timer WHERE task_id = 'later'"), 0);
+  EXPECT_EQ(Db({"cancel", "later"}).code, 3);
+
+  Ran wrong = Db({"retry", "works"});
+  EXPECT_EQ(wrong.code, 4) << Describe(wrong);
+  heal_ = true;
+  Ran retried = Db({"retry", "fails"});
+  ASSERT_EQ(retried.code, 0) << Describe(retried);
+  EXPECT_NE(retried.out.find("fails: retried (was FAILED)"), std::string::npos)
+      << retried.out;
+  EXPECT_TRUE(WaitFor([&] {
+    return Query(
+               "SELECT count(*) FROM tw_timer WHERE task_id = 'fails' AND "
+               "state = 3") == 1;
+  }));
+
+  Ran moved = Db({"reschedule", "bin\\x00id", "--in", "5h", "--json"});
+  ASSERT_EQ(moved.code, 0) << Describe(moved);
+  EXPECT_NE(moved.out.find("\"after\":\"PENDING\""), std::string::npos);
+  EXPECT_GT(Query("SELECT due_us - tw_now_us() FROM tw_timer WHERE task_id = "
+                  "'\\x62696e006964'::bytea"),
+            int64_t{4} * 3600 * 1000000);
+  Ran at = Db({"reschedule", "bin\\x00id", "--at", "2030-01-01T00:00:00Z"});
+  ASSERT_EQ(at.code, 0) << Describe(at);
+  EXPECT_NE(at.out.find("due 2030-01-01T00:00:00"), std::string::npos)
+      << at.out;
+  EXPECT_EQ(Db({"reschedule", "works", "--in", "1m"}).code, 4);
+  EXPECT_EQ(Db({"reschedule", "works"}).code, 1);
+  EXPECT_EQ(Db({"reschedule", "works", "--in", "1m", "--at", "now"}).code, 1);
+  EXPECT_EQ(Db({"reschedule", "works", "--in", "soon"}).code, 1);
+}
+
+TEST_F(TwctlTest, MigrateDryRunChangesNothingAndNewerIsRefused) {
+  Ran plan = Db({"migrate", "--dry-run"});
+  ASSERT_EQ(plan.code, 0) << Describe(plan);
+  EXPECT_NE(plan.out.find("CREATE TABLE tw_timer"), std::string::npos);
+  EXPECT_NE(plan.out.find("nothing was changed"), std::string::npos);
+  EXPECT_EQ(Query("SELECT (to_regclass('tw_meta') IS NULL)::int"), 1);
+  Ran status = Db({"status"});
+  EXPECT_EQ(status.code, 4) << Describe(status);
+  EXPECT_NE(status.err.find("twctl migrate"), std::string::npos);
+
+  ASSERT_EQ(Db({"migrate"}).code, 0);
+  Ran again = Db({"migrate", "--json"});
+  ASSERT_EQ(again.code, 0) << Describe(again);
+  EXPECT_EQ(again.out,
+            "{\"dry_run\":false,\"from_version\":2,\"to_version\":2,"
+            "\"steps\":[]}\n");
+  ASSERT_TRUE(durable_testing::ExecSql(
+                  db_->conninfo(),
+                  "UPDATE tw_meta SET value = 9 WHERE key = 'schema_version'")
+                  .ok());
+  for (const char* flag : {"--dry-run", "--json"}) {
+    Ran newer = Db({"migrate", flag});
+    EXPECT_EQ(newer.code, 4) << Describe(newer);
+    EXPECT_NE(newer.err.find("version 9"), std::string::npos) << newer.err;
+    EXPECT_NE(newer.err.find("version 2"), std::string::npos) << newer.err;
+  }
+}
+
+TEST(TwctlConnectTest, UnreachableDatabaseNamesHostNeverThePassword) {
+  const std::string keyword =
+      "host=/nonexistent-twctl dbname=orders user=ops password=Sup3rSecret "
+      "connect_timeout=2";
+  const std::string uri =
+      "postgresql://ops:Sup3rSecret@127.0.0.1:1/orders?connect_timeout=2";
+  std::vector<Ran> runs = {Twctl({"--db", keyword, "status"}),
+                           Twctl({"--json", "--db", uri, "list"}),
+                           Twctl({"show", "x"}, /*db_env=*/uri)};
+  for (const Ran& run : runs) {
+    EXPECT_EQ(run.code, 2) << Describe(run);
+    EXPECT_NE(run.err.find("cannot connect to PostgreSQL"), std::string::npos)
+        << run.err;
+    EXPECT_NE(run.err.find("dbname=orders"), std::string::npos) << run.err;
+    EXPECT_EQ(run.err.find("Sup3rSecret"), std::string::npos) << run.err;
+    EXPECT_EQ(run.out.find("Sup3rSecret"), std::string::npos) << run.out;
+  }
+  EXPECT_NE(runs[0].err.find("host=/nonexistent-twctl"), std::string::npos);
+  EXPECT_NE(runs[1].err.find("host=127.0.0.1"), std::string::npos);
+  EXPECT_TRUE(absl::StartsWith(runs[1].out, "{\"error\":{\"code\":2,"));
+  // An unparsable string is "cannot connect" too, and hides the password.
+  Ran bad = Twctl({"--db", "password='Sup3rSecret", "status"});
+  EXPECT_EQ(bad.code, 2) << Describe(bad);
+  EXPECT_EQ(bad.err.find("Sup3rSecret"), std::string::npos) << bad.err;
+}
+
+TEST(TwctlUsageTest, UsageErrorsExitOne) {
+  EXPECT_EQ(Twctl({}).code, 1);
+  EXPECT_EQ(Twctl({"frobnicate"}).code, 1);
+  EXPECT_EQ(Twctl({"status"}).code, 1);  // No --db, no TIMINGWHEEL_DB.
+  Ran help = Twctl({"help"});
+  EXPECT_EQ(help.code, 0);
+  EXPECT_NE(help.out.find("exit codes: 0 ok, 1 usage error"),
+            std::string::npos);
+  Ran one = Twctl({"help", "list"});
+  EXPECT_EQ(one.code, 0);
+  EXPECT_NE(one.out.find("--due-before"), std::string::npos);
+  EXPECT_EQ(Twctl({"list", "--help"}).code, 0);
+}
+
+}  // namespace
+}  // namespace timingwheel

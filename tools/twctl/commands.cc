@@ -1,0 +1,168 @@
+// Copyright 2026 The timingwheel Authors.
+//
+// The command table, help, and error printing.
+
+#include "tools/twctl/commands.h"
+
+#include "absl/strings/str_cat.h"
+#include "tools/twctl/output.h"
+#include "tools/twctl/serve_twctl.h"
+
+namespace timingwheel {
+namespace twctl {
+
+const std::vector<Command>& Commands() {
+  static const std::vector<Command>* commands = new std::vector<Command>{
+      {"status",
+       {{}, {"all-slots"}, 0, 0},
+       "nodes and their heartbeats, slot owners, tasks by state, next due, "
+       "oldest overdue",
+       "twctl status [--all-slots]\n"
+       "  --all-slots   one row per slot (owner, epoch, lease) instead of a\n"
+       "                summary per owner\n",
+       &RunStatus},
+      {"list",
+       {{"state", "due-before", "due-after", "prefix", "limit", "after"},
+        {},
+        0,
+        0},
+       "tasks by id, filtered, a page at a time",
+       "twctl list [--state S] [--due-after T] [--due-before T] [--prefix P]\n"
+       "           [--limit N] [--after ID]\n"
+       "  --state S       PENDING, SCHEDULED, RUNNING, SUCCESS or FAILED\n"
+       "  --due-after T   due at or after T; --due-before T: due before T\n"
+       "                  (T: RFC 3339 like 2026-12-02T10:00:00Z, or +5m,\n"
+       "                  -1h, now: relative to the database's clock)\n"
+       "  --prefix P      ids starting with the bytes P (escaped as ids)\n"
+       "  --limit N       at most N tasks (default 100, at most 10000)\n"
+       "  --after ID      the page after ID (the next page's --after is\n"
+       "                  printed when there is one)\n",
+       &RunList},
+      {"show",
+       {{}, {}, 1, 1},
+       "one task in detail: state, attempts, last error, payload, slot owner",
+       "twctl show ID\n",
+       &RunShow},
+      {"cancel",
+       {{}, {}, 1, 1},
+       "delete a PENDING or SCHEDULED task",
+       "twctl cancel ID\n"
+       "  A RUNNING task cannot be cancelled (exit 4), nor a finished one.\n",
+       &RunCancel},
+      {"retry",
+       {{"at"}, {}, 1, 1},
+       "run a FAILED task again, attempts reset",
+       "twctl retry ID [--at T]\n"
+       "  --at T   due at T (RFC 3339, or +5m relative to the database's\n"
+       "           clock); default: now\n",
+       &RunRetry},
+      {"reschedule",
+       {{"at", "in"}, {}, 1, 1},
+       "move a PENDING or SCHEDULED task to another due time",
+       "twctl reschedule ID --at T | --in D\n"
+       "  --at T   the new due time (RFC 3339, or +5m)\n"
+       "  --in D   due D after the database's now (90s, 5m, 1h30m)\n"
+       "  The task is PENDING afterwards; if its owner held it in its wheel,\n"
+       "  that entry is refused when it fires, and the owner loads the task\n"
+       "  again at its new time. A RUNNING or finished task is refused "
+       "(exit 4).\n",
+       &RunReschedule},
+      {"migrate",
+       {{"slot-count"}, {"dry-run"}, 0, 0},
+       "create the schema, or bring it to this twctl's version",
+       "twctl migrate [--dry-run] [--slot-count N]\n"
+       "  --dry-run        print the SQL that would run, change nothing\n"
+       "  --slot-count N   slots of a new store (default 1024); ignored for\n"
+       "                   an existing one\n",
+       &RunMigrate},
+      ServeCommand(),
+      {"help",
+       {{}, {}, 0, 1},
+       "this text, or one command's",
+       "twctl help [COMMAND]\n",
+       &RunHelp,
+       /*needs_db=*/false},
+  };
+  return *commands;
+}
+
+const Command* FindCommand(const std::string& name) {
+  for (const Command& c : Commands()) {
+    if (name == c.name) return &c;
+  }
+  return nullptr;
+}
+
+namespace {
+
+constexpr char kHelpHeader[] =
+    "twctl: see and steer timingwheel's durable tier (PostgreSQL)\n"
+    "\n"
+    "usage: twctl [--db CONNINFO] [--json] COMMAND [FLAGS] [ARGS]\n"
+    "  --db CONNINFO   a libpq connection string or URI (default: the\n"
+    "                  TIMINGWHEEL_DB environment variable)\n"
+    "  --json          one JSON document on stdout instead of a table\n"
+    "\n"
+    "commands:\n";
+
+constexpr char kHelpFooter[] =
+    "\n"
+    "Task ids are bytes: printable ASCII is shown as-is, a backslash as \\\\,\n"
+    "any other byte as \\xNN; ids given as arguments use the same form.\n"
+    "\n"
+    "exit codes: 0 ok, 1 usage error, 2 cannot connect to the database,\n"
+    "3 not found, 4 wrong state or refused, 5 other error.\n";
+
+}  // namespace
+
+int RunHelp(Context& context) {
+  std::ostream& out = *context.out;
+  const Args& args = *context.args;
+  std::string topic;
+  if (!args.positional.empty()) {
+    topic = args.positional[0];
+  } else if (args.command != "help") {
+    topic = args.command;
+  }
+  if (!topic.empty()) {
+    const Command* c = FindCommand(topic);
+    if (c == nullptr) {
+      return Fail(context, absl::InvalidArgumentError(absl::StrCat(
+                               "unknown command \"", topic, "\"")));
+    }
+    out << c->summary << "\n\nusage: " << c->usage;
+    return kExitOk;
+  }
+  out << kHelpHeader;
+  for (const Command& c : Commands()) {
+    std::string name = c.name;
+    name.resize(12, ' ');
+    out << "  " << name << c.summary << "\n";
+  }
+  out << kHelpFooter;
+  return kExitOk;
+}
+
+int Fail(Context& context, const absl::Status& status, int exit_code) {
+  const int code = exit_code >= 0 ? exit_code : ExitCodeFor(status);
+  *context.err << "twctl: " << status.message() << "\n";
+  if (context.args != nullptr && context.args->json) {
+    JsonWriter j;
+    j.BeginObject()
+        .Key("error")
+        .BeginObject()
+        .Key("code")
+        .Int(code)
+        .Key("status")
+        .String(absl::StatusCodeToString(status.code()))
+        .Key("message")
+        .String(status.message())
+        .EndObject()
+        .EndObject();
+    *context.out << j.str() << "\n";
+  }
+  return code;
+}
+
+}  // namespace twctl
+}  // namespace timingwheel

@@ -1,0 +1,122 @@
+// Copyright 2026 The timingwheel Authors.
+//
+// twctl list: tasks by id, filtered, a page at a time.
+
+#include <string>
+
+#include "absl/strings/numbers.h"
+#include "absl/strings/str_cat.h"
+#include "tools/twctl/commands.h"
+#include "tools/twctl/output.h"
+
+namespace timingwheel {
+namespace twctl {
+namespace {
+
+// The filter the flags describe; relative times against the database's now.
+absl::StatusOr<TaskFilter> FilterFromFlags(Context& context) {
+  const Args& args = *context.args;
+  TaskFilter filter;
+  if (std::optional<std::string> state = args.Value("state")) {
+    filter.state = ParseTaskState(*state);
+    if (!filter.state.has_value()) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("bad --state \"", *state,
+                       "\" (PENDING, SCHEDULED, RUNNING, SUCCESS or FAILED)"));
+    }
+  }
+  std::optional<absl::Time> db_now;
+  for (const char* flag : {"due-after", "due-before"}) {
+    std::optional<std::string> text = args.Value(flag);
+    if (!text.has_value()) continue;
+    absl::StatusOr<TimeArg> t = ParseTimeArg(*text);
+    if (!t.ok()) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("--", flag, ": ", t.status().message()));
+    }
+    if (t->relative && !db_now.has_value()) {
+      absl::StatusOr<absl::Time> now = context.admin->DbNow();
+      if (!now.ok()) return now.status();
+      db_now = *now;
+    }
+    const absl::Time at = t->Resolve(db_now.value_or(absl::UnixEpoch()));
+    (std::string(flag) == "due-after" ? filter.due_after : filter.due_before) =
+        at;
+  }
+  if (std::optional<std::string> prefix = args.Value("prefix")) {
+    absl::StatusOr<std::string> bytes = UnescapeBytes(*prefix);
+    if (!bytes.ok()) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("--prefix: ", bytes.status().message()));
+    }
+    filter.id_prefix = *bytes;
+  }
+  if (std::optional<std::string> after = args.Value("after")) {
+    absl::StatusOr<std::string> bytes = UnescapeBytes(*after);
+    if (!bytes.ok()) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("--after: ", bytes.status().message()));
+    }
+    filter.after_id = *bytes;
+  }
+  if (std::optional<std::string> limit = args.Value("limit")) {
+    if (!absl::SimpleAtoi(*limit, &filter.limit) || filter.limit < 1 ||
+        filter.limit > kMaxListLimit) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "bad --limit \"", *limit, "\" (1 to ", kMaxListLimit, ")"));
+    }
+  }
+  return filter;
+}
+
+}  // namespace
+
+int RunList(Context& context) {
+  absl::StatusOr<TaskFilter> filter = FilterFromFlags(context);
+  if (!filter.ok()) return Fail(context, filter.status());
+  absl::StatusOr<TaskPage> page = context.admin->List(*filter);
+  if (!page.ok()) return Fail(context, page.status());
+  if (context.args->json) {
+    JsonWriter j;
+    j.BeginObject().Key("tasks").BeginArray();
+    for (const TaskSummary& t : page->tasks) {
+      j.BeginObject();
+      WriteBytesField(j, "id", t.id);
+      j.Key("state")
+          .String(TaskStateName(t.state))
+          .Key("due")
+          .Time(t.due)
+          .Key("attempt")
+          .Int(t.attempt)
+          .Key("slot")
+          .Int(t.slot)
+          .Key("payload_bytes")
+          .Int(t.payload_bytes)
+          .EndObject();
+    }
+    j.EndArray().Key("more").Bool(page->more).Key("next_after");
+    if (page->more) {
+      j.String(EscapeBytes(page->next_after));
+    } else {
+      j.Null();
+    }
+    j.EndObject();
+    *context.out << j.str() << "\n";
+    return kExitOk;
+  }
+  Table table({"ID", "STATE", "DUE", "ATTEMPT", "SLOT", "PAYLOAD BYTES"});
+  for (const TaskSummary& t : page->tasks) {
+    table.AddRow({EscapeBytes(t.id), TaskStateName(t.state), UtcTime(t.due),
+                  absl::StrCat(t.attempt), absl::StrCat(t.slot),
+                  absl::StrCat(t.payload_bytes)});
+  }
+  *context.out << table.Render();
+  if (page->more) {
+    *context.out << "more: next page with --after "
+                 << EscapeBytes(page->next_after) << "\n";
+  }
+  return kExitOk;
+}
+
+}  // namespace twctl
+}  // namespace timingwheel

@@ -1,0 +1,192 @@
+// Copyright 2026 The timingwheel Authors.
+//
+// twctl status: the store at a glance.
+
+#include <algorithm>
+#include <map>
+#include <string>
+
+#include "absl/strings/str_cat.h"
+#include "tools/twctl/commands.h"
+#include "tools/twctl/output.h"
+
+namespace timingwheel {
+namespace twctl {
+namespace {
+
+// Slots grouped by owner (text mode without --all-slots).
+struct OwnerSummary {
+  int64_t slots = 0;
+  int64_t valid = 0;
+  int64_t min_epoch = 0;
+  int64_t max_epoch = 0;
+  std::optional<absl::Duration> min_lease_left;  // Over valid leases.
+};
+
+void PrintJson(Context& context, const StoreStatus& s) {
+  JsonWriter j;
+  j.BeginObject();
+  j.Key("target").String(context.admin->Target());
+  j.Key("db_now").Time(s.db_now);
+  j.Key("schema_version").Int(s.schema_version);
+  j.Key("slot_count").Int(s.slot_count);
+  j.Key("counts").BeginObject();
+  for (int i = 0; i < kTaskStateCount; ++i) {
+    j.Key(TaskStateName(static_cast<TaskState>(i))).Int(s.counts[i]);
+  }
+  j.EndObject();
+  j.Key("next_due");
+  if (s.next_due.has_value()) {
+    j.BeginObject()
+        .Key("due")
+        .Time(*s.next_due)
+        .Key("id")
+        .String(EscapeBytes(s.next_due_id))
+        .Key("id_hex")
+        .String(HexBytes(s.next_due_id))
+        .EndObject();
+  } else {
+    j.Null();
+  }
+  j.Key("overdue").BeginObject().Key("count").Int(s.overdue);
+  if (s.oldest_overdue_due.has_value()) {
+    j.Key("oldest_due")
+        .Time(*s.oldest_overdue_due)
+        .Key("oldest_id")
+        .String(EscapeBytes(s.oldest_overdue_id))
+        .Key("oldest_id_hex")
+        .String(HexBytes(s.oldest_overdue_id));
+  }
+  j.EndObject();
+  j.Key("slots_unowned").Int(s.slots_unowned);
+  j.Key("nodes").BeginArray();
+  for (const AdminNode& n : s.nodes) {
+    j.BeginObject()
+        .Key("node_id")
+        .String(n.node_id)
+        .Key("heartbeat")
+        .Time(n.heartbeat)
+        .Key("since_heartbeat_ms")
+        .Int(absl::ToInt64Milliseconds(n.since_heartbeat))
+        .Key("slots_held")
+        .Int(n.slots_held)
+        .EndObject();
+  }
+  j.EndArray();
+  j.Key("slots").BeginArray();
+  for (const AdminSlot& slot : s.slots) {
+    j.BeginObject().Key("slot").Int(slot.slot).Key("owner");
+    if (slot.owner.empty()) {
+      j.Null();
+    } else {
+      j.String(slot.owner);
+    }
+    j.Key("epoch")
+        .Int(slot.epoch)
+        .Key("lease_until")
+        .Time(slot.lease_until)
+        .Key("lease_valid")
+        .Bool(slot.lease_valid)
+        .Key("horizon_ms")
+        .Int(absl::ToInt64Milliseconds(slot.horizon))
+        .EndObject();
+  }
+  j.EndArray();
+  j.EndObject();
+  *context.out << j.str() << "\n";
+}
+
+void PrintText(Context& context, const StoreStatus& s) {
+  std::ostream& out = *context.out;
+  Table summary({});
+  summary.AddRow({"store", context.admin->Target()});
+  summary.AddRow({"schema", absl::StrCat("version ", s.schema_version, ", ",
+                                         s.slot_count, " slots")});
+  summary.AddRow({"db now", UtcTime(s.db_now)});
+  std::string counts;
+  for (int i = 0; i < kTaskStateCount; ++i) {
+    absl::StrAppend(&counts, i == 0 ? "" : "  ",
+                    TaskStateName(static_cast<TaskState>(i)), " ", s.counts[i]);
+  }
+  summary.AddRow({"tasks", counts});
+  summary.AddRow(
+      {"next due", s.next_due.has_value()
+                       ? absl::StrCat(UtcTime(*s.next_due), " (in ",
+                                      FormatAge(*s.next_due - s.db_now), ")  ",
+                                      EscapeBytes(s.next_due_id))
+                       : "-"});
+  summary.AddRow(
+      {"overdue",
+       s.oldest_overdue_due.has_value()
+           ? absl::StrCat(s.overdue, ", oldest ",
+                          UtcTime(*s.oldest_overdue_due), " (",
+                          FormatAge(s.db_now - *s.oldest_overdue_due),
+                          " ago)  ", EscapeBytes(s.oldest_overdue_id))
+           : "0"});
+  summary.AddRow({"slots", absl::StrCat(s.slot_count - s.slots_unowned,
+                                        " held under a valid lease, ",
+                                        s.slots_unowned, " not")});
+  out << summary.Render() << "\n";
+
+  Table nodes({"NODE", "LAST HEARTBEAT", "AGO", "SLOTS HELD"});
+  for (const AdminNode& n : s.nodes) {
+    nodes.AddRow({EscapeBytes(n.node_id), UtcTime(n.heartbeat),
+                  FormatAge(n.since_heartbeat), absl::StrCat(n.slots_held)});
+  }
+  if (nodes.size() == 0) nodes.AddRow({"(none)"});
+  out << nodes.Render() << "\n";
+
+  if (context.args->bools.count("all-slots") > 0) {
+    Table slots({"SLOT", "OWNER", "EPOCH", "LEASE UNTIL", "VALID", "HORIZON"});
+    for (const AdminSlot& slot : s.slots) {
+      slots.AddRow({absl::StrCat(slot.slot),
+                    slot.owner.empty() ? "-" : EscapeBytes(slot.owner),
+                    absl::StrCat(slot.epoch), UtcTime(slot.lease_until),
+                    slot.lease_valid ? "yes" : "no", FormatAge(slot.horizon)});
+    }
+    out << slots.Render();
+    return;
+  }
+  std::map<std::string, OwnerSummary> owners;
+  for (const AdminSlot& slot : s.slots) {
+    OwnerSummary& o = owners[slot.owner];
+    if (o.slots == 0) o.min_epoch = o.max_epoch = slot.epoch;
+    ++o.slots;
+    o.min_epoch = std::min(o.min_epoch, slot.epoch);
+    o.max_epoch = std::max(o.max_epoch, slot.epoch);
+    if (slot.lease_valid) {
+      ++o.valid;
+      const absl::Duration left = slot.lease_until - s.db_now;
+      o.min_lease_left = o.min_lease_left.has_value()
+                             ? std::min(*o.min_lease_left, left)
+                             : left;
+    }
+  }
+  Table table({"OWNER", "SLOTS", "VALID LEASES", "EPOCHS", "LEASE LEFT (MIN)"});
+  for (const auto& [owner, o] : owners) {
+    table.AddRow(
+        {owner.empty() ? "(none)" : EscapeBytes(owner), absl::StrCat(o.slots),
+         absl::StrCat(o.valid),
+         o.min_epoch == o.max_epoch
+             ? absl::StrCat(o.min_epoch)
+             : absl::StrCat(o.min_epoch, "-", o.max_epoch),
+         o.min_lease_left.has_value() ? FormatAge(*o.min_lease_left) : "-"});
+  }
+  out << table.Render();
+}
+
+}  // namespace
+
+int RunStatus(Context& context) {
+  absl::StatusOr<StoreStatus> status = context.admin->Status();
+  if (!status.ok()) return Fail(context, status.status());
+  if (context.args->json) {
+    PrintJson(context, *status);
+  } else {
+    PrintText(context, *status);
+  }
+  return kExitOk;
+}
+
+}  // namespace twctl
+}  // namespace timingwheel

@@ -79,7 +79,7 @@ void Histogram::Observe(double value) {
   const size_t bucket = static_cast<size_t>(
       std::lower_bound(bounds_.begin(), bounds_.end(), value) -
       bounds_.begin());
-  std::lock_guard<std::mutex> lock(mu_);
+  internal::MutexLock lock(mu_);
   ++counts_[bucket];
   sum_ += value;
   ++count_;
@@ -89,7 +89,7 @@ HistogramSnapshot Histogram::Snapshot() const {
   HistogramSnapshot snapshot;
   snapshot.bounds = bounds_;
   snapshot.cumulative.reserve(bounds_.size());
-  std::lock_guard<std::mutex> lock(mu_);
+  internal::MutexLock lock(mu_);
   uint64_t running = 0;
   for (size_t i = 0; i < bounds_.size(); ++i) {
     running += counts_[i];

@@ -14,10 +14,10 @@ port, and:
   * saves a screenshot of every page into $TEST_UNDECLARED_OUTPUTS_DIR;
   * through Chromium's remote debugging protocol (cdp.py, with a tiny
     websocket client: python3's standard library has none), types the token
-    into the
-    Retry form of a failed task (the one whose id is `<script>...`), clicks
-    Retry with a real mouse event, and waits until the task's row shows
-    SUCCESS (the scheduler ran it again), and the table says so too;
+    into the Retry form of a failed task (the one whose id is
+    `<script>...`), clicks Retry with a real mouse event, and waits until
+    the task's row shows SUCCESS (the scheduler ran it again), and the
+    table says so too;
   * checks that a POST without the token is refused (403).
 
 Python 3 standard library only. Without chromium it fails, saying that

@@ -162,7 +162,7 @@ class AdminStore::Impl {
     return PgExec(conn_,
                   "SELECT set_config('statement_timeout', $1, false), "
                   "set_config('lock_timeout', $1, false), "
-                  "set_config('application_name', 'twctl', false)",
+                  "set_config('application_name', 'timingwheel-admin', false)",
                   PgParams().Text(ms))
         .status();
   }
@@ -495,7 +495,7 @@ absl::StatusOr<ActionResult> AdminStore::Impl::WriteInTransaction(
   result.message = absl::StrCat(
       write == Write::kRetry ? "retried" : "rescheduled", " (was ", was,
       "), due ",
-      absl::FormatTime(absl::RFC3339_full, result.due, absl::UTCTimeZone()),
+      absl::FormatTime("%Y-%m-%dT%H:%M:%E6SZ", result.due, absl::UTCTimeZone()),
       result.notified ? ", owner notified" : "");
   return result;
 }

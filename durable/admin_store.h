@@ -52,8 +52,9 @@
 // timingwheel schema or one newer than this library knows). That a task is
 // missing or in the wrong state is an answer, not an error: see
 // `ActionResult`. A lost connection is re-established at the next call
-// (reads are retried once at once; a write is never retried, since it may
-// have committed: its error says so).
+// (a read is retried once at once; a write is never retried: one whose
+// commit's reply was lost says that it may or may not have committed).
+// Test: AdminStoreTest.LostConnectionIsReestablished.
 //
 // Thread safety: every member is thread-safe; calls run one at a time on
 // the store's connection (use one `AdminStore` per concurrent reader).
@@ -241,11 +242,12 @@ class AdminStore {
   // AdminStore::Connect()
   //
   // Connects to `conninfo` (a libpq connection string or URI) with a
-  // statement and lock timeout of `statement_timeout`. Does not create or
+  // statement and lock timeout of `statement_timeout`, as application
+  // "timingwheel-admin" (pg_stat_activity). Does not create or
   // check the schema. InvalidArgument for an unparsable connection string,
   // Unavailable ("cannot connect to PostgreSQL (host=... dbname=...): ...")
   // when the database cannot be reached; no message contains the password.
-  // Test: AdminStoreTest.ConnectErrorNamesHostNeverThePassword.
+  // Test: AdminStoreConnectTest.ConnectErrorNamesHostNeverThePassword.
   static absl::StatusOr<std::unique_ptr<AdminStore>> Connect(
       const std::string& conninfo,
       absl::Duration statement_timeout = absl::Seconds(10));

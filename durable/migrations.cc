@@ -164,6 +164,7 @@ absl::StatusOr<SchemaInfo> ReadSchemaVersion(PGconn* conn) {
   info.version = row.Int("version");
   info.slot_count = row.Int("slot_count");
   if (!row.status().ok()) return row.status();
+  if (info.version < 1) return UnknownError(info.version);
   return info;
 }
 

@@ -69,7 +69,7 @@ struct MigrationStep {
 //
 // Every step this library knows, ordered by `from`. Exactly one step
 // starts at each version below `kSchemaVersion`, and following them from
-// any version ends at `kSchemaVersion` (MigrationsTest.StepsFormAChain).
+// any version ends at `kSchemaVersion` (MigrationStepsTest.StepsFormAChain).
 absl::Span<const MigrationStep> MigrationSteps();
 
 // SchemaInfo: what a store's tw_meta says.

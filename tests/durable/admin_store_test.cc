@@ -456,6 +456,33 @@ TEST_F(AdminStoreTest, RescheduleRefusesRunningAndFinished) {
             ActionOutcome::kNotFound);
 }
 
+// The server ends the admin's session: the next read reconnects and
+// succeeds; a write fails once (Unavailable) and the next one works.
+TEST_F(AdminStoreTest, LostConnectionIsReestablished) {
+  auto admin = Admin();
+  ASSERT_NE(admin, nullptr);
+  StartScheduler();
+  if (HasFatalFailure()) return;
+  ASSERT_TRUE(Ok(scheduler_->Schedule("later", absl::Hours(2), "p")));
+  auto kill = [&] {
+    Exec(
+        "SELECT pg_terminate_backend(pid) FROM pg_stat_activity "
+        "WHERE application_name = 'timingwheel-admin' "
+        "AND datname = current_database()");
+  };
+  ASSERT_TRUE(admin->Status().ok());
+  kill();
+  auto status = admin->Status();
+  ASSERT_TRUE(status.ok()) << status.status();
+  EXPECT_EQ(status->counts[0], 1);
+  kill();
+  auto lost = admin->Reschedule("later", AdminDue::In(absl::Hours(3)));
+  EXPECT_TRUE(absl::IsUnavailable(lost.status())) << lost.status();
+  auto again = admin->Reschedule("later", AdminDue::In(absl::Hours(3)));
+  ASSERT_TRUE(again.ok()) << again.status();
+  EXPECT_EQ(again->outcome, ActionOutcome::kDone);
+}
+
 TEST(AdminStoreConnectTest, ConnectErrorNamesHostNeverThePassword) {
   for (const std::string& conninfo :
        {std::string("host=/nonexistent-tw-dir dbname=orders user=ops "

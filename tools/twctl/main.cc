@@ -8,32 +8,38 @@
 // Parses the command line, connects (the connection string from --db or
 // $TIMINGWHEEL_DB) and runs one command (commands.h). Exit codes: cli.h.
 
+#include <algorithm>
 #include <cstdlib>
 #include <iostream>
-#include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
-#include "absl/strings/str_cat.h"
 #include "durable/admin_store.h"
 #include "tools/twctl/cli.h"
 #include "tools/twctl/commands.h"
 
-int main(int argc, char** argv) {
-  using namespace timingwheel::twctl;  // NOLINT: the tool's own namespace.
-  std::vector<std::string> argv_list(argv + 1, argv + argc);
+namespace timingwheel {
+namespace twctl {
+namespace {
+
+std::optional<CommandSpec> SpecFor(const std::string& name) {
+  const Command* c = FindCommand(name);
+  if (c == nullptr) return std::nullopt;
+  return c->spec;
+}
+
+int Main(const std::vector<std::string>& argv) {
   Context context;
   context.out = &std::cout;
   context.err = &std::cerr;
-  absl::StatusOr<Args> args = ParseArgs(
-      argv_list, [](const std::string& name) -> std::optional<CommandSpec> {
-        const Command* c = FindCommand(name);
-        if (c == nullptr) return std::nullopt;
-        return c->spec;
-      });
+  absl::StatusOr<Args> args = ParseArgs(argv, SpecFor);
   if (!args.ok()) {
-    std::cerr << "twctl: " << args.status().message() << "\n";
-    return kExitUsage;
+    Args json_only;  // Still answer in JSON if it was asked for.
+    json_only.json =
+        std::find(argv.begin(), argv.end(), "--json") != argv.end();
+    context.args = &json_only;
+    return Fail(context, args.status(), kExitUsage);
   }
   context.args = &*args;
   const Command* command = FindCommand(args->command);
@@ -53,8 +59,17 @@ int main(int argc, char** argv) {
                     "no database: pass --db CONNINFO or set TIMINGWHEEL_DB"),
                 kExitUsage);
   }
-  auto admin = timingwheel::AdminStore::Connect(conninfo);
+  auto admin = AdminStore::Connect(conninfo);
   if (!admin.ok()) return Fail(context, admin.status(), kExitCannotConnect);
   context.admin = admin->get();
   return command->run(context);
+}
+
+}  // namespace
+}  // namespace twctl
+}  // namespace timingwheel
+
+int main(int argc, char** argv) {
+  return timingwheel::twctl::Main(
+      std::vector<std::string>(argv + 1, argv + argc));
 }

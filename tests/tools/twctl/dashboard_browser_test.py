@@ -26,6 +26,7 @@ Python 3 standard library only. Without chromium it fails, saying that
 
 import html.parser
 import os
+import re
 import select
 import shutil
 import subprocess
@@ -250,6 +251,18 @@ def main():
                   "overview count of %s: page %r, table %d" %
                   (state, dom.counts.get(state), want))
         check("svg" in dom.tags, "overview has its SVG charts")
+        # The due chart's bars add up to the unstarted tasks due within the
+        # hour (the fixture's are minutes away from either end).
+        page = browser.dom(base + "/")
+        chart = page.split('id="due-chart"', 1)[1].split("</svg>", 1)[0]
+        bars = [int(v) for v in re.findall(r'data-value="(\d+)"', chart)]
+        due_soon = int(psql(conninfo,
+                            "SELECT count(*) FROM tw_timer WHERE state < 2"
+                            " AND due_us >= tw_now_us()"
+                            " AND due_us < tw_now_us() + 3600000000")[0][0])
+        check(len(bars) == 60 and sum(bars) == due_soon,
+              "due chart: 60 bars summing to %d, got %r" % (due_soon, bars))
+        check(TOKEN not in page, "the token is never written into a page")
         check("script" not in dom.tags, "overview has no script element")
         browser.screenshot(base + "/", "overview")
 

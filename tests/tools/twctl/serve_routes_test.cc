@@ -120,6 +120,12 @@ TEST_F(ServeRoutesTest, PagesShowTheStore) {
   auto css = client.Get("/static/dashboard.css");
   ASSERT_TRUE(css);
   EXPECT_EQ(css->status, 200);
+  // The token unlocks actions; no page ever carries it.
+  for (const char* path : {"/", "/slots", "/tasks", "/failed"}) {
+    auto page = client.Get(path);
+    ASSERT_TRUE(page) << path;
+    EXPECT_FALSE(Has(page->body, kToken)) << path;
+  }
   auto missing = client.Get("/task?id=nothing");
   ASSERT_TRUE(missing);
   EXPECT_EQ(missing->status, 404);

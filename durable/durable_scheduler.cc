@@ -40,10 +40,11 @@ using durable_internal::WheelEntry;
 // rows one horizon load claims (a full load is followed by another).
 constexpr size_t kMaxBatch = 1000;
 constexpr int64_t kMaxLoad = 100000;
-using SteadyClock = std::chrono::steady_clock;
-
 // Wait between reconnection attempts while the database is unreachable.
 constexpr absl::Duration kReconnectBackoff = absl::Milliseconds(100);
+
+// The clock of the statement and handler durations (the metrics).
+using SteadyClock = std::chrono::steady_clock;
 
 int64_t RealNanos() {
   return std::chrono::duration_cast<std::chrono::nanoseconds>(

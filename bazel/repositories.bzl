@@ -15,7 +15,9 @@ Two groups of repositories are declared:
 
   * The libraries, backed by Debian's packages (libabsl-dev, libgtest-dev,
     libbenchmark-dev, libboost-dev for the benchmarks' Asio baseline as
-    `@boost//:asio`, and libpq-dev for //durable as `@libpq//:libpq`) and
+    `@boost//:asio`, libpq-dev for //durable as `@libpq//:libpq`, and
+    libcpp-httplib-dev for the metrics endpoint and `twctl serve` as
+    `@cpp_httplib//:httplib`) and
     exposed under upstream's repository names and labels, for example `@com_google_absl//absl/status:statusor`.
   * With `offline_bazel_stubs = True` (the default): the three repositories
     that Debian's offline Bazel 4.2.3 would otherwise try to download
@@ -27,6 +29,7 @@ Two groups of repositories are declared:
 load("@bazel_tools//tools/build_defs/repo:utils.bzl", "maybe")
 load("//third_party/debian:absl.bzl", "debian_absl_repository")
 load("//third_party/debian:bazel_stubs.bzl", "remote_coverage_tools_stub", "rules_cc_stub")
+load("//third_party/debian:httplib.bzl", "debian_httplib_repository")
 load("//third_party/debian:libpq.bzl", "debian_libpq_repository")
 load("//third_party/debian:libraries.bzl", "debian_benchmark_repository", "debian_boost_repository", "debian_googletest_repository")
 
@@ -43,6 +46,7 @@ def timingwheel_dependencies(offline_bazel_stubs = True):
     maybe(debian_benchmark_repository, name = "com_github_google_benchmark")
     maybe(debian_boost_repository, name = "boost")
     maybe(debian_libpq_repository, name = "libpq")
+    maybe(debian_httplib_repository, name = "cpp_httplib")
     if offline_bazel_stubs:
         maybe(rules_cc_stub, name = "rules_cc")
         maybe(remote_coverage_tools_stub, name = "remote_coverage_tools")

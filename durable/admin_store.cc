@@ -95,16 +95,32 @@ constexpr char kDeleteTaskSql[] = R"sql(
 DELETE FROM tw_timer WHERE task_id = $1 RETURNING slot
 )sql";
 
-// PENDING at a new due time ($2: absolute, or a delay after now if $3), a
-// new version; with $4, attempts reset and the finished time cleared.
-constexpr char kRequeueSql[] = R"sql(
+// Reschedule: PENDING at a new due time ($2: absolute, or a delay after
+// now if $3), a new version.
+constexpr char kRescheduleSql[] = R"sql(
 UPDATE tw_timer
 SET state = 0,
     due_us = CASE WHEN $3 THEN tw_now_us() + $2 ELSE $2 END,
-    attempt = CASE WHEN $4 THEN 0 ELSE attempt END,
-    finished_us = NULL,
     version = nextval('tw_version_seq')
 WHERE task_id = $1
+RETURNING slot, due_us
+)sql";
+
+// Retry: the FAILED row is replaced by a new PENDING one (same id, slot,
+// payload and last error; attempts 0, a new version, no finished time).
+// Not an UPDATE: the owner's cleanup of finished rows (store.cc) deletes
+// `task_id IN (finished rows of its snapshot)`, and a cleanup waiting on
+// this row's lock would re-check only that condition and delete the
+// retried row; a replaced row is gone for it, and the new one was never in
+// its snapshot. Test: AdminStoreTest.RetryRacingTheCleanupKeepsTheTask.
+constexpr char kRetrySql[] = R"sql(
+WITH old AS (
+  DELETE FROM tw_timer WHERE task_id = $1
+  RETURNING task_id, slot, payload, last_error)
+INSERT INTO tw_timer (task_id, slot, due_us, state, payload, last_error)
+SELECT task_id, slot, CASE WHEN $3 THEN tw_now_us() + $2 ELSE $2 END, 0,
+       payload, last_error
+FROM old
 RETURNING slot, due_us
 )sql";
 
@@ -474,13 +490,12 @@ absl::StatusOr<ActionResult> AdminStore::Impl::WriteInTransaction(
     return result;
   }
   const bool relative = due.at == absl::InfinitePast();
-  r = PgExec(conn_, kRequeueSql,
+  r = PgExec(conn_, write == Write::kRetry ? kRetrySql : kRescheduleSql,
              PgParams()
                  .Bytes(id)
                  .Int64(relative ? absl::ToInt64Microseconds(due.delay)
                                  : ToMicros(due.at))
-                 .Bool(relative)
-                 .Bool(write == Write::kRetry));
+                 .Bool(relative));
   if (!r.ok()) return r.status();
   PgRow row(*r, 0);
   const int64_t slot = row.Int("slot");

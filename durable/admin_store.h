@@ -35,7 +35,11 @@
 //   * `Retry()` moves a FAILED task back to PENDING with its attempts reset
 //     to 0 (it gets the whole retry policy again), due now or at a given
 //     time, its `finished` time cleared; its last error is kept until the
-//     next attempt ends. Notifies the owner like `Reschedule()`.
+//     next attempt ends. Notifies the owner like `Reschedule()`. The row is
+//     replaced (deleted and inserted in one statement), not updated, so that
+//     the owner's cleanup of finished rows, if it waits on the row's lock,
+//     cannot delete the retried task
+//     (AdminStoreTest.RetryRacingTheCleanupKeepsTheTask).
 //   * A race with a scheduler is settled by the row lock: if the fire got
 //     there first, the write sees RUNNING and refuses; if the write got there
 //     first, the fire matches nothing (counted as `dropped`) and the task

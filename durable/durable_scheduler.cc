@@ -23,6 +23,7 @@
 #include "durable/fault_point.h"
 #include "durable/fire_batch.h"
 #include "durable/request.h"
+#include "durable/scheduler_metrics.h"
 
 namespace timingwheel {
 namespace {
@@ -31,6 +32,7 @@ using durable_internal::CheckDuration;
 using durable_internal::Completion;
 using durable_internal::SlotEpoch;
 using durable_internal::Started;
+using durable_internal::StatementKind;
 using durable_internal::Store;
 using durable_internal::WheelEntry;
 
@@ -40,6 +42,9 @@ constexpr size_t kMaxBatch = 1000;
 constexpr int64_t kMaxLoad = 100000;
 // Wait between reconnection attempts while the database is unreachable.
 constexpr absl::Duration kReconnectBackoff = absl::Milliseconds(100);
+
+// The clock of the statement and handler durations (the metrics).
+using SteadyClock = std::chrono::steady_clock;
 
 int64_t RealNanos() {
   return std::chrono::duration_cast<std::chrono::nanoseconds>(
@@ -163,7 +168,8 @@ DurableScheduler::DurableScheduler(DurableOptions options)
     : options_(std::move(options)),
       clock_(options_.timer_options.clock != nullptr
                  ? options_.timer_options.clock
-                 : Clock::Real()) {}
+                 : Clock::Real()),
+      histograms_(std::make_unique<durable_internal::SchedulerHistograms>()) {}
 
 absl::StatusOr<std::unique_ptr<DurableScheduler>> DurableScheduler::Create(
     DurableOptions options) {
@@ -426,12 +432,14 @@ void DurableScheduler::NoteDbError(const absl::Status& status) {
 
 void DurableScheduler::LeaseRound() {
   const int64_t started = RealNanos();
+  const SteadyClock::time_point timed = SteadyClock::now();
   absl::StatusOr<durable_internal::SlotLeases::Changes> changes =
       leases_->Tick(*store_, [this](int slot) {
         std::lock_guard<std::mutex> lock(mu_);
         auto it = running_per_slot_.find(slot);
         return it == running_per_slot_.end() || it->second == 0;
       });
+  histograms_->ObserveStatement(StatementKind::kLeaseRound, timed);
   if (!changes.ok()) {
     NoteDbError(changes.status());
     return;
@@ -470,9 +478,11 @@ void DurableScheduler::LoadHorizon() {
     }
   }
   if (owned.empty()) return;
+  const SteadyClock::time_point timed = SteadyClock::now();
   absl::StatusOr<durable_internal::Claimed> claimed =
       store_->ClaimDue(options_.node_id, owned,
                        absl::ToInt64Microseconds(options_.horizon), limit);
+  histograms_->ObserveStatement(StatementKind::kClaimDue, timed);
   const int64_t local_after = clock_->NowNanos();
   if (!claimed.ok()) {
     if (absl::IsDeadlineExceeded(claimed.status())) {
@@ -532,9 +542,11 @@ void DurableScheduler::FireWaiting() {
     metrics_.in_flight += static_cast<int64_t>(take);  // Reserved.
   }
   durable_internal::FaultPoint("fire.before");
+  const SteadyClock::time_point timed = SteadyClock::now();
   absl::StatusOr<durable_internal::FireResult> result =
       store_->StartRunning(options_.node_id, batch);
   const int64_t local_after = clock_->NowNanos();
+  histograms_->ObserveStatement(StatementKind::kStartRunning, timed);
   if (!result.ok()) {
     NoteDbError(result.status());
     std::lock_guard<std::mutex> lock(mu_);
@@ -543,6 +555,7 @@ void DurableScheduler::FireWaiting() {
                     std::make_move_iterator(batch.end()));
     return;
   }
+  db_minus_local_nanos_ = result->db_now_us * 1000 - local_after;
   {
     std::lock_guard<std::mutex> lock(mu_);
     const int64_t started = static_cast<int64_t>(result->started.size());
@@ -577,14 +590,18 @@ void DurableScheduler::RunAttemptVia(std::shared_ptr<AttemptLink> link,
   link->Leave();
   if (!run) return;
   tls_handler_of = self;
+  const SteadyClock::time_point handler_began = SteadyClock::now();
   absl::Status result =
       durable_internal::RunHandler(link->handler, started.task);
+  const std::chrono::duration<double> handler_took =
+      SteadyClock::now() - handler_began;
   tls_handler_of = nullptr;
   durable_internal::FaultPoint("handler.returned");
   Completion completion =
       durable_internal::MakeCompletion(started, result, link->retry);
   self = link->Enter();
   if (self == nullptr) return;  // Gone meanwhile (see Shutdown()).
+  self->histograms_->handler_duration.Observe(handler_took.count());
   self->FinishAttempt(std::move(completion), started.slot, started.epoch);
   link->Leave();
 }
@@ -617,7 +634,12 @@ bool DurableScheduler::BeginAttempt(const Started& started) {
     return false;
   }
   // The attempt counts from now: recorded by the next statement the
-  // maintenance thread writes (or by its outcome).
+  // maintenance thread writes (or by its outcome). Its lateness: the start
+  // on the database's clock (as of the last fire) minus its due time.
+  const int64_t late_us =
+      (clock_->NowNanos() + db_minus_local_nanos_.load()) / 1000 -
+      absl::ToUnixMicros(started.task.due);
+  histograms_->fire_lateness.Observe(std::max<int64_t>(0, late_us) * 1e-6);
   const bool first = marks_.empty();
   marks_.push_back({started.task.id, started.version, started.task.attempt});
   if (first) Wake();
@@ -679,7 +701,9 @@ void DurableScheduler::WriteStartMarks(
                              }),
               marks.end());
   if (marks.empty()) return;
+  const SteadyClock::time_point timed = SteadyClock::now();
   absl::StatusOr<int64_t> marked = store_->MarkStarted(marks);
+  histograms_->ObserveStatement(StatementKind::kMarkStarted, timed);
   if (!marked.ok()) {
     NoteDbError(marked.status());
     std::lock_guard<std::mutex> lock(mu_);
@@ -701,9 +725,11 @@ void DurableScheduler::WriteCompletions() {
   for (const Completion& c : batch) completing.insert(c.id);
   WriteStartMarks(completing);
   if (batch.empty()) return;
+  const SteadyClock::time_point timed = SteadyClock::now();
   absl::StatusOr<durable_internal::CompleteResult> result =
       store_->Complete(batch, absl::ToInt64Microseconds(options_.horizon));
   const int64_t local_after = clock_->NowNanos();
+  histograms_->ObserveStatement(StatementKind::kComplete, timed);
   if (!result.ok()) {
     NoteDbError(result.status());
     std::lock_guard<std::mutex> lock(mu_);
@@ -730,9 +756,11 @@ void DurableScheduler::WriteCompletions() {
 void DurableScheduler::DeleteFinished() {
   std::vector<SlotEpoch> owned = leases_->owned();
   if (owned.empty()) return;
+  const SteadyClock::time_point timed = SteadyClock::now();
   absl::StatusOr<int64_t> deleted = store_->DeleteFinished(
       owned, absl::ToInt64Microseconds(options_.retain_finished),
       static_cast<int64_t>(kMaxBatch));
+  histograms_->ObserveStatement(StatementKind::kDeleteFinished, timed);
   if (!deleted.ok()) {
     NoteDbError(deleted.status());
     return;
@@ -776,9 +804,11 @@ void DurableScheduler::RequeueAbandoned() {
     for (const auto& [id, version] : running_) running.push_back(id);
   }
   if (leases_->size() == 0) return;
+  const SteadyClock::time_point timed = SteadyClock::now();
   absl::StatusOr<int64_t> requeued = store_->RequeueOrphans(
       options_.node_id, leases_->owned(), running, options_.retry.max_attempts,
       /*include_scheduled=*/false);
+  histograms_->ObserveStatement(StatementKind::kRequeueOrphans, timed);
   if (!requeued.ok()) NoteDbError(requeued.status());
   std::lock_guard<std::mutex> lock(mu_);
   if (!requeued.ok()) {

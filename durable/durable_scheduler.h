@@ -25,6 +25,8 @@
 //   * `DurableOptions`: connection, node id, handler, horizon, lease TTL,
 //     slots, retries, backpressure, executor, timer options.
 //   * `DurableMetrics`: counters.
+//   * `DurableScheduler::RenderPrometheus()`: the counters and the latency
+//     histograms as Prometheus text (durable/README.md, "Metrics").
 //   * `DurableScheduler`: schedule, cancel, look up, shut down.
 //   * `ScheduleInTransaction()`: add a task on the caller's own libpq
 //     connection, inside the caller's transaction.
@@ -151,6 +153,9 @@
 typedef struct pg_conn PGconn;
 
 namespace timingwheel {
+namespace durable_internal {
+struct SchedulerHistograms;
+}  // namespace durable_internal
 
 // DurableHandler
 //
@@ -374,6 +379,16 @@ class DurableScheduler {
   // DurableScheduler::Metrics()
   DurableMetrics Metrics() const;
 
+  // DurableScheduler::RenderPrometheus()
+  //
+  // `Metrics()` and the histograms of fire lateness, handler duration and
+  // statement duration, in Prometheus's text format (0.0.4), every series
+  // named `timingwheel_durable_*` and labelled with `node="<node_id>"`
+  // (durable/README.md lists them). Serve it from your own HTTP server, or
+  // with `MetricsHttpServer` (metrics_http.h). Thread-safe.
+  // SchedulerMetricsTest.*.
+  std::string RenderPrometheus() const;
+
   // DurableScheduler::Shutdown()
   //
   // Stops firing (fired attempts whose handlers have not started are put
@@ -526,6 +541,11 @@ class DurableScheduler {
   // back to PENDING (if the slot is still ours). Under mu_.
   bool requeue_requested_ = false;
   DurableMetrics metrics_;  // Under mu_.
+  // Fire lateness, handler and statement durations (each thread-safe).
+  std::unique_ptr<durable_internal::SchedulerHistograms> histograms_;
+  // The database's clock minus the wheel's clock (nanoseconds), as the last
+  // fire measured it: a handler's start on the database's clock.
+  std::atomic<int64_t> db_minus_local_nanos_{0};
 
   int wake_fd_ = -1;
   std::thread maintenance_;

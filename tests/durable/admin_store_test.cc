@@ -14,6 +14,7 @@
 #include <mutex>
 #include <set>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "absl/strings/match.h"
@@ -21,6 +22,8 @@
 #include "absl/time/clock.h"
 #include "durable/durable_client.h"
 #include "durable/durable_scheduler.h"
+#include "durable/store.h"
+#include "durable/testing/statement_gate.h"
 #include "gtest/gtest.h"
 #include "tests/durable/durable_test_fixture.h"
 #include "timer/testing/pool_executor.h"
@@ -384,6 +387,61 @@ TEST_F(AdminStoreTest, RetryRunsAFailedTaskAgain) {
   EXPECT_FALSE(result->notified);  // Beyond the owner's horizon.
   EXPECT_EQ(result->due, *now + absl::Hours(3));
   EXPECT_EQ(StateOf(*admin, "done"), TaskState::kPending);
+}
+
+// The owner's cleanup of finished rows, waiting on the row a retry holds,
+// must not delete the retried task once the retry commits.
+TEST_F(AdminStoreTest, RetryRacingTheCleanupKeepsTheTask) {
+  DurableClientOptions options;
+  options.conninfo = db_->conninfo();
+  options.slot_count = 1;
+  auto client = DurableClient::Create(options);
+  ASSERT_TRUE(client.ok()) << client.status();
+  Exec(
+      "INSERT INTO tw_timer (task_id, slot, due_us, state, payload, "
+      "last_error, finished_us) VALUES ('old-failure'::bytea, 0, 0, 4, "
+      "'p', 'e'::bytea, 1)");
+  // The retry's statement waits once it has written its rows, before it
+  // commits.
+  auto gate = durable_testing::StatementGate::Install(
+      db_->conninfo(), "tw_timer", "DELETE",
+      "WITH old AS (\n  DELETE FROM tw_timer",
+      durable_testing::StatementGate::When::kAfterWrite);
+  ASSERT_TRUE(gate.ok()) << gate.status();
+  auto admin = Admin();
+  ASSERT_NE(admin, nullptr);
+  absl::StatusOr<ActionResult> retried = absl::UnknownError("not run");
+  std::thread retry([&] { retried = admin->Retry("old-failure"); });
+  ASSERT_TRUE((*gate)->WaitBlocked(absl::Seconds(20)));
+  auto store = durable_internal::Store::Connect(db_->conninfo());
+  ASSERT_TRUE(store.ok()) << store.status();
+  absl::StatusOr<int64_t> deleted = absl::UnknownError("not run");
+  std::thread cleanup([&] {
+    durable_internal::SlotEpoch slot{0, 0};
+    deleted = (*store)->DeleteFinished({&slot, 1}, 1000, 100);
+  });
+  // The cleanup waits on the row the retry holds.
+  const bool cleanup_waits = WaitFor([&] {
+    return Query(
+               "SELECT count(*) FROM pg_stat_activity WHERE datname = "
+               "current_database() AND wait_event_type = 'Lock' AND "
+               "position('DELETE FROM tw_timer WHERE task_id IN' IN "
+               "query) > 0") == 1;
+  });
+  (*gate)->Release();
+  retry.join();
+  cleanup.join();
+  ASSERT_TRUE(cleanup_waits);
+  ASSERT_TRUE(retried.ok()) << retried.status();
+  EXPECT_EQ(retried->outcome, ActionOutcome::kDone);
+  ASSERT_TRUE(deleted.ok()) << deleted.status();
+  EXPECT_EQ(*deleted, 0);
+  auto shown = admin->Show("old-failure");
+  ASSERT_TRUE(shown.ok()) << shown.status();
+  EXPECT_EQ(shown->state, TaskState::kPending);
+  EXPECT_EQ(shown->attempt, 0);
+  EXPECT_EQ(shown->last_error, "e");
+  EXPECT_FALSE(shown->finished.has_value());
 }
 
 // Moved earlier: the wheel holds it at +20 min; it runs at the new time,

@@ -6,6 +6,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "tools/twctl/output.h"
+#include "tools/twctl/serve_twctl.h"
 
 namespace timingwheel {
 namespace twctl {
@@ -74,6 +75,7 @@ const std::vector<Command>& Commands() {
        "  --slot-count N   slots of a new store (default 1024); ignored for\n"
        "                   an existing one\n",
        &RunMigrate},
+      ServeCommand(),
       {"help",
        {{}, {}, 0, 1},
        "this text, or one command's",

@@ -1,0 +1,387 @@
+#!/usr/bin/env python3
+# Copyright 2026 The timingwheel Authors.
+"""The dashboard (`twctl serve`) in a real browser: headless Chromium.
+
+Starts the dashboard fixture (a scheduler with tasks in every state, on a
+fresh database of $TIMINGWHEEL_PG), then `twctl --db ... serve` on a free
+port, and:
+
+  * loads every page with `chromium --dump-dom` and checks what it shows
+    against the tables (read with psql): the counts by state, every task
+    row and its state, the slots and their owners, the failed tasks and
+    their errors; that a `<script>` in an id or an error is text, never an
+    element;
+  * saves a screenshot of every page into $TEST_UNDECLARED_OUTPUTS_DIR;
+  * through Chromium's remote debugging protocol (cdp.py, with a tiny
+    websocket client: python3's standard library has none), types the token
+    into the Retry form of a failed task (the one whose id is
+    `<script>...`), clicks Retry with a real mouse event, and waits until
+    the task's row shows SUCCESS (the scheduler ran it again), and the
+    table says so too;
+  * checks that a POST without the token is refused (403).
+
+Python 3 standard library only. Without chromium it fails, saying that
+`bash .ci/install-deps` installs it.
+"""
+
+import html.parser
+import os
+import re
+import select
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+import urllib.error
+import urllib.request
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import cdp  # noqa: E402  (beside this file, in the runfiles)
+
+TOKEN = "dash-token-0123456789"
+HOSTILE_ID = "<script>alert('id')</script>"
+STATES = ["PENDING", "SCHEDULED", "RUNNING", "SUCCESS", "FAILED"]
+CHROMIUM_FLAGS = [
+    "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic",
+    "--no-first-run", "--disable-background-networking",
+    "--disable-component-update", "--disable-sync",
+    "--disable-dev-shm-usage", "--window-size=1280,1400",
+]
+
+failures = []
+
+
+def check(condition, message):
+    if not condition:
+        failures.append(message)
+        print("FAIL: " + message, flush=True)
+    return condition
+
+
+def runfile(path):
+    """A data dependency's path in the runfiles tree (or the workspace)."""
+    for root in (os.environ.get("TEST_SRCDIR"), os.environ.get("RUNFILES_DIR")):
+        if root:
+            candidate = os.path.join(root, "timingwheel", path)
+            if os.path.exists(candidate):
+                return candidate
+    return path
+
+
+_line_buffers = {}
+
+
+def read_line(proc, prefix, timeout):
+    """Reads proc's stdout until a line starting with prefix (bounded).
+
+    Reads the pipe's descriptor directly (select() and a buffered reader do
+    not mix), keeping what follows the line for the next call.
+    """
+    deadline = time.time() + timeout
+    fd = proc.stdout.fileno()
+    buffer = _line_buffers.setdefault(fd, bytearray())
+    seen = []
+    while True:
+        while b"\n" in buffer:
+            line, _, rest = bytes(buffer).partition(b"\n")
+            buffer[:] = rest
+            line = line.decode("utf-8", "replace")
+            seen.append(line)
+            if line.startswith(prefix):
+                return line
+        remaining = deadline - time.time()
+        if remaining <= 0:
+            break
+        ready, _, _ = select.select([fd], [], [], min(remaining, 0.2))
+        if ready:
+            chunk = os.read(fd, 65536)
+            if not chunk:
+                break
+            buffer += chunk
+        elif proc.poll() is not None:
+            break
+    raise RuntimeError("no line %r from %s (saw %r)" % (prefix, proc.args[0], seen))
+
+
+def psql(conninfo, sql):
+    out = subprocess.run(["psql", conninfo, "-At", "-F", "\t", "-c", sql],
+                         check=True, capture_output=True, timeout=30).stdout
+    return [line.split("\t") for line in out.decode().splitlines() if line]
+
+
+class Dom(html.parser.HTMLParser):
+    """What a page shows: task rows (hex id -> state), counts, slot owners,
+    error cells, every element name, and the text."""
+
+    def __init__(self, text):
+        super().__init__(convert_charrefs=True)
+        self.rows = {}         # hex id -> state text
+        self.errors = {}       # hex id -> error text
+        self.counts = {}       # state -> count text
+        self.owners = {}       # slot -> owner text
+        self.tags = set()
+        self.text = []
+        self._row = None       # ("task", hex) / ("count", state) / ("slot", n)
+        self._cell = None
+        self._cell_tag = None
+        self._buffer = []
+        self.feed(text)
+
+    def handle_starttag(self, tag, attrs):
+        a = dict(attrs)
+        self.tags.add(tag)
+        if tag == "tr":
+            if "data-idx" in a:
+                self._row = ("task", a["data-idx"])
+            elif "data-state" in a:
+                self._row = ("count", a["data-state"])
+            elif "data-slot" in a:
+                self._row = ("slot", a["data-slot"])
+            else:
+                self._row = None
+        if tag in ("td", "span", "pre") and "class" in a and not self._cell:
+            self._cell = a["class"]
+            self._cell_tag = tag
+            self._buffer = []
+
+    def handle_endtag(self, tag):
+        if self._cell and tag == self._cell_tag and not self._row:
+            self._cell = None
+        if self._cell and tag == self._cell_tag and self._row:
+            value = "".join(self._buffer).strip()
+            kind, key = self._row
+            if kind == "task" and self._cell == "state":
+                self.rows[key] = value
+            elif kind == "task" and self._cell == "error":
+                self.errors[key] = value
+            elif kind == "count" and self._cell == "count":
+                self.counts[key] = value
+            elif kind == "slot" and self._cell == "owner":
+                self.owners[key] = value
+            self._cell = None
+        if tag == "tr":
+            self._row = None
+
+    def handle_data(self, data):
+        self.text.append(data)
+        if self._cell is not None:
+            self._buffer.append(data)
+
+
+class Browser:
+    """One headless Chromium for --dump-dom and --screenshot runs."""
+
+    def __init__(self, chromium, outputs):
+        self.chromium = chromium
+        self.outputs = outputs
+
+    def _run(self, extra, url):
+        profile = tempfile.mkdtemp(prefix="twctl-chromium-")
+        try:
+            return subprocess.run(
+                [self.chromium] + CHROMIUM_FLAGS +
+                ["--user-data-dir=" + profile] + extra + [url],
+                capture_output=True, timeout=60, check=False)
+        finally:
+            shutil.rmtree(profile, ignore_errors=True)
+
+    def dom(self, url):
+        result = self._run(["--dump-dom"], url)
+        if result.returncode != 0 or not result.stdout:
+            raise RuntimeError("chromium --dump-dom %s failed: %s" %
+                               (url, result.stderr.decode()[-2000:]))
+        return result.stdout.decode("utf-8", "replace")
+
+    def screenshot(self, url, name):
+        path = os.path.join(self.outputs, name + ".png")
+        self._run(["--screenshot=" + path], url)
+        check(os.path.exists(path) and os.path.getsize(path) > 0,
+              "screenshot of %s saved as %s" % (url, path))
+
+
+def table_states(conninfo):
+    return {row[0]: STATES[int(row[1])] for row in psql(
+        conninfo, "SELECT encode(task_id, 'hex'), state FROM tw_timer")}
+
+
+def main():
+    chromium = shutil.which("chromium") or (
+        "/usr/bin/chromium" if os.path.exists("/usr/bin/chromium") else None)
+    if not chromium:
+        print("dashboard_browser_test: chromium is not installed; "
+              "`bash .ci/install-deps` installs it (Debian's chromium and "
+              "chromium-driver)", file=sys.stderr)
+        return 1
+    if not shutil.which("psql"):
+        print("dashboard_browser_test: psql is missing (postgresql-client; "
+              "bash .ci/install-deps)", file=sys.stderr)
+        return 1
+    if not os.environ.get("TIMINGWHEEL_PG"):
+        print("dashboard_browser_test: TIMINGWHEEL_PG is not set: run it as "
+              "bash .ci/with-postgres bazel test --test_env=TIMINGWHEEL_PG "
+              "//tests/tools/twctl:dashboard_browser_test", file=sys.stderr)
+        return 1
+    outputs = os.environ.get("TEST_UNDECLARED_OUTPUTS_DIR") or tempfile.mkdtemp()
+    os.environ.setdefault("HOME", tempfile.mkdtemp())
+
+    fixture = subprocess.Popen([runfile("tests/tools/twctl/dashboard_fixture")],
+                               stdin=subprocess.PIPE, stdout=subprocess.PIPE)
+    serve = None
+    devtools = None
+    try:
+        conninfo = read_line(fixture, "CONNINFO ", 60)[len("CONNINFO "):]
+        read_line(fixture, "READY", 60)
+        serve = subprocess.Popen(
+            [runfile("tools/twctl/twctl"), "--db", conninfo, "serve",
+             "--listen", "127.0.0.1:0", "--token", TOKEN],
+            stdout=subprocess.PIPE)
+        line = read_line(serve, "twctl serve: listening on ", 30)
+        base = line.split("listening on ", 1)[1].split(" ", 1)[0].rstrip("/")
+        print("dashboard at " + base, flush=True)
+        browser = Browser(chromium, outputs)
+        hostile_hex = HOSTILE_ID.encode().hex()
+
+        # Overview: the counts are the table's.
+        states = table_states(conninfo)
+        dom = Dom(browser.dom(base + "/"))
+        for state in STATES:
+            want = sum(1 for s in states.values() if s == state)
+            check(dom.counts.get(state) == str(want),
+                  "overview count of %s: page %r, table %d" %
+                  (state, dom.counts.get(state), want))
+        check("svg" in dom.tags, "overview has its SVG charts")
+        # The due chart's bars add up to the unstarted tasks due within the
+        # hour (the fixture's are minutes away from either end).
+        page = browser.dom(base + "/")
+        chart = page.split('id="due-chart"', 1)[1].split("</svg>", 1)[0]
+        bars = [int(v) for v in re.findall(r'data-value="(\d+)"', chart)]
+        due_soon = int(psql(conninfo,
+                            "SELECT count(*) FROM tw_timer WHERE state < 2"
+                            " AND due_us >= tw_now_us()"
+                            " AND due_us < tw_now_us() + 3600000000")[0][0])
+        check(len(bars) == 60 and sum(bars) == due_soon,
+              "due chart: 60 bars summing to %d, got %r" % (due_soon, bars))
+        check(TOKEN not in page, "the token is never written into a page")
+        check("script" not in dom.tags, "overview has no script element")
+        browser.screenshot(base + "/", "overview")
+
+        # Every task, and each state's list, row by row.
+        dom = Dom(browser.dom(base + "/tasks"))
+        check(dom.rows == states, "tasks page %r == table %r" %
+              (dom.rows, states))
+        check("script" not in dom.tags, "tasks page has no script element")
+        check(HOSTILE_ID in "".join(dom.text),
+              "the hostile id is shown as text")
+        browser.screenshot(base + "/tasks", "tasks")
+        for state in STATES:
+            url = base + "/tasks?state=" + state
+            dom = Dom(browser.dom(url))
+            want = {k: v for k, v in states.items() if v == state}
+            check(dom.rows == want, "%s page %r == table %r" %
+                  (state, dom.rows, want))
+            browser.screenshot(url, "tasks-" + state.lower())
+        # Paging: one row per page, followed to the end.
+        seen = {}
+        url = base + "/tasks?limit=1"
+        for _ in range(len(states) + 1):
+            page = browser.dom(url)
+            dom = Dom(page)
+            seen.update(dom.rows)
+            marker = 'id="next" href="'
+            if marker not in page:
+                break
+            href = page.split(marker, 1)[1].split('"', 1)[0]
+            url = base + href.replace("&amp;", "&")
+        check(seen == states, "paging one row at a time shows every task")
+
+        # Slots and owners.
+        owners = {row[0]: row[1] for row in psql(
+            conninfo, "SELECT slot, coalesce(owner, '') FROM tw_slot_lease")}
+        dom = Dom(browser.dom(base + "/slots"))
+        check({k: v for k, v in dom.owners.items()} ==
+              {k: (v or "none") for k, v in owners.items()},
+              "slots page owners %r == table %r" % (dom.owners, owners))
+        browser.screenshot(base + "/slots", "slots")
+
+        # Failed tasks: their errors, escaped; one task's page.
+        errors = {row[0]: row[1] for row in psql(
+            conninfo, "SELECT encode(task_id, 'hex'), convert_from(last_error, 'UTF8')"
+            " FROM tw_timer"
+            " WHERE state = 4")}
+        dom = Dom(browser.dom(base + "/failed"))
+        check(dom.errors == errors, "failed page errors %r == table %r" %
+              (dom.errors, errors))
+        check("script" not in dom.tags, "failed page has no script element")
+        check("<script>alert('error')</script>" in "".join(dom.text),
+              "the hostile error is shown as text")
+        browser.screenshot(base + "/failed", "failed")
+        task_url = base + "/task?idx=" + hostile_hex
+        dom = Dom(browser.dom(task_url))
+        check(HOSTILE_ID in "".join(dom.text) and "script" not in dom.tags,
+              "the task page shows the hostile id as text")
+        browser.screenshot(task_url, "task")
+
+        # A POST without the token is refused, and changes nothing.
+        request = urllib.request.Request(
+            base + "/retry", data=("idx=" + hostile_hex).encode(),
+            method="POST")
+        try:
+            urllib.request.urlopen(request, timeout=10)
+            check(False, "retry without the token is refused")
+        except urllib.error.HTTPError as e:
+            check(e.code == 403, "retry without the token: 403, got %d" % e.code)
+        check(table_states(conninfo)[hostile_hex] == "FAILED",
+              "a refused retry changes nothing")
+
+        # Retry in the browser: type the token, click, see it run.
+        devtools = cdp.DevTools(chromium, CHROMIUM_FLAGS)
+        devtools.navigate(base + "/failed")
+        row = 'tr[data-idx="%s"]' % hostile_hex
+        devtools.type_into(row + ' input[name="token"]', TOKEN)
+        devtools.events.clear()
+        devtools.click(row + " button")
+        devtools.wait_event("Page.loadEventFired")
+        outcome = devtools.evaluate(
+            "document.querySelector('#outcome') &&"
+            " document.querySelector('#outcome').dataset.outcome")
+        check(outcome == "done", "the Retry click answered 'done', got %r" %
+              outcome)
+        deadline = time.time() + 30
+        shown = None
+        while time.time() < deadline:
+            devtools.navigate(base + "/tasks?state=SUCCESS")
+            shown = devtools.evaluate(
+                "(() => { const r = document.querySelector('%s td.state');"
+                " return r && r.textContent; })()" % row)
+            if shown == "SUCCESS":
+                break
+            time.sleep(0.2)
+        check(shown == "SUCCESS",
+              "after Retry the task's row shows SUCCESS, got %r" % shown)
+        check(table_states(conninfo).get(hostile_hex) == "SUCCESS",
+              "after Retry the table says SUCCESS")
+        browser.screenshot(base + "/tasks", "tasks-after-retry")
+    finally:
+        if devtools:
+            devtools.close()
+        if serve:
+            serve.terminate()
+            try:
+                serve.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                serve.kill()
+        fixture.stdin.close()
+        try:
+            fixture.wait(timeout=30)
+        except subprocess.TimeoutExpired:
+            fixture.kill()
+    if failures:
+        print("%d check(s) failed" % len(failures), file=sys.stderr)
+        return 1
+    print("dashboard_browser_test: all checks passed; screenshots in " + outputs)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,199 @@
+// Copyright 2026 The timingwheel Authors.
+//
+// twctl serve's pages and charts (tools/twctl/serve_pages.h,
+// serve_chart.h): what each shows, that user bytes (ids, errors, node ids)
+// are escaped everywhere, and that actions appear only when writable and
+// never carry the token. No database.
+
+#include "tools/twctl/serve_pages.h"
+
+#include <string>
+#include <vector>
+
+#include "gtest/gtest.h"
+#include "tools/twctl/serve_chart.h"
+#include "tools/twctl/serve_html.h"
+
+namespace timingwheel {
+namespace twctl {
+namespace {
+
+constexpr char kHostile[] = "<script>alert(1)</script>";
+
+bool Has(const std::string& html, const std::string& part) {
+  return html.find(part) != std::string::npos;
+}
+
+TaskDetail FailedTask() {
+  TaskDetail t;
+  t.id = std::string("id") + kHostile;
+  t.state = TaskState::kFailed;
+  t.attempt = 3;
+  t.due = absl::FromUnixSeconds(1764637323);
+  t.db_now = t.due + absl::Minutes(1);
+  t.last_error = std::string("boom ") + kHostile + " \"quoted\"";
+  t.finished = t.db_now;
+  t.slot_owner = std::string("node") + kHostile;
+  t.payload_bytes = 3;
+  t.payload_head = "<p>";
+  return t;
+}
+
+TEST(ServePagesTest, FailedPageEscapesIdsAndErrors) {
+  TaskPage page;
+  const std::string html = FailedPage({FailedTask()}, page, 50, true);
+  EXPECT_FALSE(Has(html, "<script>")) << html;
+  EXPECT_TRUE(Has(html, "id&lt;script&gt;alert(1)&lt;/script&gt;"));
+  EXPECT_TRUE(Has(
+      html, "boom &lt;script&gt;alert(1)&lt;/script&gt; &quot;quoted&quot;"));
+  // The row names the exact bytes in hex; the Retry form posts them.
+  const std::string hex = HexEncode(FailedTask().id);
+  EXPECT_TRUE(Has(html, "<tr data-idx=\"" + hex + "\">"));
+  EXPECT_TRUE(Has(html, "<form method=\"post\" action=\"/retry\""));
+  EXPECT_TRUE(Has(html, "name=\"idx\" value=\"" + hex + "\""));
+  EXPECT_TRUE(Has(html, "type=\"password\" name=\"token\""));
+  EXPECT_TRUE(Has(html, "<td class=\"state\">FAILED</td>"));
+}
+
+TEST(ServePagesTest, ReadOnlyPagesHaveNoForms) {
+  TaskPage page;
+  const std::string failed = FailedPage({FailedTask()}, page, 50, false);
+  EXPECT_FALSE(Has(failed, "<form"));
+  EXPECT_TRUE(Has(failed, "Read-only"));
+  EXPECT_FALSE(Has(TaskDetailPage(FailedTask(), false), "<form"));
+}
+
+TEST(ServePagesTest, TaskDetailShowsEverythingEscaped) {
+  const std::string html = TaskDetailPage(FailedTask(), true);
+  EXPECT_FALSE(Has(html, "<script>")) << html;
+  EXPECT_FALSE(Has(html, "<p>\n"));  // The payload head is text.
+  EXPECT_TRUE(Has(html, "&lt;p&gt;"));
+  EXPECT_TRUE(Has(html, "<span class=\"state\">FAILED</span>"));
+  EXPECT_TRUE(Has(html, "node&lt;script&gt;"));
+  EXPECT_TRUE(Has(html, "action=\"/retry\""));
+  EXPECT_FALSE(Has(html, "action=\"/cancel\""));
+  TaskDetail pending = FailedTask();
+  pending.state = TaskState::kPending;
+  const std::string pending_html = TaskDetailPage(pending, true);
+  EXPECT_TRUE(Has(pending_html, "action=\"/cancel\""));
+  EXPECT_FALSE(Has(pending_html, "action=\"/retry\""));
+}
+
+TEST(ServePagesTest, TasksPageRowsAndPaging) {
+  TaskPage page;
+  TaskSummary a;
+  a.id = kHostile;
+  a.state = TaskState::kScheduled;
+  a.attempt = 0;
+  a.slot = 7;
+  page.tasks.push_back(a);
+  page.more = true;
+  page.next_after = std::string("\0z", 2);
+  const std::string html = TasksPage(TaskState::kScheduled, page, 25);
+  EXPECT_FALSE(Has(html, "<script>"));
+  EXPECT_TRUE(Has(html, "<tr data-idx=\"" + HexEncode(kHostile) + "\">"));
+  EXPECT_TRUE(Has(html, "<td class=\"state\">SCHEDULED</td>"));
+  EXPECT_TRUE(Has(html, "<td class=\"slot\">7</td>"));
+  EXPECT_TRUE(Has(html,
+                  "href=\"/tasks?state=SCHEDULED&amp;afterx=007a&amp;"
+                  "limit=25\""))
+      << html;
+  page.more = false;
+  EXPECT_FALSE(Has(TasksPage(std::nullopt, page, 25), "id=\"next\""));
+}
+
+TEST(ServePagesTest, SlotsPageEscapesOwners) {
+  StoreStatus s;
+  AdminSlot slot;
+  slot.slot = 3;
+  slot.owner = kHostile;
+  slot.lease_valid = true;
+  s.slots.push_back(slot);
+  AdminNode node;
+  node.node_id = kHostile;
+  node.slots_held = 1;
+  s.nodes.push_back(node);
+  const std::string html = SlotsPage(s);
+  EXPECT_FALSE(Has(html, "<script>"));
+  EXPECT_TRUE(Has(html,
+                  "<tr data-slot=\"3\"><td>3</td><td class=\"owner\">"
+                  "&lt;script&gt;"));
+}
+
+TEST(ServePagesTest, OverviewCountsEveryState) {
+  StoreStatus s;
+  s.counts = {1, 2, 3, 4, 5};
+  s.next_due = absl::FromUnixSeconds(1764637323);
+  s.next_due_id = kHostile;
+  const std::string html = OverviewPage(s, DueHistogram({}, absl::Now()),
+                                        LatenessHistogram({}, absl::Now()));
+  EXPECT_FALSE(Has(html, "<script>"));
+  EXPECT_TRUE(Has(html,
+                  "<tr data-state=\"FAILED\"><th><a "
+                  "href=\"/tasks?state=FAILED\">FAILED</a></th><td "
+                  "class=\"count\">5</td></tr>"));
+  EXPECT_TRUE(Has(html, "<svg"));
+  EXPECT_TRUE(Has(html, "id=\"due-chart\""));
+  EXPECT_TRUE(Has(html, "id=\"lateness-chart\""));
+  // No script, and nothing fetched from elsewhere.
+  EXPECT_FALSE(Has(html, "<script"));
+  EXPECT_FALSE(Has(html, "http://"));
+  EXPECT_FALSE(Has(html, "https://"));
+}
+
+TEST(ServePagesTest, MessagesAreEscaped) {
+  EXPECT_FALSE(Has(MessagePage(kHostile, kHostile), "<script>"));
+  ActionResult r;
+  r.message = kHostile;
+  EXPECT_FALSE(Has(ActionPage("Retry", kHostile, r), "<script>"));
+  EXPECT_TRUE(Has(ActionPage("Retry", "x", r), "data-outcome=\"done\""));
+}
+
+TEST(ServeChartTest, DueHistogramBucketsPerMinute) {
+  const absl::Time now = absl::FromUnixSeconds(1000000);
+  BarChart c =
+      DueHistogram({now, now + absl::Seconds(59), now + absl::Minutes(1),
+                    now + absl::Minutes(59) + absl::Seconds(59),
+                    now + absl::Minutes(60), now - absl::Seconds(1)},
+                   now);
+  ASSERT_EQ(c.values.size(), 60u);
+  EXPECT_EQ(c.values[0], 2);
+  EXPECT_EQ(c.values[1], 1);
+  EXPECT_EQ(c.values[59], 1);
+  int64_t total = 0;
+  for (int64_t v : c.values) total += v;
+  EXPECT_EQ(total, 4);  // The hour's end and the past are not counted.
+}
+
+TEST(ServeChartTest, LatenessHistogramBuckets) {
+  const absl::Time now = absl::FromUnixSeconds(1000000);
+  BarChart c =
+      LatenessHistogram({now, now - absl::Seconds(5), now - absl::Seconds(10),
+                         now - absl::Minutes(5), now - absl::Minutes(30),
+                         now - absl::Hours(2), now + absl::Seconds(1)},
+                        now);
+  EXPECT_EQ(c.values, (std::vector<int64_t>{1, 1, 1, 1, 1, 1}));
+}
+
+TEST(ServeChartTest, SvgHasOneBarPerValueWithItsCount) {
+  BarChart c;
+  c.title = kHostile;
+  c.id = "c";
+  c.labels = {"a", "<b>"};
+  c.values = {3, 0};
+  const std::string svg = BarChartSvg(c);
+  EXPECT_FALSE(Has(svg, "<script>"));
+  EXPECT_FALSE(Has(svg, "<b>"));
+  EXPECT_TRUE(Has(svg, "data-label=\"a\" data-value=\"3\""));
+  EXPECT_TRUE(Has(svg, "data-label=\"&lt;b&gt;\" data-value=\"0\""));
+  size_t bars = 0;
+  for (size_t p = svg.find("<rect"); p != std::string::npos;
+       p = svg.find("<rect", p + 1)) {
+    ++bars;
+  }
+  EXPECT_EQ(bars, 2u);
+}
+
+}  // namespace
+}  // namespace twctl
+}  // namespace timingwheel

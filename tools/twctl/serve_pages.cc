@@ -1,0 +1,294 @@
+// Copyright 2026 The timingwheel Authors.
+
+#include "tools/twctl/serve_pages.h"
+
+#include "absl/strings/str_cat.h"
+#include "tools/twctl/serve_html.h"
+
+namespace timingwheel {
+namespace twctl {
+namespace {
+
+constexpr TaskState kStates[] = {TaskState::kPending, TaskState::kScheduled,
+                                 TaskState::kRunning, TaskState::kSuccess,
+                                 TaskState::kFailed};
+
+std::string StateName(TaskState state) { return TaskStateName(state); }
+
+std::string TaskLink(absl::string_view id) {
+  return absl::StrCat("<a href=\"/task?idx=", HexEncode(id), "\">",
+                      HtmlEscape(id), "</a>");
+}
+
+// A POST form for `action` on `id`, with the token field to fill in.
+std::string ActionForm(absl::string_view action, absl::string_view label,
+                       absl::string_view id) {
+  return absl::StrCat(
+      "<form method=\"post\" action=\"/", action, "\" class=\"action ", action,
+      "\"><input type=\"hidden\" name=\"idx\" value=\"", HexEncode(id),
+      "\"><input type=\"password\" name=\"token\" placeholder=\"token\" "
+      "autocomplete=\"off\" required aria-label=\"token\">"
+      "<button type=\"submit\">",
+      label, "</button></form>");
+}
+
+std::string TaskRow(const TaskSummary& t) {
+  return absl::StrCat(
+      "<tr data-idx=\"", HexEncode(t.id), "\"><td class=\"id\">",
+      TaskLink(t.id), "</td><td class=\"state\">", StateName(t.state),
+      "</td><td class=\"due\">", ShowTime(t.due), "</td><td class=\"attempt\">",
+      t.attempt, "</td><td class=\"slot\">", t.slot,
+      "</td><td class=\"payload\">", t.payload_bytes, " B</td></tr>\n");
+}
+
+std::string NextLink(const std::string& base, const TaskPage& page, int limit) {
+  if (!page.more) return "<p class=\"paging\">End of list.</p>\n";
+  return absl::StrCat("<p class=\"paging\"><a id=\"next\" href=\"", base,
+                      "afterx=", HexEncode(page.next_after),
+                      "&amp;limit=", limit, "\">Next page</a></p>\n");
+}
+
+std::string Row(absl::string_view key, absl::string_view value_html) {
+  return absl::StrCat("<tr><th>", key, "</th><td>", value_html, "</td></tr>\n");
+}
+
+}  // namespace
+
+const char kStylesheet[] = R"css(
+body { font: 14px/1.4 system-ui, sans-serif; margin: 0 1.5em 2em; color: #222; }
+nav { padding: .6em 0; border-bottom: 1px solid #ccc; margin-bottom: 1em; }
+nav a { margin-right: 1em; text-decoration: none; }
+nav a.active { font-weight: bold; }
+table { border-collapse: collapse; margin: .5em 0 1em; }
+th, td { border: 1px solid #ddd; padding: .2em .6em; text-align: left;
+         vertical-align: top; }
+td.state { font-family: monospace; }
+td.error, pre { white-space: pre-wrap; font-family: monospace;
+                max-width: 60em; overflow-wrap: anywhere; }
+form.action { display: inline; }
+form.action input { width: 8em; }
+.counts td { text-align: right; }
+.chart .bar { fill: #4a78b5; }
+.chart .chart-axis { stroke: #888; }
+.chart text { font-size: 11px; fill: #444; }
+.chart .chart-title { font-size: 13px; fill: #222; }
+.invalid { color: #b00; }
+.note { color: #666; }
+)css";
+
+std::string Layout(absl::string_view title, absl::string_view active,
+                   absl::string_view body) {
+  std::string nav;
+  const std::pair<const char*, const char*> links[] = {
+      {"/", "Overview"},
+      {"/slots", "Slots"},
+      {"/tasks", "Tasks"},
+      {"/failed", "Failed"},
+  };
+  for (const auto& [href, label] : links) {
+    absl::StrAppend(&nav, "<a href=\"", href, "\"",
+                    label == active ? " class=\"active\"" : "", ">", label,
+                    "</a>");
+  }
+  return absl::StrCat(
+      "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
+      "<title>",
+      HtmlEscape(title),
+      " - twctl</title>"
+      "<link rel=\"stylesheet\" href=\"/static/dashboard.css\"></head>\n"
+      "<body><nav>",
+      nav, "</nav>\n<h1>", HtmlEscape(title), "</h1>\n", body,
+      "</body></html>\n");
+}
+
+std::string OverviewPage(const StoreStatus& s, const BarChart& due,
+                         const BarChart& lateness) {
+  std::string body = absl::StrCat(
+      "<p>Database time ", ShowTime(s.db_now), "; schema v", s.schema_version,
+      ", ", s.slot_count, " slots, ", s.slots_unowned,
+      " without a valid lease.</p>\n<table class=\"counts\" id=\"counts\">"
+      "<tr><th>state</th><th>tasks</th></tr>\n");
+  for (TaskState state : kStates) {
+    absl::StrAppend(&body, "<tr data-state=\"", StateName(state),
+                    "\"><th><a href=\"/tasks?state=", StateName(state), "\">",
+                    StateName(state), "</a></th><td class=\"count\">",
+                    s.counts[static_cast<int>(state)], "</td></tr>\n");
+  }
+  body += "</table>\n<table>";
+  body +=
+      Row("next due", s.next_due ? absl::StrCat(ShowTime(*s.next_due), " (",
+                                                TaskLink(s.next_due_id), ")")
+                                 : "none");
+  body +=
+      Row("overdue, not started",
+          absl::StrCat(s.overdue,
+                       s.oldest_overdue_due
+                           ? absl::StrCat("; oldest due ",
+                                          ShowTime(*s.oldest_overdue_due), " (",
+                                          TaskLink(s.oldest_overdue_id), ")")
+                           : ""));
+  body += Row("nodes", absl::StrCat(s.nodes.size(),
+                                    " (<a href=\"/slots\">slots and "
+                                    "owners</a>)"));
+  body += "</table>\n<h2>Due times</h2>\n";
+  body += BarChartSvg(due);
+  body += "<h2>Lateness</h2>\n";
+  body += BarChartSvg(lateness);
+  body +=
+      "<p class=\"note\">Lateness here is how long PENDING and SCHEDULED "
+      "tasks have been due without starting; the schedulers' own lateness "
+      "(due to handler start) is the metric "
+      "timingwheel_durable_fire_lateness_seconds.</p>\n";
+  return Layout("Overview", "Overview", body);
+}
+
+std::string SlotsPage(const StoreStatus& s) {
+  std::string body =
+      "<h2>Nodes</h2>\n<table id=\"nodes\"><tr><th>node</th><th>last "
+      "heartbeat</th><th>ago</th><th>slots held</th></tr>\n";
+  for (const AdminNode& n : s.nodes) {
+    absl::StrAppend(&body, "<tr data-node=\"", HexEncode(n.node_id),
+                    "\"><td class=\"node\">", HtmlEscape(n.node_id),
+                    "</td><td>", ShowTime(n.heartbeat), "</td><td>",
+                    ShowDuration(n.since_heartbeat), "</td><td class=\"held\">",
+                    n.slots_held, "</td></tr>\n");
+  }
+  body +=
+      "</table>\n<h2>Slots</h2>\n<table id=\"slots\"><tr><th>slot</th>"
+      "<th>owner</th><th>epoch</th><th>lease until</th><th>valid</th>"
+      "<th>horizon</th></tr>\n";
+  for (const AdminSlot& slot : s.slots) {
+    absl::StrAppend(
+        &body, "<tr data-slot=\"", slot.slot, "\"><td>", slot.slot,
+        "</td><td class=\"owner\">",
+        slot.owner.empty() ? "<span class=\"note\">none</span>"
+                           : HtmlEscape(slot.owner),
+        "</td><td>", slot.epoch, "</td><td>", ShowTime(slot.lease_until),
+        "</td><td class=\"valid\">",
+        slot.lease_valid ? "yes" : "<span class=\"invalid\">no</span>",
+        "</td><td>", ShowDuration(slot.horizon), "</td></tr>\n");
+  }
+  body += "</table>\n";
+  return Layout("Slots and owners", "Slots", body);
+}
+
+std::string TasksPage(std::optional<TaskState> state, const TaskPage& page,
+                      int limit) {
+  std::string body = "<p>State: ";
+  absl::StrAppend(&body, state ? "<a href=\"/tasks\">all</a>" : "<b>all</b>");
+  for (TaskState s : kStates) {
+    if (state && *state == s) {
+      absl::StrAppend(&body, " | <b>", StateName(s), "</b>");
+    } else {
+      absl::StrAppend(&body, " | <a href=\"/tasks?state=", StateName(s), "\">",
+                      StateName(s), "</a>");
+    }
+  }
+  body +=
+      "</p>\n<table id=\"tasks\"><tr><th>id</th><th>state</th><th>due</th>"
+      "<th>attempts</th><th>slot</th><th>payload</th></tr>\n";
+  for (const TaskSummary& t : page.tasks) body += TaskRow(t);
+  body += "</table>\n";
+  const std::string base =
+      state ? absl::StrCat("/tasks?state=", StateName(*state), "&amp;")
+            : std::string("/tasks?");
+  body += NextLink(base, page, limit);
+  return Layout(state ? absl::StrCat(StateName(*state), " tasks") : "Tasks",
+                "Tasks", body);
+}
+
+std::string FailedPage(const std::vector<TaskDetail>& failed,
+                       const TaskPage& page, int limit, bool writable) {
+  std::string body =
+      writable ? "<p>Retry runs a task again from attempt 1, due now.</p>\n"
+               : "<p class=\"note\">Read-only: start <code>twctl serve</code> "
+                 "with <code>--token</code> to retry tasks.</p>\n";
+  body +=
+      "<table id=\"failed\"><tr><th>id</th><th>state</th><th>attempts</th>"
+      "<th>finished</th><th>last error</th><th></th></tr>\n";
+  for (const TaskDetail& t : failed) {
+    absl::StrAppend(
+        &body, "<tr data-idx=\"", HexEncode(t.id), "\"><td class=\"id\">",
+        TaskLink(t.id), "</td><td class=\"state\">", StateName(t.state),
+        "</td><td class=\"attempt\">", t.attempt, "</td><td>",
+        t.finished ? ShowTime(*t.finished) : "-", "</td><td class=\"error\">",
+        t.last_error ? HtmlEscape(*t.last_error) : "", "</td><td>",
+        writable && t.state == TaskState::kFailed
+            ? ActionForm("retry", "Retry", t.id)
+            : "",
+        "</td></tr>\n");
+  }
+  body += "</table>\n";
+  body += NextLink("/failed?", page, limit);
+  return Layout("Failed tasks", "Failed", body);
+}
+
+std::string TaskDetailPage(const TaskDetail& t, bool writable) {
+  std::string body = absl::StrCat(
+      "<table id=\"task\" data-idx=\"", HexEncode(t.id), "\">\n",
+      Row("id",
+          absl::StrCat("<span class=\"id\">", HtmlEscape(t.id), "</span>")),
+      Row("state", absl::StrCat("<span class=\"state\">", StateName(t.state),
+                                "</span>")),
+      Row("attempts", absl::StrCat(t.attempt)),
+      Row("due", absl::StrCat(ShowTime(t.due), " (",
+                              ShowDuration(t.due - t.db_now), " from now)")));
+  body += Row("finished", t.finished ? ShowTime(*t.finished) : "-");
+  body += Row("last error",
+              t.last_error ? absl::StrCat("<pre class=\"error\">",
+                                          HtmlEscape(*t.last_error), "</pre>")
+                           : "-");
+  body +=
+      Row("payload",
+          absl::StrCat(
+              t.payload_bytes, " bytes",
+              t.payload_bytes > 0
+                  ? absl::StrCat(
+                        "<pre class=\"payload\">", HtmlEscape(t.payload_head),
+                        t.payload_bytes >
+                                static_cast<int64_t>(t.payload_head.size())
+                            ? "..."
+                            : "",
+                        "</pre>")
+                  : ""));
+  body += Row("slot", absl::StrCat(t.slot));
+  body += Row("version, epoch", absl::StrCat(t.version, ", ", t.epoch));
+  body +=
+      Row("slot lease",
+          t.slot_owner.empty()
+              ? std::string("none")
+              : absl::StrCat(HtmlEscape(t.slot_owner), ", epoch ", t.slot_epoch,
+                             ", until ", ShowTime(t.slot_lease_until),
+                             t.slot_lease_valid ? "" : " (expired)"));
+  body += "</table>\n";
+  if (writable && t.state == TaskState::kFailed) {
+    body += ActionForm("retry", "Retry", t.id);
+  }
+  if (writable &&
+      (t.state == TaskState::kPending || t.state == TaskState::kScheduled)) {
+    body += ActionForm("cancel", "Cancel", t.id);
+  }
+  return Layout("Task", "", body);
+}
+
+std::string ActionPage(absl::string_view action, absl::string_view id,
+                       const ActionResult& r) {
+  const char* outcome = r.outcome == ActionOutcome::kDone       ? "done"
+                        : r.outcome == ActionOutcome::kNotFound ? "not found"
+                                                                : "refused";
+  std::string body = absl::StrCat(
+      "<p id=\"outcome\" data-outcome=\"", outcome, "\">", HtmlEscape(action),
+      " of ", TaskLink(id), ": ", outcome, ". ", HtmlEscape(r.message),
+      "</p>\n<p><a href=\"/failed\">Failed tasks</a> | <a href=\"/task?idx=",
+      HexEncode(id), "\">The task</a></p>\n");
+  return Layout(absl::StrCat(action, ": ", outcome), "", body);
+}
+
+std::string MessagePage(absl::string_view title, absl::string_view message) {
+  return Layout(
+      title, "",
+      absl::StrCat("<p id=\"message\">", HtmlEscape(message), "</p>\n"));
+}
+
+}  // namespace twctl
+}  // namespace timingwheel

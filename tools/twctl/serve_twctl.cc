@@ -1,0 +1,51 @@
+// Copyright 2026 The timingwheel Authors.
+
+#include "tools/twctl/serve_twctl.h"
+
+#include <string>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "tools/twctl/serve_command.h"
+
+namespace timingwheel {
+namespace twctl {
+
+Command ServeCommand() {
+  return {
+      "serve",
+      {{"listen", "token", "token-file", "page-size"}, {}, 0, 0},
+      "the web dashboard: slots, tasks, due times, failed tasks and Retry",
+      "twctl serve [--listen HOST:PORT] [--token T | --token-file F]\n"
+      "            [--page-size N]\n"
+      "  --listen HOST:PORT  where to listen (default 127.0.0.1:8080; port 0:\n"
+      "                      a free one, printed)\n"
+      "  --token T           unlocks Retry and Cancel (POST, the token typed\n"
+      "                      into the form or sent as X-Twctl-Token); without\n"
+      "                      it the dashboard is read-only\n"
+      "  --token-file F      the token from a file (kept out of `ps`)\n"
+      "  --page-size N       rows per page (default 50, at most 1000)\n"
+      "  Runs until SIGINT or SIGTERM.\n",
+      &RunServeCommand,
+  };
+}
+
+int RunServeCommand(Context& context) {
+  // Back to the flags' own form, parsed (and checked) in one place.
+  std::vector<std::string> flags;
+  for (const char* name : {"listen", "token", "token-file", "page-size"}) {
+    std::optional<std::string> value = context.args->Value(name);
+    if (value.has_value()) {
+      flags.push_back(std::string("--") + name);
+      flags.push_back(*value);
+    }
+  }
+  absl::StatusOr<ServeFlags> parsed = ParseServeFlags(flags);
+  if (!parsed.ok()) return Fail(context, parsed.status(), kExitUsage);
+  const int code =
+      RunDashboard(context.admin, *parsed, {}, *context.out, *context.err);
+  return code == 0 ? kExitOk : kExitCannotConnect;
+}
+
+}  // namespace twctl
+}  // namespace timingwheel

@@ -44,10 +44,11 @@
 //     there first, the write sees RUNNING and refuses; if the write got there
 //     first, the fire matches nothing (counted as `dropped`) and the task
 //     runs once, at its new time.
-// Tested by tests/durable/admin_store_test.cc
+// Tested by tests/durable/admin_writes_test.cc
 // (AdminStoreTest.RescheduleOfAScheduledTaskNeverFiresAtTheOldTime,
-// AdminStoreTest.RescheduleLaterNeverFiresEarly, and the other
-// AdminStoreTest cases named beside each member below).
+// AdminStoreTest.RescheduleLaterNeverFiresEarly, and the writes' other
+// cases) and tests/durable/admin_store_test.cc (the reads); each member
+// below names its test.
 //
 // Errors: a call returns a non-OK status only when it could not do its job
 // (`absl::UnavailableError` when the database cannot be reached, with the

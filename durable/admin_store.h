@@ -56,9 +56,11 @@
 // for bad input; `absl::FailedPreconditionError` when the database has no
 // timingwheel schema or one newer than this library knows). That a task is
 // missing or in the wrong state is an answer, not an error: see
-// `ActionResult`. A lost connection is re-established at the next call
-// (a read is retried once at once; a write is never retried: one whose
-// commit's reply was lost says that it may or may not have committed).
+// `ActionResult`. A lost connection is re-established: a read is retried
+// once at once, and so is a write whose connection was found lost before
+// its transaction began; a write lost after that is not retried (the
+// server rolled it back), and one whose commit's reply was lost says that
+// it may or may not have committed.
 // Test: AdminStoreTest.LostConnectionIsReestablished.
 //
 // Thread safety: every member is thread-safe; calls run one at a time on

@@ -77,12 +77,17 @@ WHERE l.slot = $1 AND $2 < tw_now_us() + l.horizon_us
 absl::StatusOr<ActionResult> AdminStore::Impl::RunWrite(Write write,
                                                         const std::string& id,
                                                         AdminDue due) {
-  absl::Status status = EnsureConnected();
+  // A connection found lost before the transaction began is re-established
+  // and tried once more: nothing of this write was sent yet.
+  absl::Status status;
+  for (int attempt = 0; attempt < 2; ++attempt) {
+    status = EnsureConnected();
+    if (!status.ok()) return status;
+    status = CheckSchema();
+    if (status.ok()) status = PgExec(conn_, "BEGIN").status();
+    if (!absl::IsUnavailable(status)) break;
+  }
   if (!status.ok()) return status;
-  status = CheckSchema();
-  if (!status.ok()) return status;
-  absl::Status begun = PgExec(conn_, "BEGIN").status();
-  if (!begun.ok()) return begun;
   absl::StatusOr<ActionResult> result = WriteInTransaction(write, id, due);
   if (!result.ok() || result->outcome != ActionOutcome::kDone) {
     (void)PgExec(conn_, "ROLLBACK");

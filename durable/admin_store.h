@@ -18,8 +18,8 @@
 // How the writes stay inside the scheduler's rules (store.h, DURABLE.md):
 //   * Every write is one short transaction that locks the task's row
 //     (`SELECT ... FOR UPDATE`), checks its state and changes it in one
-//     `UPDATE`/`DELETE`, taking a fresh `version` from `tw_version_seq` (a
-//     version never repeats for an id).
+//     statement, taking a fresh `version` from `tw_version_seq` (a version
+//     never repeats for an id).
 //   * `Cancel()` deletes a PENDING or SCHEDULED task, as
 //     `DurableScheduler::Cancel()` does. A RUNNING task cannot be cancelled
 //     (its handler runs); a finished one neither (nothing left to stop).
@@ -44,20 +44,24 @@
 //     there first, the write sees RUNNING and refuses; if the write got there
 //     first, the fire matches nothing (counted as `dropped`) and the task
 //     runs once, at its new time.
-// Tested by tests/durable/admin_store_test.cc
+// Tested by tests/durable/admin_writes_test.cc
 // (AdminStoreTest.RescheduleOfAScheduledTaskNeverFiresAtTheOldTime,
-// AdminStoreTest.RescheduleLaterNeverFiresEarly, and the other
-// AdminStoreTest cases named beside each member below).
+// AdminStoreTest.RescheduleLaterNeverFiresEarly, and the writes' other
+// cases) and tests/durable/admin_store_test.cc (the reads); each member
+// below names its test.
 //
 // Errors: a call returns a non-OK status only when it could not do its job
 // (`absl::UnavailableError` when the database cannot be reached, with the
 // host and database but never the password; `absl::InvalidArgumentError`
 // for bad input; `absl::FailedPreconditionError` when the database has no
-// timingwheel schema or one newer than this library knows). That a task is
-// missing or in the wrong state is an answer, not an error: see
-// `ActionResult`. A lost connection is re-established at the next call
-// (a read is retried once at once; a write is never retried: one whose
-// commit's reply was lost says that it may or may not have committed).
+// timingwheel schema, or one older (run `Migrate()`) or newer than this
+// library's). For a write, that the task is missing or in the wrong state
+// is an answer, not an error: see `ActionResult`; `Show()` of a missing
+// task is NotFound. A lost connection is re-established: a read is retried
+// once at once, and so is a write whose connection was found lost before
+// its transaction began; a write lost after that is not retried (the
+// server rolled it back), and one whose commit's reply was lost says that
+// it may or may not have committed.
 // Test: AdminStoreTest.LostConnectionIsReestablished.
 //
 // Thread safety: every member is thread-safe; calls run one at a time on

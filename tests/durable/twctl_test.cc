@@ -312,6 +312,46 @@ TEST_F(TwctlTest, MigrateDryRunChangesNothingAndNewerIsRefused) {
   }
 }
 
+// A version-1 store: the dry run shows the upgrade and changes nothing,
+// status refuses until it is migrated, migrate upgrades it in place.
+TEST_F(TwctlTest, MigrateUpgradesAVersionOneStore) {
+  ASSERT_TRUE(durable_testing::ExecSql(db_->conninfo(), R"sql(
+CREATE TABLE tw_meta (key text PRIMARY KEY, value bigint NOT NULL);
+CREATE FUNCTION tw_now_us() RETURNS bigint LANGUAGE sql VOLATILE AS
+  $$ SELECT (extract(epoch FROM clock_timestamp()) * 1000000)::bigint $$;
+CREATE TABLE tw_timer (
+  task_id bytea PRIMARY KEY, slot integer NOT NULL, due_us bigint NOT NULL,
+  state smallint NOT NULL, version bigint NOT NULL DEFAULT 0,
+  epoch bigint NOT NULL DEFAULT 0, attempt integer NOT NULL DEFAULT 0,
+  payload bytea NOT NULL, last_error bytea, finished_us bigint);
+CREATE TABLE tw_slot_lease (slot integer PRIMARY KEY, owner text,
+  epoch bigint NOT NULL DEFAULT 0, lease_until_us bigint NOT NULL DEFAULT 0);
+CREATE TABLE tw_node (node_id text PRIMARY KEY, heartbeat_us bigint NOT NULL);
+INSERT INTO tw_meta VALUES ('schema_version', 1), ('slot_count', 2);
+INSERT INTO tw_slot_lease (slot) SELECT generate_series(0, 1);
+INSERT INTO tw_timer (task_id, slot, due_us, state, version, payload)
+  VALUES ('kept'::bytea, 1, tw_now_us() + 3600000000, 0, 7, 'p'::bytea);
+)sql")
+                  .ok());
+  Ran refused = Db({"status"});
+  EXPECT_EQ(refused.code, 4) << Describe(refused);
+  EXPECT_NE(refused.err.find("version 1"), std::string::npos) << refused.err;
+  Ran plan = Db({"migrate", "--dry-run"});
+  ASSERT_EQ(plan.code, 0) << Describe(plan);
+  EXPECT_NE(plan.out.find("step 1 -> 2"), std::string::npos) << plan.out;
+  EXPECT_NE(plan.out.find("ADD COLUMN horizon_us"), std::string::npos);
+  EXPECT_EQ(Query("SELECT value FROM tw_meta WHERE key = 'schema_version'"), 1);
+  Ran migrated = Db({"migrate", "--json"});
+  ASSERT_EQ(migrated.code, 0) << Describe(migrated);
+  EXPECT_NE(migrated.out.find("\"from_version\":1,\"to_version\":2"),
+            std::string::npos)
+      << migrated.out;
+  Ran shown = Db({"show", "kept"});
+  ASSERT_EQ(shown.code, 0) << Describe(shown);
+  EXPECT_NE(shown.out.find("PENDING"), std::string::npos);
+  EXPECT_NE(shown.out.find("version     7"), std::string::npos) << shown.out;
+}
+
 TEST(TwctlConnectTest, UnreachableDatabaseNamesHostNeverThePassword) {
   const std::string keyword =
       "host=/nonexistent-twctl dbname=orders user=ops password=Sup3rSecret "

@@ -278,12 +278,17 @@ WHERE t.task_id = m.task_id AND t.version = m.version AND t.state = 2
   AND t.attempt < m.attempt
 )sql";
 
+// The outer conditions repeat the inner ones: a DELETE that waited on a row
+// lock re-checks only them on the row's new version, so a row that a
+// replacement or a retry turned back to PENDING meanwhile is kept
+// (ReplaceTest.AReplacementRacingTheCleanupKeepsTheTask).
 constexpr char kDeleteFinishedSql[] = R"sql(
 DELETE FROM tw_timer WHERE task_id IN (
   SELECT task_id FROM tw_timer
   WHERE slot = ANY($1::int4[]) AND state >= 3
     AND finished_us < tw_now_us() - $2
   LIMIT $3)
+  AND state >= 3 AND finished_us < tw_now_us() - $2
 )sql";
 
 bool IsConnectionError(const char* sqlstate) {

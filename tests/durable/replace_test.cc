@@ -10,6 +10,7 @@
 #include <atomic>
 #include <memory>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "absl/status/status.h"
@@ -18,6 +19,8 @@
 #include "absl/time/time.h"
 #include "durable/durable_client.h"
 #include "durable/durable_scheduler.h"
+#include "durable/store.h"
+#include "durable/testing/statement_gate.h"
 #include "gtest/gtest.h"
 #include "tests/durable/durable_test_fixture.h"
 #include "tests/durable/test_util.h"
@@ -242,6 +245,53 @@ TEST_F(ReplaceTest, ScheduleOfAnExistingIdIsAnIdempotentInsertOnly) {
       absl::IsAlreadyExists(scheduler->Schedule("t", absl::Hours(1), "other")));
   ScheduleRequest request = In("t", absl::Hours(1), "other");
   EXPECT_TRUE(absl::IsAlreadyExists(scheduler->ScheduleBatch({&request, 1})));
+}
+
+// The scheduler's cleanup of finished rows picks a finished task, then waits
+// on its row lock while a replacement turns it into a new PENDING task: the
+// cleanup must re-check the row and keep it.
+TEST_F(ReplaceTest, AReplacementRacingTheCleanupKeepsTheTask) {
+  DurableClientOptions client_options;
+  client_options.conninfo = db_->conninfo();
+  client_options.slot_count = 1;
+  auto client = DurableClient::Create(client_options);
+  ASSERT_TRUE(client.ok()) << client.status();
+  Exec(
+      "INSERT INTO tw_timer (task_id, slot, due_us, state, payload, "
+      "finished_us) VALUES ('t'::bytea, 0, 0, 3, 'p', 1)");
+  // The replacement waits after it wrote its row, before it commits.
+  auto gate = durable_testing::StatementGate::Install(
+      db_->conninfo(), "tw_timer", "UPDATE", "prior AS (",
+      durable_testing::StatementGate::When::kAfterWrite);
+  ASSERT_TRUE(gate.ok()) << gate.status();
+  absl::StatusOr<ScheduleOutcome> outcome = absl::UnknownError("not run");
+  std::thread replace([&] {
+    outcome = (*client)->ScheduleOrReplace(In("t", absl::Hours(1), "q"));
+  });
+  ASSERT_TRUE((*gate)->WaitBlocked(absl::Seconds(20)));
+  auto store = durable_internal::Store::Connect(db_->conninfo());
+  ASSERT_TRUE(store.ok()) << store.status();
+  absl::StatusOr<int64_t> deleted = absl::UnknownError("not run");
+  std::thread cleanup([&] {
+    durable_internal::SlotEpoch slot{0, 0};
+    deleted = (*store)->DeleteFinished({&slot, 1}, 1000, 100);
+  });
+  const bool cleanup_waits = WaitFor([&] {
+    return Query(
+               "SELECT count(*) FROM pg_stat_activity WHERE datname = "
+               "current_database() AND wait_event_type = 'Lock' AND "
+               "position('DELETE FROM tw_timer WHERE task_id IN' IN "
+               "query) > 0") == 1;
+  });
+  (*gate)->Release();
+  replace.join();
+  cleanup.join();
+  ASSERT_TRUE(cleanup_waits) << "the cleanup never waited on the row";
+  ASSERT_TRUE(outcome.ok()) << outcome.status();
+  EXPECT_EQ(*outcome, ScheduleOutcome::kScheduled);
+  ASSERT_TRUE(deleted.ok()) << deleted.status();
+  EXPECT_EQ(*deleted, 0) << "the cleanup deleted the new task";
+  EXPECT_EQ(StateOf("t"), 0);
 }
 
 }  // namespace

@@ -41,6 +41,17 @@ class ReplaceTest : public DurableFixture {
     return Query(absl::StrCat("SELECT due_us FROM tw_timer WHERE task_id = '",
                               id, "'::bytea"));
   }
+  // A producer with the default 30 s statement timeout: a replacement that
+  // waits on a held row outlasts the scheduler's own (a quarter of its 1 s
+  // lease).
+  std::unique_ptr<DurableClient> Client() {
+    DurableClientOptions options;
+    options.conninfo = db_->conninfo();
+    options.slot_count = 1;
+    auto client = DurableClient::Create(options);
+    EXPECT_TRUE(client.ok()) << client.status();
+    return client.ok() ? *std::move(client) : nullptr;
+  }
   static ScheduleRequest In(const std::string& id, absl::Duration delay,
                             const std::string& payload) {
     ScheduleRequest request;
@@ -245,6 +256,82 @@ TEST_F(ReplaceTest, ScheduleOfAnExistingIdIsAnIdempotentInsertOnly) {
       absl::IsAlreadyExists(scheduler->Schedule("t", absl::Hours(1), "other")));
   ScheduleRequest request = In("t", absl::Hours(1), "other");
   EXPECT_TRUE(absl::IsAlreadyExists(scheduler->ScheduleBatch({&request, 1})));
+}
+
+// The fire (SCHEDULED -> RUNNING) has written, not committed, when a
+// replacement comes: the replacement waits for the row, then finds it
+// running and leaves it alone. The handler runs once, as fired.
+TEST_F(ReplaceTest, AReplacementAfterTheFireFindsItRunning) {
+  auto scheduler = Start(Options("a"));
+  ASSERT_NE(scheduler, nullptr);
+  auto gate = durable_testing::StatementGate::Install(
+      db_->conninfo(), "tw_timer", "UPDATE", "SET state = 2, version",
+      durable_testing::StatementGate::When::kAfterWrite);
+  ASSERT_TRUE(gate.ok()) << gate.status();
+  ASSERT_TRUE(scheduler->Schedule("t", absl::Milliseconds(300), "old").ok());
+  ASSERT_TRUE((*gate)->WaitBlocked(absl::Seconds(20)));
+  auto client = Client();
+  ASSERT_NE(client, nullptr);
+  absl::StatusOr<ScheduleOutcome> outcome = absl::UnknownError("not run");
+  std::thread replace([&] {
+    outcome = client->ScheduleOrReplace(In("t", absl::Seconds(1), "new"));
+  });
+  // The replacement waits on the row the fire holds.
+  const bool waits = WaitFor([&] {
+    return Query(
+               "SELECT count(*) FROM pg_stat_activity WHERE datname = "
+               "current_database() AND wait_event_type = 'Lock' AND "
+               "position('prior AS (' IN query) > 0") == 1;
+  });
+  (*gate)->Release();
+  replace.join();
+  ASSERT_TRUE(waits) << "the replacement never waited on the fire's row";
+  ASSERT_TRUE(outcome.ok()) << outcome.status();
+  EXPECT_EQ(*outcome, ScheduleOutcome::kAlreadyRunning);
+  ASSERT_TRUE(Succeeded("t"));
+  std::vector<Recorder::Call> calls = recorder_.calls();
+  ASSERT_EQ(calls.size(), 1u);
+  EXPECT_EQ(calls[0].task.payload, "old");
+}
+
+// The replacement has written, not committed, when the task comes due: the
+// fire waits for the row, finds it PENDING and is refused; the owner claims
+// the task again and runs it once, at its new time, with its new payload.
+TEST_F(ReplaceTest, AFireAfterTheReplacementIsRefusedAndTheTaskRunsOnceAnew) {
+  auto scheduler = Start(Options("a"));
+  ASSERT_NE(scheduler, nullptr);
+  // The gate first: installing it takes a while, and the task must still
+  // wait in the wheel when the replacement comes.
+  auto gate = durable_testing::StatementGate::Install(
+      db_->conninfo(), "tw_timer", "UPDATE", "prior AS (",
+      durable_testing::StatementGate::When::kAfterWrite);
+  ASSERT_TRUE(gate.ok()) << gate.status();
+  ASSERT_TRUE(scheduler->Schedule("t", absl::Seconds(2), "old").ok());
+  ASSERT_TRUE(WaitFor([&] { return StateOf("t") == 1; }, absl::Seconds(10)));
+  auto client = Client();
+  ASSERT_NE(client, nullptr);
+  absl::StatusOr<ScheduleOutcome> outcome = absl::UnknownError("not run");
+  std::thread replace([&] {
+    outcome = client->ScheduleOrReplace(In("t", absl::Seconds(4), "new"));
+  });
+  ASSERT_TRUE((*gate)->WaitBlocked(absl::Seconds(20)));
+  // The old due time passes; the fire waits on the row the replacement holds.
+  const bool fire_waits = WaitFor([&] {
+    return Query(
+               "SELECT count(*) FROM pg_stat_activity WHERE datname = "
+               "current_database() AND wait_event_type = 'Lock' AND "
+               "position('SET state = 2, version' IN query) > 0") == 1;
+  });
+  (*gate)->Release();
+  replace.join();
+  ASSERT_TRUE(fire_waits) << "the fire never waited on the replaced row";
+  ASSERT_TRUE(outcome.ok()) << outcome.status();
+  EXPECT_EQ(*outcome, ScheduleOutcome::kReplaced);
+  ASSERT_TRUE(Succeeded("t"));
+  std::vector<Recorder::Call> calls = recorder_.calls();
+  ASSERT_EQ(calls.size(), 1u) << "ran at the old time and the new one";
+  EXPECT_EQ(calls[0].task.payload, "new");
+  EXPECT_GE(calls[0].at, calls[0].task.due);
 }
 
 // The scheduler's cleanup of finished rows picks a finished task, then waits

@@ -91,6 +91,9 @@ absl::Status CheckOptions(const DurableOptions& o) {
     return absl::InvalidArgumentError(
         "retry: max_attempts >= 1, multiplier finite and >= 1");
   }
+  if (!(o.retry.jitter >= 0.0 && o.retry.jitter <= 1.0)) {
+    return absl::InvalidArgumentError("retry.jitter must be in [0, 1]");
+  }
   if (o.max_in_flight < 1) {
     return absl::InvalidArgumentError("max_in_flight must be at least 1");
   }

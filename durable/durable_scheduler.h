@@ -144,6 +144,7 @@
 #include "absl/time/time.h"
 #include "absl/types/span.h"
 #include "durable/client_core.h"
+#include "durable/handler_outcome.h"  // IWYU pragma: export
 #include "durable/slot_leases.h"
 #include "durable/store.h"
 #include "durable/task.h"
@@ -160,9 +161,12 @@ struct SchedulerHistograms;
 // DurableHandler
 //
 // Runs one attempt of a task. Returning a non-OK status, or throwing, fails
-// the attempt (retried per `RetryPolicy`). Called on the scheduler's
-// executor, at most `max_in_flight` at a time, concurrently for different
-// tasks.
+// the attempt (retried per `RetryPolicy`). It may instead return
+// `Snooze(d)` (again after d, the attempt not counted), `Discard(reason)`
+// (FAILED at once) or `RetryAfter(d, reason)` (a failed attempt retried
+// after d): see handler_outcome.h (tests: HandlerOutcomeTest.*). Called on
+// the scheduler's executor, at most `max_in_flight` at a time,
+// concurrently for different tasks.
 using DurableHandler = std::function<absl::Status(const DurableTask&)>;
 
 // DurableOptions

@@ -5,8 +5,10 @@
 #include <algorithm>
 #include <cmath>
 #include <exception>
+#include <random>
 
 #include "absl/strings/str_cat.h"
+#include "durable/handler_outcome.h"
 
 namespace timingwheel {
 namespace durable_internal {
@@ -30,6 +32,14 @@ absl::Duration BackoffFor(const RetryPolicy& policy, int attempt) {
   return std::min(std::max(backoff, absl::ZeroDuration()), policy.max_backoff);
 }
 
+absl::Duration Jittered(absl::Duration backoff, double jitter) {
+  if (!(jitter > 0.0)) return backoff;
+  thread_local std::mt19937_64 random(std::random_device{}());
+  std::uniform_real_distribution<double> factor(1.0 - std::min(jitter, 1.0),
+                                                1.0 + std::min(jitter, 1.0));
+  return backoff * factor(random);
+}
+
 Completion MakeCompletion(const Started& started, const absl::Status& result,
                           const RetryPolicy& policy) {
   Completion c;
@@ -37,9 +47,25 @@ Completion MakeCompletion(const Started& started, const absl::Status& result,
   c.version = started.version;
   c.attempt = started.task.attempt;
   c.slot = started.slot;
-  if (result.ok()) {
-    c.outcome = Outcome::kSuccess;
-    return c;
+  const HandlerVerdict verdict = ReadVerdict(result);
+  const auto micros_up = [](absl::Duration d) {
+    return absl::ToInt64Microseconds(d + absl::Nanoseconds(999));
+  };
+  switch (verdict.kind) {
+    case HandlerVerdict::kOk:
+      c.outcome = Outcome::kSuccess;
+      return c;
+    case HandlerVerdict::kSnooze:
+      c.outcome = Outcome::kSnooze;
+      c.backoff_us = micros_up(verdict.delay);
+      return c;
+    case HandlerVerdict::kDiscard:
+      c.error = result.ToString();
+      c.outcome = Outcome::kFailed;
+      return c;
+    case HandlerVerdict::kFailure:
+    case HandlerVerdict::kRetryAfter:
+      break;
   }
   c.error = result.ToString();
   if (started.task.attempt >= policy.max_attempts) {
@@ -47,8 +73,10 @@ Completion MakeCompletion(const Started& started, const absl::Status& result,
     return c;
   }
   c.outcome = Outcome::kRetry;
-  c.backoff_us = absl::ToInt64Microseconds(
-      BackoffFor(policy, started.task.attempt) + absl::Nanoseconds(999));
+  c.backoff_us = micros_up(
+      verdict.kind == HandlerVerdict::kRetryAfter
+          ? verdict.delay
+          : Jittered(BackoffFor(policy, started.task.attempt), policy.jitter));
   return c;
 }
 

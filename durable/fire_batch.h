@@ -35,9 +35,17 @@ absl::Status RunHandler(
 // The delay before retrying after failed attempt number `attempt` (>= 1).
 absl::Duration BackoffFor(const RetryPolicy& policy, int attempt);
 
+// Jittered()
+//
+// `backoff` times a random factor in [1 - jitter, 1 + jitter] (jitter
+// clamped to [0, 1]; 0 or less: unchanged). Thread-safe.
+absl::Duration Jittered(absl::Duration backoff, double jitter);
+
 // MakeCompletion()
 //
-// The completion of attempt `started` that ended with `result`.
+// The completion of attempt `started` that ended with `result`: success,
+// a retry after the policy's (jittered) backoff, FAILED after the last
+// attempt, or what a handler outcome (handler_outcome.h) asks for.
 Completion MakeCompletion(const Started& started, const absl::Status& result,
                           const RetryPolicy& policy);
 

@@ -245,6 +245,8 @@ FROM early
 )sql";
 
 // Outcomes of a batch: compare-and-set on RUNNING and the attempt's version.
+// Outcome 3 (snooze) is due again like a retry, keeps the last error, and
+// uncounts its attempt (the start mark may have counted it).
 // The batch (`unnest` WITH ORDINALITY) drives a nested loop over the
 // primary key: one probe per completion, whatever the statistics say.
 // Retries are due `n.now` + backoff; the last column is a later reading of
@@ -254,11 +256,13 @@ WITH n AS (SELECT tw_now_us() AS now)
 UPDATE tw_timer t
 SET state = CASE c.outcome WHEN 0 THEN 3 WHEN 2 THEN 4
                  ELSE CASE WHEN c.backoff_us < $6 THEN 1 ELSE 0 END END,
-    due_us = CASE WHEN c.outcome = 1 THEN n.now + c.backoff_us
+    due_us = CASE WHEN c.outcome IN (1, 3) THEN n.now + c.backoff_us
                   ELSE t.due_us END,
-    finished_us = CASE WHEN c.outcome = 1 THEN NULL ELSE n.now END,
-    last_error = CASE WHEN c.outcome = 0 THEN t.last_error ELSE c.error END,
-    attempt = greatest(t.attempt, c.attempt),
+    finished_us = CASE WHEN c.outcome IN (1, 3) THEN NULL ELSE n.now END,
+    last_error = CASE WHEN c.outcome IN (0, 3) THEN t.last_error
+                      ELSE c.error END,
+    attempt = CASE WHEN c.outcome = 3 THEN least(t.attempt, c.attempt - 1)
+                   ELSE greatest(t.attempt, c.attempt) END,
     version = nextval('tw_version_seq')
 FROM unnest($1::bytea[], $2::int8[], $3::int2[], $4::int8[], $5::bytea[],
             $7::int4[]) WITH ORDINALITY

@@ -184,7 +184,13 @@ struct StartMark {
 };
 
 // How an attempt ended.
-enum class Outcome : int16_t { kSuccess = 0, kRetry = 1, kFailed = 2 };
+// kSnooze: run again after `backoff_us`, this attempt not counted.
+enum class Outcome : int16_t {
+  kSuccess = 0,
+  kRetry = 1,
+  kFailed = 2,
+  kSnooze = 3,
+};
 
 struct Completion {
   std::string id;
@@ -192,7 +198,7 @@ struct Completion {
   int attempt = 0;  // The attempt that ran (counted as started).
   int slot = 0;     // The task's slot (not written: the process's books).
   Outcome outcome = Outcome::kSuccess;
-  int64_t backoff_us = 0;  // For kRetry: the retry is due this much later.
+  int64_t backoff_us = 0;  // kRetry, kSnooze: due again this much later.
   std::string error;       // For kRetry and kFailed.
 };
 

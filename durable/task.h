@@ -126,6 +126,10 @@ struct RetryPolicy {
   absl::Duration initial_backoff = absl::Seconds(1);
   double multiplier = 2.0;  // At least 1.
   absl::Duration max_backoff = absl::Minutes(10);
+  // In [0, 1]: each backoff (after the cap) is multiplied by a random
+  // factor in [1 - jitter, 1 + jitter], so that tasks that failed together
+  // do not retry together. 0: none.
+  double jitter = 0.0;
 };
 
 }  // namespace timingwheel

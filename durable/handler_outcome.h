@@ -1,0 +1,59 @@
+// Copyright 2026 The timingwheel Authors.
+//
+// handler_outcome.h
+// -----------------------------------------------------------------------------
+//
+// What a durable handler may return besides OK (done) and an error (a failed
+// attempt, retried by the `RetryPolicy` until its attempts are used up):
+//
+//   * `Snooze(d)`: run the task again `d` from now; this attempt does not
+//     count (the next one has the same number). For "not yet" (a resource
+//     busy, a rate limit), without spending the retry budget.
+//   * `Discard(reason)`: a permanent failure: the task is FAILED at once
+//     with `reason`, no more attempts (bad input that no retry will fix).
+//   * `RetryAfter(d, reason)`: a failed attempt retried `d` from now
+//     instead of after the policy's backoff (a server said "retry after");
+//     FAILED if it was the last allowed attempt.
+//
+// Each is an `absl::Status` that is not OK (Unavailable, FailedPrecondition,
+// Unavailable: the code is for logs) and carries a payload that says what
+// to do; any other error is an ordinary failure. Tests: HandlerOutcomeTest.*.
+//
+// Example:
+//   options.handler = [](const timingwheel::DurableTask& task) {
+//     if (!Parse(task.payload)) return timingwheel::Discard("bad payload");
+//     if (RateLimited()) return timingwheel::Snooze(absl::Seconds(30));
+//     return Send(task.payload);
+//   };
+
+#ifndef TIMINGWHEEL_DURABLE_HANDLER_OUTCOME_H_
+#define TIMINGWHEEL_DURABLE_HANDLER_OUTCOME_H_
+
+#include "absl/status/status.h"
+#include "absl/strings/string_view.h"
+#include "absl/time/time.h"
+
+namespace timingwheel {
+
+absl::Status Snooze(absl::Duration delay);
+absl::Status Discard(absl::string_view reason);
+absl::Status RetryAfter(absl::Duration delay, absl::string_view reason);
+
+namespace durable_internal {
+
+// What a handler's status asks for.
+struct HandlerVerdict {
+  enum Kind { kOk, kFailure, kSnooze, kDiscard, kRetryAfter } kind = kOk;
+  absl::Duration delay;  // kSnooze, kRetryAfter; never negative.
+};
+
+// ReadVerdict()
+//
+// The verdict `status` carries (kOk for OK, kFailure for an error without
+// one of the payloads above).
+HandlerVerdict ReadVerdict(const absl::Status& status);
+
+}  // namespace durable_internal
+}  // namespace timingwheel
+
+#endif  // TIMINGWHEEL_DURABLE_HANDLER_OUTCOME_H_

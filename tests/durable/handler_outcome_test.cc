@@ -1,0 +1,154 @@
+// Copyright 2026 The timingwheel Authors.
+//
+// What a handler may return besides OK and an error (handler_outcome.h):
+// Snooze (again later, the attempt not counted), Discard (FAILED at once),
+// RetryAfter (a failed attempt retried after the handler's delay), and the
+// retry policy's jitter. The verdicts and the jitter are checked as pure
+// functions, then end to end on a real PostgreSQL (bash .ci/test starts
+// one).
+
+#include "durable/handler_outcome.h"
+
+#include <atomic>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "absl/strings/str_cat.h"
+#include "absl/time/time.h"
+#include "durable/durable_scheduler.h"
+#include "durable/fire_batch.h"
+#include "gtest/gtest.h"
+#include "tests/durable/durable_test_fixture.h"
+#include "tests/durable/test_util.h"
+
+namespace timingwheel {
+namespace durable_test {
+namespace {
+
+using durable_internal::HandlerVerdict;
+using durable_internal::ReadVerdict;
+
+TEST(HandlerVerdictTest, EachOutcomeReadsBackAndPlainErrorsAreFailures) {
+  EXPECT_EQ(ReadVerdict(absl::OkStatus()).kind, HandlerVerdict::kOk);
+  EXPECT_EQ(ReadVerdict(absl::InternalError("x")).kind,
+            HandlerVerdict::kFailure);
+  HandlerVerdict snooze = ReadVerdict(Snooze(absl::Seconds(3)));
+  EXPECT_EQ(snooze.kind, HandlerVerdict::kSnooze);
+  EXPECT_EQ(snooze.delay, absl::Seconds(3));
+  EXPECT_EQ(ReadVerdict(Discard("bad")).kind, HandlerVerdict::kDiscard);
+  EXPECT_EQ(Discard("bad").message(), "bad");
+  HandlerVerdict retry = ReadVerdict(RetryAfter(absl::Milliseconds(7), "429"));
+  EXPECT_EQ(retry.kind, HandlerVerdict::kRetryAfter);
+  EXPECT_EQ(retry.delay, absl::Milliseconds(7));
+  // A negative delay is now.
+  EXPECT_EQ(ReadVerdict(Snooze(-absl::Seconds(1))).delay, absl::ZeroDuration());
+  EXPECT_FALSE(Snooze(absl::Seconds(1)).ok());
+}
+
+TEST(HandlerVerdictTest, JitterStaysWithinItsBoundsAndVaries) {
+  EXPECT_EQ(durable_internal::Jittered(absl::Seconds(10), 0.0),
+            absl::Seconds(10));
+  std::set<int64_t> seen;
+  for (int i = 0; i < 200; ++i) {
+    const absl::Duration d = durable_internal::Jittered(absl::Seconds(10), 0.2);
+    EXPECT_GE(d, absl::Seconds(8));
+    EXPECT_LE(d, absl::Seconds(12));
+    seen.insert(absl::ToInt64Microseconds(d));
+  }
+  EXPECT_GT(seen.size(), 100u);
+}
+
+class HandlerOutcomeTest : public DurableFixture {
+ protected:
+  int64_t Attempt(const std::string& id) {
+    return Query(absl::StrCat("SELECT attempt FROM tw_timer WHERE task_id = '",
+                              id, "'::bytea"));
+  }
+  bool InState(const std::string& id, int state) {
+    return WaitFor([&] {
+      return Count(absl::StrCat("task_id = '", id,
+                                "'::bytea AND state = ", state)) == 1;
+    });
+  }
+};
+
+TEST_F(HandlerOutcomeTest, SnoozeRunsAgainLaterWithoutSpendingAnAttempt) {
+  std::atomic<int> calls{0};
+  recorder_.SetResult([&](const DurableTask&) {
+    return ++calls <= 3 ? Snooze(absl::Milliseconds(200)) : absl::OkStatus();
+  });
+  DurableOptions options = Options("a");
+  options.retry.max_attempts = 1;  // A counted failure would end it.
+  auto scheduler = Start(options);
+  ASSERT_NE(scheduler, nullptr);
+  ASSERT_TRUE(scheduler->Schedule("t", absl::Milliseconds(50), "p").ok());
+  ASSERT_TRUE(Succeeded("t"));
+  std::vector<Recorder::Call> runs = recorder_.calls();
+  ASSERT_EQ(runs.size(), 4u);
+  for (size_t i = 0; i < runs.size(); ++i) {
+    EXPECT_EQ(runs[i].task.attempt, 1) << "run " << i;
+    if (i > 0) {
+      EXPECT_GE(runs[i].task.due, runs[i - 1].at + absl::Milliseconds(200))
+          << "snoozed less than asked";
+      EXPECT_GE(runs[i].at, runs[i].task.due);
+    }
+  }
+  EXPECT_EQ(Attempt("t"), 1);
+}
+
+TEST_F(HandlerOutcomeTest, DiscardFailsAtOnce) {
+  recorder_.SetResult(
+      [](const DurableTask&) { return Discard("unparsable payload"); });
+  DurableOptions options = Options("a");
+  options.retry.max_attempts = 5;
+  auto scheduler = Start(options);
+  ASSERT_NE(scheduler, nullptr);
+  ASSERT_TRUE(scheduler->Schedule("t", absl::Milliseconds(50), "p").ok());
+  ASSERT_TRUE(InState("t", 4));
+  EXPECT_EQ(recorder_.size(), 1u);
+  auto info = scheduler->Get("t");
+  ASSERT_TRUE(info.ok()) << info.status();
+  EXPECT_NE(info->last_error.find("unparsable payload"), std::string::npos)
+      << info->last_error;
+  EXPECT_EQ(info->attempt, 1);
+}
+
+TEST_F(HandlerOutcomeTest, RetryAfterUsesTheHandlersDelayAndCounts) {
+  recorder_.SetResult([](const DurableTask&) {
+    return RetryAfter(absl::Milliseconds(300), "server busy");
+  });
+  DurableOptions options = Options("a");
+  options.retry.max_attempts = 3;
+  options.retry.initial_backoff = absl::Hours(1);  // Never this long.
+  options.retry.max_backoff = absl::Hours(1);
+  auto scheduler = Start(options);
+  ASSERT_NE(scheduler, nullptr);
+  ASSERT_TRUE(scheduler->Schedule("t", absl::Milliseconds(50), "p").ok());
+  ASSERT_TRUE(InState("t", 4));  // FAILED after the third attempt.
+  std::vector<Recorder::Call> runs = recorder_.calls();
+  ASSERT_EQ(runs.size(), 3u);
+  for (size_t i = 0; i < runs.size(); ++i) {
+    EXPECT_EQ(runs[i].task.attempt, static_cast<int>(i) + 1);
+    if (i > 0) {
+      EXPECT_GE(runs[i].task.due, runs[i - 1].at + absl::Milliseconds(300));
+    }
+  }
+  auto info = scheduler->Get("t");
+  ASSERT_TRUE(info.ok()) << info.status();
+  EXPECT_NE(info->last_error.find("server busy"), std::string::npos);
+}
+
+TEST_F(HandlerOutcomeTest, AJitterOutsideZeroToOneIsRefused) {
+  for (double jitter : {-0.1, 1.5}) {
+    DurableOptions options = Options("a");
+    options.retry.jitter = jitter;
+    auto scheduler = DurableScheduler::Create(options);
+    EXPECT_TRUE(absl::IsInvalidArgument(scheduler.status())) << jitter;
+  }
+}
+
+}  // namespace
+}  // namespace durable_test
+}  // namespace timingwheel

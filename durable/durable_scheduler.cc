@@ -101,6 +101,11 @@ absl::Status CheckOptions(const DurableOptions& o) {
     return absl::InvalidArgumentError(
         "node_id: at most 200 bytes of text without NUL");
   }
+  if (o.attempt_timeout < absl::ZeroDuration() ||
+      o.attempt_timeout == absl::InfiniteDuration()) {
+    return absl::InvalidArgumentError(
+        "attempt_timeout must be finite and >= 0 (zero: none)");
+  }
   if (o.statement_timeout < absl::ZeroDuration() ||
       o.statement_timeout > o.lease_ttl / 4) {
     return absl::InvalidArgumentError(
@@ -590,6 +595,19 @@ void DurableScheduler::RunAttemptVia(std::shared_ptr<AttemptLink> link,
   // uncounted, and the slot's next owner runs it under the same number.
   if (self == nullptr) return;
   const bool run = self->BeginAttempt(started);
+  TimerHandle stop_timer;
+  const absl::Duration timeout = self->options_.attempt_timeout;
+  if (run && timeout > absl::ZeroDuration()) {
+    // Raised by the scheduler's own wheel at the deadline.
+    started.task.stop_flag = std::make_shared<std::atomic<bool>>(false);
+    started.task.deadline = absl::Now() + timeout;
+    stop_timer = self->timer_
+                     ->Schedule(timeout,
+                                [flag = started.task.stop_flag] {
+                                  flag->store(true, std::memory_order_release);
+                                })
+                     .value_or(TimerHandle());
+  }
   link->Leave();
   if (!run) return;
   tls_handler_of = self;
@@ -599,6 +617,12 @@ void DurableScheduler::RunAttemptVia(std::shared_ptr<AttemptLink> link,
   const std::chrono::duration<double> handler_took =
       SteadyClock::now() - handler_began;
   tls_handler_of = nullptr;
+  stop_timer.Cancel();
+  if (!result.ok() && absl::Now() > started.task.deadline) {
+    result = absl::DeadlineExceededError(
+        absl::StrCat("attempt timed out after ", absl::FormatDuration(timeout),
+                     ": ", result.ToString()));
+  }
   durable_internal::FaultPoint("handler.returned");
   Completion completion =
       durable_internal::MakeCompletion(started, result, link->retry);

@@ -226,6 +226,16 @@ struct DurableOptions {
   // Zero: a quarter of `lease_ttl`. At most a quarter of `lease_ttl`. A
   // horizon load that times out is retried with half as many rows.
   absl::Duration statement_timeout = absl::ZeroDuration();
+
+  // How long one attempt's handler may run. At the deadline the handler is
+  // asked to stop (`DurableTask::stop_requested()` turns true; the deadline
+  // is `DurableTask::deadline`); a handler that then returns anything but
+  // OK has its attempt recorded as timed out (DeadlineExceeded, retried per
+  // `retry`), one that returns OK succeeded. A handler is never killed:
+  // one that ignores the request keeps its thread and its slot until it
+  // returns. Zero: no timeout. Test:
+  // HandlerOutcomeTest.AnAttemptPastItsTimeoutIsAskedToStop.
+  absl::Duration attempt_timeout = absl::ZeroDuration();
 };
 
 // DurableMetrics

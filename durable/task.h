@@ -15,7 +15,9 @@
 #ifndef TIMINGWHEEL_DURABLE_TASK_H_
 #define TIMINGWHEEL_DURABLE_TASK_H_
 
+#include <atomic>
 #include <cstdint>
+#include <memory>
 #include <string>
 
 #include "absl/time/time.h"
@@ -52,6 +54,17 @@ struct DurableTask {
   std::string payload;  // Bytes, as scheduled.
   int attempt = 0;      // 1 for the first run, 2 for the first retry, ...
   absl::Time due;       // When this attempt was due (database clock).
+  // The attempt's deadline (process clock), `absl::InfiniteFuture()`
+  // without `DurableOptions::attempt_timeout`.
+  absl::Time deadline = absl::InfiniteFuture();
+
+  // Whether the scheduler asks the handler to stop (its deadline passed):
+  // a long handler should check it and return. Thread-safe.
+  bool stop_requested() const {
+    return stop_flag != nullptr && stop_flag->load(std::memory_order_acquire);
+  }
+  // Set by the scheduler (shared with the timer that raises it).
+  std::shared_ptr<std::atomic<bool>> stop_flag;
 };
 
 // TaskInfo

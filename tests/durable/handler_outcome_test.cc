@@ -140,6 +140,40 @@ TEST_F(HandlerOutcomeTest, RetryAfterUsesTheHandlersDelayAndCounts) {
   EXPECT_NE(info->last_error.find("server busy"), std::string::npos);
 }
 
+TEST_F(HandlerOutcomeTest, AnAttemptPastItsTimeoutIsAskedToStop) {
+  std::atomic<int> stopped{0};
+  recorder_.SetResult([&](const DurableTask& task) {
+    if (task.payload == "quick") return absl::OkStatus();
+    // Works until asked to stop (bounded, so that a broken flag fails the
+    // test instead of hanging it).
+    if (!WaitFor([&] { return task.stop_requested(); }, absl::Seconds(20))) {
+      return absl::InternalError("never asked to stop");
+    }
+    ++stopped;
+    return absl::AbortedError("stopped");
+  });
+  DurableOptions options = Options("a");
+  options.retry.max_attempts = 2;
+  options.attempt_timeout = absl::Milliseconds(300);
+  auto scheduler = Start(options);
+  ASSERT_NE(scheduler, nullptr);
+  ASSERT_TRUE(scheduler->Schedule("slow", absl::Milliseconds(50), "slow").ok());
+  ASSERT_TRUE(
+      scheduler->Schedule("fast", absl::Milliseconds(50), "quick").ok());
+  ASSERT_TRUE(InState("slow", 4));
+  EXPECT_EQ(stopped.load(), 2);
+  for (const Recorder::Call& call : recorder_.calls()) {
+    if (call.task.id != "slow") continue;
+    EXPECT_LE(call.task.deadline, call.at + absl::Milliseconds(400));
+    EXPECT_GE(call.task.deadline, call.at + absl::Milliseconds(200));
+  }
+  auto info = scheduler->Get("slow");
+  ASSERT_TRUE(info.ok()) << info.status();
+  EXPECT_NE(info->last_error.find("timed out"), std::string::npos)
+      << info->last_error;
+  EXPECT_TRUE(Succeeded("fast"));
+}
+
 TEST_F(HandlerOutcomeTest, AJitterOutsideZeroToOneIsRefused) {
   for (double jitter : {-0.1, 1.5}) {
     DurableOptions options = Options("a");
@@ -147,6 +181,10 @@ TEST_F(HandlerOutcomeTest, AJitterOutsideZeroToOneIsRefused) {
     auto scheduler = DurableScheduler::Create(options);
     EXPECT_TRUE(absl::IsInvalidArgument(scheduler.status())) << jitter;
   }
+  DurableOptions options = Options("a");
+  options.attempt_timeout = -absl::Seconds(1);
+  EXPECT_TRUE(
+      absl::IsInvalidArgument(DurableScheduler::Create(options).status()));
 }
 
 }  // namespace

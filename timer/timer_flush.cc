@@ -154,10 +154,7 @@ std::vector<TimerTask*> Timer::TakeExpired(std::vector<TimerTask*>& expired) {
     constexpr size_t kAhead = 4;
     if (i + kAhead < expired.size()) __builtin_prefetch(expired[i + kAhead], 1);
     // Pending -> queued: Cancel() can still take it back until it starts.
-    uint32_t state = State::Load(task);
-    while (
-        !State::Cas(task, state, (state & ~State::kPending) | State::kQueued)) {
-    }
+    State::MarkQueued(task);
     if (task->Embedded()) {
       // The batch gets a null slot; the timer keeps the task (see
       // RunEmbeddedSlot), so that destroying it never waits for a batch.

@@ -74,23 +74,10 @@ int64_t Timer::RunClaimed(TimerTask* task) {
   bool deferred_run = false;  // Whether this run is a deferred one.
   for (;;) {
     InvokeRun(task);
-    uint32_t state = State::Load(task);
-    bool again;
-    bool drop_deferred;
-    for (;;) {
-      uint32_t desired;
-      again = (state & State::kDeferred) != 0 && (state & State::kQueued) != 0;
-      drop_deferred = !again && (state & State::kDeferred) != 0;
-      if (again) {
-        // A batch left a run to this thread: run again, still kRunning.
-        desired = state & ~(State::kDeferred | State::kQueued);
-      } else {
-        desired = State::Make(
-            State::Owner(state),
-            state & ~(State::kRunning | State::kDeferred | State::kStopped));
-      }
-      if (State::Cas(task, state, desired)) break;
-    }
+    // kAgain: a batch left a run to this thread; run again, still kRunning.
+    const State::RunEnd end = State::FinishRun(task);
+    const bool again = end == State::RunEnd::kAgain;
+    const bool drop_deferred = end == State::RunEnd::kDoneDropDeferred;
     // The batch that called this holds a reference until it returns.
     if (deferred_run) {
       task->Unref();
@@ -126,32 +113,14 @@ void Timer::RunBatch(std::vector<TimerTask*>& batch) {
         ++released;
         continue;
       }
-      uint32_t state = State::Load(task);
-      bool run = false;
-      bool handed_on = false;
-      for (;;) {
-        // Cancelled or moved after it was handed over: skip it.
-        if ((state & State::kQueued) == 0) break;
-        if ((state & State::kRunning) != 0) {
-          // Running on another thread (or up this one's stack): never
-          // concurrently with itself. That thread runs it again when its
-          // Run() returns, with this batch's reference; if it already owes
-          // a run, this reference is surplus.
-          if ((state & State::kDeferred) != 0) break;
-          if (State::Cas(task, state, state | State::kDeferred)) {
-            handed_on = true;
-            break;
-          }
-          continue;
-        }
-        if (State::Cas(task, state,
-                       (state & ~State::kQueued) | State::kRunning)) {
-          run = true;
-          break;
-        }
-      }
-      if (handed_on) continue;
-      if (run) released += RunClaimed(task);
+      // Skipped: cancelled or moved after it was handed over, or running
+      // elsewhere with a run already owed (this reference is surplus).
+      // Handed on: running on another thread (or up this one's stack),
+      // never concurrently with itself; that thread runs it again when its
+      // Run() returns, with this batch's reference.
+      const State::Claim claim = State::TryClaimForRun(task);
+      if (claim == State::Claim::kHandedOn) continue;
+      if (claim == State::Claim::kClaimed) released += RunClaimed(task);
       task->Unref();  // The wheel's reference: may run the destructor.
       ++released;
     }
@@ -185,19 +154,10 @@ void Timer::ReleaseBatch(std::vector<TimerTask*>& batch) {
         task = internal::TimingWheel::AsTask(embedded_ready_.next);
         internal::Unlink(embedded_ready_.next);
       }
-      uint32_t state = State::Load(task);
-      while ((state & State::kQueued) != 0) {
-        const int64_t due = task->due_nanos_;
-        task->due_nanos_ = State::kCancelledDue;
-        if (State::Cas(
-                task, state,
-                State::Make(State::Owner(state), state & ~State::kQueued))) {
-          --counters_.expired;
-          ++counters_.cancelled;
-          if (!task->Embedded()) cancelled.push_back(task);
-          break;
-        }
-        task->due_nanos_ = due;
+      if (State::TryCancelQueued(task)) {
+        --counters_.expired;
+        ++counters_.cancelled;
+        if (!task->Embedded()) cancelled.push_back(task);
       }
     }
   }

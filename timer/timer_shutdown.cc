@@ -79,11 +79,7 @@ std::vector<TaskPtr<TimerTask>> Timer::Shutdown() {
       // Before the word leaves kPending (readers that see kPending after
       // Shutdown() do not read it; those that see it cleared see this).
       task->due_nanos_ = State::kCancelledDue;
-      uint32_t state = State::Load(task);
-      while (!State::Cas(
-          task, state,
-          State::Make(State::Owner(state), state & ~State::kPending))) {
-      }
+      State::ClearPending(task);
       // The wheel's reference passes to the caller; an embedded timer (no
       // reference: its owner may destroy it any time) is not returned.
       if (embedded) {

@@ -1,6 +1,6 @@
 // Copyright 2026 The timingwheel Authors.
 //
-// The entry points of issue 11 beyond Schedule/Add/Cancel: absolute
+// The entry points of Timer beyond Schedule/Add/Cancel: absolute
 // deadlines, rescheduling through a handle, batches and periodic tasks.
 // Each ends in Timer::AddLocked() (timer.cc), the one place that places a
 // task, so they keep its rules: never early, exactly once, O(1).

@@ -8,8 +8,6 @@
 // Shutdown() or destructor go on. Called on the executor's threads (or the
 // reaper's, for inline batches), without the timer's lock.
 
-#include <pthread.h>
-
 #include <algorithm>
 #include <cstddef>
 #include <cstdint>
@@ -17,6 +15,7 @@
 #include <utility>
 #include <vector>
 
+#include "timer/clock.h"
 #include "timer/internal/bucket.h"
 #include "timer/internal/report_error.h"
 #include "timer/internal/task_state.h"

@@ -1,8 +1,8 @@
 // Copyright 2026 The timingwheel Authors.
 //
-// alloc_benchmark: the schedule path of issue 12's allocation and producer
-// levers, beside the heap baseline in the same run (each on the real clock
-// with its thread running):
+// alloc_benchmark: the schedule path with the allocation and producer
+// levers (task pool, producer inboxes), beside the heap baseline in the
+// same run (each on the real clock with its thread running):
 //
 //   * BM_ScheduleMillion/<impl>: schedule 10^6 timers (delays uniform in
 //     [1 h, 2 h)) into a fresh timer; ns_per_schedule. "timingwheel" is the

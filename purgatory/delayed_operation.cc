@@ -43,7 +43,7 @@ void OwnerAnchor::Drop() {
   if ((previous & kWaiters) == 0) return;
   // Notified under the lock: a waiter may destroy the purgatory as soon as
   // it sees the count drop (this anchor is kept alive by its other owners).
-  std::lock_guard<std::mutex> lock(mu_);
+  MutexLock lock(mu_);
   idle_.notify_all();
 }
 
@@ -53,12 +53,12 @@ int OwnerAnchor::UsesOnThisThread() const {
 }
 
 template <typename Done>
-void OwnerAnchor::WaitUntilIdle(std::unique_lock<std::mutex>& lock, Done done) {
+void OwnerAnchor::WaitUntilIdle(MutexLock& lock, Done done) {
   // The flag goes up under mu_ before the count is read; a Drop() that
   // sees it notifies under mu_, so no wake-up is lost. It stays up (a few
   // extra notifications at shutdown cost nothing).
   state_.fetch_or(kWaiters, std::memory_order_acq_rel);
-  idle_.wait(lock, [&] {
+  idle_.wait(lock.native(), [&]() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) {
     return state_.load(std::memory_order_acquire) < kUse && done();
   });
 }
@@ -67,20 +67,21 @@ void OwnerAnchor::WaitIdle() {
   // From a callback: waiting for other threads' callbacks could deadlock
   // with one of them doing the same.
   if (UsesOnThisThread() > 0) return;
-  std::unique_lock<std::mutex> lock(mu_);
+  MutexLock lock(mu_);
   WaitUntilIdle(lock, [] { return true; });
 }
 
 void OwnerAnchor::MarkShutDown() {
-  std::lock_guard<std::mutex> lock(mu_);
+  MutexLock lock(mu_);
   shut_down_ = true;
   idle_.notify_all();
 }
 
 void OwnerAnchor::WaitShutDown() {
   if (UsesOnThisThread() > 0) return;
-  std::unique_lock<std::mutex> lock(mu_);
-  WaitUntilIdle(lock, [&] { return shut_down_; });
+  MutexLock lock(mu_);
+  WaitUntilIdle(
+      lock, [&]() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) { return shut_down_; });
 }
 
 void OwnerAnchor::Close() {
@@ -93,7 +94,7 @@ void OwnerAnchor::Close() {
   }
   // Closed only at a moment with no use: a use that starts while this waits
   // still gets the owner (as a callback that finishes meanwhile would).
-  std::unique_lock<std::mutex> lock(mu_);
+  MutexLock lock(mu_);
   for (;;) {
     WaitUntilIdle(lock, [] { return true; });
     uint64_t idle = state_.load(std::memory_order_acquire);
@@ -121,7 +122,7 @@ bool DelayedOperation::Expire() {
   // the callbacks.
   std::shared_ptr<internal::OwnerAnchor> anchor;
   {
-    std::lock_guard<std::mutex> lock(watch_mu_);
+    internal::MutexLock lock(watch_mu_);
     anchor = anchor_;
   }
   internal::OperationOwner* owner =
@@ -143,7 +144,7 @@ void DelayedOperation::Finish(bool expired,
   {
     // One lock for both: a Watch() after this sees the final state and
     // watches nothing.
-    std::lock_guard<std::mutex> lock(watch_mu_);
+    internal::MutexLock lock(watch_mu_);
     anchor = std::move(anchor_);
     if (anchor != nullptr) keys = std::move(watch_keys_);
   }

@@ -53,8 +53,10 @@
 #include <thread>
 #include <vector>
 
+#include "absl/base/thread_annotations.h"
 #include "absl/container/inlined_vector.h"
 #include "absl/time/time.h"
+#include "timer/internal/mutex.h"
 #include "timer/timer_task.h"
 
 namespace timingwheel {
@@ -148,15 +150,17 @@ class OwnerAnchor {
   int UsesOnThisThread() const;
   // Drops one use; wakes the waiters if there are any.
   void Drop();
-  // Waits (mu_ held by `lock`) until no thread uses the owner and `done()`.
+  // Waits (mu_ held by `lock`) until no thread uses the owner and `done()`
+  // (called with mu_ held).
   template <typename Done>
-  void WaitUntilIdle(std::unique_lock<std::mutex>& lock, Done done);
+  void WaitUntilIdle(MutexLock& lock, Done done)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
 
   OperationOwner* const owner_;
   std::atomic<uint64_t> state_{0};
-  std::mutex mu_;  // Taken only to wait, or to wake waiters.
+  Mutex mu_;  // Taken only to wait, or to wake waiters.
   std::condition_variable idle_;
-  bool shut_down_ = false;  // Guarded by mu_.
+  bool shut_down_ ABSL_GUARDED_BY(mu_) = false;
 };
 
 }  // namespace internal
@@ -361,12 +365,13 @@ class DelayedOperation : public TimerTask {
   // Guards the two fields below, and orders watching against leaving the
   // watch lists. Held only around short bookkeeping, never around callbacks;
   // taken before a shard lock, never after one.
-  std::mutex watch_mu_;
+  internal::Mutex watch_mu_;
   // The purgatory this operation is in; whoever moves it out (the winner of
   // the final transition, or a refusal) does the purgatory's bookkeeping.
-  std::shared_ptr<internal::OwnerAnchor> anchor_;
+  std::shared_ptr<internal::OwnerAnchor> anchor_ ABSL_GUARDED_BY(watch_mu_);
   // The keys it is watched under.
-  std::unique_ptr<internal::WatchKeysBase> watch_keys_;
+  std::unique_ptr<internal::WatchKeysBase> watch_keys_
+      ABSL_GUARDED_BY(watch_mu_);
 };
 
 }  // namespace timingwheel

@@ -57,6 +57,7 @@
 #include <utility>
 #include <vector>
 
+#include "absl/base/thread_annotations.h"
 #include "absl/container/flat_hash_map.h"
 #include "absl/container/inlined_vector.h"
 #include "absl/hash/hash.h"
@@ -65,6 +66,7 @@
 #include "absl/strings/str_format.h"
 #include "absl/types/span.h"
 #include "purgatory/delayed_operation.h"
+#include "timer/internal/mutex.h"
 #include "timer/internal/report_error.h"
 #include "timer/internal/task_pool.h"
 #include "timer/timer.h"
@@ -232,7 +234,7 @@ class DelayedOperationPurgatory final : private internal::OperationOwner {
           "timingwheel: purgatory is shut down");
     }
     {
-      std::lock_guard<std::mutex> lock(op->watch_mu_);
+      internal::MutexLock lock(op->watch_mu_);
       if (!op->IsWaiting()) {
         return absl::FailedPreconditionError(
             "timingwheel: the operation has already completed, expired or "
@@ -308,7 +310,7 @@ class DelayedOperationPurgatory final : private internal::OperationOwner {
     Shard& shard = ShardFor(key);
     Scan scan;
     {
-      std::lock_guard<std::mutex> lock(shard.mu);
+      internal::MutexLock lock(shard.mu);
       auto it = shard.watchers.find(key);
       if (it == shard.watchers.end()) return 0;
       candidates.reserve(it->second->slots.size());
@@ -324,7 +326,7 @@ class DelayedOperationPurgatory final : private internal::OperationOwner {
       Shard& shard;
       Scan& scan;
       ~EndScan() {
-        std::lock_guard<std::mutex> lock(shard.mu);
+        internal::MutexLock lock(shard.mu);
         Scan** link = &shard.scans;
         while (*link != &scan) link = &(*link)->next;
         *link = scan.next;
@@ -354,7 +356,7 @@ class DelayedOperationPurgatory final : private internal::OperationOwner {
     std::vector<OperationPtr> candidates;
     {
       Shard& shard = ShardFor(key);
-      std::lock_guard<std::mutex> lock(shard.mu);
+      internal::MutexLock lock(shard.mu);
       auto it = shard.watchers.find(key);
       if (it == shard.watchers.end()) return candidates;
       candidates.reserve(it->second->slots.size());
@@ -370,7 +372,7 @@ class DelayedOperationPurgatory final : private internal::OperationOwner {
       bool held = false;
       std::unique_ptr<internal::WatchKeysBase> keys;
       {
-        std::lock_guard<std::mutex> lock(op->watch_mu_);
+        internal::MutexLock lock(op->watch_mu_);
         held = op->anchor_ != nullptr;
         op->anchor_.reset();
         keys = std::move(op->watch_keys_);
@@ -409,7 +411,7 @@ class DelayedOperationPurgatory final : private internal::OperationOwner {
     metrics.purged = purged_.load(std::memory_order_relaxed);
     metrics.callback_errors = callback_errors_.load(std::memory_order_relaxed);
     for (const auto& shard : shards_) {
-      std::lock_guard<std::mutex> lock(shard->mu);
+      internal::MutexLock lock(shard->mu);
       metrics.keys += static_cast<int64_t>(shard->watchers.size());
     }
     return metrics;
@@ -510,11 +512,11 @@ class DelayedOperationPurgatory final : private internal::OperationOwner {
   };
 
   struct Shard {
-    std::mutex mu;
-    // Under mu. Lists are boxed so entries can point at them across
-    // rehashes.
-    absl::flat_hash_map<Key, std::unique_ptr<WatcherList>, Hash, Eq> watchers;
-    Scan* scans = nullptr;  // Under mu: the checks in progress.
+    internal::Mutex mu;
+    // Lists are boxed so entries can point at them across rehashes.
+    absl::flat_hash_map<Key, std::unique_ptr<WatcherList>, Hash, Eq> watchers
+        ABSL_GUARDED_BY(mu);
+    Scan* scans ABSL_GUARDED_BY(mu) = nullptr;  // The checks in progress.
   };
 
   DelayedOperationPurgatory(const PurgatoryOptions& options,
@@ -557,7 +559,7 @@ class DelayedOperationPurgatory final : private internal::OperationOwner {
                                       absl::Status refusal) {
     std::shared_ptr<internal::OwnerAnchor> anchor;
     {
-      std::lock_guard<std::mutex> lock(op.watch_mu_);
+      internal::MutexLock lock(op.watch_mu_);
       anchor = std::move(op.anchor_);
     }
     // The winner of a concurrent ForceComplete() (the owner's own code) took
@@ -573,7 +575,7 @@ class DelayedOperationPurgatory final : private internal::OperationOwner {
 
   // Watches `op` under `keys`, unless it finished meanwhile.
   void Watch(const OperationPtr& op, absl::Span<const Key> keys) {
-    std::lock_guard<std::mutex> watch_lock(op->watch_mu_);
+    internal::MutexLock watch_lock(op->watch_mu_);
     // Finished by another thread: its Detach() already ran (or finds the
     // keys below), so watching it now would leave it on the lists.
     if (!op->IsWaiting()) return;
@@ -582,7 +584,7 @@ class DelayedOperationPurgatory final : private internal::OperationOwner {
     watch_keys->entries.reserve(keys.size());
     for (const Key& key : keys) {
       Shard& shard = ShardFor(key);
-      std::lock_guard<std::mutex> shard_lock(shard.mu);
+      internal::MutexLock shard_lock(shard.mu);
       std::unique_ptr<WatcherList>& list = shard.watchers[key];
       if (list == nullptr) list = std::make_unique<WatcherList>(key);
       // A key given twice is watched once.
@@ -604,7 +606,7 @@ class DelayedOperationPurgatory final : private internal::OperationOwner {
   std::vector<OperationPtr> AllWatched() {
     std::vector<OperationPtr> all;
     for (const auto& shard : shards_) {
-      std::lock_guard<std::mutex> lock(shard->mu);
+      internal::MutexLock lock(shard->mu);
       for (const auto& watchers : shard->watchers) {
         for (const Slot& slot : watchers.second->slots) {
           all.push_back(slot.op);
@@ -627,7 +629,7 @@ class DelayedOperationPurgatory final : private internal::OperationOwner {
     int64_t removed = 0;
     for (Entry& entry : watch_keys->entries) {
       Shard& shard = *entry.shard;
-      std::lock_guard<std::mutex> shard_lock(shard.mu);
+      internal::MutexLock shard_lock(shard.mu);
       WatcherList& list = *entry.list;
       std::vector<Slot>& slots = list.slots;
       Slot& slot = slots[entry.index];

@@ -66,20 +66,10 @@ void Timer::RunEmbeddedSlot() {
     if (internal::ListEmpty(&embedded_ready_)) return;
     task = internal::TimingWheel::AsTask(embedded_ready_.next);
     internal::Unlink(embedded_ready_.next);
-    uint32_t state = State::Load(task);
-    ABSL_ASSERT((state & State::kQueued) != 0);
-    for (;;) {
-      if ((state & State::kRunning) != 0) {
-        // Running on another thread: that thread runs it again when its
-        // Run() returns (never concurrently with itself).
-        if (State::Cas(task, state, state | State::kDeferred)) return;
-        continue;
-      }
-      if (State::Cas(task, state,
-                     (state & ~State::kQueued) | State::kRunning)) {
-        break;
-      }
-    }
+    ABSL_ASSERT((State::Load(task) & State::kQueued) != 0);
+    // Not claimed: running on another thread, which runs it again when its
+    // Run() returns (never concurrently with itself).
+    if (State::TryClaimForRun(task) != State::Claim::kClaimed) return;
   }
   for (;;) {
     EmbeddedRunFrame frame{task, false, embedded_runs};
@@ -88,18 +78,7 @@ void Timer::RunEmbeddedSlot() {
     embedded_runs = frame.outer;
     if (frame.destroyed) return;  // Gone: never touched again.
     internal::MutexLock lock(mu_);
-    uint32_t state = State::Load(task);
-    bool again;
-    for (;;) {
-      again = (state & State::kDeferred) != 0 && (state & State::kQueued) != 0;
-      const uint32_t desired =
-          again ? state & ~(State::kDeferred | State::kQueued)
-                : State::Make(State::Owner(state),
-                              state & ~(State::kRunning | State::kDeferred |
-                                        State::kStopped));
-      if (State::Cas(task, state, desired)) break;
-    }
-    if (again) {
+    if (State::FinishRun(task) == State::RunEnd::kAgain) {
       // Re-queued while it ran: it may still be on embedded_ready_ (a later
       // slot would then find it gone) or handed on by a slot.
       if (internal::TimingWheel::AsNode(task)->prev != nullptr) {

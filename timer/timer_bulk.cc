@@ -44,14 +44,9 @@ int64_t Timer::CancelAll() {
         node->prev = node->next = nullptr;  // Unlinked.
         TimerTask* const task = internal::TimingWheel::AsTask(node);
         task->due_nanos_ = State::kCancelledDue;
-        uint32_t state = State::Load(task);
-        for (;;) {
-          uint32_t flags = state & ~State::kPending;
-          // Re-added while it runs: stopped until Run() returns, as
-          // Cancel() does.
-          if ((state & State::kRunning) != 0) flags |= State::kStopped;
-          if (State::Cas(task, state, State::Make(id_, flags))) break;
-        }
+        // Re-added while it runs: stopped until Run() returns, as Cancel()
+        // does.
+        State::SweepPending(task, id_);
         ++count;
         if (task->Embedded()) {
           embedded_swept = true;

@@ -42,10 +42,7 @@ Timer::Buffered Timer::TryBuffer(TimerTask* task, int64_t clock_now,
   }
   // Only an idle task: anything else (pending, queued, running, buffered,
   // another timer's) is the locked path's to sort out.
-  uint32_t idle = 0;
-  if (!State::Cas(task, idle, State::Make(id_, State::kInbox))) {
-    return Buffered::kNo;
-  }
+  if (!State::TryMarkInbox(task, id_)) return Buffered::kNo;
   if (!wheel_ref_taken) task->Ref();  // The wheel's, held by the inbox.
   task->due_nanos_ = due;
   internal::Inbox::Stripe& stripe = inbox_.Mine();
@@ -65,14 +62,7 @@ Timer::Buffered Timer::TryBuffer(TimerTask* task, int64_t clock_now,
       // Shutdown() closed the floor and drained. If its drain took the
       // task, the add happened before it (the task is among those it
       // returns); if not, the add comes after it: withdrawn and refused.
-      const uint32_t live = State::Make(id_, State::kInbox);
-      uint32_t state = State::Load(task);
-      while (state == live) {
-        if (State::Cas(task, state, live | State::kRevoked)) {
-          refused = true;
-          break;
-        }
-      }
+      refused = State::WithdrawBuffered(task, id_);
       // Takes the withdrawn task (pushed above) out of the inbox.
       ReleaseAfterShutdownLocked();
     } else if (wake) {
@@ -93,14 +83,11 @@ void Timer::ReleaseAfterShutdownLocked() {
   while (node != nullptr) {
     internal::ListNode* const next = node->next;
     TimerTask* const task = internal::TimingWheel::AsTask(node);
-    uint32_t state = State::Load(task);
-    if ((state & State::kRevoked) != 0) {
+    if ((State::Load(task) & State::kRevoked) != 0) {
       // Out of the inbox; its revoker drops the reference
       // (WaitUntilRevokedOut).
       node->next = nullptr;
-      task->due_nanos_ = State::kCancelledDue;
-      while (!State::Cas(task, state, 0)) {
-      }
+      State::ReleaseRevoked(task);
     } else {
       // Another producer's, still inside its add: it withdraws it itself
       // once it holds the lock. Back in the inbox until then.
@@ -111,10 +98,13 @@ void Timer::ReleaseAfterShutdownLocked() {
 }
 
 int Timer::CancelBuffered(TimerTask& task, uint32_t owner) {
-  uint32_t state = State::Load(&task);
-  while ((state & State::kInbox) != 0 && State::Owner(state) == owner) {
-    if ((state & State::kRevoked) != 0) return 0;
-    if (State::Cas(&task, state, state | State::kRevoked)) return 1;
+  switch (State::TryRevokeBuffered(&task, owner)) {
+    case State::Revoke::kRevoked:
+      return 1;
+    case State::Revoke::kAlreadyRevoked:
+      return 0;
+    case State::Revoke::kNotBuffered:
+      break;
   }
   return -1;
 }
@@ -169,27 +159,16 @@ void Timer::PlaceDrainedLocked(internal::ListNode* chain) {
     // then use it): clear it first.
     node->next = nullptr;
     TimerTask* const task = internal::TimingWheel::AsTask(node);
-    uint32_t state = State::Load(task);
-    for (;;) {
-      if ((state & State::kRevoked) == 0) {
-        if (State::Cas(task, state, State::Make(id_, State::kPending))) {
-          ++counters_.pending;
-          ++counters_.added;
-          wheel_.Place(task);
-          break;
-        }
-      } else {
-        // Cancelled while buffered: counted as the add and the cancel it
-        // was. Out of the inbox; its revoker drops the inbox's reference
-        // (WaitUntilRevokedOut). Written before the word goes idle, after which
-        // a lock-free add may write it.
-        task->due_nanos_ = State::kCancelledDue;
-        if (State::Cas(task, state, 0)) {
-          ++counters_.added;
-          ++counters_.cancelled;
-          break;
-        }
-      }
+    if (State::TakeFromInbox(task, id_) == State::Drained::kPlaced) {
+      ++counters_.pending;
+      ++counters_.added;
+      wheel_.Place(task);
+    } else {
+      // Cancelled while buffered: counted as the add and the cancel it
+      // was. Out of the inbox; its revoker drops the inbox's reference
+      // (WaitUntilRevokedOut).
+      ++counters_.added;
+      ++counters_.cancelled;
     }
     node = next;
   }

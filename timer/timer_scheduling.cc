@@ -1,6 +1,6 @@
 // Copyright 2026 The timingwheel Authors.
 //
-// The entry points of issue 11 beyond Schedule/Add/Cancel: absolute
+// The entry points of Timer beyond Schedule/Add/Cancel: absolute
 // deadlines, rescheduling through a handle, batches and periodic tasks.
 // Each ends in Timer::AddLocked() (timer.cc), the one place that places a
 // task, so they keep its rules: never early, exactly once, O(1).
@@ -21,17 +21,6 @@
 #include "timer/timer_handle.h"
 
 namespace timingwheel {
-int64_t Timer::RelativeOf(TimePoint deadline) const {
-  if (deadline == TimePoint::Max()) return internal::kMaxNanos;
-  if (deadline.nanos() <= origin_) return 0;
-  // As in ClockRelative(): the difference fits in uint64, not always int64.
-  const uint64_t elapsed =
-      static_cast<uint64_t>(deadline.nanos()) - static_cast<uint64_t>(origin_);
-  constexpr int64_t kLatest = internal::kMaxNanos - 1;
-  return elapsed > static_cast<uint64_t>(kLatest)
-             ? kLatest
-             : static_cast<int64_t>(elapsed);
-}
 
 absl::Status Timer::AddAtInternal(TimerTask* task, TimePoint deadline,
                                   bool wheel_ref_taken) {

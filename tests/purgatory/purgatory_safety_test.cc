@@ -1,9 +1,9 @@
 // Copyright 2026 The timingwheel Authors.
 //
-// Regression tests of the purgatory at its boundaries with user code
-// (issue 10): re-entrant callbacks, lifetimes, results that must be true of
-// what happened, callbacks after cancel or expiry, exceptions, and explicit
-// outcomes. A deadlock fails a test through RunWithin() instead of hanging.
+// The purgatory at its boundaries with user code: re-entrant callbacks,
+// lifetimes, results that must be true of what happened, callbacks after
+// cancel or expiry, exceptions, and explicit outcomes. A deadlock fails a
+// test through RunWithin() instead of hanging.
 
 #include <atomic>
 #include <exception>

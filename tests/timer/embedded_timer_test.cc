@@ -18,6 +18,7 @@
 #include "absl/status/status.h"
 #include "absl/time/time.h"
 #include "gtest/gtest.h"
+#include "tests/timer/manual_timer.h"
 #include "tests/timer/test_sync.h"
 #include "timer/executor.h"
 #include "timer/testing/manual_clock.h"
@@ -30,6 +31,7 @@ namespace {
 
 using ::timingwheel::testing::Counter;
 using ::timingwheel::testing::Latch;
+using ::timingwheel::testing::MakeManualTimer;
 using ::timingwheel::testing::ManualClock;
 using ::timingwheel::testing::ManualExecutor;
 using ::timingwheel::testing::MockTimer;
@@ -287,11 +289,7 @@ class DroppingExecutor final : public Executor {
 TEST(EmbeddedTimerTest, ABatchTheExecutorDropsCancelsIt) {
   ManualClock clock;
   DroppingExecutor executor;
-  TimerOptions options;
-  options.clock = &clock;
-  options.executor = &executor;
-  options.start_reaper = false;
-  auto timer = Timer::Create(options).value();
+  auto timer = MakeManualTimer(clock, executor);
   int runs = 0;
   CallbackTimer embedded([&] { ++runs; });
   ASSERT_TRUE(embedded.Schedule(*timer, absl::Seconds(1)).ok());

@@ -1,6 +1,7 @@
 // Copyright 2026 The timingwheel Authors.
 //
-// Issue 11's entry points under races (meant for --config=tsan): a handle
+// The entry points beyond Schedule/Add/Cancel (Reschedule(), AddAt(),
+// AddBatch(), periodic tasks) under races (meant for --config=tsan): a handle
 // rescheduled and cancelled from two threads while the reaper fires it on a
 // thread pool, and periodic tasks cancelled from another thread and from
 // inside their callback while they run on a pool. The clock is a

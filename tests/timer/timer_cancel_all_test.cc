@@ -13,6 +13,7 @@
 
 #include "absl/time/time.h"
 #include "gtest/gtest.h"
+#include "tests/timer/manual_timer.h"
 #include "tests/timer/probe_task.h"
 #include "timer/embedded_timer.h"
 #include "timer/executor.h"
@@ -24,6 +25,7 @@
 namespace timingwheel {
 namespace {
 
+using ::timingwheel::testing::MakeManualTimer;
 using ::timingwheel::testing::ManualClock;
 using ::timingwheel::testing::ManualExecutor;
 using ::timingwheel::testing::MockTimer;
@@ -31,13 +33,7 @@ using ::timingwheel::testing::ProbeTask;
 
 // A timer driven by hand whose callbacks wait in `executor` until run.
 struct QueuedTimer {
-  QueuedTimer() {
-    TimerOptions options;
-    options.clock = &clock;
-    options.executor = &executor;
-    options.start_reaper = false;
-    timer = Timer::Create(options).value();
-  }
+  QueuedTimer() { timer = MakeManualTimer(clock, executor); }
   ~QueuedTimer() {
     executor.RunAll();
     timer.reset();
@@ -231,11 +227,7 @@ class DroppingExecutor final : public Executor {
 TEST(TimerCancelNotificationTest, ABatchTheExecutorDropsTellsItsTasks) {
   ManualClock clock;
   DroppingExecutor executor;
-  TimerOptions options;
-  options.clock = &clock;
-  options.executor = &executor;
-  options.start_reaper = false;
-  std::unique_ptr<Timer> timer = Timer::Create(options).value();
+  std::unique_ptr<Timer> timer = MakeManualTimer(clock, executor);
   ProbeTask::Counts counts;
   TaskPtr<ProbeTask> task = MakeTask<ProbeTask>(&counts);
   ASSERT_TRUE(timer->Add(task, absl::Seconds(1)).ok());

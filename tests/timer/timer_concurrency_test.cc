@@ -21,6 +21,7 @@
 #include "absl/status/status.h"
 #include "absl/time/time.h"
 #include "gtest/gtest.h"
+#include "tests/timer/manual_timer.h"
 #include "tests/timer/test_sync.h"
 #include "timer/testing/manual_clock.h"
 #include "timer/testing/manual_executor.h"
@@ -30,6 +31,7 @@ namespace timingwheel {
 namespace {
 
 using ::timingwheel::testing::Counter;
+using ::timingwheel::testing::MakeManualTimer;
 
 constexpr auto kTimeout = std::chrono::minutes(2);
 
@@ -275,11 +277,7 @@ TEST(TimerConcurrencyTest, ReAddsRaceTheFlushThatExpiredThem) {
   // (run under --config=tsan).
   testing::ManualClock clock;
   testing::ManualExecutor executor;
-  TimerOptions options;
-  options.clock = &clock;
-  options.executor = &executor;
-  options.start_reaper = false;
-  auto timer = Timer::Create(options).value();
+  auto timer = MakeManualTimer(clock, executor);
   class Noop final : public TimerTask {
    public:
     void Run() override {}

@@ -1,7 +1,7 @@
 // Copyright 2026 The timingwheel Authors.
 //
 // Misuses that would deadlock or touch freed memory abort with a message
-// naming the mistake (issue 10, item 11): a Timer destroyed from one of its
+// naming the mistake: a Timer destroyed from one of its
 // own callbacks, a ThreadExecutor destroyed from its own thread. Each death
 // test arms alarm(): if the process deadlocks instead, it dies of SIGALRM
 // without the expected message and the test fails (bounded, not a hang).

@@ -17,6 +17,7 @@
 
 #include "absl/time/time.h"
 #include "gtest/gtest.h"
+#include "tests/timer/manual_timer.h"
 #include "timer/executor.h"
 #include "timer/testing/manual_clock.h"
 #include "timer/testing/manual_executor.h"
@@ -26,6 +27,7 @@
 namespace timingwheel {
 namespace {
 
+using ::timingwheel::testing::MakeManualTimer;
 using ::timingwheel::testing::ManualClock;
 using ::timingwheel::testing::ManualExecutor;
 using ::timingwheel::testing::MockTimer;
@@ -47,11 +49,7 @@ TEST(TimerFlushTest, OneZeroTimeoutAdvanceFlushesEverythingDue) {
        {absl::Milliseconds(1), absl::Milliseconds(700)}) {  // Level 0, 1.
     ManualClock clock;
     ManualExecutor executor;
-    TimerOptions options;
-    options.clock = &clock;
-    options.executor = &executor;
-    options.start_reaper = false;
-    auto timer = Timer::Create(options).value();
+    auto timer = MakeManualTimer(clock, executor);
     constexpr int kTasks = 2000;  // Four flush chunks.
     int runs = 0;
     for (int i = 0; i < kTasks; ++i) {
@@ -116,11 +114,7 @@ class InlineExecutor final : public Executor {
 TEST(TimerFlushTest, ShutdownFromACallbackMidCascadeReturnsEveryTask) {
   ManualClock clock;
   InlineExecutor executor;
-  TimerOptions options;
-  options.clock = &clock;
-  options.executor = &executor;
-  options.start_reaper = false;
-  auto timer = Timer::Create(options).value();
+  auto timer = MakeManualTimer(clock, executor);
   // One level-1 bucket ([512 ms, 1024 ms)): the first task is due when it
   // is flushed and shuts the timer down from its callback, after the first
   // chunk; the others are still on the flush lists.
@@ -155,11 +149,7 @@ TEST(TimerFlushTest, AClockSpanningMoreThanTwoToTheSixtyThreeSaturates) {
   // wrapping negative (nothing would ever be due again).
   ManualClock clock(-9'000'000'000'000'000'000);
   ManualExecutor executor;
-  TimerOptions options;
-  options.clock = &clock;
-  options.executor = &executor;
-  options.start_reaper = false;
-  auto timer = Timer::Create(options).value();
+  auto timer = MakeManualTimer(clock, executor);
   clock.SetNanos(0);  // 9e18 ns after the origin: still representable.
   int runs = 0;
   ASSERT_TRUE(timer->Schedule(absl::Hours(1), [&] { ++runs; }).ok());

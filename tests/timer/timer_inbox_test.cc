@@ -23,6 +23,7 @@
 #include "gtest/gtest.h"
 #include "tests/timer/bounded.h"
 #include "tests/timer/fn_task.h"
+#include "tests/timer/manual_timer.h"
 #include "tests/timer/probe_task.h"
 #include "tests/timer/test_sync.h"
 #include "timer/internal/inbox.h"
@@ -37,6 +38,7 @@ namespace {
 
 using ::timingwheel::testing::Counter;
 using ::timingwheel::testing::kTestWaitTimeout;
+using ::timingwheel::testing::MakeManualTimer;
 using ::timingwheel::testing::ManualClock;
 using ::timingwheel::testing::ManualExecutor;
 using ::timingwheel::testing::MockTimer;
@@ -229,11 +231,7 @@ TEST(TimerInboxTest, ShutdownSweepsBufferedTasksAndReleasesCancelledOnes) {
 TEST(TimerInboxTest, ASleeperDrainsBeforeItSleeps) {
   ManualClock clock;
   ManualExecutor executor;
-  TimerOptions options;
-  options.clock = &clock;
-  options.executor = &executor;
-  options.start_reaper = false;
-  std::unique_ptr<Timer> timer = Timer::Create(options).value();
+  std::unique_ptr<Timer> timer = MakeManualTimer(clock, executor);
   Counter runs;
   // Nobody sleeps: the floor admits everything, and this is buffered.
   ASSERT_TRUE(
@@ -253,11 +251,7 @@ TEST(TimerInboxTest, ASleeperDrainsBeforeItSleeps) {
 TEST(TimerInboxTest, AnAddBeforeTheSleepersDeadlineWakesIt) {
   ManualClock clock;
   ManualExecutor executor;
-  TimerOptions options;
-  options.clock = &clock;
-  options.executor = &executor;
-  options.start_reaper = false;
-  std::unique_ptr<Timer> timer = Timer::Create(options).value();
+  std::unique_ptr<Timer> timer = MakeManualTimer(clock, executor);
   Counter runs;
   std::thread sleeper([&] { timer->AdvanceClock(absl::Seconds(10)); });
   ASSERT_TRUE(clock.AwaitSleeperAt(absl::Seconds(10)));
@@ -285,11 +279,7 @@ std::thread* hooked_sleeper = nullptr;
 TEST(TimerInboxTest, AProducerThatPushesAfterTheSleepersLookWakesIt) {
   ManualClock clock;
   ManualExecutor executor;
-  TimerOptions options;
-  options.clock = &clock;
-  options.executor = &executor;
-  options.start_reaper = false;
-  std::unique_ptr<Timer> timer = Timer::Create(options).value();
+  std::unique_ptr<Timer> timer = MakeManualTimer(clock, executor);
   std::thread sleeper;
   hooked_timer = timer.get();
   hooked_clock = &clock;
@@ -320,11 +310,7 @@ TEST(TimerInboxTest, AProducerThatPushesAfterTheSleepersLookWakesIt) {
 TEST(TimerInboxTest, ATaskPushedBetweenTheDrainAndTheSleepIsSeen) {
   ManualClock clock;
   ManualExecutor executor;
-  TimerOptions options;
-  options.clock = &clock;
-  options.executor = &executor;
-  options.start_reaper = false;
-  std::unique_ptr<Timer> timer = Timer::Create(options).value();
+  std::unique_ptr<Timer> timer = MakeManualTimer(clock, executor);
   hooked_timer = timer.get();
   static Counter* runs = nullptr;
   Counter counter;

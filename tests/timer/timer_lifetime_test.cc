@@ -1,6 +1,6 @@
 // Copyright 2026 The timingwheel Authors.
 //
-// Lifetimes and ownership at the timer's edges (issue 10, items 7 to 10):
+// Lifetimes and ownership at the timer's edges:
 // a handle that outlives its timer, a task not made with MakeTask(), one task
 // offered to two timers, and an executor that drops the timer's batches.
 // Deterministic (manual clock and executors). Memory errors that ASan cannot
@@ -17,6 +17,7 @@
 #include "absl/status/status.h"
 #include "gtest/gtest.h"
 #include "tests/timer/bounded.h"
+#include "tests/timer/manual_timer.h"
 #include "timer/executor.h"
 #include "timer/testing/manual_clock.h"
 #include "timer/testing/manual_executor.h"
@@ -26,6 +27,7 @@
 namespace timingwheel {
 namespace {
 
+using ::timingwheel::testing::MakeManualTimer;
 using ::timingwheel::testing::ManualClock;
 using ::timingwheel::testing::ManualExecutor;
 using ::timingwheel::testing::MockTimer;
@@ -146,11 +148,7 @@ TEST(TimerLifetimeTest, ATaskPendingInOneTimerIsRefusedByAnother) {
 TEST(TimerLifetimeTest, ATaskQueuedInOneTimerIsRefusedByAnother) {
   ManualClock clock;
   ManualExecutor executor;
-  TimerOptions options;
-  options.clock = &clock;
-  options.executor = &executor;
-  options.start_reaper = false;
-  auto a = Timer::Create(options).value();
+  auto a = MakeManualTimer(clock, executor);
   MockTimer b;
   auto shared = MakeTask<CountingTask>();
   ASSERT_TRUE(a->Add(shared, absl::ZeroDuration()).ok());
@@ -190,11 +188,7 @@ class DroppingExecutor final : public Executor {
 TEST(TimerLifetimeTest, BatchesAnExecutorDropsAreCancelledNotAwaited) {
   ManualClock clock;
   DroppingExecutor executor;
-  TimerOptions options;
-  options.clock = &clock;
-  options.executor = &executor;
-  options.start_reaper = false;
-  auto timer = Timer::Create(options).value();
+  auto timer = MakeManualTimer(clock, executor);
   std::atomic<int> destroyed{0};
   std::vector<TaskPtr<CountingTask>> tasks;
   for (int i = 0; i < 3; ++i) {
@@ -225,11 +219,7 @@ TEST(TimerLifetimeTest, AThreadExecutorShutDownFirstDoesNotHangTheTimer) {
   ManualClock clock;
   ThreadExecutor executor;
   executor.Shutdown();  // From now on it drops what it is given.
-  TimerOptions options;
-  options.clock = &clock;
-  options.executor = &executor;
-  options.start_reaper = false;
-  auto timer = Timer::Create(options).value();
+  auto timer = MakeManualTimer(clock, executor);
   std::atomic<int> destroyed{0};
   auto task = MakeTask<CountingTask>(&destroyed);
   ASSERT_TRUE(timer->Add(task, absl::ZeroDuration()).ok());

@@ -1,11 +1,11 @@
 // Copyright 2026 The timingwheel Authors.
 //
-// Issue 11's one-shot entry points, driven deterministically by MockTimer:
-// TimerHandle::Reschedule()/RescheduleAt() (moved, re-armed, refused),
-// absolute deadlines (Timer::Now(), ScheduleAt(), AddAt(),
-// TimeRemaining(), TimePoint's rounding), ScopedTimerHandle and AddBatch().
-// Every test checks never-early (nothing runs a nanosecond before its due
-// time) and exactly-once (the metrics balance).
+// The one-shot entry points beyond Schedule/Add/Cancel, driven
+// deterministically by MockTimer: TimerHandle::Reschedule()/RescheduleAt()
+// (moved, re-armed, refused), absolute deadlines (Timer::Now(), ScheduleAt(),
+// AddAt(), TimeRemaining(), TimePoint's rounding), ScopedTimerHandle and
+// AddBatch(). Every test checks never-early (nothing runs a nanosecond before
+// its due time) and exactly-once (the metrics balance).
 
 #include <cstdint>
 #include <limits>
@@ -16,6 +16,7 @@
 #include "absl/status/status.h"
 #include "absl/time/time.h"
 #include "gtest/gtest.h"
+#include "tests/timer/manual_timer.h"
 #include "timer/scoped_timer_handle.h"
 #include "timer/testing/manual_clock.h"
 #include "timer/testing/manual_executor.h"
@@ -26,6 +27,7 @@
 namespace timingwheel {
 namespace {
 
+using ::timingwheel::testing::MakeManualTimer;
 using ::timingwheel::testing::ManualClock;
 using ::timingwheel::testing::ManualExecutor;
 using ::timingwheel::testing::MockTimer;
@@ -126,11 +128,7 @@ TEST(DeadlineTest, DeadlinesOnAClockWithANonZeroOrigin) {
   // deadline is on the clock, not relative to the timer's creation.
   ManualClock clock(-5'000'000'000);
   ManualExecutor executor;
-  TimerOptions options;
-  options.clock = &clock;
-  options.executor = &executor;
-  options.start_reaper = false;
-  auto timer = Timer::Create(options).value();
+  auto timer = MakeManualTimer(clock, executor);
   EXPECT_EQ(timer->Now().nanos(), -5'000'000'000);
   int runs = 0;
   TimerHandle handle =

@@ -9,6 +9,7 @@
 
 #include "absl/time/time.h"
 #include "gtest/gtest.h"
+#include "tests/timer/manual_timer.h"
 #include "timer/embedded_timer.h"
 #include "timer/testing/manual_clock.h"
 #include "timer/testing/manual_executor.h"
@@ -18,6 +19,7 @@
 namespace timingwheel {
 namespace {
 
+using ::timingwheel::testing::MakeManualTimer;
 using ::timingwheel::testing::ManualClock;
 using ::timingwheel::testing::ManualExecutor;
 using ::timingwheel::testing::MockTimer;
@@ -89,11 +91,7 @@ TEST(TaskStatusTest, RunningWhileItsRunIsInProgress) {
 TEST(TaskStatusTest, HandedToTheExecutorIsPending) {
   ManualClock clock;
   ManualExecutor executor;
-  TimerOptions options;
-  options.clock = &clock;
-  options.executor = &executor;
-  options.start_reaper = false;
-  std::unique_ptr<Timer> timer = Timer::Create(options).value();
+  std::unique_ptr<Timer> timer = MakeManualTimer(clock, executor);
   TimerHandle handle = timer->Schedule(absl::Seconds(1), [] {}).value();
   clock.AdvanceBy(absl::Seconds(1));
   ASSERT_TRUE(timer->AdvanceClock(absl::ZeroDuration()));

@@ -1,6 +1,6 @@
 // Copyright 2026 The timingwheel Authors.
 //
-// How a task's runs can be stopped and overlap (issue 10, items 12 to 14):
+// How a task's runs can be stopped and overlap:
 // Cancel() takes back a task handed to the executor whose Run() has not
 // started (Netty's semantics); a task never runs concurrently with itself on
 // a thread pool, even when re-added while its batch waits in the pool's
@@ -14,6 +14,7 @@
 #include "absl/status/status.h"
 #include "absl/time/time.h"
 #include "gtest/gtest.h"
+#include "tests/timer/manual_timer.h"
 #include "tests/timer/test_sync.h"
 #include "timer/executor.h"
 #include "timer/testing/manual_clock.h"
@@ -27,6 +28,7 @@ namespace {
 
 using ::timingwheel::testing::Counter;
 using ::timingwheel::testing::Latch;
+using ::timingwheel::testing::MakeManualTimer;
 using ::timingwheel::testing::ManualClock;
 using ::timingwheel::testing::ManualExecutor;
 using ::timingwheel::testing::MockTimer;
@@ -40,13 +42,7 @@ class CountingTask : public TimerTask {
 
 // A timer driven by hand whose batches wait in a ManualExecutor.
 struct QueuedTimer {
-  QueuedTimer() {
-    TimerOptions options;
-    options.clock = &clock;
-    options.executor = &executor;
-    options.start_reaper = false;
-    timer = Timer::Create(options).value();
-  }
+  QueuedTimer() { timer = MakeManualTimer(clock, executor); }
   ManualClock clock;
   ManualExecutor executor;
   std::unique_ptr<Timer> timer;

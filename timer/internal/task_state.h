@@ -105,6 +105,200 @@ class TaskState {
                                               std::memory_order_acq_rel,
                                               std::memory_order_acquire);
   }
+
+  // Named transitions
+  //
+  // Each is one compare-and-swap loop over the word (`Cas()`: acq_rel on
+  // success, acquire on failure), retried until it succeeds or the word says
+  // the transition does not apply. Callers state which lock they hold; the
+  // functions themselves take none.
+
+  // TaskState::MarkQueued()
+  //
+  // kPending -> kQueued: a due task leaves the wheel for a batch (Cancel()
+  // can still take it back until `Run()` starts). Under the owner's lock.
+  static void MarkQueued(TimerTask* task) {
+    uint32_t state = Load(task);
+    while (!Cas(task, state, (state & ~kPending) | kQueued)) {
+    }
+  }
+
+  // TaskState::ClearPending()
+  //
+  // Clears kPending (the word goes idle unless another busy flag is set):
+  // Shutdown() sweeping a task it took out of the wheel.
+  static void ClearPending(TimerTask* task) {
+    uint32_t state = Load(task);
+    while (!Cas(task, state, Make(Owner(state), state & ~kPending))) {
+    }
+  }
+
+  // TaskState::SweepPending()
+  //
+  // Clears kPending of a task of timer `owner` that CancelAll() took out of
+  // the wheel; a task running meanwhile (re-added while it runs) is also
+  // marked kStopped, as Cancel() does. Under the owner's lock.
+  static void SweepPending(TimerTask* task, uint32_t owner) {
+    uint32_t state = Load(task);
+    for (;;) {
+      uint32_t flags = state & ~kPending;
+      if ((state & kRunning) != 0) flags |= kStopped;
+      if (Cas(task, state, Make(owner, flags))) return;
+    }
+  }
+
+  // How a batch's claim of a task ended (TryClaimForRun()).
+  enum class Claim {
+    kSkipped,   // Not queued (cancelled or moved), or a run is owed already.
+    kHandedOn,  // Running elsewhere: kDeferred set, that thread runs it.
+    kClaimed,   // kQueued -> kRunning: the caller runs it.
+  };
+
+  // TaskState::TryClaimForRun()
+  //
+  // A batch reaching a queued task: claims the run (kQueued -> kRunning), or,
+  // while another thread runs it, leaves the run to that thread (kDeferred),
+  // so that a task never runs concurrently with itself. Without a lock.
+  static Claim TryClaimForRun(TimerTask* task) {
+    uint32_t state = Load(task);
+    for (;;) {
+      if ((state & kQueued) == 0) return Claim::kSkipped;
+      if ((state & kRunning) != 0) {
+        if ((state & kDeferred) != 0) return Claim::kSkipped;
+        if (Cas(task, state, state | kDeferred)) return Claim::kHandedOn;
+        continue;
+      }
+      if (Cas(task, state, (state & ~kQueued) | kRunning)) {
+        return Claim::kClaimed;
+      }
+    }
+  }
+
+  // How a run ended (FinishRun()).
+  enum class RunEnd {
+    kDone,              // Idle again (or pending/queued anew, not running).
+    kDoneDropDeferred,  // As kDone; a deferred run was cancelled meanwhile:
+                        // the caller drops the reference it came with.
+    kAgain,             // A deferred run is owed: still kRunning, run again.
+  };
+
+  // TaskState::FinishRun()
+  //
+  // After `Run()` returns: runs again if a batch left a run to this thread
+  // and it is still queued (clearing kDeferred and kQueued), otherwise
+  // clears kRunning, kDeferred and kStopped. Called by the running thread.
+  static RunEnd FinishRun(TimerTask* task) {
+    uint32_t state = Load(task);
+    for (;;) {
+      const bool deferred = (state & kDeferred) != 0;
+      const bool again = deferred && (state & kQueued) != 0;
+      const uint32_t desired =
+          again
+              ? state & ~(kDeferred | kQueued)
+              : Make(Owner(state), state & ~(kRunning | kDeferred | kStopped));
+      if (Cas(task, state, desired)) {
+        return again      ? RunEnd::kAgain
+               : deferred ? RunEnd::kDoneDropDeferred
+                          : RunEnd::kDone;
+      }
+    }
+  }
+
+  // TaskState::TryCancelQueued()
+  //
+  // kQueued -> not queued for a task whose batch the executor dropped: sets
+  // its due time to kCancelledDue before the word may go idle (restored if
+  // the swap fails). Returns false, changing nothing, if it was not queued.
+  // Under the owner's lock.
+  static bool TryCancelQueued(TimerTask* task) {
+    uint32_t state = Load(task);
+    while ((state & kQueued) != 0) {
+      const int64_t due = task->due_nanos_;
+      task->due_nanos_ = kCancelledDue;
+      if (Cas(task, state, Make(Owner(state), state & ~kQueued))) return true;
+      task->due_nanos_ = due;
+    }
+    return false;
+  }
+
+  // TaskState::TryMarkInbox()
+  //
+  // Idle (0) -> kInbox of timer `owner`: a producer takes an idle task for
+  // its inbox. One attempt: false when the word is not 0 (or the weak swap
+  // failed), and the caller takes the locked path. Without a lock.
+  static bool TryMarkInbox(TimerTask* task, uint32_t owner) {
+    uint32_t idle = 0;
+    return Cas(task, idle, Make(owner, kInbox));
+  }
+
+  // How a revoke of a buffered task ended (TryRevokeBuffered()).
+  enum class Revoke {
+    kNotBuffered,     // Not in an inbox of `owner`.
+    kAlreadyRevoked,  // Another cancel took it back first.
+    kRevoked,         // kRevoked set: the caller releases the task.
+  };
+
+  // TaskState::TryRevokeBuffered()
+  //
+  // Sets kRevoked on a task in one of timer `owner`'s inboxes: the drain then
+  // takes it out instead of placing it. Without a lock, or under it.
+  static Revoke TryRevokeBuffered(TimerTask* task, uint32_t owner) {
+    uint32_t state = Load(task);
+    while ((state & kInbox) != 0 && Owner(state) == owner) {
+      if ((state & kRevoked) != 0) return Revoke::kAlreadyRevoked;
+      if (Cas(task, state, state | kRevoked)) return Revoke::kRevoked;
+    }
+    return Revoke::kNotBuffered;
+  }
+
+  // TaskState::WithdrawBuffered()
+  //
+  // Sets kRevoked if the word is exactly `Make(owner, kInbox)` (buffered, not
+  // revoked): a producer taking back its own push after Shutdown(). Returns
+  // whether it did. Under the owner's lock.
+  static bool WithdrawBuffered(TimerTask* task, uint32_t owner) {
+    const uint32_t live = Make(owner, kInbox);
+    uint32_t state = Load(task);
+    while (state == live) {
+      if (Cas(task, state, live | kRevoked)) return true;
+    }
+    return false;
+  }
+
+  // How a drain took a task out of an inbox (TakeFromInbox()).
+  enum class Drained {
+    kPlaced,    // kInbox -> kPending: the caller places it in the wheel.
+    kReleased,  // Revoked: -> 0, due time kCancelledDue.
+  };
+
+  // TaskState::TakeFromInbox()
+  //
+  // A drain of timer `owner` taking a task out of its inbox: to kPending, or,
+  // if it was revoked, to idle with its due time set to kCancelledDue first
+  // (a lock-free add may write the task once the word is 0). Under the
+  // owner's lock.
+  static Drained TakeFromInbox(TimerTask* task, uint32_t owner) {
+    uint32_t state = Load(task);
+    for (;;) {
+      if ((state & kRevoked) == 0) {
+        if (Cas(task, state, Make(owner, kPending))) return Drained::kPlaced;
+      } else {
+        task->due_nanos_ = kCancelledDue;
+        if (Cas(task, state, 0)) return Drained::kReleased;
+      }
+    }
+  }
+
+  // TaskState::ReleaseRevoked()
+  //
+  // A revoked task out of its inbox after Shutdown(): due time kCancelledDue,
+  // then the word to 0. Under the owner's lock.
+  static void ReleaseRevoked(TimerTask* task) {
+    task->due_nanos_ = kCancelledDue;
+    uint32_t state = Load(task);
+    while (!Cas(task, state, 0)) {
+    }
+  }
 };
 
 }  // namespace internal

@@ -36,6 +36,13 @@ class TaskTestPeer {
   static int32_t Refs(const TimerTask& task) {
     return task.refs_.load(std::memory_order_acquire);
   }
+  // The task's due time (nanoseconds from its timer's origin).
+  static int64_t Due(const TimerTask& task) { return task.due_nanos_; }
+  static void SetDue(TimerTask& task, int64_t due) { task.due_nanos_ = due; }
+  // Overwrites the task's state word (see internal/task_state.h).
+  static void SetState(TimerTask& task, uint32_t state) {
+    task.state_.store(state, std::memory_order_release);
+  }
 };
 
 inline void RunAfterRevokeHook() {

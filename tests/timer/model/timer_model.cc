@@ -226,7 +226,7 @@ std::string TimerModel::Apply(const Step& step) {
                                 ? 0
                                 : absl::ToInt64Nanoseconds(step.delay);
       const int64_t due = AddSat(Now(), delay);
-      // The same add through three entry points (issue 11): Add(), AddAt()
+      // The same add through three entry points: Add(), AddAt()
       // at the clock's reading plus the delay, and a one-entry AddBatch().
       absl::Status status;
       switch (step.slot % 3) {

@@ -1,11 +1,10 @@
 // Copyright 2026 The timingwheel Authors.
 //
-// Review tests of the producer inboxes (timer.h, "Producer inboxes"): the
-// promises of timer.h pushed on where a buffered task meets another path
-// (a handle's Reschedule(), a concurrent add of the same task, Shutdown(),
-// the per-thread cache of control-block references, a reaper asleep for
-// an hour). Deterministic with the manual clock where they can be; the
-// real-thread ones bound their waits.
+// The producer inboxes (timer.h, "Producer inboxes") where a buffered task
+// meets another path: a handle's Reschedule(), a concurrent add of the same
+// task, Shutdown(), the per-thread cache of control-block references, a
+// reaper asleep for an hour. Deterministic with the manual clock where they
+// can be; the real-thread ones bound their waits.
 
 #include <atomic>
 #include <chrono>
@@ -34,7 +33,7 @@ using ::timingwheel::testing::FnTask;
 // Schedule + Cancel in a loop while nothing drains (no AdvanceClock, no
 // view): the producer's own drain at 64 per stripe bounds what the inbox
 // holds (cancelled tasks and their captures are released there).
-TEST(TimerInboxReviewTest, ScheduleAndCancelInALoopKeepsMemoryBounded) {
+TEST(TimerInboxPathsTest, ScheduleAndCancelInALoopKeepsMemoryBounded) {
   MockTimer mock;
   auto token = std::make_shared<int>(0);
   for (int i = 0; i < 20000; ++i) {
@@ -52,7 +51,7 @@ TEST(TimerInboxReviewTest, ScheduleAndCancelInALoopKeepsMemoryBounded) {
 
 // The same on the real clock with the reaper asleep for an hour, from more
 // threads than there are stripes (two threads share a stripe).
-TEST(TimerInboxReviewTest, ManyThreadsScheduleAndCancelWhileTheReaperSleeps) {
+TEST(TimerInboxPathsTest, ManyThreadsScheduleAndCancelWhileTheReaperSleeps) {
   std::unique_ptr<Timer> timer = Timer::Create().value();
   // The reaper sleeps until this one (an hour).
   TimerHandle far = timer->Schedule(absl::Hours(1), [] {}).value();
@@ -88,7 +87,7 @@ TEST(TimerInboxReviewTest, ManyThreadsScheduleAndCancelWhileTheReaperSleeps) {
 
 // Shutdown() while producers add: every task is refused, run or returned
 // by Shutdown(), exactly once, and nothing leaks (ASan).
-TEST(TimerInboxReviewTest, ShutdownWhileProducersAddAccountsForEveryTask) {
+TEST(TimerInboxPathsTest, ShutdownWhileProducersAddAccountsForEveryTask) {
   std::unique_ptr<Timer> timer = Timer::Create().value();
   constexpr int kThreads = 4;
   constexpr int kPerThread = 20000;
@@ -148,7 +147,7 @@ TEST(TimerInboxReviewTest, ShutdownWhileProducersAddAccountsForEveryTask) {
 // The destructor with buffered tasks (some cancelled, some not) and no
 // Shutdown() first: every capture is released, nothing runs; an add after
 // Shutdown() is refused and keeps nothing.
-TEST(TimerInboxReviewTest, DestructorAndAddAfterShutdownWithBufferedTasks) {
+TEST(TimerInboxPathsTest, DestructorAndAddAfterShutdownWithBufferedTasks) {
   auto token = std::make_shared<int>(0);
   std::atomic<int> runs{0};
   {
@@ -184,7 +183,7 @@ TEST(TimerInboxReviewTest, DestructorAndAddAfterShutdownWithBufferedTasks) {
 // holds spares of a timer's block after the timer is destroyed; the thread
 // then uses another timer and exits. Handles moved to another thread and
 // dropped there. No leak, no use after free (ASan, valgrind).
-TEST(TimerInboxReviewTest, ControlBlockRefCacheAcrossTimersAndThreads) {
+TEST(TimerInboxPathsTest, ControlBlockRefCacheAcrossTimersAndThreads) {
   std::unique_ptr<Timer> first = Timer::Create().value();
   std::vector<TimerHandle> handles;
   std::thread producer([&first, &handles] {

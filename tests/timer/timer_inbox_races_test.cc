@@ -1,13 +1,12 @@
 // Copyright 2026 The timingwheel Authors.
 //
-// Regression tests for defects a review found in the producer inboxes (all
-// fixed): a handle's Reschedule()/RescheduleAt() overtook a task the same
-// thread had buffered before it for the same instant, against timer.h's
-// per-thread order promise (it now drains the thread's stripe first); a
-// lock-free add raced the unlink of a locked Cancel() on the task's link
-// (TSan; Cancel() now unlinks before the state goes idle); and tasks
-// scheduled from other threads while the reaper runs a long callback must
-// be run by the standby before that callback ends.
+// The producer inboxes where a buffered task races another path: a handle's
+// Reschedule()/RescheduleAt() keeps timer.h's per-thread order behind a task
+// the same thread buffered before it for the same instant (it drains the
+// thread's stripe first); a lock-free add of a task races the unlink of a
+// locked Cancel() of it (run under TSan: Cancel() unlinks before the state
+// goes idle); and tasks scheduled from other threads while the reaper runs
+// a long callback are run by the standby before that callback ends.
 
 #include <atomic>
 #include <chrono>
@@ -35,7 +34,7 @@ using ::timingwheel::testing::FnTask;
 // run in the order added) hold[s] as for locked adds". A handle's
 // Reschedule() adds under the lock without draining the thread's stripe
 // first, so it overtakes a task the same thread buffered before it.
-TEST(TimerInboxRegressionTest, RescheduleAfterABufferedAddKeepsPerThreadOrder) {
+TEST(TimerInboxRacesTest, RescheduleAfterABufferedAddKeepsPerThreadOrder) {
   MockTimer mock;
   std::vector<int> order;
   TimerHandle second =
@@ -55,8 +54,7 @@ TEST(TimerInboxRegressionTest, RescheduleAfterABufferedAddKeepsPerThreadOrder) {
 }
 
 // The same with RescheduleAt().
-TEST(TimerInboxRegressionTest,
-     RescheduleAtAfterABufferedAddKeepsPerThreadOrder) {
+TEST(TimerInboxRacesTest, RescheduleAtAfterABufferedAddKeepsPerThreadOrder) {
   MockTimer mock;
   std::vector<int> order;
   TimerHandle second =
@@ -78,8 +76,7 @@ TEST(TimerInboxRegressionTest,
 // Two threads add (and cancel) the same pre-made task while a third drains:
 // the task is never in an inbox twice nor in the wheel and an inbox at
 // once; afterwards it is idle and runs exactly once when added again.
-TEST(TimerInboxRegressionTest,
-     ConcurrentAddsAndCancelsOfOneTaskStayConsistent) {
+TEST(TimerInboxRacesTest, ConcurrentAddsAndCancelsOfOneTaskStayConsistent) {
   MockTimer mock;
   std::atomic<int> runs{0};
   TaskPtr<TimerTask> task = MakeTask<FnTask>([&runs] { ++runs; });
@@ -125,7 +122,7 @@ TEST(TimerInboxRegressionTest,
 // cancelling thread still unlinks it (TSan: data race in Inbox::Push vs
 // TimingWheel::Unlink). Without TSan the wheel's bucket list can take the
 // inbox's nodes: other tasks of the bucket must still run exactly once.
-TEST(TimerInboxRegressionTest, LockFreeAddRacesTheUnlinkOfALockedCancel) {
+TEST(TimerInboxRacesTest, LockFreeAddRacesTheUnlinkOfALockedCancel) {
   MockTimer mock;
   std::atomic<int> runs{0};
   std::atomic<int> bystander_runs{0};
@@ -222,12 +219,11 @@ void StandbyRunsTasksScheduledDuringALongCallback(bool inboxes) {
       << "short tasks ran: " << short_runs.load() << " of " << kTasks;
 }
 
-TEST(TimerInboxRegressionTest, StandbyRunsTasksScheduledDuringALongCallback) {
+TEST(TimerInboxRacesTest, StandbyRunsTasksScheduledDuringALongCallback) {
   StandbyRunsTasksScheduledDuringALongCallback(/*inboxes=*/true);
 }
 
-TEST(TimerInboxRegressionTest,
-     StandbyRunsTasksScheduledDuringALongCallbackLocked) {
+TEST(TimerInboxRacesTest, StandbyRunsTasksScheduledDuringALongCallbackLocked) {
   StandbyRunsTasksScheduledDuringALongCallback(/*inboxes=*/false);
 }
 

@@ -1,11 +1,10 @@
 // Copyright 2026 The timingwheel Authors.
 //
-// How the parts merged for issue 12 meet: the reaper's inline batches and
-// the standby executor, pooled tasks freed on those threads, and Shutdown()
-// or timer destruction meeting them. The inline path needs the real clock;
-// every wait is bounded and nothing asserts a timing: only counts (each
-// task runs or is returned exactly once) and that nothing hangs or touches
-// freed memory (run under ASan, TSan and valgrind).
+// The reaper's inline batches and the standby executor meeting pooled tasks
+// freed on those threads, Shutdown() and timer destruction. The inline path
+// needs the real clock; every wait is bounded and nothing asserts a timing:
+// only counts (each task runs or is returned exactly once) and that nothing
+// hangs or touches freed memory (run under ASan, TSan and valgrind).
 
 #include <atomic>
 #include <functional>
@@ -36,7 +35,7 @@ using ::timingwheel::testing::FnTask;
 // Shutdown() from another thread while the reaper blocks in an inline
 // callback: it waits for that callback, and every task either runs (the
 // ones already in the batch) or is returned (the pending ones), once.
-TEST(TimerMergeInteractionTest, ShutdownWhileTheReaperRunsAnInlineBatch) {
+TEST(TimerInlineStandbyTest, ShutdownWhileTheReaperRunsAnInlineBatch) {
   auto timer = Timer::Create().value();
   Latch started, release;
   Counter runs;
@@ -73,7 +72,7 @@ TEST(TimerMergeInteractionTest, ShutdownWhileTheReaperRunsAnInlineBatch) {
 // Inline callbacks that cancel, reschedule and destroy handles of other
 // tasks (pooled blocks freed on the reaper thread), then one that shuts the
 // timer down; the destructor on the main thread finishes the job.
-TEST(TimerMergeInteractionTest, InlineCallbacksDropHandlesThenShutDown) {
+TEST(TimerInlineStandbyTest, InlineCallbacksDropHandlesThenShutDown) {
   auto timer = Timer::Create().value();
   Timer* const raw = timer.get();
   Counter never;
@@ -104,7 +103,7 @@ TEST(TimerMergeInteractionTest, InlineCallbacksDropHandlesThenShutDown) {
 // A producer thread schedules tasks and exits (its pool cache given back)
 // while they are still pending; they run afterwards, their blocks freed on
 // the reaper or standby thread.
-TEST(TimerMergeInteractionTest, ProducerExitsWhileItsTasksArePending) {
+TEST(TimerInlineStandbyTest, ProducerExitsWhileItsTasksArePending) {
   TimerOptions options;
   options.expected_pending = 1000;
   auto timer = Timer::Create(options).value();
@@ -132,7 +131,7 @@ TEST(TimerMergeInteractionTest, ProducerExitsWhileItsTasksArePending) {
 // Timers created and destroyed in a loop with expected_pending, each
 // running its tasks and shutting down with some pending: the pool does not
 // grow after the first rounds.
-TEST(TimerMergeInteractionTest, TimersInALoopWithExpectedPendingDoNotGrow) {
+TEST(TimerInlineStandbyTest, TimersInALoopWithExpectedPendingDoNotGrow) {
   constexpr int kPending = 2000;
   int64_t bytes_after_warmup = 0;
   for (int round = 0; round < 12; ++round) {
@@ -157,7 +156,7 @@ TEST(TimerMergeInteractionTest, TimersInALoopWithExpectedPendingDoNotGrow) {
 
 // A callback on the reaper cancels the task behind it in its batch, then
 // throws; the cancelled task never runs, nothing leaks.
-TEST(TimerMergeInteractionTest, InlineCallbackThrowsAfterCancellingNext) {
+TEST(TimerInlineStandbyTest, InlineCallbackThrowsAfterCancellingNext) {
   Counter errors;
   TimerOptions options;
   options.on_callback_error = [&](std::exception_ptr) { errors.Increment(); };
@@ -182,7 +181,7 @@ TEST(TimerMergeInteractionTest, InlineCallbackThrowsAfterCancellingNext) {
 
 // Embedded timers run inline: the first destroys itself and the second
 // (queued behind it in the batch, or pending); the third runs.
-TEST(TimerMergeInteractionTest, InlineEmbeddedTimersDestroyedInTheirBatch) {
+TEST(TimerInlineStandbyTest, InlineEmbeddedTimersDestroyedInTheirBatch) {
   auto timer = Timer::Create().value();
   Counter second_runs, third_runs;
   std::unique_ptr<CallbackTimer> first, second, third;
@@ -209,7 +208,7 @@ TEST(TimerMergeInteractionTest, InlineEmbeddedTimersDestroyedInTheirBatch) {
 // While the reaper blocks in an inline callback, the standby takes over;
 // a callback it runs shuts the timer down; the blocked callback then
 // returns and the timer is destroyed from the main thread.
-TEST(TimerMergeInteractionTest, ShutdownFromTheStandbyWhileTheReaperBlocks) {
+TEST(TimerInlineStandbyTest, ShutdownFromTheStandbyWhileTheReaperBlocks) {
   auto timer = Timer::Create().value();
   Timer* const raw = timer.get();
   Latch blocked, release, shut;
@@ -238,7 +237,7 @@ TEST(TimerMergeInteractionTest, ShutdownFromTheStandbyWhileTheReaperBlocks) {
 
 // Producers schedule and cancel on the real clock while callbacks run
 // inline and hand off; every task runs or is cancelled exactly once.
-TEST(TimerMergeInteractionTest, ProducersCancelWhileBatchesRunInline) {
+TEST(TimerInlineStandbyTest, ProducersCancelWhileBatchesRunInline) {
   auto timer = Timer::Create().value();
   Counter runs, cancels;
   constexpr int kThreads = 3;
@@ -264,7 +263,7 @@ TEST(TimerMergeInteractionTest, ProducersCancelWhileBatchesRunInline) {
 // Shutdown() sweeps the pending tasks outside the lock while another
 // thread destroys pending embedded timers (which waits for the sweep to let
 // go of each): none is touched after it is freed (ASan, valgrind).
-TEST(TimerMergeInteractionTest, SweepRacesDestroyingEmbeddedTimers) {
+TEST(TimerInlineStandbyTest, SweepRacesDestroyingEmbeddedTimers) {
   for (int round = 0; round < 20; ++round) {
     auto timer = Timer::Create().value();
     constexpr int kTimers = 300;
@@ -294,7 +293,7 @@ TEST(TimerMergeInteractionTest, SweepRacesDestroyingEmbeddedTimers) {
 // An inline callback on the reaper shuts the timer down while the standby
 // (which took over when it blocked) runs a callback of its own: neither
 // waits for the other, and the destructor finishes the job.
-TEST(TimerMergeInteractionTest, InlineShutdownWhileTheStandbyRunsACallback) {
+TEST(TimerInlineStandbyTest, InlineShutdownWhileTheStandbyRunsACallback) {
   auto timer = Timer::Create().value();
   Timer* const raw = timer.get();
   Latch standby_running, shut, a_done;

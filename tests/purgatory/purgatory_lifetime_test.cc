@@ -1,7 +1,6 @@
 // Copyright 2026 The timingwheel Authors.
 //
-// Adversarial review of the purgatory (issue 10, items 1-6, and issue 11's
-// purgatory bullets): lifetimes, re-entrancy and concurrent shutdowns that
+// The purgatory's lifetimes, re-entrancy and concurrent shutdowns that
 // the other purgatory tests do not reach. Waits are bounded (RunWithin).
 
 #include <atomic>
@@ -31,7 +30,7 @@ constexpr absl::Duration kDeadlock = absl::Seconds(20);
 
 // A request that forgets its pending operation when it is answered: the
 // caller's only reference is the one it handed in, by reference.
-TEST(PurgatoryReviewTest, HandInThroughAReferenceItsCallbackResets) {
+TEST(PurgatoryLifetimeTest, HandInThroughAReferenceItsCallbackResets) {
   MockPurgatory<std::string> purgatory;
   for (bool at_once : {true, false}) {
     Purgatory::OperationPtr pending =
@@ -56,7 +55,7 @@ TEST(PurgatoryReviewTest, HandInThroughAReferenceItsCallbackResets) {
 
 // Shutdown() from an OnExpiration() running on the purgatory's own timer's
 // executor thread (a real reaper): no deadlock, every operation expires once.
-TEST(PurgatoryReviewTest, ShutdownFromAnExpirationOnItsOwnTimer) {
+TEST(PurgatoryLifetimeTest, ShutdownFromAnExpirationOnItsOwnTimer) {
   auto purgatory = Purgatory::Create().value();
   std::vector<OpPtr> ops;
   std::atomic<bool> shut{false};
@@ -89,7 +88,7 @@ TEST(PurgatoryReviewTest, ShutdownFromAnExpirationOnItsOwnTimer) {
 // Two threads shut the purgatory down at once: when the second call returns,
 // every operation has expired (Shutdown() "expires every operation still
 // waiting"), not just the ones the first call reached so far.
-TEST(PurgatoryReviewTest, ConcurrentShutdownReturnsOnlyOnceAllExpired) {
+TEST(PurgatoryLifetimeTest, ConcurrentShutdownReturnsOnlyOnceAllExpired) {
   MockPurgatory<std::string> purgatory;
   constexpr int kOps = 2000;
   std::vector<OpPtr> ops;
@@ -121,9 +120,9 @@ TEST(PurgatoryReviewTest, ConcurrentShutdownReturnsOnlyOnceAllExpired) {
 
 // MockPurgatory::AdvanceBy() runs, before it returns, the expirations of
 // operations that expiration callbacks hand in and that are already due
-// (issue 11's "every due expiration runs and finishes before the call
-// returns"), and counts them.
-TEST(PurgatoryReviewTest, MockAdvanceRunsExpirationsHandedInByExpirations) {
+// (every due expiration runs and finishes before the call returns), and
+// counts them.
+TEST(PurgatoryLifetimeTest, MockAdvanceRunsExpirationsHandedInByExpirations) {
   MockPurgatory<std::string> purgatory;
   OpPtr first = MakeTask<CountingOperation>(absl::Seconds(1));
   OpPtr second = MakeTask<CountingOperation>(absl::ZeroDuration());
@@ -145,7 +144,7 @@ TEST(PurgatoryReviewTest, MockAdvanceRunsExpirationsHandedInByExpirations) {
 // A refusal under max_pending: TryComplete() ran once (that is how the
 // purgatory learnt it could not complete at once), nothing else did, and
 // the purgatory keeps nothing of it.
-TEST(PurgatoryReviewTest, RefusalRanOnlyTheFirstTry) {
+TEST(PurgatoryLifetimeTest, RefusalRanOnlyTheFirstTry) {
   PurgatoryOptions options;
   options.timer.max_pending = 1;
   MockPurgatory<std::string> purgatory(options);
@@ -173,7 +172,7 @@ TEST(PurgatoryReviewTest, RefusalRanOnlyTheFirstTry) {
 // An operation whose delay passes during TryCompleteElseWatch() (here while
 // its second try runs) is reported `kExpired`, and was expired on the
 // timer's thread, not by a shutdown.
-TEST(PurgatoryReviewTest, DelayPassingDuringTheHandInIsExpired) {
+TEST(PurgatoryLifetimeTest, DelayPassingDuringTheHandInIsExpired) {
   MockPurgatory<std::string> purgatory;
   OpPtr op = MakeTask<CountingOperation>(absl::Seconds(1));
   op->on_try = [&](int call) {

@@ -1,0 +1,179 @@
+// Copyright 2026 The timingwheel Authors.
+//
+// The reaper of Timer and how the timer sleeps and wakes: ReaperLoop() (the
+// reaper thread's body), AdvanceClock() (wait until something is due, then
+// flush it), NotifySleepersIfEarlierLocked() (wake a sleeper an add would
+// make oversleep), RunInlineBatches() (the reaper running small batches
+// itself with the default executor) and the watchdog that takes over when
+// such a run lasts past the next due instant (ArmWatchdogLocked(),
+// OnWatchdog()). AdvanceClock() may be called from any thread; the others
+// run on the reaper, the standby thread, or under the lock as each says.
+
+#include <pthread.h>
+#include <sys/prctl.h>
+
+#include <algorithm>
+#include <cstdint>
+#include <utility>
+#include <vector>
+
+#include "timer/internal/standby_executor.h"
+#include "timer/internal/wheel_math.h"
+#include "timer/timer.h"
+#include "timer/timer_impl.h"
+
+namespace timingwheel {
+
+namespace {
+
+// How much earlier than the next due instant a batch the reaper runs
+// itself must be estimated to end (see RunInlineBatches): about a thread
+// wake-up, what the watchdog's take-over costs when the estimate is short.
+constexpr int64_t kInlineMargin = 100000;
+
+}  // namespace
+
+using internal::inline_flusher;
+
+void Timer::ReaperLoop() {
+  // Named so that tools (and the wake-up benchmark) can find it in
+  // /proc/self/task/*/comm.
+  pthread_setname_np(pthread_self(), "tw-reaper");
+  // The kernel lets a thread's timed sleeps end up to its timer slack late
+  // (50 us by default) to batch wake-ups; the reaper's sleep is a task's
+  // deadline, so it asks for none.
+  prctl(PR_SET_TIMERSLACK, 1UL, 0UL, 0UL, 0UL);
+  for (;;) {
+    if (run_inline_) inline_flusher = this;
+    AdvanceClock(absl::InfiniteDuration());
+    inline_flusher = nullptr;
+    inline_handed_off_ = false;
+    // After the flush (flusher_active_ is false again and mu_ is free), so
+    // that the standby can take over flushing while these run.
+    if (!inline_batches_.empty()) RunInlineBatches();
+    internal::MutexLock lock(mu_);
+    if (shutdown_) return;
+  }
+}
+
+bool Timer::AdvanceClock(absl::Duration timeout) {
+  internal::MutexLock lock(mu_);
+  const int64_t deadline =
+      internal::SaturatingAdd(NowRelative(), internal::DelayToNanos(timeout));
+  for (;;) {
+    if (shutdown_) return false;
+    DrainInboxesLocked();  // At every wake-up: the wheel's view first.
+    const int64_t now = NowRelative();
+    const int64_t earliest = wheel_.EarliestKey();
+    if (earliest <= now && !flusher_active_) {
+      // One flusher at a time; it releases mu_ between chunks.
+      flusher_active_ = true;
+      FlushDue(now);
+      flusher_active_ = false;
+      if (use_inbox_) inbox_.set_time_hint(wheel_.time());
+      cv_.notify_all();  // Callers waiting for this flush to end.
+      return true;
+    }
+    if (now >= deadline) return false;
+    // Sleep until the earliest key, or, while another thread flushes, until
+    // that flush ends (it notifies).
+    const int64_t sleep_until =
+        flusher_active_ ? deadline : std::min(earliest, deadline);
+    if (SetSleepDeadlineMaxLocked(std::max(sleep_deadline_max_, sleep_until)) &&
+        inbox_.AnyPushed()) {
+      // The floor rose: a task buffered meanwhile may be due before it
+      // (its producer checked the lower floor). Drain, and go again.
+      continue;
+    }
+    const int64_t wake_at =
+        sleep_until == internal::kMaxNanos
+            ? kInfiniteFutureNanos
+            // origin_ + sleep_until overflows only for a positive origin
+            // (clock readings may be negative).
+            : (origin_ > 0 && sleep_until > internal::kMaxNanos - origin_
+                   ? kInfiniteFutureNanos
+                   : origin_ + sleep_until);
+    clock_->WaitUntil(cv_, lock.native(), wake_at);
+    ++counters_.reaper_wakeups;
+  }
+}
+
+void Timer::NotifySleepersIfEarlierLocked() {
+  if (wheel_.KeyLowerBound() >= sleep_deadline_max_) return;
+  // A sleeper would oversleep the new task. Every sleeper re-registers
+  // its deadline when it sleeps again, so one notification suffices.
+  SetSleepDeadlineMaxLocked(kNoSleeper);
+  cv_.notify_all();
+  // The reaper runs callbacks: its standby must wake for this one.
+  if (watchdog_active_) ArmWatchdogLocked(wheel_.EarliestKey(), false);
+}
+
+void Timer::RunInlineBatches() {
+  std::vector<std::vector<TimerTask*>> batches;
+  batches.swap(inline_batches_);
+  size_t tasks = 0;
+  for (const std::vector<TimerTask*>& batch : batches) tasks += batch.size();
+  const int64_t estimate = static_cast<int64_t>(tasks) *
+                           run_ns_per_task_.load(std::memory_order_relaxed);
+  bool hand_off;
+  {
+    internal::MutexLock lock(mu_);
+    // Buffered tasks first: the decision below counts them.
+    DrainInboxesLocked();
+    // Run here only when nothing else comes due before these would have
+    // run (the estimate): otherwise the next instant would wait for the
+    // watchdog, a wake-up later, and the flush and the callbacks would
+    // share one thread. The standby runs them at once instead, and this
+    // thread stays free to flush the next instant on time.
+    const int64_t next = wheel_.EarliestKey();
+    hand_off =
+        next != internal::kMaxNanos &&
+        next - NowRelative() < std::max<int64_t>(estimate, 0) + kInlineMargin;
+    if (!hand_off) {
+      watchdog_active_ = true;
+      ArmWatchdogLocked(next, /*force=*/true);
+      // The inbox floor is closed while the watchdog is armed (see
+      // PublishFloorLocked): what was buffered since the drain above goes
+      // in the wheel now, and re-arms the watchdog if it is due earlier.
+      DrainInboxesLocked();
+    }
+  }
+  if (hand_off) {
+    for (std::vector<TimerTask*>& batch : batches) {
+      executor_->Execute(Batch(this, std::move(batch)));
+    }
+    return;
+  }
+  for (std::vector<TimerTask*>& batch : batches) RunBatch(batch);
+  {
+    // Under the lock: an Add() re-arming meanwhile is not undone later.
+    internal::MutexLock lock(mu_);
+    watchdog_active_ = false;
+    PublishFloorLocked();
+    owned_executor_->Disarm();
+  }
+}
+
+void Timer::ArmWatchdogLocked(int64_t key, bool force) {
+  if (!force && key >= watchdog_deadline_) return;
+  watchdog_deadline_ = key;
+  // An Add() due before it notifies (AddLocked), and re-arms.
+  SetSleepDeadlineMaxLocked(std::max(sleep_deadline_max_, key));
+  if (shutdown_ || key == internal::kMaxNanos ||
+      (origin_ > 0 && key > internal::kMaxNanos - origin_)) {
+    owned_executor_->Disarm();
+    return;
+  }
+  owned_executor_->ArmAt(origin_ + key);
+}
+
+void Timer::OnWatchdog() {
+  // The reaper is inside callbacks at a due instant (or just left them):
+  // flush what is due; the batches go to this thread's queue, which it runs
+  // next.
+  AdvanceClock(absl::ZeroDuration());
+  internal::MutexLock lock(mu_);
+  if (watchdog_active_) ArmWatchdogLocked(wheel_.EarliestKey(), true);
+}
+
+}  // namespace timingwheel

@@ -175,6 +175,21 @@ absl::StatusOr<bool> ClientCore::Cancel(absl::string_view id) {
   return cancelled;
 }
 
+absl::StatusOr<CancelOutcome> ClientCore::CancelTask(absl::string_view id) {
+  const std::string key(id);
+  std::lock_guard<std::mutex> lock(mu_);
+  if (store_ == nullptr) {
+    return absl::FailedPreconditionError(options_.closed_message);
+  }
+  absl::StatusOr<CancelOutcome> cancelled = store_->CancelTask(key);
+  if (absl::IsUnavailable(cancelled.status()) && store_->Reconnect().ok()) {
+    // A first try that committed before its reply was lost makes this one
+    // answer kNotFound.
+    cancelled = store_->CancelTask(key);
+  }
+  return cancelled;
+}
+
 absl::StatusOr<TaskInfo> ClientCore::Get(absl::string_view id) {
   const std::string key(id);
   std::lock_guard<std::mutex> lock(mu_);

@@ -104,6 +104,7 @@ class ClientCore {
       bool has_payload, const Inserter& inserter, const AfterInsert& after);
 
   absl::StatusOr<bool> Cancel(absl::string_view id);
+  absl::StatusOr<CancelOutcome> CancelTask(absl::string_view id);
   absl::StatusOr<TaskInfo> Get(absl::string_view id);
 
   // ClientCore::Close()

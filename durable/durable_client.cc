@@ -111,6 +111,10 @@ absl::StatusOr<ScheduleOutcome> DurableClient::RescheduleAfter(
   return outcomes->front();
 }
 
+absl::StatusOr<CancelOutcome> DurableClient::CancelTask(absl::string_view id) {
+  return core_->CancelTask(id);
+}
+
 absl::StatusOr<bool> DurableClient::Cancel(absl::string_view id) {
   return core_->Cancel(id);
 }

@@ -109,6 +109,9 @@ class DurableClient {
   absl::Status ScheduleBatch(absl::Span<const ScheduleRequest> requests);
   absl::StatusOr<bool> Cancel(absl::string_view id);
   absl::StatusOr<TaskInfo> Get(absl::string_view id);
+  // As `DurableScheduler::CancelTask()`: cancels a waiting task, or stops a
+  // running one (its owner is notified).
+  absl::StatusOr<CancelOutcome> CancelTask(absl::string_view id);
 
   // DurableClient::ScheduleOrReplace(), ScheduleOrReplaceBatch(),
   // Reschedule(), RescheduleAfter()

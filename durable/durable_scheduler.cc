@@ -597,9 +597,14 @@ void DurableScheduler::RunAttemptVia(std::shared_ptr<AttemptLink> link,
   const bool run = self->BeginAttempt(started);
   TimerHandle stop_timer;
   const absl::Duration timeout = self->options_.attempt_timeout;
+  if (run) {
+    // Raised by CancelTask() of this task, or at the deadline.
+    started.task.stop_flag = std::make_shared<std::atomic<bool>>(false);
+    std::lock_guard<std::mutex> lock(self->mu_);
+    self->stop_flags_[started.task.id] = started.task.stop_flag;
+  }
   if (run && timeout > absl::ZeroDuration()) {
     // Raised by the scheduler's own wheel at the deadline.
-    started.task.stop_flag = std::make_shared<std::atomic<bool>>(false);
     started.task.deadline = absl::Now() + timeout;
     stop_timer = self->timer_
                      ->Schedule(timeout,
@@ -628,6 +633,14 @@ void DurableScheduler::RunAttemptVia(std::shared_ptr<AttemptLink> link,
       durable_internal::MakeCompletion(started, result, link->retry);
   self = link->Enter();
   if (self == nullptr) return;  // Gone meanwhile (see Shutdown()).
+  {
+    std::lock_guard<std::mutex> lock(self->mu_);
+    auto flag = self->stop_flags_.find(started.task.id);
+    if (flag != self->stop_flags_.end() &&
+        flag->second == started.task.stop_flag) {
+      self->stop_flags_.erase(flag);
+    }
+  }
   self->histograms_->handler_duration.Observe(handler_took.count());
   self->FinishAttempt(std::move(completion), started.slot, started.epoch);
   link->Leave();
@@ -848,13 +861,20 @@ void DurableScheduler::RequeueAbandoned() {
 
 void DurableScheduler::ConsumeNotifications() {
   std::vector<int> slots;
-  absl::Status status = store_->DrainNotifications(&slots);
+  std::vector<std::string> stops;
+  absl::Status status = store_->DrainNotifications(&slots, &stops);
   if (!status.ok()) {
     NoteDbError(status);
     return;
   }
-  if (slots.empty()) return;
+  if (slots.empty() && stops.empty()) return;
   std::lock_guard<std::mutex> lock(mu_);
+  for (const std::string& id : stops) {
+    auto flag = stop_flags_.find(id);
+    if (flag != stop_flags_.end()) {
+      flag->second->store(true, std::memory_order_release);
+    }
+  }
   for (int slot : slots) {
     if (slot == durable_internal::kAllSlots || owned_.contains(slot)) {
       load_requested_ = true;

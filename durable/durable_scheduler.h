@@ -384,6 +384,17 @@ class DurableScheduler {
   // Unavailable when the database cannot be reached.
   absl::StatusOr<bool> Cancel(absl::string_view id);
 
+  // DurableScheduler::CancelTask()
+  //
+  // As `Cancel()`, and also for a running task: it is deleted (its
+  // attempt's outcome is dropped, nothing is retried) and its handler asked
+  // to stop (`DurableTask::stop_requested()` turns true in the owner
+  // process, when the owner hears the database's notification; a handler
+  // never hears of it otherwise, but the task is gone either way). Returns
+  // what it did (`CancelOutcome`): kCancelled, kStopRequested, kFinished,
+  // kNotFound. Test: CancelTaskTest.*.
+  absl::StatusOr<CancelOutcome> CancelTask(absl::string_view id);
+
   // DurableScheduler::Get()
   //
   // The task's state, attempts so far and due time. NotFound for an unknown
@@ -541,6 +552,11 @@ class DurableScheduler {
   // Attempts fired and not yet recorded: id -> the newest attempt's
   // version (running_per_slot_ counts every attempt). Under mu_.
   absl::flat_hash_map<std::string, int64_t> running_;
+  // The stop flags of the attempts whose handlers run now, by id (raised by
+  // a CancelTask() of a running task, heard on "timingwheel_stop"). Under
+  // mu_.
+  absl::flat_hash_map<std::string, std::shared_ptr<std::atomic<bool>>>
+      stop_flags_;
   std::vector<durable_internal::StartMark> marks_;  // Under mu_.
   // Claimed rows a full wheel (timer_options.max_pending) refused, kept
   // until there is room. Under mu_.

@@ -31,6 +31,11 @@ absl::Status DurableScheduler::ScheduleAt(absl::string_view id, absl::Time due,
   return Insert({&*request, 1});
 }
 
+absl::StatusOr<CancelOutcome> DurableScheduler::CancelTask(
+    absl::string_view id) {
+  return client_->CancelTask(id);
+}
+
 absl::Status DurableScheduler::ScheduleBatch(
     absl::Span<const ScheduleRequest> requests) {
   if (requests.empty()) return absl::OkStatus();

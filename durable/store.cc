@@ -11,6 +11,7 @@
 #include <cstdlib>
 #include <utility>
 
+#include "absl/strings/escaping.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
@@ -357,6 +358,14 @@ absl::StatusOr<PgResult> Exec(PGconn* conn, const char* sql) {
   return Exec(conn, sql, PgParams());
 }
 
+// LISTEN on both channels: slots' wake-ups, and running tasks to stop (one
+// statement each: the extended protocol takes one at a time).
+absl::Status ListenToBoth(PGconn* conn) {
+  absl::Status status = Exec(conn, "LISTEN timingwheel").status();
+  if (!status.ok()) return status;
+  return Exec(conn, "LISTEN timingwheel_stop").status();
+}
+
 // Server notices (NOTICE, WARNING) are not errors; libpq would print them.
 void IgnoreNotice(void*, const char*) {}
 
@@ -578,7 +587,7 @@ absl::Status Store::Reconnect() {
   }
   absl::Status status = ApplyLimits();
   if (!status.ok()) return status;
-  if (listening_) return Exec(conn_, "LISTEN timingwheel").status();
+  if (listening_) return ListenToBoth(conn_);
   return absl::OkStatus();
 }
 
@@ -890,20 +899,28 @@ absl::StatusOr<int64_t> Store::DeleteFinished(absl::Span<const SlotEpoch> owned,
 }
 
 absl::Status Store::Listen() {
-  absl::Status status = Exec(conn_, "LISTEN timingwheel").status();
+  absl::Status status = ListenToBoth(conn_);
   if (status.ok()) listening_ = true;
   return status;
 }
 
 int Store::socket() const { return PQsocket(conn_); }
 
-absl::Status Store::DrainNotifications(std::vector<int>* slots) {
+absl::Status Store::DrainNotifications(std::vector<int>* slots,
+                                       std::vector<std::string>* stops) {
   if (PQconsumeInput(conn_) == 0) {
     return absl::UnavailableError(
         absl::StrCat("PostgreSQL connection lost: ",
                      Scrubbed(conn_, PQerrorMessage(conn_))));
   }
   while (PGnotify* note = PQnotifies(conn_)) {
+    if (absl::string_view(note->relname) == "timingwheel_stop") {
+      // A running task was cancelled: its id, hex-encoded.
+      if (stops != nullptr)
+        stops->push_back(absl::HexStringToBytes(note->extra));
+      PQfreemem(note);
+      continue;
+    }
     if (absl::string_view(note->extra) == "*") slots->push_back(kAllSlots);
     for (absl::string_view part : absl::StrSplit(note->extra, ',')) {
       int slot = 0;

@@ -285,6 +285,16 @@ class Store {
   absl::Status EnsureSchema(int slot_count);
 
   // Client statements.
+  // Store::CancelTask()
+  //
+  // Deletes the task unless it finished: a PENDING or SCHEDULED one will
+  // not run (kCancelled); a RUNNING one's attempt is fenced (its outcome
+  // finds no row and is dropped, nothing is retried) and its owner is
+  // asked, by a notification on "timingwheel_stop", to tell its handler
+  // (kStopRequested). kFinished leaves a SUCCESS or FAILED row alone;
+  // kNotFound for an unknown id. (store_cancel.cc; tests: CancelTaskTest.)
+  absl::StatusOr<CancelOutcome> CancelTask(const std::string& id);
+
   // Store::Replace()
   //
   // Inserts, replaces or keeps each row by its rule, in one statement (one
@@ -378,7 +388,10 @@ class Store {
   int socket() const;
   // Reads what arrived on the socket; appends the slots notified
   // (`kAllSlots` for a "*").
-  absl::Status DrainNotifications(std::vector<int>* slots);
+  // `stops` (may be null) receives the ids of running tasks that
+  // `CancelTask()` deleted ("timingwheel_stop").
+  absl::Status DrainNotifications(std::vector<int>* slots,
+                                  std::vector<std::string>* stops = nullptr);
 
   PGconn* conn() { return conn_; }
 

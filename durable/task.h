@@ -124,6 +124,23 @@ enum class ScheduleOutcome {
   kFinished,
 };
 
+// CancelOutcome
+//
+// What `CancelTask()` did.
+enum class CancelOutcome {
+  // It was waiting (PENDING or SCHEDULED): deleted, it will not run.
+  kCancelled,
+  // An attempt was running: the task is deleted (the attempt's outcome is
+  // dropped, nothing is retried) and its handler asked to stop
+  // (`DurableTask::stop_requested()`, in the owner process, if the owner
+  // hears the notification).
+  kStopRequested,
+  // It had finished (SUCCESS or FAILED, not yet cleaned up): left alone.
+  kFinished,
+  // No task has this id.
+  kNotFound,
+};
+
 // ScheduleOutcomeName()
 //
 // Returns "SCHEDULED", "REPLACED", "KEPT", "ALREADY_RUNNING", "FINISHED".

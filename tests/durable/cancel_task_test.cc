@@ -1,0 +1,107 @@
+// Copyright 2026 The timingwheel Authors.
+//
+// CancelTask() on a real PostgreSQL (bash .ci/test starts one): a waiting
+// task is deleted; a running one is deleted, its handler told to stop in
+// the owner process (from this scheduler and from a DurableClient), and
+// nothing is retried; a finished one and an unknown id are reported as
+// such.
+
+#include <atomic>
+#include <memory>
+#include <string>
+#include <thread>
+
+#include "absl/status/status.h"
+#include "absl/strings/str_cat.h"
+#include "absl/time/time.h"
+#include "durable/durable_client.h"
+#include "durable/durable_scheduler.h"
+#include "gtest/gtest.h"
+#include "tests/durable/durable_test_fixture.h"
+#include "tests/durable/test_util.h"
+
+namespace timingwheel {
+namespace durable_test {
+namespace {
+
+class CancelTaskTest : public DurableFixture {
+ protected:
+  int64_t Rows(const std::string& id) {
+    return Count(absl::StrCat("task_id = '", id, "'::bytea"));
+  }
+  std::unique_ptr<DurableClient> Client() {
+    DurableClientOptions options;
+    options.conninfo = db_->conninfo();
+    options.slot_count = 1;
+    auto client = DurableClient::Create(options);
+    EXPECT_TRUE(client.ok()) << client.status();
+    return client.ok() ? *std::move(client) : nullptr;
+  }
+};
+
+TEST_F(CancelTaskTest, AWaitingTaskIsDeletedAndNeverRuns) {
+  auto scheduler = Start(Options("a"));
+  ASSERT_NE(scheduler, nullptr);
+  ASSERT_TRUE(scheduler->Schedule("t", absl::Milliseconds(500), "p").ok());
+  auto outcome = scheduler->CancelTask("t");
+  ASSERT_TRUE(outcome.ok()) << outcome.status();
+  EXPECT_EQ(*outcome, CancelOutcome::kCancelled);
+  EXPECT_EQ(Rows("t"), 0);
+  auto again = scheduler->CancelTask("t");
+  ASSERT_TRUE(again.ok()) << again.status();
+  EXPECT_EQ(*again, CancelOutcome::kNotFound);
+}
+
+TEST_F(CancelTaskTest, AFinishedTaskIsLeftAlone) {
+  auto scheduler = Start(Options("a"));
+  ASSERT_NE(scheduler, nullptr);
+  ASSERT_TRUE(scheduler->Schedule("t", absl::Milliseconds(20), "p").ok());
+  ASSERT_TRUE(Succeeded("t"));
+  auto outcome = scheduler->CancelTask("t");
+  ASSERT_TRUE(outcome.ok()) << outcome.status();
+  EXPECT_EQ(*outcome, CancelOutcome::kFinished);
+  EXPECT_EQ(Rows("t"), 1);
+}
+
+// For each canceller: the scheduler itself, and another process's client.
+class CancelRunningTest : public CancelTaskTest,
+                          public ::testing::WithParamInterface<bool> {};
+
+TEST_P(CancelRunningTest, ARunningTaskIsToldToStopAndNotRetried) {
+  const bool from_client = GetParam();
+  std::atomic<bool> running{false};
+  std::atomic<bool> told{false};
+  recorder_.SetResult([&](const DurableTask& task) {
+    running = true;
+    told = WaitFor([&] { return task.stop_requested(); }, absl::Seconds(20));
+    return absl::AbortedError("stopped");  // Would be retried if it counted.
+  });
+  DurableOptions options = Options("a");
+  options.retry.max_attempts = 5;
+  options.retry.initial_backoff = absl::Milliseconds(10);
+  auto scheduler = Start(options);
+  ASSERT_NE(scheduler, nullptr);
+  auto client = Client();
+  ASSERT_NE(client, nullptr);
+  ASSERT_TRUE(scheduler->Schedule("t", absl::Milliseconds(20), "p").ok());
+  ASSERT_TRUE(WaitFor([&] { return running.load(); }, absl::Seconds(10)));
+  auto outcome =
+      from_client ? client->CancelTask("t") : scheduler->CancelTask("t");
+  ASSERT_TRUE(outcome.ok()) << outcome.status();
+  EXPECT_EQ(*outcome, CancelOutcome::kStopRequested);
+  ASSERT_TRUE(WaitFor([&] { return recorder_.size() == 1 && told.load(); },
+                      absl::Seconds(20)))
+      << "the handler was never told to stop";
+  // Its outcome finds no row: nothing is retried.
+  ASSERT_TRUE(WaitFor([&] { return scheduler->Metrics().dropped >= 1; },
+                      absl::Seconds(10)));
+  EXPECT_EQ(Rows("t"), 0);
+  EXPECT_EQ(recorder_.size(), 1u);
+}
+
+INSTANTIATE_TEST_SUITE_P(FromSchedulerAndClient, CancelRunningTest,
+                         ::testing::Bool());
+
+}  // namespace
+}  // namespace durable_test
+}  // namespace timingwheel

@@ -158,6 +158,29 @@ absl::StatusOr<ActionResult> AdminStore::Retry(const std::string& id,
   return impl_->RunWrite(Impl::Write::kRetry, id, due);
 }
 
+absl::StatusOr<ActionResult> AdminStore::Discard(const std::string& id) {
+  std::lock_guard<std::mutex> lock(mu_);
+  return impl_->RunWrite(Impl::Write::kDiscard, id, AdminDue::Now());
+}
+
+absl::StatusOr<int64_t> AdminStore::RetryMatching(TaskFilter filter,
+                                                  AdminDue due) {
+  filter.state = TaskState::kFailed;
+  int64_t retried = 0;
+  for (;;) {
+    absl::StatusOr<TaskPage> page = List(filter);
+    if (!page.ok()) return page.status();
+    for (const TaskSummary& task : page->tasks) {
+      absl::StatusOr<ActionResult> result = Retry(task.id, due);
+      if (!result.ok()) return result.status();
+      // Another operator may have retried or discarded it meanwhile.
+      if (result->outcome == ActionOutcome::kDone) ++retried;
+    }
+    if (!page->more || page->tasks.empty()) return retried;
+    filter.after_id = page->next_after;
+  }
+}
+
 absl::StatusOr<ActionResult> AdminStore::Reschedule(const std::string& id,
                                                     AdminDue due) {
   std::lock_guard<std::mutex> lock(mu_);

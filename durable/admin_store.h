@@ -309,6 +309,22 @@ class AdminStore {
   absl::StatusOr<ActionResult> Retry(const std::string& id,
                                      AdminDue due = AdminDue::Now());
 
+  // AdminStore::Discard()
+  //
+  // Deletes a FAILED task (a dead letter dealt with); kWrongState for any
+  // other state. Test: AdminStoreTest.DiscardAndRetryMatchingDeadLetters.
+  absl::StatusOr<ActionResult> Discard(const std::string& id);
+
+  // AdminStore::RetryMatching()
+  //
+  // `Retry()` of every FAILED task that `filter` matches (its `state` is
+  // ignored: FAILED), page by page (`filter.limit` at a time); returns how
+  // many it retried. Each retry is its own transaction: an error stops it
+  // with the ones before retried. Test:
+  // AdminStoreTest.DiscardAndRetryMatchingDeadLetters.
+  absl::StatusOr<int64_t> RetryMatching(TaskFilter filter,
+                                        AdminDue due = AdminDue::Now());
+
   // AdminStore::Reschedule()
   //
   // A PENDING or SCHEDULED task to another due time (PENDING afterwards;

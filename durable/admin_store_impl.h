@@ -94,7 +94,7 @@ class AdminStore::Impl {
   absl::StatusOr<TaskDetail> ReadShow(const std::string& id);
 
   // The writes (admin_writes.cc).
-  enum class Write { kCancel, kRetry, kReschedule };
+  enum class Write { kCancel, kRetry, kReschedule, kDiscard };
   absl::StatusOr<ActionResult> RunWrite(Write write, const std::string& id,
                                         AdminDue due);
 

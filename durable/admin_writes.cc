@@ -1,6 +1,6 @@
 // Copyright 2026 The timingwheel Authors.
 //
-// AdminStore's writes: cancel, retry, reschedule, each one short
+// AdminStore's writes: cancel, retry, reschedule, discard, each one short
 // transaction that locks the task's row first (see admin_store.h).
 
 #include <string>
@@ -133,6 +133,10 @@ absl::StatusOr<ActionResult> AdminStore::Impl::WriteInTransaction(
       allowed = state == 0 || state == 1;
       verb = "reschedule";
       break;
+    case Write::kDiscard:
+      allowed = state == static_cast<int64_t>(TaskState::kFailed);
+      verb = "discard";
+      break;
   }
   if (!allowed) {
     result.outcome = ActionOutcome::kWrongState;
@@ -140,6 +144,8 @@ absl::StatusOr<ActionResult> AdminStore::Impl::WriteInTransaction(
     const char* why = "";
     if (write == Write::kRetry) {
       why = ": only a FAILED task can be retried";
+    } else if (write == Write::kDiscard) {
+      why = ": only a FAILED task can be discarded";
     } else if (state == static_cast<int64_t>(TaskState::kRunning)) {
       why = ": its handler is running";
     } else {
@@ -148,11 +154,13 @@ absl::StatusOr<ActionResult> AdminStore::Impl::WriteInTransaction(
     result.message = absl::StrCat("cannot ", verb, " a ", was, " task", why);
     return result;
   }
-  if (write == Write::kCancel) {
+  if (write == Write::kCancel || write == Write::kDiscard) {
     r = PgExec(conn_, kDeleteTaskSql, PgParams().Bytes(id));
     if (!r.ok()) return r.status();
     result.after = result.before;
-    result.message = absl::StrCat("cancelled (was ", was, ")");
+    result.message =
+        absl::StrCat(write == Write::kCancel ? "cancelled" : "discarded",
+                     " (was ", was, ")");
     return result;
   }
   const bool relative = due.at == absl::InfinitePast();

@@ -203,6 +203,17 @@ absl::StatusOr<TaskInfo> ClientCore::Get(absl::string_view id) {
   return info;
 }
 
+absl::StatusOr<AdminStore*> ClientCore::Admin() {
+  std::lock_guard<std::mutex> lock(admin_mu_);
+  if (admin_ == nullptr) {
+    absl::StatusOr<std::unique_ptr<AdminStore>> admin =
+        AdminStore::Connect(options_.conninfo);
+    if (!admin.ok()) return admin.status();
+    admin_ = *std::move(admin);
+  }
+  return admin_.get();
+}
+
 void ClientCore::Close() {
   std::lock_guard<std::mutex> lock(mu_);
   store_.reset();
@@ -243,21 +254,5 @@ absl::StatusOr<ScheduleRequest> RequestAt(absl::string_view id, absl::Time due,
 }
 
 }  // namespace durable_internal
-
-const char* ScheduleOutcomeName(ScheduleOutcome outcome) {
-  switch (outcome) {
-    case ScheduleOutcome::kScheduled:
-      return "SCHEDULED";
-    case ScheduleOutcome::kReplaced:
-      return "REPLACED";
-    case ScheduleOutcome::kKept:
-      return "KEPT";
-    case ScheduleOutcome::kAlreadyRunning:
-      return "ALREADY_RUNNING";
-    case ScheduleOutcome::kFinished:
-      return "FINISHED";
-  }
-  return "UNKNOWN";
-}
 
 }  // namespace timingwheel

@@ -23,6 +23,7 @@
 #include "absl/strings/string_view.h"
 #include "absl/time/time.h"
 #include "absl/types/span.h"
+#include "durable/admin_store.h"
 #include "durable/request.h"
 #include "durable/store.h"
 #include "durable/task.h"
@@ -114,6 +115,13 @@ class ClientCore {
   void Close();
 
   int slot_count() const { return options_.slot_count; }
+  const std::string& conninfo() const { return options_.conninfo; }
+
+  // ClientCore::Admin()
+  //
+  // The operators' API over a second connection, opened on the first call
+  // and kept (see `DurableClient::Admin()`). Thread-safe.
+  absl::StatusOr<AdminStore*> Admin();
 
  private:
   ClientCore(Options options, std::unique_ptr<Store> store)
@@ -122,6 +130,8 @@ class ClientCore {
   const Options options_;
   std::mutex mu_;
   std::unique_ptr<Store> store_;  // Under mu_; null once closed.
+  std::mutex admin_mu_;
+  std::unique_ptr<AdminStore> admin_;  // Under admin_mu_.
 };
 
 // ToRows()

@@ -115,6 +115,8 @@ absl::StatusOr<CancelOutcome> DurableClient::CancelTask(absl::string_view id) {
   return core_->CancelTask(id);
 }
 
+absl::StatusOr<AdminStore*> DurableClient::Admin() { return core_->Admin(); }
+
 absl::StatusOr<bool> DurableClient::Cancel(absl::string_view id) {
   return core_->Cancel(id);
 }

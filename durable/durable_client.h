@@ -55,6 +55,7 @@
 #include "absl/strings/string_view.h"
 #include "absl/time/time.h"
 #include "absl/types/span.h"
+#include "durable/admin_store.h"  // IWYU pragma: export
 #include "durable/task.h"
 
 namespace timingwheel {
@@ -129,6 +130,18 @@ class DurableClient {
   absl::StatusOr<ScheduleOutcome> RescheduleAfter(
       absl::string_view id, absl::Duration delay,
       std::optional<std::string> payload = std::nullopt);
+
+  // DurableClient::Admin()
+  //
+  // The operators' API on this object (`AdminStore`, admin_store.h): list
+  // tasks by state, due range and id prefix, paged by a cursor; counts by
+  // state; one task in detail; retry a FAILED task (one, or all matching a
+  // filter: `RetryMatching()`), discard it (`Discard()`), cancel,
+  // reschedule. Over a second connection, opened on the first call and
+  // kept; its errors are `AdminStore::Connect()`'s. Thread-safe; the
+  // pointer lives as long as this object. Test:
+  // AdminStoreTest.TheClientAndTheSchedulerHandTheAdminApi.
+  absl::StatusOr<AdminStore*> Admin();
 
   // DurableClient::Close()
   //

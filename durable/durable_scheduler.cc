@@ -156,22 +156,6 @@ struct DurableScheduler::AttemptLink {
   int inside = 0;                         // Under mu.
 };
 
-const char* TaskStateName(TaskState state) {
-  switch (state) {
-    case TaskState::kPending:
-      return "PENDING";
-    case TaskState::kScheduled:
-      return "SCHEDULED";
-    case TaskState::kRunning:
-      return "RUNNING";
-    case TaskState::kSuccess:
-      return "SUCCESS";
-    case TaskState::kFailed:
-      return "FAILED";
-  }
-  return "UNKNOWN";
-}
-
 DurableScheduler::DurableScheduler(DurableOptions options)
     : options_(std::move(options)),
       clock_(options_.timer_options.clock != nullptr

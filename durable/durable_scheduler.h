@@ -143,6 +143,7 @@
 #include "absl/strings/string_view.h"
 #include "absl/time/time.h"
 #include "absl/types/span.h"
+#include "durable/admin_store.h"  // IWYU pragma: export
 #include "durable/client_core.h"
 #include "durable/handler_outcome.h"  // IWYU pragma: export
 #include "durable/slot_leases.h"
@@ -400,6 +401,18 @@ class DurableScheduler {
   // The task's state, attempts so far and due time. NotFound for an unknown
   // (or cancelled, or finished and cleaned up) id.
   absl::StatusOr<TaskInfo> Get(absl::string_view id);
+
+  // DurableScheduler::Admin()
+  //
+  // The operators' API on this object (`AdminStore`, admin_store.h): list
+  // tasks by state, due range and id prefix, paged by a cursor; counts by
+  // state; one task in detail; retry a FAILED task (one, or all matching a
+  // filter: `RetryMatching()`), discard it (`Discard()`), cancel,
+  // reschedule. Over a second connection, opened on the first call and
+  // kept; its errors are `AdminStore::Connect()`'s. Thread-safe; the
+  // pointer lives as long as this object. Test:
+  // AdminStoreTest.TheClientAndTheSchedulerHandTheAdminApi.
+  absl::StatusOr<AdminStore*> Admin();
 
   // DurableScheduler::Metrics()
   DurableMetrics Metrics() const;

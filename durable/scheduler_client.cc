@@ -31,6 +31,10 @@ absl::Status DurableScheduler::ScheduleAt(absl::string_view id, absl::Time due,
   return Insert({&*request, 1});
 }
 
+absl::StatusOr<AdminStore*> DurableScheduler::Admin() {
+  return client_->Admin();
+}
+
 absl::StatusOr<CancelOutcome> DurableScheduler::CancelTask(
     absl::string_view id) {
   return client_->CancelTask(id);

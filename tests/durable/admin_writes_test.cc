@@ -100,6 +100,67 @@ TEST_F(AdminStoreTest, RetryRunsAFailedTaskAgain) {
 
 // The owner's cleanup of finished rows, waiting on the row a retry holds,
 // must not delete the retried task once the retry commits.
+TEST_F(AdminStoreTest, DiscardAndRetryMatchingDeadLetters) {
+  auto admin = Admin();
+  ASSERT_NE(admin, nullptr);
+  StartScheduler();
+  ASSERT_FALSE(HasFatalFailure());
+  for (const char* id : {"fail-a", "fail-b", "fail-c"}) {
+    ASSERT_TRUE(Ok(scheduler_->Schedule(id, absl::ZeroDuration(), "p")));
+  }
+  for (const char* id : {"fail-a", "fail-b", "fail-c"}) {
+    ASSERT_TRUE(WaitState(*admin, id, TaskState::kFailed)) << id;
+  }
+  ASSERT_TRUE(Ok(scheduler_->Schedule("done", absl::ZeroDuration(), "d")));
+  ASSERT_TRUE(WaitState(*admin, "done", TaskState::kSuccess));
+  // Discard: FAILED only.
+  auto discarded = admin->Discard("fail-c");
+  ASSERT_TRUE(discarded.ok()) << discarded.status();
+  EXPECT_EQ(discarded->outcome, ActionOutcome::kDone);
+  EXPECT_TRUE(absl::IsNotFound(admin->Show("fail-c").status()));
+  auto refused = admin->Discard("done");
+  ASSERT_TRUE(refused.ok()) << refused.status();
+  EXPECT_EQ(refused->outcome, ActionOutcome::kWrongState);
+  // Retry every FAILED task with the prefix, one page of one at a time.
+  heal_ = true;
+  TaskFilter filter;
+  filter.id_prefix = "fail-";
+  filter.limit = 1;
+  auto retried = admin->RetryMatching(filter);
+  ASSERT_TRUE(retried.ok()) << retried.status();
+  EXPECT_EQ(*retried, 2);
+  EXPECT_TRUE(WaitState(*admin, "fail-a", TaskState::kSuccess));
+  EXPECT_TRUE(WaitState(*admin, "fail-b", TaskState::kSuccess));
+}
+
+TEST_F(AdminStoreTest, TheClientAndTheSchedulerHandTheAdminApi) {
+  StartScheduler();
+  ASSERT_FALSE(HasFatalFailure());
+  ASSERT_TRUE(Ok(scheduler_->Schedule("fail-1", absl::ZeroDuration(), "p")));
+  auto from_scheduler = scheduler_->Admin();
+  ASSERT_TRUE(from_scheduler.ok()) << from_scheduler.status();
+  ASSERT_TRUE(WaitState(**from_scheduler, "fail-1", TaskState::kFailed));
+  EXPECT_EQ(*scheduler_->Admin(), *from_scheduler);  // Kept.
+  DurableClientOptions options;
+  options.conninfo = db_->conninfo();
+  options.slot_count = 1;
+  auto client = DurableClient::Create(options);
+  ASSERT_TRUE(client.ok()) << client.status();
+  auto admin = (*client)->Admin();
+  ASSERT_TRUE(admin.ok()) << admin.status();
+  TaskFilter failed;
+  failed.state = TaskState::kFailed;
+  auto page = (*admin)->List(failed);
+  ASSERT_TRUE(page.ok()) << page.status();
+  ASSERT_EQ(page->tasks.size(), 1u);
+  EXPECT_EQ(page->tasks[0].id, "fail-1");
+  auto status = (*admin)->Status();
+  ASSERT_TRUE(status.ok()) << status.status();
+  auto discarded = (*admin)->Discard("fail-1");
+  ASSERT_TRUE(discarded.ok()) << discarded.status();
+  EXPECT_EQ(discarded->outcome, ActionOutcome::kDone);
+}
+
 TEST_F(AdminStoreTest, RetryRacingTheCleanupKeepsTheTask) {
   DurableClientOptions options;
   options.conninfo = db_->conninfo();

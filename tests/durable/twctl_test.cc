@@ -284,6 +284,45 @@ TEST_F(TwctlTest, WritesAnswerWithExitCodes) {
   EXPECT_EQ(Db({"reschedule", "works", "--in", "soon"}).code, 1);
 }
 
+TEST_F(TwctlTest, DeadLettersAreDiscardedOrRetriedTogether) {
+  StartStore();
+  if (HasFatalFailure()) return;
+  Ran refused = Db({"discard", "works"});
+  EXPECT_EQ(refused.code, 4) << Describe(refused);
+  EXPECT_NE(refused.err.find("only a FAILED task can be discarded"),
+            std::string::npos)
+      << refused.err;
+  Ran none = Db({"retry-failed", "--prefix", "nothing-", "--json"});
+  EXPECT_EQ(none.code, 0) << Describe(none);
+  EXPECT_NE(none.out.find("{\"retried\":0}"), std::string::npos) << none.out;
+  heal_ = true;
+  Ran all = Db({"retry-failed"});
+  ASSERT_EQ(all.code, 0) << Describe(all);
+  EXPECT_NE(all.out.find("retried 1 FAILED task"), std::string::npos)
+      << all.out;
+  EXPECT_TRUE(WaitFor([&] {
+    return Query(
+               "SELECT count(*) FROM tw_timer WHERE task_id = 'fails' AND "
+               "state = 3") == 1;
+  }));
+  heal_ = false;
+  ASSERT_TRUE(scheduler_->Schedule("fails2", absl::ZeroDuration(), "f").ok());
+  // "fails2" succeeds (only "fails" fails): make a FAILED row by hand.
+  ASSERT_TRUE(WaitFor([&] {
+    return Query(
+               "SELECT count(*) FROM tw_timer WHERE task_id = 'fails2' "
+               "AND state = 3") == 1;
+  }));
+  ASSERT_TRUE(durable_testing::ExecSql(
+                  db_->conninfo(),
+                  "UPDATE tw_timer SET state = 4 WHERE task_id = 'fails2'")
+                  .ok());
+  Ran discarded = Db({"discard", "fails2", "--json"});
+  EXPECT_EQ(discarded.code, 0) << Describe(discarded);
+  EXPECT_EQ(Query("SELECT count(*) FROM tw_timer WHERE task_id = 'fails2'"), 0);
+  EXPECT_EQ(Db({"discard", "fails2"}).code, 3);
+}
+
 TEST_F(TwctlTest, MigrateDryRunChangesNothingAndNewerIsRefused) {
   Ran plan = Db({"migrate", "--dry-run"});
   ASSERT_EQ(plan.code, 0) << Describe(plan);

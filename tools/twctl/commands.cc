@@ -49,6 +49,19 @@ const std::vector<Command>& Commands() {
        "twctl cancel ID\n"
        "  A RUNNING task cannot be cancelled (exit 4), nor a finished one.\n",
        &RunCancel},
+      {"discard",
+       {{}, {}, 1, 1},
+       "delete a FAILED task (a dead letter dealt with)",
+       "twctl discard ID\n"
+       "  Any other state is refused (exit 4).\n",
+       &RunDiscard},
+      {"retry-failed",
+       {{"prefix", "at"}, {}, 0, 0},
+       "run every FAILED task again (whose id starts with --prefix)",
+       "twctl retry-failed [--prefix P] [--at T]\n"
+       "  --prefix P   only ids starting with P (bytes, \\xNN escapes)\n"
+       "  --at T       due at T (RFC 3339, or +5m); default: now\n",
+       &RunRetryFailed},
       {"retry",
        {{"at"}, {}, 1, 1},
        "run a FAILED task again, attempts reset",

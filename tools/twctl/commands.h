@@ -72,6 +72,8 @@ int RunStatus(Context& context);
 int RunList(Context& context);
 int RunShow(Context& context);
 int RunCancel(Context& context);
+int RunDiscard(Context& context);
+int RunRetryFailed(Context& context);
 int RunRetry(Context& context);
 int RunReschedule(Context& context);
 int RunMigrate(Context& context);

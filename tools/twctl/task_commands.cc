@@ -1,6 +1,7 @@
 // Copyright 2026 The timingwheel Authors.
 //
-// twctl cancel, retry, reschedule: the writes on one task.
+// twctl cancel, retry, reschedule, discard: the writes on one task; and
+// retry-failed, the retry of every FAILED task a prefix matches.
 
 #include <string>
 
@@ -113,6 +114,41 @@ int RunRetry(Context& context) {
   }
   return Report(context, *id, context.admin->Retry(*id, due),
                 /*has_due=*/true);
+}
+
+int RunDiscard(Context& context) {
+  absl::StatusOr<std::string> id = IdArg(context);
+  if (!id.ok()) return Fail(context, id.status());
+  return Report(context, *id, context.admin->Discard(*id), /*has_due=*/false);
+}
+
+int RunRetryFailed(Context& context) {
+  AdminDue due = AdminDue::Now();
+  if (std::optional<std::string> at = context.args->Value("at")) {
+    absl::StatusOr<AdminDue> parsed = DueFromAt(*at);
+    if (!parsed.ok()) return Fail(context, parsed.status());
+    due = *parsed;
+  }
+  TaskFilter filter;
+  if (std::optional<std::string> prefix = context.args->Value("prefix")) {
+    absl::StatusOr<std::string> bytes = UnescapeBytes(*prefix);
+    if (!bytes.ok()) return Fail(context, bytes.status());
+    filter.id_prefix = *bytes;
+  }
+  filter.limit = 1000;
+  absl::StatusOr<int64_t> retried = context.admin->RetryMatching(filter, due);
+  if (!retried.ok()) return Fail(context, retried.status());
+  if (context.args->json) {
+    JsonWriter j;
+    j.BeginObject();
+    j.Key("retried").Int(*retried);
+    j.EndObject();
+    *context.out << j.str() << "\n";
+  } else {
+    *context.out << "retried " << *retried << " FAILED "
+                 << (*retried == 1 ? "task" : "tasks") << "\n";
+  }
+  return kExitOk;
 }
 
 int RunReschedule(Context& context) {

@@ -725,6 +725,7 @@ void DurableScheduler::WriteCompletions() {
   for (const WheelEntry& e : result->retries) {
     AddToWheel(e, result->db_now_us, local_after);
   }
+  AdvanceSchedulesAfter(batch);  // Recurring schedules' next occurrences.
 }
 
 void DurableScheduler::DeleteFinished() {
@@ -890,6 +891,7 @@ void DurableScheduler::MaintenanceLoop() {
       RequeueAbandoned();
       if (load_now || now >= next_load) {
         LoadHorizon();
+        RunScheduleDuty();  // Recurring schedules (scheduler_schedules.cc).
         next_load = now + half_horizon;
       }
       FireWaiting();

@@ -142,6 +142,7 @@
 #include "absl/time/time.h"
 #include "absl/types/span.h"
 #include "durable/client_core.h"
+#include "durable/recurring.h"
 #include "durable/slot_leases.h"
 #include "durable/store.h"
 #include "durable/task.h"
@@ -371,6 +372,72 @@ class DurableScheduler {
   // (or cancelled, or finished and cleaned up) id.
   absl::StatusOr<TaskInfo> Get(absl::string_view id);
 
+  // ---------------------------------------------------------------------
+  // Recurring schedules (recurring.h; scheduler_schedules.cc). A named,
+  // durable schedule whose every occurrence becomes one task with the id
+  // `OccurrenceId(name, instant)` and the schedule's payload, run by the
+  // handler (`DurableTask::schedule` and `DurableTask::occurrence` say
+  // which). Guarantees (tests in //tests/durable:recurring_test):
+  //   * Exactly one task per occurrence, whatever the number of processes,
+  //     takeovers, crashes and lost replies: the schedule's row is locked
+  //     while its next occurrences are written, and records the newest one
+  //     in the same transaction; occurrence ids are deterministic.
+  //     (RecurringTest.TwoSchedulersWriteEachOccurrenceOnce,
+  //     RecurringTest.LostAdvanceIsRepairedByTheNextOwner,
+  //     SchedulePlanTest.*). Each task then runs at least once, as any task.
+  //   * Never early: an occurrence's task is due at its instant on the
+  //     database's clock (RecurringTest.IntervalRunsEachOccurrenceOnTime).
+  //   * Overlap::kSkipWhileRunning: the next occurrence is written once the
+  //     current one's task has finished (by the owner, right after its
+  //     outcome is committed; a crash in between is repaired by the next
+  //     owner's load), so runs never overlap; occurrences that came due
+  //     meanwhile are skipped. kRunAnyway: occurrences within the horizon
+  //     are written ahead. (RecurringTest.SkipWhileRunningNeverOverlaps)
+  //   * Catch-up after an outage, a pause, or a crash: `policy.catch_up`
+  //     (RecurringTest.OutageCatchUp*, RecurringTest.PauseAndResume).
+  //   * Cron schedules in a time zone follow recurrence.h's daylight-saving
+  //     rules (SchedulePlanTest.CronAcrossNewYorkDstNights).
+  // Errors: InvalidArgument naming the field (recurring.h), Unavailable,
+  // FailedPrecondition after `Shutdown()`. Thread-safe.
+
+  // DurableScheduler::CreateSchedule()
+  //
+  // Stores `schedule` and writes its first occurrence. OK when an identical
+  // schedule exists (a retry); AlreadyExists for another definition.
+  absl::Status CreateSchedule(const RecurringSchedule& schedule);
+
+  // DurableScheduler::UpdateSchedule()
+  //
+  // Replaces the definition of `schedule.name` (paused stays paused); the
+  // waiting occurrence task is deleted and the next occurrence recomputed
+  // from now, in one transaction; a running occurrence finishes. NotFound.
+  absl::Status UpdateSchedule(const RecurringSchedule& schedule);
+
+  // DurableScheduler::PauseSchedule()
+  //
+  // No new occurrences; the waiting one is cancelled; a running one
+  // finishes. NotFound.
+  absl::Status PauseSchedule(absl::string_view name);
+
+  // DurableScheduler::ResumeSchedule()
+  //
+  // Un-pauses; `policy.catch_up` decides which occurrences missed during
+  // the pause run. NotFound.
+  absl::Status ResumeSchedule(absl::string_view name);
+
+  // DurableScheduler::DeleteSchedule()
+  //
+  // Deletes the schedule and its waiting occurrence task (a running one
+  // finishes). Returns whether it existed.
+  absl::StatusOr<bool> DeleteSchedule(absl::string_view name);
+
+  // DurableScheduler::ListSchedules(), GetSchedule()
+  //
+  // The stored schedules (by name), or one (NotFound), with their next and
+  // last runs.
+  absl::StatusOr<std::vector<ScheduleInfo>> ListSchedules();
+  absl::StatusOr<ScheduleInfo> GetSchedule(absl::string_view name);
+
   // DurableScheduler::Metrics()
   DurableMetrics Metrics() const;
 
@@ -406,6 +473,16 @@ class DurableScheduler {
     uint64_t generation = 0;
     TimerHandle handle;
   };
+
+  // Recurring schedules (scheduler_schedules.cc). The maintenance
+  // thread's duty: advances the due schedules of the owned slots.
+  void RunScheduleDuty();
+  // Advances the schedules whose occurrences `batch` finished.
+  void AdvanceSchedulesAfter(
+      absl::Span<const durable_internal::Completion> batch);
+  void AdvanceScheduleOnMaintenance(const std::string& name);
+  // AfterInsert() as a ClientCore callback, for the schedule calls.
+  durable_internal::ClientCore::AfterInsert AfterThis();
 
   explicit DurableScheduler(DurableOptions options);
 

@@ -52,6 +52,12 @@ struct DurableTask {
   std::string payload;  // Bytes, as scheduled.
   int attempt = 0;      // 1 for the first run, 2 for the first retry, ...
   absl::Time due;       // When this attempt was due (database clock).
+  // For an occurrence of a recurring schedule (recurring.h): the schedule's
+  // name and the occurrence's instant (`due` of its first attempt). Empty
+  // and InfinitePast() for a plain task. `(schedule, occurrence)` names the
+  // occurrence across attempts: one task per occurrence, ever.
+  std::string schedule;
+  absl::Time occurrence = absl::InfinitePast();
 };
 
 // TaskInfo

@@ -377,28 +377,34 @@ class DurableScheduler {
   // durable schedule whose every occurrence becomes one task with the id
   // `OccurrenceId(name, instant)` and the schedule's payload, run by the
   // handler (`DurableTask::schedule` and `DurableTask::occurrence` say
-  // which). Guarantees (tests in //tests/durable:recurring_test):
+  // which); its slot is the name's, so its owner runs its occurrences.
+  // Guarantees (tests in //tests/durable):
   //   * Exactly one task per occurrence, whatever the number of processes,
-  //     takeovers, crashes and lost replies: the schedule's row is locked
-  //     while its next occurrences are written, and records the newest one
-  //     in the same transaction; occurrence ids are deterministic.
-  //     (RecurringTest.TwoSchedulersWriteEachOccurrenceOnce,
-  //     RecurringTest.LostAdvanceIsRepairedByTheNextOwner,
-  //     SchedulePlanTest.*). Each task then runs at least once, as any task.
+  //     takeovers, stalls and lost replies: the schedule's row is locked
+  //     while its next occurrences are written and records the newest one
+  //     in the same transaction, and occurrence ids are deterministic (the
+  //     primary key). Each task then runs at least once, as any task.
+  //     RecurringTest.TwoSchedulersWriteEachOccurrenceOnce,
+  //     RecurringTest.AdvanceLostBetweenCompletionAndNextWriteIsRepaired,
+  //     RecurringTest.AdvanceWhoseCommitReplyIsLostWritesNothingTwice,
+  //     RecurringStoreTest.ConcurrentAdvancesWriteEachOccurrenceOnce.
   //   * Never early: an occurrence's task is due at its instant on the
-  //     database's clock (RecurringTest.IntervalRunsEachOccurrenceOnTime).
-  //   * Overlap::kSkipWhileRunning: the next occurrence is written once the
-  //     current one's task has finished (by the owner, right after its
-  //     outcome is committed; a crash in between is repaired by the next
-  //     owner's load), so runs never overlap; occurrences that came due
-  //     meanwhile are skipped. kRunAnyway: occurrences within the horizon
-  //     are written ahead. (RecurringTest.SkipWhileRunningNeverOverlaps)
-  //   * Catch-up after an outage, a pause, or a crash: `policy.catch_up`
-  //     (RecurringTest.OutageCatchUp*, RecurringTest.PauseAndResume).
+  //     database's clock. RecurringTest.IntervalRunsEachOccurrenceOnTime.
+  //   * Overlap::kSkipWhileRunning: runs never overlap: the next occurrence
+  //     is written once the current one's task has finished (by the owner,
+  //     right after the outcome commits; if that write is lost, by the
+  //     slot's owner at its next load); what came due meanwhile goes to the
+  //     catch-up policy (kSkipMissed with a grace shorter than the interval
+  //     skips it). RecurringTest.SkipWhileRunningNeverOverlaps.
+  //     Overlap::kRunAnyway: occurrences within the horizon are written
+  //     ahead by the owner's load. RecurringTest.RunAnywayRunsEvery...
+  //   * Catch-up after an outage of every scheduler, or a pause:
+  //     `policy.catch_up`. RecurringStoreTest.OutageCatchUp*,
+  //     RecurringTest.PausedScheduleRunsNothingAndResumesByItsCatchUp.
   //   * Cron schedules in a time zone follow recurrence.h's daylight-saving
-  //     rules (SchedulePlanTest.CronAcrossNewYorkDstNights).
-  // Errors: InvalidArgument naming the field (recurring.h), Unavailable,
-  // FailedPrecondition after `Shutdown()`. Thread-safe.
+  //     rules, each occurrence once. SchedulePlanTest.CronAcrossNewYorkDst*.
+  // Errors: InvalidArgument naming the field (RecurringTest.InvalidInput*),
+  // Unavailable, FailedPrecondition after `Shutdown()`. Thread-safe.
 
   // DurableScheduler::CreateSchedule()
   //

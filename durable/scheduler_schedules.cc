@@ -118,7 +118,8 @@ void DurableScheduler::AdvanceSchedulesAfter(
   }
   if (names.empty()) return;
   // A process killed here leaves the next occurrence unwritten: the slot's
-  // next owner's duty writes it (RecurringTest.LostAdvance...).
+  // next owner's duty writes it
+  // (RecurringTest.AdvanceLostBetweenCompletionAndNextWriteIsRepaired).
   durable_internal::FaultPoint("schedule.completed");
   for (const std::string& name : names) AdvanceScheduleOnMaintenance(name);
 }

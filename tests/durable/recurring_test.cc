@@ -25,6 +25,7 @@
 #include "durable/durable_scheduler.h"
 #include "durable/occurrence_id.h"
 #include "durable/testing/pause_points.h"
+#include "durable/testing/pg_proxy.h"
 #include "gtest/gtest.h"
 #include "tests/durable/durable_test_fixture.h"
 #include "tests/durable/test_util.h"
@@ -212,6 +213,30 @@ TEST_F(RecurringTest, AdvanceLostBetweenCompletionAndNextWriteIsRepaired) {
   ExpectEachOnceOnTime("repaired");
   // kSkipWhileRunning: never more than one unfinished occurrence.
   EXPECT_LE(Count("state < 3"), 1);
+}
+
+TEST_F(RecurringTest, AdvanceWhoseCommitReplyIsLostWritesNothingTwice) {
+  auto proxy = durable_testing::PgProxy::Start(db_->conninfo());
+  ASSERT_TRUE(proxy.ok()) << proxy.status();
+  DurableOptions options = ShortHorizon("a");
+  options.conninfo = (*proxy)->conninfo();
+  auto scheduler = Start(options);
+  ASSERT_NE(scheduler, nullptr);
+  ASSERT_TRUE(
+      scheduler
+          ->CreateSchedule(Every("lost-reply", Overlap::kSkipWhileRunning,
+                                 CatchUp::kRunEachMissed))
+          .ok());
+  ASSERT_TRUE(WaitFor([&] { return recorder_.size() >= 1; }));
+  // The next transaction to commit is an advance (after a completion, or
+  // the duty's): it commits, its reply is lost, the connection dies.
+  (*proxy)->DropReplyTo("COMMIT");
+  const size_t before = recorder_.size();
+  ASSERT_TRUE(WaitFor([&] { return recorder_.size() >= before + 4; }));
+  EXPECT_GE(scheduler->Metrics().reconnects, 1);
+  scheduler->Shutdown();
+  ExpectEachOnceOnTime("lost-reply");
+  ExpectContiguous();
 }
 
 TEST_F(RecurringTest, PausedScheduleRunsNothingAndResumesByItsCatchUp) {

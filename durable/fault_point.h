@@ -25,7 +25,10 @@
 //                       its SCHEDULED and orphaned RUNNING rows are not yet
 //                       put back;
 //   "shutdown.waiting"  Shutdown() began; the maintenance thread waits for
-//                       running handlers (reached once).
+//                       running handlers (reached once);
+//   "schedule.completed"  outcomes of recurring schedules' occurrences were
+//                       committed; their next occurrences are not yet
+//                       written (maintenance thread).
 
 #ifndef TIMINGWHEEL_DURABLE_FAULT_POINT_H_
 #define TIMINGWHEEL_DURABLE_FAULT_POINT_H_

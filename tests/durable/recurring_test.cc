@@ -271,6 +271,29 @@ TEST_F(RecurringTest, PausedScheduleRunsNothingAndResumesByItsCatchUp) {
   }
 }
 
+TEST_F(RecurringTest, OutageOfEverySchedulerThenEachMissedRunsOnceInOrder) {
+  const RecurringSchedule s =
+      Every("outage", Overlap::kSkipWhileRunning, CatchUp::kRunEachMissed);
+  {
+    auto a = Start(ShortHorizon("a"));
+    ASSERT_NE(a, nullptr);
+    ASSERT_TRUE(a->CreateSchedule(s).ok());
+    ASSERT_TRUE(WaitFor([&] { return recorder_.size() >= 2; }));
+    a->Shutdown();
+  }
+  const size_t before = recorder_.size();
+  absl::SleepFor(absl::Seconds(1));  // No scheduler: five occurrences pass.
+  auto b = Start(ShortHorizon("b"));
+  ASSERT_NE(b, nullptr);
+  // The missed ones run one after another, then the schedule is on time.
+  ASSERT_TRUE(WaitFor([&] { return recorder_.size() >= before + 8; }));
+  b->Shutdown();
+  ExpectEachOnceOnTime("outage");
+  ExpectContiguous();
+  std::vector<absl::Time> seen = Occurrences();
+  EXPECT_TRUE(std::is_sorted(seen.begin(), seen.end())) << "overlapped";
+}
+
 TEST_F(RecurringTest, UpdateReplacesTheWaitingOccurrence) {
   auto scheduler = Start(ShortHorizon("a"));
   ASSERT_NE(scheduler, nullptr);

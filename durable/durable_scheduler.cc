@@ -701,8 +701,9 @@ void DurableScheduler::WriteCompletions() {
   for (const Completion& c : batch) completing.insert(c.id);
   WriteStartMarks(completing);
   if (batch.empty()) return;
+  // Recurring schedules' next occurrences commit with their outcomes.
   absl::StatusOr<durable_internal::CompleteResult> result =
-      store_->Complete(batch, absl::ToInt64Microseconds(options_.horizon));
+      CompleteAndAdvance(batch);
   const int64_t local_after = clock_->NowNanos();
   if (!result.ok()) {
     NoteDbError(result.status());
@@ -725,7 +726,6 @@ void DurableScheduler::WriteCompletions() {
   for (const WheelEntry& e : result->retries) {
     AddToWheel(e, result->db_now_us, local_after);
   }
-  AdvanceSchedulesAfter(batch);  // Recurring schedules' next occurrences.
 }
 
 void DurableScheduler::DeleteFinished() {

@@ -385,17 +385,18 @@ class DurableScheduler {
   //     in the same transaction, and occurrence ids are deterministic (the
   //     primary key). Each task then runs at least once, as any task.
   //     RecurringTest.TwoSchedulersWriteEachOccurrenceOnce,
-  //     RecurringTest.AdvanceLostBetweenCompletionAndNextWriteIsRepaired,
+  //     RecurringTest.OwnerStalledBeforeACompletionWritesNothingTwice,
+  //     RecurringTest.CancelledOccurrenceIsRepairedByTheOwnersDuty,
   //     RecurringTest.AdvanceWhoseCommitReplyIsLostWritesNothingTwice,
   //     RecurringStoreTest.ConcurrentAdvancesWriteEachOccurrenceOnce.
   //   * Never early: an occurrence's task is due at its instant on the
   //     database's clock. RecurringTest.IntervalRunsEachOccurrenceOnTime.
   //   * Overlap::kSkipWhileRunning: runs never overlap: the next occurrence
-  //     is written once the current one's task has finished (by the owner,
-  //     right after the outcome commits; if that write is lost, by the
-  //     slot's owner at its next load); what came due meanwhile goes to the
-  //     catch-up policy (kSkipMissed with a grace shorter than the interval
-  //     skips it). RecurringTest.SkipWhileRunningNeverOverlaps.
+  //     is written once the current one's task has finished, in the
+  //     transaction that records its outcome (or, when that could not be,
+  //     by the slot's owner at its next load); what came due meanwhile goes
+  //     to the catch-up policy (kSkipMissed with a grace shorter than the
+  //     interval skips it). RecurringTest.SkipWhileRunningNeverOverlaps.
   //     Overlap::kRunAnyway: occurrences within the horizon are written
   //     ahead by the owner's load. RecurringTest.RunAnywayRunsEvery...
   //   * Catch-up after an outage of every scheduler, or a pause:
@@ -483,8 +484,9 @@ class DurableScheduler {
   // Recurring schedules (scheduler_schedules.cc). The maintenance
   // thread's duty: advances the due schedules of the owned slots.
   void RunScheduleDuty();
-  // Advances the schedules whose occurrences `batch` finished.
-  void AdvanceSchedulesAfter(
+  // Records `batch` (as `Store::Complete()`) and, in the same transaction,
+  // writes the next occurrences of the schedules whose occurrences it ends.
+  absl::StatusOr<durable_internal::CompleteResult> CompleteAndAdvance(
       absl::Span<const durable_internal::Completion> batch);
   void AdvanceScheduleOnMaintenance(const std::string& name);
   // AfterInsert() as a ClientCore callback, for the schedule calls.

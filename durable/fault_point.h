@@ -26,9 +26,9 @@
 //                       put back;
 //   "shutdown.waiting"  Shutdown() began; the maintenance thread waits for
 //                       running handlers (reached once);
-//   "schedule.completed"  outcomes of recurring schedules' occurrences were
-//                       committed; their next occurrences are not yet
-//                       written (maintenance thread).
+//   "schedule.completing"  outcomes of recurring schedules' occurrences are
+//                       about to be recorded, with their next occurrences,
+//                       in one transaction (maintenance thread).
 
 #ifndef TIMINGWHEEL_DURABLE_FAULT_POINT_H_
 #define TIMINGWHEEL_DURABLE_FAULT_POINT_H_

@@ -87,6 +87,9 @@ SELECT name FROM tw_schedule
 WHERE slot = ANY($1) AND NOT paused AND plan_us <= tw_now_us() + $2
 ORDER BY plan_us LIMIT $3)sql";
 
+constexpr char kSavepointSql[] = "SAVEPOINT tw_schedules";
+constexpr char kRollbackToSavepointSql[] = "ROLLBACK TO SAVEPOINT tw_schedules";
+
 // A stored row.
 struct Row {
   RecurringSchedule def;
@@ -379,6 +382,36 @@ absl::StatusOr<ScheduleWrite> AdvanceScheduleTx(PGconn* conn,
                                                 const Inserter& inserter) {
   return InTransaction<ScheduleWrite>(
       conn, [&] { return AdvanceLocked(conn, name, inserter); });
+}
+
+absl::StatusOr<CompleteAndAdvanceResult> CompleteAndAdvance(
+    Store& store, absl::Span<const Completion> completions, int64_t horizon_us,
+    absl::Span<const std::string> names, const Inserter& inserter) {
+  PGconn* conn = store.conn();
+  return InTransaction<CompleteAndAdvanceResult>(
+      conn, [&]() -> absl::StatusOr<CompleteAndAdvanceResult> {
+        CompleteAndAdvanceResult result;
+        absl::StatusOr<CompleteResult> complete =
+            store.Complete(completions, horizon_us);
+        if (!complete.ok()) return complete.status();
+        result.complete = *std::move(complete);
+        absl::Status status = PgExec(conn, kSavepointSql).status();
+        if (!status.ok()) return status;
+        for (const std::string& name : names) {
+          absl::StatusOr<ScheduleWrite> write =
+              AdvanceLocked(conn, name, inserter);
+          if (!write.ok()) {
+            if (absl::IsUnavailable(write.status())) return write.status();
+            status = PgExec(conn, kRollbackToSavepointSql).status();
+            if (!status.ok()) return status;
+            result.writes.clear();
+            result.advance_failed = true;
+            break;
+          }
+          result.writes.push_back(*std::move(write));
+        }
+        return result;
+      });
 }
 
 absl::StatusOr<std::vector<std::string>> DueSchedules(

@@ -96,6 +96,26 @@ absl::StatusOr<ScheduleWrite> AdvanceScheduleTx(PGconn* conn,
                                                 const std::string& name,
                                                 const Inserter& inserter);
 
+// CompleteAndAdvance()
+//
+// In one transaction: records `completions` (`Store::Complete()`), then
+// advances the schedules `names` (their occurrences' outcomes are among
+// them), in name order, so that a schedule's next occurrence commits
+// together with the outcome that ends the current one. An advance that
+// fails is rolled back to a savepoint taken after the outcomes, which
+// commit anyway (`advance_failed`; the slot owner's duty writes the next
+// occurrence later). Errors only for the outcomes' statement or the
+// transaction itself (nothing committed, unless the COMMIT's reply was
+// lost).
+struct CompleteAndAdvanceResult {
+  CompleteResult complete;
+  std::vector<ScheduleWrite> writes;  // For the owners' wake-ups.
+  bool advance_failed = false;
+};
+absl::StatusOr<CompleteAndAdvanceResult> CompleteAndAdvance(
+    Store& store, absl::Span<const Completion> completions, int64_t horizon_us,
+    absl::Span<const std::string> names, const Inserter& inserter);
+
 // DueSchedules()
 //
 // Names of unpaused schedules of `slots` whose next unwritten occurrence

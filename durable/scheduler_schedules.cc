@@ -5,6 +5,7 @@
 // The SQL is in schedule_store.cc, the choice of occurrences in
 // schedule_plan.cc.
 
+#include <algorithm>
 #include <string>
 #include <utility>
 #include <vector>
@@ -105,23 +106,41 @@ void DurableScheduler::RunScheduleDuty() {
   for (const std::string& name : *due) AdvanceScheduleOnMaintenance(name);
 }
 
-void DurableScheduler::AdvanceSchedulesAfter(
-    absl::Span<const Completion> batch) {
-  absl::flat_hash_set<std::string> names;
+absl::StatusOr<durable_internal::CompleteResult>
+DurableScheduler::CompleteAndAdvance(absl::Span<const Completion> batch) {
+  const int64_t horizon_us = absl::ToInt64Microseconds(options_.horizon);
+  std::vector<std::string> names;
   for (const Completion& c : batch) {
     if (c.outcome == durable_internal::Outcome::kRetry) continue;
     std::string name;
     int64_t occurrence_us = 0;
     if (durable_internal::ParseOccurrenceId(c.id, &name, &occurrence_us)) {
-      names.insert(std::move(name));
+      names.push_back(std::move(name));
     }
   }
-  if (names.empty()) return;
-  // A process killed here leaves the next occurrence unwritten: the slot's
-  // next owner's duty writes it
-  // (RecurringTest.AdvanceLostBetweenCompletionAndNextWriteIsRepaired).
-  durable_internal::FaultPoint("schedule.completed");
-  for (const std::string& name : names) AdvanceScheduleOnMaintenance(name);
+  if (names.empty()) return store_->Complete(batch, horizon_us);
+  // Name order: two transactions never wait for each other's schedules.
+  std::sort(names.begin(), names.end());
+  names.erase(std::unique(names.begin(), names.end()), names.end());
+  // A process stopped here has recorded nothing: the attempt is the
+  // at-least-once window of any task.
+  durable_internal::FaultPoint("schedule.completing");
+  absl::StatusOr<durable_internal::CompleteAndAdvanceResult> result =
+      durable_internal::CompleteAndAdvance(*store_, batch, horizon_us, names,
+                                           InserterOf());
+  if (!result.ok()) return result.status();
+  if (result->advance_failed) {
+    std::lock_guard<std::mutex> lock(mu_);
+    ++metrics_.db_errors;
+  }
+  for (const ScheduleWrite& write : result->writes) {
+    std::vector<WheelEntry> wake = AfterInsert(write.inserted);
+    if (!wake.empty()) {
+      absl::Status status = store_->NotifyDue(wake);
+      if (!status.ok()) NoteDbError(status);
+    }
+  }
+  return std::move(result->complete);
 }
 
 }  // namespace timingwheel

@@ -10,7 +10,6 @@
 #include <utility>
 #include <vector>
 
-#include "absl/container/flat_hash_set.h"
 #include "durable/client_core.h"
 #include "durable/durable_scheduler.h"
 #include "durable/fault_point.h"
@@ -119,7 +118,8 @@ DurableScheduler::CompleteAndAdvance(absl::Span<const Completion> batch) {
     }
   }
   if (names.empty()) return store_->Complete(batch, horizon_us);
-  // Name order: two transactions never wait for each other's schedules.
+  // In name order, so that two transactions that lock several schedules'
+  // rows cannot deadlock.
   std::sort(names.begin(), names.end());
   names.erase(std::unique(names.begin(), names.end()), names.end());
   // A process stopped here has recorded nothing: the attempt is the

@@ -25,7 +25,8 @@
 //   * `DurableOptions`: connection, node id, handler, horizon, lease TTL,
 //     slots, retries, backpressure, executor, timer options.
 //   * `DurableMetrics`: counters.
-//   * `DurableScheduler`: schedule, cancel, look up, shut down.
+//   * `DurableScheduler`: schedule, cancel, look up, shut down; recurring
+//     schedules (create, update, pause, resume, delete, list; recurring.h).
 //   * `ScheduleInTransaction()`: add a task on the caller's own libpq
 //     connection, inside the caller's transaction.
 //

@@ -382,6 +382,31 @@ TEST_F(RecurringTest, ClientManagesSchedulesThatSchedulersRun) {
   ExpectEachOnceOnTime("from-client");
 }
 
+TEST_F(RecurringTest, HostileNamesAndPayloadsRoundTripByteExact) {
+  auto scheduler = Start(ShortHorizon("a"));
+  ASSERT_NE(scheduler, nullptr);
+  static constexpr char kName[] = "it's a \\ '; DROP TABLE x; --\0@1";
+  static constexpr char kPayload[] = "\0\0'\"\\";
+  const std::string name(kName, sizeof(kName) - 1);
+  const std::string payload =
+      std::string(kPayload, sizeof(kPayload) - 1) + std::string(1 << 20, 'x');
+  RecurringSchedule s =
+      Every(name, Overlap::kSkipWhileRunning, CatchUp::kRunOnce);
+  s.payload = payload;
+  ASSERT_TRUE(scheduler->CreateSchedule(s).ok());
+  ASSERT_TRUE(WaitFor([&] { return recorder_.size() >= 2; }));
+  for (const Recorder::Call& c : recorder_.calls()) {
+    EXPECT_EQ(c.task.schedule, name);
+    EXPECT_EQ(c.task.payload, payload);
+  }
+  auto info = scheduler->GetSchedule(name);
+  ASSERT_TRUE(info.ok()) << info.status();
+  EXPECT_EQ(info->definition.name, name);
+  ASSERT_TRUE(scheduler->PauseSchedule(name).ok());
+  EXPECT_TRUE(scheduler->DeleteSchedule(name).value());
+  EXPECT_EQ(Query("SELECT count(*) FROM tw_schedule"), 0);
+}
+
 TEST_F(RecurringTest, InvalidInputIsRefusedNamingTheField) {
   auto scheduler = Start(ShortHorizon("a"));
   ASSERT_NE(scheduler, nullptr);

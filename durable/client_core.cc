@@ -214,6 +214,19 @@ absl::StatusOr<AdminStore*> ClientCore::Admin() {
   return admin_.get();
 }
 
+absl::Status ClientCore::RunOnStore(
+    const std::function<absl::Status(Store&)>& fn) {
+  std::lock_guard<std::mutex> lock(mu_);
+  if (store_ == nullptr) {
+    return absl::FailedPreconditionError(options_.closed_message);
+  }
+  absl::Status status = fn(*store_);
+  if (absl::IsUnavailable(status) && store_->Reconnect().ok()) {
+    status = fn(*store_);
+  }
+  return status;
+}
+
 void ClientCore::Close() {
   std::lock_guard<std::mutex> lock(mu_);
   store_.reset();

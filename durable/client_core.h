@@ -108,6 +108,16 @@ class ClientCore {
   absl::StatusOr<CancelOutcome> CancelTask(absl::string_view id);
   absl::StatusOr<TaskInfo> Get(absl::string_view id);
 
+  // ClientCore::RunOnStore()
+  //
+  // Runs `fn` on the connection, under its lock; after a lost connection
+  // (Unavailable) reconnects and runs it once more, so `fn` must be safe
+  // to repeat (the recurring schedules' transactions are: they re-read the
+  // schedule's row). FailedPrecondition after `Close()`.
+  absl::Status RunOnStore(const std::function<absl::Status(Store&)>& fn);
+
+  const RequestLimits& limits() const { return options_.limits; }
+
   // ClientCore::Close()
   //
   // Waits for the statement running now, closes the connection; every later

@@ -5,6 +5,7 @@
 #include <utility>
 
 #include "durable/client_core.h"
+#include "durable/schedule_calls.h"
 
 namespace timingwheel {
 
@@ -126,5 +127,37 @@ absl::StatusOr<TaskInfo> DurableClient::Get(absl::string_view id) {
 }
 
 void DurableClient::Close() { core_->Close(); }
+
+absl::Status DurableClient::CreateSchedule(const RecurringSchedule& schedule) {
+  return durable_internal::CreateScheduleCall(
+      *core_, schedule, ClientInserter(core_->slot_count()), nullptr);
+}
+
+absl::Status DurableClient::UpdateSchedule(const RecurringSchedule& schedule) {
+  return durable_internal::UpdateScheduleCall(
+      *core_, schedule, ClientInserter(core_->slot_count()), nullptr);
+}
+
+absl::Status DurableClient::PauseSchedule(absl::string_view name) {
+  return durable_internal::PauseScheduleCall(*core_, name);
+}
+
+absl::Status DurableClient::ResumeSchedule(absl::string_view name) {
+  return durable_internal::ResumeScheduleCall(
+      *core_, name, ClientInserter(core_->slot_count()), nullptr);
+}
+
+absl::StatusOr<bool> DurableClient::DeleteSchedule(absl::string_view name) {
+  return durable_internal::DeleteScheduleCall(*core_, name);
+}
+
+absl::StatusOr<std::vector<ScheduleInfo>> DurableClient::ListSchedules() {
+  return durable_internal::ListSchedulesCall(*core_);
+}
+
+absl::StatusOr<ScheduleInfo> DurableClient::GetSchedule(
+    absl::string_view name) {
+  return durable_internal::GetScheduleCall(*core_, name);
+}
 
 }  // namespace timingwheel

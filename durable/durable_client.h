@@ -56,6 +56,7 @@
 #include "absl/time/time.h"
 #include "absl/types/span.h"
 #include "durable/admin_store.h"  // IWYU pragma: export
+#include "durable/recurring.h"
 #include "durable/task.h"
 
 namespace timingwheel {
@@ -142,6 +143,21 @@ class DurableClient {
   // pointer lives as long as this object. Test:
   // AdminStoreTest.TheClientAndTheSchedulerHandTheAdminApi.
   absl::StatusOr<AdminStore*> Admin();
+
+  // DurableClient::CreateSchedule(), UpdateSchedule(), PauseSchedule(),
+  // ResumeSchedule(), DeleteSchedule(), ListSchedules(), GetSchedule()
+  //
+  // Recurring schedules, as `DurableScheduler`'s calls of the same names
+  // (durable_scheduler.h; recurring.h): the occurrences they write are run
+  // by the schedulers owning the schedules' slots, woken at commit.
+  // Tested by RecurringTest.ClientManagesSchedulesThatSchedulersRun.
+  absl::Status CreateSchedule(const RecurringSchedule& schedule);
+  absl::Status UpdateSchedule(const RecurringSchedule& schedule);
+  absl::Status PauseSchedule(absl::string_view name);
+  absl::Status ResumeSchedule(absl::string_view name);
+  absl::StatusOr<bool> DeleteSchedule(absl::string_view name);
+  absl::StatusOr<std::vector<ScheduleInfo>> ListSchedules();
+  absl::StatusOr<ScheduleInfo> GetSchedule(absl::string_view name);
 
   // DurableClient::Close()
   //

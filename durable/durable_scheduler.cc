@@ -750,8 +750,9 @@ void DurableScheduler::WriteCompletions() {
   WriteStartMarks(completing);
   if (batch.empty()) return;
   const SteadyClock::time_point timed = SteadyClock::now();
+  // Recurring schedules' next occurrences commit with their outcomes.
   absl::StatusOr<durable_internal::CompleteResult> result =
-      store_->Complete(batch, absl::ToInt64Microseconds(options_.horizon));
+      CompleteAndAdvance(batch);
   const int64_t local_after = clock_->NowNanos();
   histograms_->ObserveStatement(StatementKind::kComplete, timed);
   if (!result.ok()) {
@@ -951,6 +952,7 @@ void DurableScheduler::MaintenanceLoop() {
       RequeueAbandoned();
       if (load_now || now >= next_load) {
         LoadHorizon();
+        RunScheduleDuty();  // Recurring schedules (scheduler_schedules.cc).
         next_load = now + half_horizon;
       }
       FireWaiting();

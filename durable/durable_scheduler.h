@@ -27,7 +27,9 @@
 //   * `DurableMetrics`: counters.
 //   * `DurableScheduler::RenderPrometheus()`: the counters and the latency
 //     histograms as Prometheus text (durable/README.md, "Metrics").
-//   * `DurableScheduler`: schedule, cancel, look up, shut down.
+//   * `DurableScheduler`: schedule, replace, cancel, look up, shut down;
+//     recurring schedules (create, update, pause, resume, delete, list;
+//     recurring.h).
 //   * `ScheduleInTransaction()`: add a task on the caller's own libpq
 //     connection, inside the caller's transaction.
 //
@@ -146,6 +148,7 @@
 #include "durable/admin_store.h"  // IWYU pragma: export
 #include "durable/client_core.h"
 #include "durable/handler_outcome.h"  // IWYU pragma: export
+#include "durable/recurring.h"
 #include "durable/slot_leases.h"
 #include "durable/store.h"
 #include "durable/task.h"
@@ -414,6 +417,79 @@ class DurableScheduler {
   // AdminStoreTest.TheClientAndTheSchedulerHandTheAdminApi.
   absl::StatusOr<AdminStore*> Admin();
 
+  // ---------------------------------------------------------------------
+  // Recurring schedules (recurring.h; scheduler_schedules.cc). A named,
+  // durable schedule whose every occurrence becomes one task with the id
+  // `OccurrenceId(name, instant)` and the schedule's payload, run by the
+  // handler (`DurableTask::schedule` and `DurableTask::occurrence` say
+  // which); its slot is the name's, so its owner runs its occurrences.
+  // Guarantees (tests in //tests/durable):
+  //   * Exactly one task per occurrence, whatever the number of processes,
+  //     takeovers, stalls and lost replies: the schedule's row is locked
+  //     while its next occurrences are written and records the newest one
+  //     in the same transaction, and occurrence ids are deterministic (the
+  //     primary key). Each task then runs at least once, as any task.
+  //     RecurringTest.TwoSchedulersWriteEachOccurrenceOnce,
+  //     RecurringTest.OwnerStalledBeforeACompletionWritesNothingTwice,
+  //     RecurringTest.CancelledOccurrenceIsRepairedByTheOwnersDuty,
+  //     RecurringTest.AdvanceWhoseCommitReplyIsLostWritesNothingTwice,
+  //     RecurringStoreTest.ConcurrentAdvancesWriteEachOccurrenceOnce.
+  //   * Never early: an occurrence's task is due at its instant on the
+  //     database's clock. RecurringTest.IntervalRunsEachOccurrenceOnTime.
+  //   * Overlap::kSkipWhileRunning: runs never overlap: the next occurrence
+  //     is written once the current one's task has finished, in the
+  //     transaction that records its outcome (or, when that could not be,
+  //     by the slot's owner at its next load); what came due meanwhile goes
+  //     to the catch-up policy (kSkipMissed with a grace shorter than the
+  //     interval skips it). RecurringTest.SkipWhileRunningNeverOverlaps.
+  //     Overlap::kRunAnyway: occurrences within the horizon are written
+  //     ahead by the owner's load. RecurringTest.RunAnywayRunsEvery...
+  //   * Catch-up after an outage of every scheduler, or a pause:
+  //     `policy.catch_up`. RecurringStoreTest.OutageCatchUp*,
+  //     RecurringTest.PausedScheduleRunsNothingAndResumesByItsCatchUp.
+  //   * Cron schedules in a time zone follow recurrence.h's daylight-saving
+  //     rules, each occurrence once. SchedulePlanTest.CronAcrossNewYorkDst*.
+  // Errors: InvalidArgument naming the field (RecurringTest.InvalidInput*),
+  // Unavailable, FailedPrecondition after `Shutdown()`. Thread-safe.
+
+  // DurableScheduler::CreateSchedule()
+  //
+  // Stores `schedule` and writes its first occurrence. OK when an identical
+  // schedule exists (a retry); AlreadyExists for another definition.
+  absl::Status CreateSchedule(const RecurringSchedule& schedule);
+
+  // DurableScheduler::UpdateSchedule()
+  //
+  // Replaces the definition of `schedule.name` (paused stays paused); the
+  // waiting occurrence task is deleted and the next occurrence recomputed
+  // from now, in one transaction; a running occurrence finishes. NotFound.
+  absl::Status UpdateSchedule(const RecurringSchedule& schedule);
+
+  // DurableScheduler::PauseSchedule()
+  //
+  // No new occurrences; the waiting one is cancelled; a running one
+  // finishes. NotFound.
+  absl::Status PauseSchedule(absl::string_view name);
+
+  // DurableScheduler::ResumeSchedule()
+  //
+  // Un-pauses; `policy.catch_up` decides which occurrences missed during
+  // the pause run. NotFound.
+  absl::Status ResumeSchedule(absl::string_view name);
+
+  // DurableScheduler::DeleteSchedule()
+  //
+  // Deletes the schedule and its waiting occurrence task (a running one
+  // finishes). Returns whether it existed.
+  absl::StatusOr<bool> DeleteSchedule(absl::string_view name);
+
+  // DurableScheduler::ListSchedules(), GetSchedule()
+  //
+  // The stored schedules (by name), or one (NotFound), with their next and
+  // last runs.
+  absl::StatusOr<std::vector<ScheduleInfo>> ListSchedules();
+  absl::StatusOr<ScheduleInfo> GetSchedule(absl::string_view name);
+
   // DurableScheduler::Metrics()
   DurableMetrics Metrics() const;
 
@@ -459,6 +535,17 @@ class DurableScheduler {
     uint64_t generation = 0;
     TimerHandle handle;
   };
+
+  // Recurring schedules (scheduler_schedules.cc). The maintenance
+  // thread's duty: advances the due schedules of the owned slots.
+  void RunScheduleDuty();
+  // Records `batch` (as `Store::Complete()`) and, in the same transaction,
+  // writes the next occurrences of the schedules whose occurrences it ends.
+  absl::StatusOr<durable_internal::CompleteResult> CompleteAndAdvance(
+      absl::Span<const durable_internal::Completion> batch);
+  void AdvanceScheduleOnMaintenance(const std::string& name);
+  // AfterInsert() as a ClientCore callback, for the schedule calls.
+  durable_internal::ClientCore::AfterInsert AfterThis();
 
   explicit DurableScheduler(DurableOptions options);
 

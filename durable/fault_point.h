@@ -25,7 +25,10 @@
 //                       its SCHEDULED and orphaned RUNNING rows are not yet
 //                       put back;
 //   "shutdown.waiting"  Shutdown() began; the maintenance thread waits for
-//                       running handlers (reached once).
+//                       running handlers (reached once);
+//   "schedule.completing"  outcomes of recurring schedules' occurrences are
+//                       about to be recorded, with their next occurrences,
+//                       in one transaction (maintenance thread).
 
 #ifndef TIMINGWHEEL_DURABLE_FAULT_POINT_H_
 #define TIMINGWHEEL_DURABLE_FAULT_POINT_H_

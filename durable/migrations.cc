@@ -66,12 +66,38 @@ ALTER TABLE tw_slot_lease ADD COLUMN horizon_us bigint NOT NULL DEFAULT 0;
 ALTER TABLE tw_slot_lease SET (fillfactor = 50);
 )sql";
 
+// Version 2 to 3: recurring schedules (schedule_store.h). Their
+// occurrences are ordinary tw_timer rows; tw_timer is unchanged.
+constexpr char kMigrateV2ToV3[] = R"sql(
+CREATE TABLE tw_schedule (
+  name bytea PRIMARY KEY,
+  slot integer NOT NULL,
+  every_us bigint NOT NULL,
+  anchor_us bigint NOT NULL,
+  cron text NOT NULL,
+  zone text NOT NULL,
+  payload bytea NOT NULL,
+  overlap integer NOT NULL,
+  catch_up integer NOT NULL,
+  grace_us bigint NOT NULL,
+  max_runs integer NOT NULL,
+  paused boolean NOT NULL,
+  last_us bigint NOT NULL,
+  plan_us bigint NOT NULL,
+  next_us bigint NOT NULL,
+  version bigint NOT NULL DEFAULT nextval('tw_version_seq'),
+  created_us bigint NOT NULL,
+  updated_us bigint NOT NULL) WITH (fillfactor = 70);
+CREATE INDEX tw_schedule_due ON tw_schedule (slot, plan_us) WHERE NOT paused;
+)sql";
+
 constexpr MigrationStep kSteps[] = {
     {0, 2, "create the schema", kCreateV2},
     {1, 2,
      "one version sequence; the owner's horizon in each lease row; lease "
      "rows with room for in-place renewals",
      kMigrateV1ToV2},
+    {2, 3, "recurring schedules (tw_schedule)", kMigrateV2ToV3},
 };
 
 // The runner's own statements (parameterized).

@@ -7,7 +7,7 @@
 // Pure computation (no database, no clock): the scheduler asks for the first
 // occurrence after the last one it fired, and "exactly one run per
 // occurrence, never early" rests on these answers being exact and
-// monotone. (Recurring schedules are not yet wired into DurableScheduler.)
+// monotone (recurring schedules: recurring.h, schedule_plan.h).
 //
 // This header defines:
 //   Recurrence  a fixed interval from an anchor instant, or a cron

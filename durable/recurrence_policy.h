@@ -7,8 +7,8 @@
 // (durable/recurrence.h), the last occurrence it has accounted for, the
 // current time and its policies, PlanDueRuns() says which occurrences to
 // run now, which it skips, what to record as accounted for, and when to wake
-// next. Pure computation, no database and no clock; not yet used by the
-// scheduler.
+// next. Pure computation, no database and no clock; the scheduler's
+// recurring schedules use it through schedule_plan.h.
 //
 // This header defines:
 //   CatchUp           what happens to occurrences that came due while no

@@ -2,7 +2,9 @@
 
 #include "durable/request.h"
 
+#include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
+#include "durable/occurrence_id.h"
 
 namespace timingwheel {
 namespace durable_internal {
@@ -36,6 +38,11 @@ absl::StatusOr<InsertRow> ToInsertRow(const ScheduleRequest& request,
     return absl::InvalidArgumentError(
         absl::StrCat("task id of ", request.id.size(),
                      " bytes exceeds the limit of ", limits.max_id_bytes));
+  }
+  if (absl::StartsWith(request.id, kOccurrencePrefix)) {
+    return absl::InvalidArgumentError(
+        "task id starts with the prefix reserved for recurring schedules' "
+        "occurrences");
   }
   if (request.payload.empty()) {
     return absl::InvalidArgumentError("payload is empty");

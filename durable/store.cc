@@ -15,6 +15,7 @@
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
+#include "durable/occurrence_id.h"
 #include "durable/pg_params.h"
 #include "durable/redact.h"
 #include "libpq-fe.h"
@@ -802,6 +803,10 @@ absl::StatusOr<FireResult> Store::StartRunning(
       s.task.attempt = static_cast<int>(r->Int(i, 3));
       s.version = r->Int(i, 4);
       s.task.due = absl::FromUnixMicros(r->Int(i, 5));
+      int64_t occurrence_us = 0;
+      if (ParseOccurrenceId(s.task.id, &s.task.schedule, &occurrence_us)) {
+        s.task.occurrence = absl::FromUnixMicros(occurrence_us);
+      }
       s.slot = static_cast<int>(r->Int(i, 6));
       s.epoch = r->Int(i, 7);
       result.started.push_back(std::move(s));

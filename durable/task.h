@@ -65,6 +65,12 @@ struct DurableTask {
   }
   // Set by the scheduler (shared with the timer that raises it).
   std::shared_ptr<std::atomic<bool>> stop_flag;
+  // For an occurrence of a recurring schedule (recurring.h): the schedule's
+  // name and the occurrence's instant (`due` of its first attempt). Empty
+  // and InfinitePast() for a plain task. `(schedule, occurrence)` names the
+  // occurrence across attempts: one task per occurrence, ever.
+  std::string schedule;
+  absl::Time occurrence = absl::InfinitePast();
 };
 
 // TaskInfo

@@ -148,7 +148,7 @@ TEST_F(MigrationsTest, ProcessesMigratingAtOnceApplyEachStepOnce) {
       EXPECT_EQ(infos[i].version, kSchemaVersion);
       EXPECT_EQ(infos[i].slot_count, 8);
     }
-    EXPECT_EQ(applied, 1);  // One step either way, run by one process.
+    EXPECT_EQ(applied, 2);  // Two steps either way, each run by one process.
     auto version = QueryInt(
         conninfo, "SELECT value FROM tw_meta WHERE key = 'schema_version'");
     ASSERT_TRUE(version.ok());
@@ -183,8 +183,9 @@ FROM generate_series(1, 200) i;
   SchemaInfo info;
   auto applied = MigrateSchema(conn.get(), 8, &info);
   ASSERT_TRUE(applied.ok()) << applied.status();
-  ASSERT_EQ(applied->steps.size(), 1u);
+  ASSERT_EQ(applied->steps.size(), 2u);
   EXPECT_EQ(applied->steps[0].from, 1);
+  EXPECT_EQ(applied->steps[1].from, 2);
   EXPECT_EQ(applied->from_version, 1);
   EXPECT_EQ(Version(), kSchemaVersion);
   EXPECT_EQ(Query(fingerprint), before);
@@ -218,6 +219,75 @@ FROM generate_series(1, 200) i;
   (*scheduler)->Shutdown();
 }
 
+TEST_F(MigrationsTest,
+       VersionTwoStoreWithLiveTasksGainsSchedulesLosingNothing) {
+  // A version-2 store as the previous release left it: version 1 plus the
+  // step 1 -> 2, with tasks in every state.
+  ASSERT_TRUE(ExecSql(db_->conninfo(), kVersionOneDdl).ok());
+  const MigrationStep* to_two = nullptr;
+  for (const MigrationStep& step : MigrationSteps()) {
+    if (step.from == 1) to_two = &step;
+  }
+  ASSERT_NE(to_two, nullptr);
+  ASSERT_EQ(to_two->to, 2);
+  ASSERT_TRUE(ExecSql(db_->conninfo(), to_two->sql).ok());
+  ASSERT_TRUE(ExecSql(db_->conninfo(), R"sql(
+UPDATE tw_meta SET value = 2 WHERE key = 'schema_version';
+INSERT INTO tw_timer (task_id, slot, due_us, state, epoch, attempt, payload,
+                      finished_us)
+SELECT ('t-' || i)::bytea, i % 8, tw_now_us() - 1000000, i % 5, 3, i % 3,
+       ('payload-' || i)::bytea, CASE WHEN i % 5 >= 3 THEN tw_now_us() END
+FROM generate_series(1, 100) i;
+)sql")
+                  .ok());
+  const std::string fingerprint =
+      "SELECT hashtext(string_agg(task_id::text || slot || due_us || state || "
+      "version || epoch || attempt || payload::text, ',' ORDER BY task_id)) "
+      "FROM tw_timer";
+  const int64_t before = Query(fingerprint);
+  Conn conn = Connect(db_->conninfo());
+  auto applied = MigrateSchema(conn.get(), 8, nullptr);
+  ASSERT_TRUE(applied.ok()) << applied.status();
+  ASSERT_EQ(applied->steps.size(), 1u);
+  EXPECT_EQ(applied->steps[0].from, 2);
+  EXPECT_EQ(Version(), kSchemaVersion);
+  EXPECT_TRUE(Exists("tw_schedule"));
+  EXPECT_EQ(Query(fingerprint), before);
+
+  // The upgraded store runs its old tasks and a new schedule.
+  DurableOptions options;
+  options.conninfo = db_->conninfo();
+  options.node_id = "after-upgrade";
+  options.slot_count = 8;
+  options.lease_ttl = absl::Seconds(1);
+  durable_test::Recorder recorder;
+  options.handler = recorder.Handler();
+  auto scheduler = DurableScheduler::Create(options);
+  ASSERT_TRUE(scheduler.ok()) << scheduler.status();
+  RecurringSchedule schedule;
+  schedule.name = "after-upgrade";
+  schedule.every = absl::Milliseconds(100);
+  schedule.payload = "tick";
+  ASSERT_TRUE((*scheduler)->CreateSchedule(schedule).ok());
+  EXPECT_TRUE(durable_test::WaitFor(
+      [&] {
+        return Query(
+                   "SELECT count(*) FROM tw_timer WHERE state < 3 AND "
+                   "task_id LIKE 't-%'") == 0 &&
+               recorder.size() >= 62;
+      },
+      absl::Seconds(30)));
+  EXPECT_EQ(Query("SELECT count(*) FROM tw_timer WHERE task_id LIKE 't-%' "
+                  "AND state >= 3"),
+            100);
+  int schedule_runs = 0;
+  for (const durable_test::Recorder::Call& call : recorder.calls()) {
+    schedule_runs += call.task.schedule == "after-upgrade";
+  }
+  EXPECT_GE(schedule_runs, 2);
+  (*scheduler)->Shutdown();
+}
+
 TEST_F(MigrationsTest, DryRunPrintsSqlAndChangesNothing) {
   Conn conn = Connect(db_->conninfo());
   // Nothing yet: the plan is the creation step, and it creates nothing.
@@ -225,7 +295,9 @@ TEST_F(MigrationsTest, DryRunPrintsSqlAndChangesNothing) {
   ASSERT_TRUE(plan.ok()) << plan.status();
   EXPECT_EQ(plan->from_version, 0);
   EXPECT_EQ(plan->to_version, kSchemaVersion);
-  ASSERT_EQ(plan->steps.size(), 1u);
+  ASSERT_EQ(plan->steps.size(), 2u);
+  EXPECT_NE(plan->steps[1].sql.find("CREATE TABLE tw_schedule"),
+            std::string::npos);
   EXPECT_NE(plan->steps[0].sql.find("CREATE TABLE tw_timer"),
             std::string::npos);
   EXPECT_NE(plan->steps[0].sql.find("$2 = 32"), std::string::npos)
@@ -239,7 +311,7 @@ TEST_F(MigrationsTest, DryRunPrintsSqlAndChangesNothing) {
   plan = PlanMigration(conn.get(), 32);
   ASSERT_TRUE(plan.ok()) << plan.status();
   EXPECT_EQ(plan->from_version, 1);
-  ASSERT_EQ(plan->steps.size(), 1u);
+  ASSERT_EQ(plan->steps.size(), 2u);
   EXPECT_NE(plan->steps[0].sql.find("ADD COLUMN horizon_us"),
             std::string::npos);
   EXPECT_EQ(Version(), 1);

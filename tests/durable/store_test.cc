@@ -72,10 +72,11 @@ TEST_F(StoreTest, SchemaIsCreatedOnceAndChecked) {
 }
 
 TEST_F(StoreTest, NewerSchemaIsRefused) {
-  ASSERT_TRUE(ExecSql(db_->conninfo(),
-                      "UPDATE tw_meta SET value = 3 WHERE key = "
-                      "'schema_version'")
-                  .ok());
+  ASSERT_TRUE(
+      ExecSql(db_->conninfo(),
+              absl::StrCat("UPDATE tw_meta SET value = ", kSchemaVersion + 1,
+                           " WHERE key = 'schema_version'"))
+          .ok());
   absl::Status status = store_->EnsureSchema(kSlots);
   EXPECT_TRUE(absl::IsFailedPrecondition(status)) << status;
   EXPECT_NE(status.message().find("newer"), absl::string_view::npos) << status;

@@ -1,0 +1,70 @@
+// Copyright 2026 The timingwheel Authors.
+//
+// recurring.h
+// -----------------------------------------------------------------------------
+//
+// The public value types of recurring schedules: a named, durable schedule
+// (a fixed interval or a cron expression in a time zone, a payload, and
+// the overlap and catch-up policies of recurrence_policy.h) whose every
+// occurrence becomes one ordinary task. `DurableScheduler` and
+// `DurableClient` create, update, pause, resume, delete and list them;
+// durable/README.md ("Recurring schedules") describes how they run.
+//
+// This file defines:
+//
+//   * `RecurringSchedule`: a schedule's definition.
+//   * `ScheduleInfo`: a stored schedule, with its next and last runs.
+//
+// An occurrence's task has the id `OccurrenceId(name, instant)`
+// (occurrence_id.h) and the schedule's payload; its handler sees the
+// schedule's name and the occurrence's instant in `DurableTask::schedule`
+// and `DurableTask::occurrence`.
+
+#ifndef TIMINGWHEEL_DURABLE_RECURRING_H_
+#define TIMINGWHEEL_DURABLE_RECURRING_H_
+
+#include <cstdint>
+#include <string>
+
+#include "absl/time/time.h"
+#include "durable/recurrence_policy.h"
+
+namespace timingwheel {
+
+// RecurringSchedule
+//
+// A schedule's definition. Exactly one of `every` (positive: occurrences at
+// `anchor + k * every`) and `cron` (five fields, or six with seconds first;
+// see recurrence_cron.h, matched in `time_zone`, daylight-saving rules in
+// recurrence.h) is set. `payload` is handed to every occurrence (not
+// empty). `policy`: overlap and catch-up (recurrence_policy.h).
+struct RecurringSchedule {
+  std::string name;  // Bytes, not empty, at most 256.
+  absl::Duration every = absl::ZeroDuration();
+  absl::Time anchor = absl::UnixEpoch();  // For `every` only.
+  std::string cron;
+  std::string time_zone = "UTC";  // For `cron` only.
+  std::string payload;
+  RecurrencePolicy policy;
+};
+
+// ScheduleInfo
+//
+// A stored schedule, as `ListSchedules()` and `GetSchedule()` report it.
+struct ScheduleInfo {
+  RecurringSchedule definition;
+  std::string spec;  // Recurrence::ToString(): "every 200ms from ...", ...
+  bool paused = false;
+  // The next occurrence that will run, as far as the store knows (one
+  // whose task is written and waiting, or the next one to be written);
+  // InfiniteFuture() when paused or when there is none.
+  absl::Time next_run = absl::InfiniteFuture();
+  // The newest occurrence written as a task or skipped by the policies;
+  // the creation instant before the first.
+  absl::Time last_run = absl::InfinitePast();
+  int64_t version = 0;  // Changes with every write of the schedule's row.
+};
+
+}  // namespace timingwheel
+
+#endif  // TIMINGWHEEL_DURABLE_RECURRING_H_

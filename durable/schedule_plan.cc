@@ -1,0 +1,123 @@
+// Copyright 2026 The timingwheel Authors.
+
+#include "durable/schedule_plan.h"
+
+#include <algorithm>
+
+#include "absl/strings/str_cat.h"
+
+namespace timingwheel {
+namespace durable_internal {
+namespace {
+
+int64_t ToUs(absl::Time t) {
+  if (t == absl::InfiniteFuture()) return kNoOccurrenceUs;
+  return absl::ToUnixMicros(t);
+}
+
+}  // namespace
+
+absl::StatusOr<Recurrence> RecurrenceOf(const RecurringSchedule& schedule,
+                                        int64_t max_payload_bytes) {
+  if (schedule.name.empty()) {
+    return absl::InvalidArgumentError("schedule name is empty");
+  }
+  if (schedule.name.size() > kMaxScheduleNameBytes) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("schedule name of ", schedule.name.size(),
+                     " bytes exceeds the limit of ", kMaxScheduleNameBytes));
+  }
+  if (schedule.payload.empty()) {
+    return absl::InvalidArgumentError("schedule payload is empty");
+  }
+  if (static_cast<int64_t>(schedule.payload.size()) > max_payload_bytes) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("schedule payload of ", schedule.payload.size(),
+                     " bytes exceeds the limit of ", max_payload_bytes));
+  }
+  absl::Status policy = schedule.policy.Validate();
+  if (!policy.ok()) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("schedule policy: ", policy.message()));
+  }
+  const bool has_every = schedule.every != absl::ZeroDuration();
+  const bool has_cron = !schedule.cron.empty();
+  if (has_every == has_cron) {
+    return absl::InvalidArgumentError(
+        "schedule needs exactly one of `every` and `cron`");
+  }
+  absl::StatusOr<Recurrence> recurrence =
+      has_every ? Recurrence::Every(schedule.every, schedule.anchor)
+                : Recurrence::ParseCron(schedule.cron, schedule.time_zone);
+  if (!recurrence.ok()) {
+    return absl::InvalidArgumentError(
+        absl::StrCat(has_every ? "schedule `every`: " : "schedule `cron`: ",
+                     recurrence.status().message()));
+  }
+  if (has_every && (schedule.anchor < absl::UnixEpoch() ||
+                    schedule.every < absl::Microseconds(1))) {
+    return absl::InvalidArgumentError(
+        "schedule `every`: the interval must be at least 1us and the anchor "
+        "not before 1970");
+  }
+  return recurrence;
+}
+
+absl::StatusOr<AdvancePlan> PlanAdvance(const Recurrence& recurrence,
+                                        const RecurrencePolicy& policy,
+                                        int64_t last_us, int64_t now_us,
+                                        int64_t horizon_us,
+                                        const PriorOccurrence& prior,
+                                        int max_ahead) {
+  AdvancePlan plan;
+  plan.last_us = last_us;
+  const absl::Time last = absl::FromUnixMicros(last_us);
+  const absl::Time now = absl::FromUnixMicros(now_us);
+  if (policy.overlap == Overlap::kSkipWhileRunning) {
+    if (prior.exists && prior.unfinished) {
+      plan.plan_us = ToUs(recurrence.Next(last));
+      plan.next_us = last_us > now_us ? last_us : plan.plan_us;
+      return plan;
+    }
+    absl::StatusOr<DuePlan> due = PlanDueRuns(recurrence, last, now, policy,
+                                              /*previous_running=*/false);
+    if (!due.ok()) return due.status();
+    if (!due->run.empty()) {
+      // One at a time: the oldest run (the skipped ones before it are
+      // accounted for by it); the others are planned again once it has
+      // finished.
+      plan.write_us.push_back(ToUs(due->run.front()));
+    } else {
+      plan.last_us = std::max(last_us, ToUs(due->last));
+      if (due->next != absl::InfiniteFuture()) {
+        plan.write_us.push_back(ToUs(due->next));
+      }
+    }
+  } else {
+    absl::StatusOr<DuePlan> due = PlanDueRuns(recurrence, last, now, policy,
+                                              /*previous_running=*/false);
+    if (!due.ok()) return due.status();
+    plan.last_us = std::max(last_us, ToUs(due->last));
+    for (absl::Time t : due->run) plan.write_us.push_back(ToUs(t));
+    const absl::Time from = std::max(due->last, now);
+    for (absl::Time t :
+         recurrence.Between(from, now + absl::Microseconds(horizon_us),
+                            static_cast<size_t>(std::max(1, max_ahead)))) {
+      plan.write_us.push_back(ToUs(t));
+    }
+    // The first future occurrence is written even beyond the horizon, so
+    // that an owner's wheel holds it as soon as its load reaches it.
+    if (plan.write_us.empty() && due->next != absl::InfiniteFuture()) {
+      plan.write_us.push_back(ToUs(due->next));
+    }
+  }
+  if (!plan.write_us.empty()) {
+    plan.last_us = std::max(plan.last_us, plan.write_us.back());
+  }
+  plan.plan_us = ToUs(recurrence.Next(absl::FromUnixMicros(plan.last_us)));
+  plan.next_us = plan.write_us.empty() ? plan.plan_us : plan.write_us.front();
+  return plan;
+}
+
+}  // namespace durable_internal
+}  // namespace timingwheel

@@ -1,0 +1,85 @@
+// Copyright 2026 The timingwheel Authors.
+//
+// schedule_plan.h
+// -----------------------------------------------------------------------------
+//
+// Which occurrences of a recurring schedule to write as tasks now: the
+// pure half of advancing a schedule (schedule_store.cc runs it inside the
+// transaction that locks the schedule's row and writes the tasks). Built
+// on PlanDueRuns() (recurrence_policy.h):
+//
+//   * Overlap::kSkipWhileRunning: at most one occurrence task is unfinished
+//     at a time, so runs never overlap. While it is, nothing is written.
+//     Once it has finished, the occurrences that came due meanwhile (while
+//     it ran, or while no scheduler ran: an outage, a crash between a
+//     completion and the next write, a pause) go to the catch-up policy,
+//     and the oldest run it keeps is written (the others are planned again
+//     once that one has finished); with none to run, the next future
+//     occurrence is written, due at its instant. So kSkipMissed with a
+//     grace shorter than the interval skips what came due while a run was
+//     running; kRunOnce runs the newest of them once, right after;
+//     kRunEachMissed runs them one after another, at most `max_runs`.
+//   * Overlap::kRunAnyway: the catch-up policy's runs, then every future
+//     occurrence due within the horizon (at most `max_ahead`), are written.
+//
+// Every written occurrence is after `last_us`, and the plan's `last_us` is
+// at or after the newest written one: advancing twice from the same row
+// cannot write an occurrence twice. Pure; thread-safe.
+
+#ifndef TIMINGWHEEL_DURABLE_SCHEDULE_PLAN_H_
+#define TIMINGWHEEL_DURABLE_SCHEDULE_PLAN_H_
+
+#include <cstddef>
+#include <cstdint>
+#include <limits>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "durable/recurrence.h"
+#include "durable/recurrence_policy.h"
+#include "durable/recurring.h"
+
+namespace timingwheel {
+namespace durable_internal {
+
+inline constexpr int64_t kNoOccurrenceUs = std::numeric_limits<int64_t>::max();
+
+// The newest occurrence task of the schedule still stored.
+struct PriorOccurrence {
+  bool exists = false;
+  bool unfinished = false;  // PENDING, SCHEDULED or RUNNING.
+};
+
+struct AdvancePlan {
+  std::vector<int64_t> write_us;      // Occurrences to write, oldest first.
+  int64_t last_us = 0;                // Newest occurrence written or skipped.
+  int64_t plan_us = kNoOccurrenceUs;  // First occurrence after last_us.
+  int64_t next_us = kNoOccurrenceUs;  // The next run, as reported.
+};
+
+// The longest schedule name, in bytes.
+inline constexpr size_t kMaxScheduleNameBytes = 256;
+
+// RecurrenceOf()
+//
+// Checks `schedule` (name, exactly one of `every` and `cron`, the time
+// zone, a payload of at most `max_payload_bytes`, the policy) and returns
+// its calendar. InvalidArgument naming the field otherwise.
+absl::StatusOr<Recurrence> RecurrenceOf(const RecurringSchedule& schedule,
+                                        int64_t max_payload_bytes);
+
+// PlanAdvance()
+//
+// The plan for a schedule whose occurrences up to `last_us` are accounted
+// for, at the database's `now_us`. InvalidArgument for a bad policy.
+absl::StatusOr<AdvancePlan> PlanAdvance(const Recurrence& recurrence,
+                                        const RecurrencePolicy& policy,
+                                        int64_t last_us, int64_t now_us,
+                                        int64_t horizon_us,
+                                        const PriorOccurrence& prior,
+                                        int max_ahead = 100);
+
+}  // namespace durable_internal
+}  // namespace timingwheel
+
+#endif  // TIMINGWHEEL_DURABLE_SCHEDULE_PLAN_H_

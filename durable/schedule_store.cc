@@ -1,0 +1,435 @@
+// Copyright 2026 The timingwheel Authors.
+//
+// The SQL of recurring schedules; see schedule_store.h.
+
+#include "durable/schedule_store.h"
+
+#include <utility>
+
+#include "absl/strings/str_cat.h"
+#include "durable/occurrence_id.h"
+#include "durable/pg_exec.h"
+#include "durable/pg_params.h"
+#include "durable/schedule_plan.h"
+#include "libpq-fe.h"
+
+namespace timingwheel {
+namespace durable_internal {
+namespace {
+
+#define TW_SCHEDULE_COLUMNS                                          \
+  " name, slot, every_us, anchor_us, cron, zone, payload, overlap, " \
+  "catch_up, grace_us, max_runs, paused, last_us, plan_us, next_us, version "
+
+constexpr char kLockSql[] = "SELECT" TW_SCHEDULE_COLUMNS
+                            ", tw_now_us() AS now_us FROM tw_schedule "
+                            "WHERE name = $1 FOR UPDATE";
+constexpr char kGetSql[] =
+    "SELECT" TW_SCHEDULE_COLUMNS "FROM tw_schedule WHERE name = $1";
+constexpr char kListSql[] =
+    "SELECT" TW_SCHEDULE_COLUMNS "FROM tw_schedule ORDER BY name";
+
+constexpr char kInsertSql[] = R"sql(
+INSERT INTO tw_schedule (name, slot, every_us, anchor_us, cron, zone,
+                         payload, overlap, catch_up, grace_us, max_runs,
+                         paused, last_us, plan_us, next_us, created_us,
+                         updated_us)
+VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, false, tw_now_us(),
+        0, 0, tw_now_us(), tw_now_us())
+ON CONFLICT (name) DO NOTHING
+RETURNING name)sql";
+
+constexpr char kUpdateDefinitionSql[] = R"sql(
+UPDATE tw_schedule
+SET every_us = $2, anchor_us = $3, cron = $4, zone = $5, payload = $6,
+    overlap = $7, catch_up = $8, grace_us = $9, max_runs = $10,
+    last_us = tw_now_us(), version = nextval('tw_version_seq'),
+    updated_us = tw_now_us()
+WHERE name = $1
+RETURNING name)sql";
+
+constexpr char kAdvanceSql[] = R"sql(
+UPDATE tw_schedule
+SET last_us = $2, plan_us = $3, next_us = $4,
+    version = nextval('tw_version_seq'), updated_us = tw_now_us()
+WHERE name = $1)sql";
+
+constexpr char kPauseSql[] = R"sql(
+UPDATE tw_schedule
+SET paused = true, last_us = least(last_us, tw_now_us()),
+    version = nextval('tw_version_seq'), updated_us = tw_now_us()
+WHERE name = $1
+RETURNING name)sql";
+
+constexpr char kResumeSql[] = R"sql(
+UPDATE tw_schedule
+SET paused = false, version = nextval('tw_version_seq'),
+    updated_us = tw_now_us()
+WHERE name = $1
+RETURNING name)sql";
+
+constexpr char kDeleteSql[] =
+    "DELETE FROM tw_schedule WHERE name = $1 RETURNING name";
+
+// The waiting occurrence tasks of one schedule (its id range).
+constexpr char kDeleteWaitingSql[] = R"sql(
+DELETE FROM tw_timer WHERE task_id >= $1 AND task_id < $2 AND state < 2)sql";
+
+// The newest occurrence task still stored (ids of one schedule sort by
+// instant: 16 decimal digits from 2001 to 2286).
+constexpr char kPriorSql[] = R"sql(
+SELECT state FROM tw_timer
+WHERE task_id >= $1 AND task_id < $2
+ORDER BY task_id DESC LIMIT 1)sql";
+
+constexpr char kDueSql[] = R"sql(
+SELECT name FROM tw_schedule
+WHERE slot = ANY($1) AND NOT paused AND plan_us <= tw_now_us() + $2
+ORDER BY plan_us LIMIT $3)sql";
+
+constexpr char kSavepointSql[] = "SAVEPOINT tw_schedules";
+constexpr char kRollbackToSavepointSql[] = "ROLLBACK TO SAVEPOINT tw_schedules";
+
+// A stored row.
+struct Row {
+  RecurringSchedule def;
+  int slot = 0;
+  bool paused = false;
+  int64_t last_us = 0;
+  int64_t plan_us = 0;
+  int64_t next_us = 0;
+  int64_t version = 0;
+  int64_t now_us = 0;
+};
+
+absl::StatusOr<Row> Decode(const PgResult& result, int i, bool with_now) {
+  PgRow r(result, i);
+  Row row;
+  row.def.name = r.Bytes("name");
+  row.slot = static_cast<int>(r.Int("slot"));
+  // An interval, or (every_us 0) a cron expression.
+  row.def.every = absl::Microseconds(r.Int("every_us"));
+  row.def.anchor = absl::FromUnixMicros(r.Int("anchor_us"));
+  row.def.cron = r.Bytes("cron");
+  row.def.time_zone = r.Bytes("zone");
+  row.def.payload = r.Bytes("payload");
+  row.def.policy.overlap = static_cast<Overlap>(r.Int("overlap"));
+  row.def.policy.catch_up = static_cast<CatchUp>(r.Int("catch_up"));
+  row.def.policy.grace = absl::Microseconds(r.Int("grace_us"));
+  row.def.policy.max_runs = static_cast<int>(r.Int("max_runs"));
+  row.paused = r.Int("paused") != 0;
+  row.last_us = r.Int("last_us");
+  row.plan_us = r.Int("plan_us");
+  row.next_us = r.Int("next_us");
+  row.version = r.Int("version");
+  if (with_now) row.now_us = r.Int("now_us");
+  if (!r.status().ok()) return r.status();
+  return row;
+}
+
+ScheduleInfo InfoOf(const Row& row) {
+  ScheduleInfo info;
+  info.definition = row.def;
+  absl::StatusOr<Recurrence> recurrence =
+      RecurrenceOf(row.def, row.def.payload.size());
+  info.spec = recurrence.ok() ? recurrence->ToString() : "invalid";
+  info.paused = row.paused;
+  info.next_run = row.paused || row.next_us == kNoOccurrenceUs
+                      ? absl::InfiniteFuture()
+                      : absl::FromUnixMicros(row.next_us);
+  info.last_run = absl::FromUnixMicros(row.last_us);
+  info.version = row.version;
+  return info;
+}
+
+// The definition's parameters $2.. (after the name) in the order of
+// kInsertSql from $3 (or kUpdateDefinitionSql from $2).
+PgParams& AddDefinition(PgParams& params, const RecurringSchedule& s,
+                        const std::string& canonical_cron) {
+  return params.Int64(absl::ToInt64Microseconds(s.every))
+      .Int64(absl::ToUnixMicros(s.anchor))
+      .Text(canonical_cron)
+      .Text(s.time_zone)
+      .Bytes(s.payload)
+      .Int32(static_cast<int32_t>(s.policy.overlap))
+      .Int32(static_cast<int32_t>(s.policy.catch_up))
+      .Int64(absl::ToInt64Microseconds(s.policy.grace))
+      .Int32(s.policy.max_runs);
+}
+
+// The definition as stored: the cron text canonical, the zone only for
+// cron, the anchor only for an interval.
+RecurringSchedule Canonical(const RecurringSchedule& s,
+                            const Recurrence& recurrence) {
+  RecurringSchedule c = s;
+  if (recurrence.is_cron()) {
+    c.cron = recurrence.expression().ToString();
+    c.anchor = absl::UnixEpoch();
+  } else {
+    c.time_zone = "UTC";
+  }
+  return c;
+}
+
+bool SameDefinition(const RecurringSchedule& a, const RecurringSchedule& b) {
+  return a.name == b.name && a.every == b.every && a.anchor == b.anchor &&
+         a.cron == b.cron && a.time_zone == b.time_zone &&
+         a.payload == b.payload && a.policy.overlap == b.policy.overlap &&
+         a.policy.catch_up == b.policy.catch_up &&
+         a.policy.grace == b.policy.grace &&
+         a.policy.max_runs == b.policy.max_runs;
+}
+
+// Runs `body` in a transaction: COMMIT when it succeeds, ROLLBACK when not.
+template <typename T, typename Body>
+absl::StatusOr<T> InTransaction(PGconn* conn, Body body) {
+  absl::Status status = PgExec(conn, "BEGIN").status();
+  if (!status.ok()) return status;
+  absl::StatusOr<T> result = body();
+  if (!result.ok()) {
+    (void)PgExec(conn, "ROLLBACK");
+    return result.status();
+  }
+  status = PgExec(conn, "COMMIT").status();
+  if (!status.ok()) return status;
+  return result;
+}
+
+absl::Status DeleteWaiting(PGconn* conn, const std::string& name) {
+  auto [first, last] = OccurrenceRange(name);
+  return PgExec(conn, kDeleteWaitingSql, PgParams().Bytes(first).Bytes(last))
+      .status();
+}
+
+// Locks the row and writes what is due. Inside a transaction.
+absl::StatusOr<ScheduleWrite> AdvanceLocked(PGconn* conn,
+                                            const std::string& name,
+                                            const Inserter& inserter) {
+  ScheduleWrite write;
+  absl::StatusOr<PgResult> r = PgExec(conn, kLockSql, PgParams().Bytes(name));
+  if (!r.ok()) return r.status();
+  if (r->rows() == 0) return write;
+  absl::StatusOr<Row> row = Decode(*r, 0, /*with_now=*/true);
+  if (!row.ok()) return row.status();
+  if (row->paused) return write;
+  absl::StatusOr<Recurrence> recurrence =
+      RecurrenceOf(row->def, row->def.payload.size());
+  if (!recurrence.ok()) return recurrence.status();
+
+  auto [first, last] = OccurrenceRange(name);
+  r = PgExec(conn, kPriorSql, PgParams().Bytes(first).Bytes(last));
+  if (!r.ok()) return r.status();
+  PriorOccurrence prior;
+  if (r->rows() > 0) {
+    PgRow p(*r, 0);
+    prior.exists = true;
+    prior.unfinished = p.Int("state") < 3;
+    if (!p.status().ok()) return p.status();
+  }
+  absl::StatusOr<AdvancePlan> plan =
+      PlanAdvance(*recurrence, row->def.policy, row->last_us, row->now_us,
+                  inserter.horizon_us, prior);
+  if (!plan.ok()) return plan.status();
+  std::vector<InsertRow> rows;
+  for (int64_t at : plan->write_us) {
+    InsertRow insert;
+    insert.id = OccurrenceId(name, at);
+    insert.payload = row->def.payload;
+    insert.slot = row->slot;
+    insert.due_or_delay_us = at;
+    rows.push_back(std::move(insert));
+  }
+  if (!rows.empty()) {
+    absl::StatusOr<InsertResult> inserted = InsertTasks(conn, inserter, rows);
+    if (!inserted.ok()) return inserted.status();
+    write.inserted = *std::move(inserted);
+    write.written = static_cast<int64_t>(rows.size());
+  }
+  if (plan->last_us == row->last_us && plan->plan_us == row->plan_us &&
+      plan->next_us == row->next_us) {
+    return write;  // Nothing changed (a previous run still unfinished).
+  }
+  absl::Status status = PgExec(conn, kAdvanceSql,
+                               PgParams()
+                                   .Bytes(name)
+                                   .Int64(plan->last_us)
+                                   .Int64(plan->plan_us)
+                                   .Int64(plan->next_us))
+                            .status();
+  if (!status.ok()) return status;
+  return write;
+}
+
+}  // namespace
+
+absl::StatusOr<ScheduleWrite> CreateScheduleTx(
+    PGconn* conn, const RecurringSchedule& schedule, int slot,
+    const Inserter& inserter) {
+  absl::StatusOr<Recurrence> recurrence =
+      RecurrenceOf(schedule, schedule.payload.size());
+  if (!recurrence.ok()) return recurrence.status();
+  const RecurringSchedule canonical = Canonical(schedule, *recurrence);
+  return InTransaction<ScheduleWrite>(
+      conn, [&]() -> absl::StatusOr<ScheduleWrite> {
+        PgParams params;
+        params.Bytes(canonical.name).Int32(slot);
+        AddDefinition(params, canonical, canonical.cron);
+        absl::StatusOr<PgResult> r = PgExec(conn, kInsertSql, params);
+        if (!r.ok()) return r.status();
+        if (r->rows() == 0) {
+          r = PgExec(conn, kGetSql, PgParams().Bytes(canonical.name));
+          if (!r.ok()) return r.status();
+          if (r->rows() == 0) {
+            return absl::AbortedError("schedule deleted meanwhile; retry");
+          }
+          absl::StatusOr<Row> stored = Decode(*r, 0, /*with_now=*/false);
+          if (!stored.ok()) return stored.status();
+          if (!SameDefinition(stored->def, canonical)) {
+            return absl::AlreadyExistsError(
+                "a schedule of this name exists with another definition");
+          }
+          return ScheduleWrite();
+        }
+        return AdvanceLocked(conn, canonical.name, inserter);
+      });
+}
+
+absl::StatusOr<ScheduleWrite> UpdateScheduleTx(
+    PGconn* conn, const RecurringSchedule& schedule, const Inserter& inserter) {
+  absl::StatusOr<Recurrence> recurrence =
+      RecurrenceOf(schedule, schedule.payload.size());
+  if (!recurrence.ok()) return recurrence.status();
+  const RecurringSchedule canonical = Canonical(schedule, *recurrence);
+  return InTransaction<ScheduleWrite>(
+      conn, [&]() -> absl::StatusOr<ScheduleWrite> {
+        PgParams params;
+        params.Bytes(canonical.name);
+        AddDefinition(params, canonical, canonical.cron);
+        absl::StatusOr<PgResult> r = PgExec(conn, kUpdateDefinitionSql, params);
+        if (!r.ok()) return r.status();
+        if (r->rows() == 0) return absl::NotFoundError("no such schedule");
+        absl::Status status = DeleteWaiting(conn, canonical.name);
+        if (!status.ok()) return status;
+        return AdvanceLocked(conn, canonical.name, inserter);
+      });
+}
+
+absl::Status PauseScheduleTx(PGconn* conn, const std::string& name) {
+  return InTransaction<bool>(conn,
+                             [&]() -> absl::StatusOr<bool> {
+                               absl::StatusOr<PgResult> r = PgExec(
+                                   conn, kPauseSql, PgParams().Bytes(name));
+                               if (!r.ok()) return r.status();
+                               if (r->rows() == 0) {
+                                 return absl::NotFoundError("no such schedule");
+                               }
+                               absl::Status status = DeleteWaiting(conn, name);
+                               if (!status.ok()) return status;
+                               return true;
+                             })
+      .status();
+}
+
+absl::StatusOr<ScheduleWrite> ResumeScheduleTx(PGconn* conn,
+                                               const std::string& name,
+                                               const Inserter& inserter) {
+  return InTransaction<ScheduleWrite>(
+      conn, [&]() -> absl::StatusOr<ScheduleWrite> {
+        absl::StatusOr<PgResult> r =
+            PgExec(conn, kResumeSql, PgParams().Bytes(name));
+        if (!r.ok()) return r.status();
+        if (r->rows() == 0) return absl::NotFoundError("no such schedule");
+        return AdvanceLocked(conn, name, inserter);
+      });
+}
+
+absl::StatusOr<bool> DeleteScheduleTx(PGconn* conn, const std::string& name) {
+  return InTransaction<bool>(conn, [&]() -> absl::StatusOr<bool> {
+    absl::StatusOr<PgResult> r =
+        PgExec(conn, kDeleteSql, PgParams().Bytes(name));
+    if (!r.ok()) return r.status();
+    if (r->rows() == 0) return false;
+    absl::Status status = DeleteWaiting(conn, name);
+    if (!status.ok()) return status;
+    return true;
+  });
+}
+
+absl::StatusOr<std::vector<ScheduleInfo>> ListSchedulesTx(PGconn* conn) {
+  absl::StatusOr<PgResult> r = PgExec(conn, kListSql);
+  if (!r.ok()) return r.status();
+  std::vector<ScheduleInfo> infos;
+  for (int i = 0; i < r->rows(); ++i) {
+    absl::StatusOr<Row> row = Decode(*r, i, /*with_now=*/false);
+    if (!row.ok()) return row.status();
+    infos.push_back(InfoOf(*row));
+  }
+  return infos;
+}
+
+absl::StatusOr<ScheduleInfo> GetScheduleTx(PGconn* conn,
+                                           const std::string& name) {
+  absl::StatusOr<PgResult> r = PgExec(conn, kGetSql, PgParams().Bytes(name));
+  if (!r.ok()) return r.status();
+  if (r->rows() == 0) return absl::NotFoundError("no such schedule");
+  absl::StatusOr<Row> row = Decode(*r, 0, /*with_now=*/false);
+  if (!row.ok()) return row.status();
+  return InfoOf(*row);
+}
+
+absl::StatusOr<ScheduleWrite> AdvanceScheduleTx(PGconn* conn,
+                                                const std::string& name,
+                                                const Inserter& inserter) {
+  return InTransaction<ScheduleWrite>(
+      conn, [&] { return AdvanceLocked(conn, name, inserter); });
+}
+
+absl::StatusOr<CompleteAndAdvanceResult> CompleteAndAdvance(
+    Store& store, absl::Span<const Completion> completions, int64_t horizon_us,
+    absl::Span<const std::string> names, const Inserter& inserter) {
+  PGconn* conn = store.conn();
+  return InTransaction<CompleteAndAdvanceResult>(
+      conn, [&]() -> absl::StatusOr<CompleteAndAdvanceResult> {
+        CompleteAndAdvanceResult result;
+        absl::StatusOr<CompleteResult> complete =
+            store.Complete(completions, horizon_us);
+        if (!complete.ok()) return complete.status();
+        result.complete = *std::move(complete);
+        absl::Status status = PgExec(conn, kSavepointSql).status();
+        if (!status.ok()) return status;
+        for (const std::string& name : names) {
+          absl::StatusOr<ScheduleWrite> write =
+              AdvanceLocked(conn, name, inserter);
+          if (!write.ok()) {
+            if (absl::IsUnavailable(write.status())) return write.status();
+            status = PgExec(conn, kRollbackToSavepointSql).status();
+            if (!status.ok()) return status;
+            result.writes.clear();
+            result.advance_failed = true;
+            break;
+          }
+          result.writes.push_back(*std::move(write));
+        }
+        return result;
+      });
+}
+
+absl::StatusOr<std::vector<std::string>> DueSchedules(
+    PGconn* conn, absl::Span<const int> slots, int64_t horizon_us,
+    int64_t limit) {
+  std::vector<int32_t> ints(slots.begin(), slots.end());
+  absl::StatusOr<PgResult> r =
+      PgExec(conn, kDueSql,
+             PgParams().Int32Array(ints).Int64(horizon_us).Int64(limit));
+  if (!r.ok()) return r.status();
+  std::vector<std::string> names;
+  for (int i = 0; i < r->rows(); ++i) {
+    PgRow row(*r, i);
+    names.push_back(row.Bytes("name"));
+    if (!row.status().ok()) return row.status();
+  }
+  return names;
+}
+
+}  // namespace durable_internal
+}  // namespace timingwheel

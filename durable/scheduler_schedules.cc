@@ -1,0 +1,146 @@
+// Copyright 2026 The timingwheel Authors.
+//
+// DurableScheduler's recurring schedules: the client calls (on the client
+// connection) and the maintenance thread's duty (on its own connection).
+// The SQL is in schedule_store.cc, the choice of occurrences in
+// schedule_plan.cc.
+
+#include <algorithm>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "durable/client_core.h"
+#include "durable/durable_scheduler.h"
+#include "durable/fault_point.h"
+#include "durable/occurrence_id.h"
+#include "durable/schedule_calls.h"
+#include "durable/schedule_store.h"
+
+namespace timingwheel {
+
+using durable_internal::Completion;
+using durable_internal::InsertResult;
+using durable_internal::ScheduleWrite;
+using durable_internal::WheelEntry;
+
+namespace {
+
+// The most schedules one duty round advances (the rest wait for the next).
+constexpr int64_t kMaxSchedulesPerRound = 100;
+
+}  // namespace
+
+durable_internal::ClientCore::AfterInsert DurableScheduler::AfterThis() {
+  return [this](const InsertResult& result) { return AfterInsert(result); };
+}
+
+// The client calls: on the client connection, as this scheduler (rows due
+// soon in its own slots go straight to its wheel).
+
+absl::Status DurableScheduler::CreateSchedule(
+    const RecurringSchedule& schedule) {
+  return durable_internal::CreateScheduleCall(*client_, schedule, InserterOf(),
+                                              AfterThis());
+}
+
+absl::Status DurableScheduler::UpdateSchedule(
+    const RecurringSchedule& schedule) {
+  return durable_internal::UpdateScheduleCall(*client_, schedule, InserterOf(),
+                                              AfterThis());
+}
+
+absl::Status DurableScheduler::PauseSchedule(absl::string_view name) {
+  return durable_internal::PauseScheduleCall(*client_, name);
+}
+
+absl::Status DurableScheduler::ResumeSchedule(absl::string_view name) {
+  return durable_internal::ResumeScheduleCall(*client_, name, InserterOf(),
+                                              AfterThis());
+}
+
+absl::StatusOr<bool> DurableScheduler::DeleteSchedule(absl::string_view name) {
+  return durable_internal::DeleteScheduleCall(*client_, name);
+}
+
+absl::StatusOr<std::vector<ScheduleInfo>> DurableScheduler::ListSchedules() {
+  return durable_internal::ListSchedulesCall(*client_);
+}
+
+absl::StatusOr<ScheduleInfo> DurableScheduler::GetSchedule(
+    absl::string_view name) {
+  return durable_internal::GetScheduleCall(*client_, name);
+}
+
+// ---------------------------------------------------------------------------
+// The maintenance thread's half.
+
+void DurableScheduler::AdvanceScheduleOnMaintenance(const std::string& name) {
+  absl::StatusOr<ScheduleWrite> write =
+      durable_internal::AdvanceScheduleTx(store_->conn(), name, InserterOf());
+  if (!write.ok()) {
+    NoteDbError(write.status());
+    return;
+  }
+  std::vector<WheelEntry> wake = AfterInsert(write->inserted);
+  if (!wake.empty()) {
+    absl::Status status = store_->NotifyDue(wake);
+    if (!status.ok()) NoteDbError(status);
+  }
+}
+
+void DurableScheduler::RunScheduleDuty() {
+  std::vector<int> slots;
+  for (const durable_internal::SlotEpoch& owned : leases_->owned()) {
+    slots.push_back(owned.slot);
+  }
+  if (slots.empty()) return;
+  absl::StatusOr<std::vector<std::string>> due = durable_internal::DueSchedules(
+      store_->conn(), slots, absl::ToInt64Microseconds(options_.horizon),
+      kMaxSchedulesPerRound);
+  if (!due.ok()) {
+    NoteDbError(due.status());
+    return;
+  }
+  for (const std::string& name : *due) AdvanceScheduleOnMaintenance(name);
+}
+
+absl::StatusOr<durable_internal::CompleteResult>
+DurableScheduler::CompleteAndAdvance(absl::Span<const Completion> batch) {
+  const int64_t horizon_us = absl::ToInt64Microseconds(options_.horizon);
+  std::vector<std::string> names;
+  for (const Completion& c : batch) {
+    if (c.outcome == durable_internal::Outcome::kRetry) continue;
+    std::string name;
+    int64_t occurrence_us = 0;
+    if (durable_internal::ParseOccurrenceId(c.id, &name, &occurrence_us)) {
+      names.push_back(std::move(name));
+    }
+  }
+  if (names.empty()) return store_->Complete(batch, horizon_us);
+  // In name order, so that two transactions that lock several schedules'
+  // rows cannot deadlock.
+  std::sort(names.begin(), names.end());
+  names.erase(std::unique(names.begin(), names.end()), names.end());
+  // A process stopped here has recorded nothing: the attempt is the
+  // at-least-once window of any task.
+  durable_internal::FaultPoint("schedule.completing");
+  absl::StatusOr<durable_internal::CompleteAndAdvanceResult> result =
+      durable_internal::CompleteAndAdvance(*store_, batch, horizon_us, names,
+                                           InserterOf());
+  if (!result.ok()) return result.status();
+  if (result->advance_failed) {
+    std::lock_guard<std::mutex> lock(mu_);
+    ++metrics_.db_errors;
+  }
+  for (const ScheduleWrite& write : result->writes) {
+    std::vector<WheelEntry> wake = AfterInsert(write.inserted);
+    if (!wake.empty()) {
+      absl::Status status = store_->NotifyDue(wake);
+      if (!status.ok()) NoteDbError(status);
+    }
+  }
+  return std::move(result->complete);
+}
+
+}  // namespace timingwheel

@@ -41,7 +41,8 @@ int main(int argc, char** argv) {
     } else if (std::strcmp(argv[i], "--cancel") == 0) {
       cancel = true;
     } else {
-      std::fprintf(stderr, "usage: %s [--schedules=N] [--reserve] [--cancel]\n", argv[0]);
+      std::fprintf(stderr, "usage: %s [--schedules=N] [--reserve] [--cancel]\n",
+                   argv[0]);
       return 2;
     }
   }

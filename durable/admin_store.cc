@@ -15,6 +15,7 @@
 #include "durable/pg_exec.h"
 #include "durable/pg_params.h"
 #include "durable/redact.h"
+#include "durable/schedule_store.h"
 #include "durable/store.h"
 #include "libpq-fe.h"
 
@@ -131,6 +132,12 @@ absl::StatusOr<absl::Time> AdminStore::DbNow() {
 absl::StatusOr<StoreStatus> AdminStore::Status() {
   std::lock_guard<std::mutex> lock(mu_);
   return impl_->Reading<StoreStatus>([&] { return impl_->ReadStatus(); });
+}
+
+absl::StatusOr<std::vector<ScheduleInfo>> AdminStore::Schedules() {
+  std::lock_guard<std::mutex> lock(mu_);
+  return impl_->Reading<std::vector<ScheduleInfo>>(
+      [&] { return durable_internal::ListSchedulesTx(impl_->conn()); });
 }
 
 absl::StatusOr<TaskPage> AdminStore::List(const TaskFilter& filter) {

@@ -89,6 +89,7 @@
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
 #include "absl/time/time.h"
+#include "durable/recurring.h"
 #include "durable/task.h"
 
 typedef struct pg_conn PGconn;
@@ -281,6 +282,12 @@ class AdminStore {
   // snapshot. Scans the timer table once (about 0.1 s per 10^6 rows).
   // Test: AdminStoreTest.StatusCountsEveryState.
   absl::StatusOr<StoreStatus> Status();
+
+  // AdminStore::Schedules()
+  //
+  // The recurring schedules (recurring.h), by name, with their next and
+  // last runs. Test: TwctlTest.SchedulesListsTheRecurringSchedules.
+  absl::StatusOr<std::vector<ScheduleInfo>> Schedules();
 
   // AdminStore::List()
   //

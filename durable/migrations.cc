@@ -228,6 +228,16 @@ absl::StatusOr<MigrationPlan> MigrateSchema(PGconn* conn, int slot_count,
       (void)PgExec(conn, "ROLLBACK");
       return error;
     };
+    // A step's DDL may take longer than the session's statement timeout (a
+    // quarter of a lease TTL for a scheduler, set for its hot statements):
+    // give the step its own, for this transaction only. Lock waits (another
+    // migrator, a table in use) stay short, so that a step never queues
+    // live traffic behind its locks for long.
+    status = PgExec(conn, "SET LOCAL statement_timeout = '2min'").status();
+    if (status.ok()) {
+      status = PgExec(conn, "SET LOCAL lock_timeout = '10s'").status();
+    }
+    if (!status.ok()) return fail(status);
     status = PgExec(conn, kLockSql, PgParams().Int64(kSchemaLockKey)).status();
     if (!status.ok()) return fail(status);
     // Read again under the lock: another process may have run the step.

@@ -49,6 +49,13 @@ const std::vector<Command>& Commands() {
        "twctl cancel ID\n"
        "  A RUNNING task cannot be cancelled (exit 4), nor a finished one.\n",
        &RunCancel},
+      {"schedules",
+       {{}, {}, 0, 0},
+       "the recurring schedules and their next runs",
+       "twctl schedules\n"
+       "  NAME, SPEC (the interval or the cron expression and zone), PAUSED,\n"
+       "  NEXT RUN, LAST RUN; --json for scripts.\n",
+       &RunSchedules},
       {"discard",
        {{}, {}, 1, 1},
        "delete a FAILED task (a dead letter dealt with)",

@@ -73,6 +73,7 @@ int RunList(Context& context);
 int RunShow(Context& context);
 int RunCancel(Context& context);
 int RunDiscard(Context& context);
+int RunSchedules(Context& context);
 int RunRetryFailed(Context& context);
 int RunRetry(Context& context);
 int RunReschedule(Context& context);

@@ -10,7 +10,6 @@
 // run on the reaper, the standby thread, or under the lock as each says.
 
 #include <pthread.h>
-#include <sys/prctl.h>
 
 #include <algorithm>
 #include <cstdint>
@@ -39,10 +38,6 @@ void Timer::ReaperLoop() {
   // Named so that tools (and the wake-up benchmark) can find it in
   // /proc/self/task/*/comm.
   pthread_setname_np(pthread_self(), "tw-reaper");
-  // The kernel lets a thread's timed sleeps end up to its timer slack late
-  // (50 us by default) to batch wake-ups; the reaper's sleep is a task's
-  // deadline, so it asks for none.
-  prctl(PR_SET_TIMERSLACK, 1UL, 0UL, 0UL, 0UL);
   for (;;) {
     if (run_inline_) inline_flusher = this;
     AdvanceClock(absl::InfiniteDuration());

@@ -105,29 +105,6 @@ ThreadInfo AwaitStandbyAsleep() {
 
 using ::timingwheel::testing::FnTask;
 
-// The timer slack of thread `tid` in ns (-1 when unreadable;
-// /proc/self/task/TID has no timerslack_ns, /proc/TID has).
-long TimerSlackOf(int tid) {
-  long slack = -1;
-  std::ifstream("/proc/" + std::to_string(tid) + "/timerslack_ns") >> slack;
-  return slack;
-}
-
-// The reaper's (and the standby's) timed sleeps end at a task's deadline,
-// not up to the default 50 us timer slack later: each asks for 1 ns.
-TEST(TimerInlineTest, TheReaperAndTheStandbySleepWithoutTimerSlack) {
-  auto timer = Timer::Create().value();
-  for (const char* name : {"tw-reaper", "tw-executor"}) {
-    long slack = -1;
-    for (int i = 0; i < 10000 && slack != 1; ++i) {
-      const ThreadInfo info = FindThread(name);
-      if (info.tid != 0) slack = TimerSlackOf(info.tid);
-      if (slack != 1) std::this_thread::sleep_for(std::chrono::milliseconds(1));
-    }
-    EXPECT_EQ(slack, 1) << name;
-  }
-}
-
 TEST(TimerInlineTest, TheReaperRunsADueBatchItselfWithNoHandOff) {
   auto timer = Timer::Create().value();
   const ThreadInfo before = AwaitStandbyAsleep();

@@ -6,7 +6,6 @@
 #include <poll.h>
 #include <pthread.h>
 #include <sys/eventfd.h>
-#include <sys/prctl.h>
 #include <sys/timerfd.h>
 #include <unistd.h>
 
@@ -113,9 +112,6 @@ int64_t StandbyExecutor::wakeups() const {
 
 void StandbyExecutor::Loop() {
   pthread_setname_np(pthread_self(), "tw-executor");
-  // Its watchdog's sleep is a task's deadline too: no timer slack (see the
-  // reaper's, timer.cc).
-  prctl(PR_SET_TIMERSLACK, 1UL, 0UL, 0UL, 0UL);
   std::vector<Callback> batch;
   for (;;) {
     pollfd fds[2] = {{event_fd_, POLLIN, 0}, {timer_fd_, POLLIN, 0}};

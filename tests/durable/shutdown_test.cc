@@ -119,7 +119,10 @@ TEST_F(DurableShutdownTest, ShutdownFromInsideAHandlerKeepsItsOutcome) {
   self = s.get();
   ASSERT_TRUE(s->Schedule("t", absl::ZeroDuration(), "p").ok());
   EXPECT_TRUE(Succeeded("t", absl::Seconds(10)));
-  EXPECT_EQ(s->Metrics().late_outcomes, 1);
+  // Counted by the handler's thread just after its outcome committed.
+  EXPECT_TRUE(WaitFor([&] { return s->Metrics().late_outcomes == 1; },
+                      absl::Seconds(10)))
+      << "late_outcomes " << s->Metrics().late_outcomes;
   s.reset();
   EXPECT_EQ(recorder_.size(), 1u);
   // Its slot was released once the handler returned.

@@ -261,8 +261,22 @@ TEST_F(ReplaceTest, ScheduleOfAnExistingIdIsAnIdempotentInsertOnly) {
 // The fire (SCHEDULED -> RUNNING) has written, not committed, when a
 // replacement comes: the replacement waits for the row, then finds it
 // running and leaves it alone. The handler runs once, as fired.
+// A lease long enough that the scheduler's statements (a quarter of it) do
+// not time out while a gate holds them, even under a sanitizer.
+DurableOptions PatientOptions(DurableOptions options) {
+  options.lease_ttl = absl::Seconds(20);
+  return options;
+}
+
 TEST_F(ReplaceTest, AReplacementAfterTheFireFindsItRunning) {
-  auto scheduler = Start(Options("a"));
+  // The handler waits until the replacement has answered, so the task is
+  // still running (not finished) whenever the replacement reads it.
+  std::atomic<bool> answered{false};
+  recorder_.SetResult([&](const DurableTask&) {
+    WaitFor([&] { return answered.load(); }, absl::Seconds(20));
+    return absl::OkStatus();
+  });
+  auto scheduler = Start(PatientOptions(Options("a")));
   ASSERT_NE(scheduler, nullptr);
   auto gate = durable_testing::StatementGate::Install(
       db_->conninfo(), "tw_timer", "UPDATE", "SET state = 2, version",
@@ -285,6 +299,7 @@ TEST_F(ReplaceTest, AReplacementAfterTheFireFindsItRunning) {
   });
   (*gate)->Release();
   replace.join();
+  answered = true;
   ASSERT_TRUE(waits) << "the replacement never waited on the fire's row";
   ASSERT_TRUE(outcome.ok()) << outcome.status();
   EXPECT_EQ(*outcome, ScheduleOutcome::kAlreadyRunning);
@@ -298,7 +313,7 @@ TEST_F(ReplaceTest, AReplacementAfterTheFireFindsItRunning) {
 // fire waits for the row, finds it PENDING and is refused; the owner claims
 // the task again and runs it once, at its new time, with its new payload.
 TEST_F(ReplaceTest, AFireAfterTheReplacementIsRefusedAndTheTaskRunsOnceAnew) {
-  auto scheduler = Start(Options("a"));
+  auto scheduler = Start(PatientOptions(Options("a")));
   ASSERT_NE(scheduler, nullptr);
   // The gate first: installing it takes a while, and the task must still
   // wait in the wheel when the replacement comes.

@@ -191,13 +191,8 @@ TEST_F(AdminStoreTest, RetryRacingTheCleanupKeepsTheTask) {
     deleted = (*store)->DeleteFinished({&slot, 1}, 1000, 100);
   });
   // The cleanup waits on the row the retry holds.
-  const bool cleanup_waits = WaitFor([&] {
-    return Query(
-               "SELECT count(*) FROM pg_stat_activity WHERE datname = "
-               "current_database() AND wait_event_type = 'Lock' AND "
-               "position('DELETE FROM tw_timer WHERE task_id IN' IN "
-               "query) > 0") == 1;
-  });
+  const bool cleanup_waits =
+      WaitForLockWaiter("DELETE FROM tw_timer WHERE task_id IN");
   (*gate)->Release();
   retry.join();
   cleanup.join();

@@ -75,6 +75,19 @@ class DurableFixture : public ::testing::Test {
         id, "'::bytea, 0, tw_now_us() + ", delay_ms * 1000, ", 0, 'p')"));
   }
 
+  // Waits (bounded) until exactly one session of this database waits on a
+  // lock while running a statement whose text contains `text` (a constant
+  // of the test's, without quotes).
+  bool WaitForLockWaiter(const std::string& text) {
+    return WaitFor([&] {
+      return Query(absl::StrCat(
+                 "SELECT count(*) FROM pg_stat_activity WHERE datname = "
+                 "current_database() AND wait_event_type = 'Lock' AND "
+                 "position('",
+                 text, "' IN query) > 0")) == 1;
+    });
+  }
+
   bool Succeeded(const std::string& id,
                  absl::Duration timeout = absl::Seconds(15)) {
     return WaitFor(

@@ -291,12 +291,7 @@ TEST_F(ReplaceTest, AReplacementAfterTheFireFindsItRunning) {
     outcome = client->ScheduleOrReplace(In("t", absl::Seconds(1), "new"));
   });
   // The replacement waits on the row the fire holds.
-  const bool waits = WaitFor([&] {
-    return Query(
-               "SELECT count(*) FROM pg_stat_activity WHERE datname = "
-               "current_database() AND wait_event_type = 'Lock' AND "
-               "position('prior AS (' IN query) > 0") == 1;
-  });
+  const bool waits = WaitForLockWaiter("prior AS (");
   (*gate)->Release();
   replace.join();
   answered = true;
@@ -331,12 +326,7 @@ TEST_F(ReplaceTest, AFireAfterTheReplacementIsRefusedAndTheTaskRunsOnceAnew) {
   });
   ASSERT_TRUE((*gate)->WaitBlocked(absl::Seconds(20)));
   // The old due time passes; the fire waits on the row the replacement holds.
-  const bool fire_waits = WaitFor([&] {
-    return Query(
-               "SELECT count(*) FROM pg_stat_activity WHERE datname = "
-               "current_database() AND wait_event_type = 'Lock' AND "
-               "position('SET state = 2, version' IN query) > 0") == 1;
-  });
+  const bool fire_waits = WaitForLockWaiter("SET state = 2, version");
   (*gate)->Release();
   replace.join();
   ASSERT_TRUE(fire_waits) << "the fire never waited on the replaced row";
@@ -378,13 +368,8 @@ TEST_F(ReplaceTest, AReplacementRacingTheCleanupKeepsTheTask) {
     durable_internal::SlotEpoch slot{0, 0};
     deleted = (*store)->DeleteFinished({&slot, 1}, 1000, 100);
   });
-  const bool cleanup_waits = WaitFor([&] {
-    return Query(
-               "SELECT count(*) FROM pg_stat_activity WHERE datname = "
-               "current_database() AND wait_event_type = 'Lock' AND "
-               "position('DELETE FROM tw_timer WHERE task_id IN' IN "
-               "query) > 0") == 1;
-  });
+  const bool cleanup_waits =
+      WaitForLockWaiter("DELETE FROM tw_timer WHERE task_id IN");
   (*gate)->Release();
   replace.join();
   cleanup.join();

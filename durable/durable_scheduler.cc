@@ -578,15 +578,12 @@ void DurableScheduler::RunAttemptVia(std::shared_ptr<AttemptLink> link,
   // The scheduler is gone: the row stays RUNNING with this attempt
   // uncounted, and the slot's next owner runs it under the same number.
   if (self == nullptr) return;
+  // Raised by CancelTask() of this task, or at the deadline; registered by
+  // BeginAttempt() under the lock it takes anyway.
+  started.task.stop_flag = std::make_shared<std::atomic<bool>>(false);
   const bool run = self->BeginAttempt(started);
   TimerHandle stop_timer;
   const absl::Duration timeout = self->options_.attempt_timeout;
-  if (run) {
-    // Raised by CancelTask() of this task, or at the deadline.
-    started.task.stop_flag = std::make_shared<std::atomic<bool>>(false);
-    std::lock_guard<std::mutex> lock(self->mu_);
-    self->stop_flags_[started.task.id] = started.task.stop_flag;
-  }
   if (run && timeout > absl::ZeroDuration()) {
     // Raised by the scheduler's own wheel at the deadline.
     started.task.deadline = absl::Now() + timeout;
@@ -657,6 +654,7 @@ bool DurableScheduler::BeginAttempt(const Started& started) {
     Wake();
     return false;
   }
+  stop_flags_[started.task.id] = started.task.stop_flag;
   // The attempt counts from now: recorded by the next statement the
   // maintenance thread writes (or by its outcome). Its lateness: the start
   // on the database's clock (as of the last fire) minus its due time.

@@ -580,6 +580,7 @@ class DurableScheduler {
   // start (the slot is still ours under the fire's epoch, the lease valid,
   // not shutting down) and counts the start; FinishAttempt() queues the
   // outcome (or writes it itself once the maintenance thread has ended).
+  // It also registers the attempt's stop flag (`started.task.stop_flag`).
   bool BeginAttempt(const durable_internal::Started& started);
   // Forgets one attempt (abandoned, or its outcome written). Requires mu_.
   void EndAttemptLocked(const std::string& id, int64_t version, int slot);

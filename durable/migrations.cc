@@ -91,6 +91,30 @@ CREATE TABLE tw_schedule (
 CREATE INDEX tw_schedule_due ON tw_schedule (slot, plan_us) WHERE NOT paused;
 )sql";
 
+// Version 3 to 4: task kinds and priorities (on tasks and schedules), the
+// registry of kinds schedulers handle, and each attempt's record. Columns
+// with constant defaults are added without rewriting the tables. A task's
+// attempts go with its row (ON DELETE CASCADE: cleanup, cancel, discard).
+constexpr char kMigrateV3ToV4[] = R"sql(
+ALTER TABLE tw_timer ADD COLUMN kind text NOT NULL DEFAULT '';
+ALTER TABLE tw_timer ADD COLUMN priority smallint NOT NULL DEFAULT 0;
+ALTER TABLE tw_schedule ADD COLUMN kind text NOT NULL DEFAULT '';
+ALTER TABLE tw_schedule ADD COLUMN priority smallint NOT NULL DEFAULT 0;
+CREATE TABLE tw_kind (
+  kind text PRIMARY KEY,
+  node_id text NOT NULL,
+  registered_us bigint NOT NULL);
+CREATE TABLE tw_attempt (
+  task_id bytea NOT NULL REFERENCES tw_timer (task_id) ON DELETE CASCADE,
+  attempt integer NOT NULL,
+  outcome smallint NOT NULL,
+  node_id text NOT NULL,
+  started_us bigint NOT NULL,
+  finished_us bigint NOT NULL,
+  error bytea);
+CREATE INDEX tw_attempt_task ON tw_attempt (task_id, finished_us);
+)sql";
+
 constexpr MigrationStep kSteps[] = {
     {0, 2, "create the schema", kCreateV2},
     {1, 2,
@@ -98,6 +122,10 @@ constexpr MigrationStep kSteps[] = {
      "rows with room for in-place renewals",
      kMigrateV1ToV2},
     {2, 3, "recurring schedules (tw_schedule)", kMigrateV2ToV3},
+    {3, 4,
+     "task kinds and priorities; the registry of kinds (tw_kind); attempt "
+     "history (tw_attempt)",
+     kMigrateV3ToV4},
 };
 
 // The runner's own statements (parameterized).

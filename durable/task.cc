@@ -36,4 +36,18 @@ const char* ScheduleOutcomeName(ScheduleOutcome outcome) {
   return "UNKNOWN";
 }
 
+const char* AttemptOutcomeName(AttemptOutcome outcome) {
+  switch (outcome) {
+    case AttemptOutcome::kSucceeded:
+      return "SUCCEEDED";
+    case AttemptOutcome::kRetried:
+      return "RETRIED";
+    case AttemptOutcome::kFailed:
+      return "FAILED";
+    case AttemptOutcome::kSnoozed:
+      return "SNOOZED";
+  }
+  return "UNKNOWN";
+}
+
 }  // namespace timingwheel

@@ -9,7 +9,10 @@
 //   * `TaskState`: PENDING, SCHEDULED, RUNNING, SUCCESS, FAILED.
 //   * `DurableTask`: what a handler receives for one attempt.
 //   * `TaskInfo`: what `DurableScheduler::Get()` reports about a task.
-//   * `ScheduleRequest`: one task to schedule (id, due time, payload).
+//   * `ScheduleRequest`: one task to schedule (id, due time, payload, kind,
+//     priority).
+//   * `AttemptRecord`: one finished attempt, as the attempt history keeps
+//     it.
 //   * `RetryPolicy`: how many attempts, and the backoff between them.
 
 #ifndef TIMINGWHEEL_DURABLE_TASK_H_
@@ -71,6 +74,11 @@ struct DurableTask {
   // occurrence across attempts: one task per occurrence, ever.
   std::string schedule;
   absl::Time occurrence = absl::InfinitePast();
+  // The task's kind (empty: the default kind, run by
+  // `DurableOptions::handler`) and priority (higher runs first among tasks
+  // due together), as scheduled.
+  std::string kind;
+  int priority = 0;
 };
 
 // TaskInfo
@@ -82,6 +90,8 @@ struct TaskInfo {
   absl::Time due;          // The current due time (of the next retry, if any).
   int slot = 0;            // The slot the id hashes to.
   std::string last_error;  // The last failed attempt's message, if any.
+  std::string kind;        // Empty: the default kind.
+  int priority = 0;
 };
 
 // ScheduleRequest
@@ -94,6 +104,48 @@ struct ScheduleRequest {
   std::string payload;
   absl::Duration delay = absl::ZeroDuration();
   absl::Time due = absl::InfinitePast();
+  // The handler that runs it: empty for `DurableOptions::handler`, else a
+  // kind some scheduler registered (`DurableOptions::kinds`); scheduling an
+  // unknown kind fails with NotFound. At most kMaxKindBytes bytes.
+  std::string kind;
+  // Among tasks due at the same time, higher priorities start first (and
+  // take a kind's free handler slots first). In [kMinPriority,
+  // kMaxPriority].
+  int priority = 0;
+};
+
+inline constexpr int kMaxKindBytes = 128;
+inline constexpr int kMinPriority = -32768;
+inline constexpr int kMaxPriority = 32767;
+
+// AttemptOutcome
+//
+// How a finished attempt ended, as its record says.
+enum class AttemptOutcome : int {
+  kSucceeded = 0,  // The handler returned OK: the task is SUCCESS.
+  kRetried = 1,    // It failed; the task is due again (a retry).
+  kFailed = 2,     // It failed for good (attempts used up, or discarded).
+  kSnoozed = 3,    // It asked to run again later (not a failed attempt), or
+                   // no handler of its kind ran in the owner process.
+};
+
+// AttemptOutcomeName()
+//
+// Returns "SUCCEEDED", "RETRIED", "FAILED", "SNOOZED".
+const char* AttemptOutcomeName(AttemptOutcome outcome);
+
+// AttemptRecord
+//
+// One attempt whose outcome was written (`tw_attempt`, kept as long as the
+// task's row; `DurableOptions::attempt_history`). An attempt whose process
+// died before its outcome committed has no record (its next attempt does).
+struct AttemptRecord {
+  int attempt = 0;  // The attempt's number (a snooze repeats it).
+  AttemptOutcome outcome = AttemptOutcome::kSucceeded;
+  std::string node_id;  // The scheduler that ran it.
+  absl::Time started;   // When it was fired (database clock).
+  absl::Time finished;  // When its outcome was written (database clock).
+  std::string error;    // The handler's error (empty for a success).
 };
 
 // ReplaceMode

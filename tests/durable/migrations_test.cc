@@ -183,9 +183,10 @@ FROM generate_series(1, 200) i;
   SchemaInfo info;
   auto applied = MigrateSchema(conn.get(), 8, &info);
   ASSERT_TRUE(applied.ok()) << applied.status();
-  ASSERT_EQ(applied->steps.size(), 2u);
+  ASSERT_EQ(applied->steps.size(), 3u);
   EXPECT_EQ(applied->steps[0].from, 1);
   EXPECT_EQ(applied->steps[1].from, 2);
+  EXPECT_EQ(applied->steps[2].from, 3);
   EXPECT_EQ(applied->from_version, 1);
   EXPECT_EQ(Version(), kSchemaVersion);
   EXPECT_EQ(Query(fingerprint), before);
@@ -248,8 +249,9 @@ FROM generate_series(1, 100) i;
   Conn conn = Connect(db_->conninfo());
   auto applied = MigrateSchema(conn.get(), 8, nullptr);
   ASSERT_TRUE(applied.ok()) << applied.status();
-  ASSERT_EQ(applied->steps.size(), 1u);
+  ASSERT_EQ(applied->steps.size(), 2u);
   EXPECT_EQ(applied->steps[0].from, 2);
+  EXPECT_EQ(applied->steps[1].from, 3);
   EXPECT_EQ(Version(), kSchemaVersion);
   EXPECT_TRUE(Exists("tw_schedule"));
   EXPECT_EQ(Query(fingerprint), before);
@@ -295,8 +297,10 @@ TEST_F(MigrationsTest, DryRunPrintsSqlAndChangesNothing) {
   ASSERT_TRUE(plan.ok()) << plan.status();
   EXPECT_EQ(plan->from_version, 0);
   EXPECT_EQ(plan->to_version, kSchemaVersion);
-  ASSERT_EQ(plan->steps.size(), 2u);
+  ASSERT_EQ(plan->steps.size(), 3u);
   EXPECT_NE(plan->steps[1].sql.find("CREATE TABLE tw_schedule"),
+            std::string::npos);
+  EXPECT_NE(plan->steps[2].sql.find("CREATE TABLE tw_attempt"),
             std::string::npos);
   EXPECT_NE(plan->steps[0].sql.find("CREATE TABLE tw_timer"),
             std::string::npos);
@@ -311,7 +315,7 @@ TEST_F(MigrationsTest, DryRunPrintsSqlAndChangesNothing) {
   plan = PlanMigration(conn.get(), 32);
   ASSERT_TRUE(plan.ok()) << plan.status();
   EXPECT_EQ(plan->from_version, 1);
-  ASSERT_EQ(plan->steps.size(), 2u);
+  ASSERT_EQ(plan->steps.size(), 3u);
   EXPECT_NE(plan->steps[0].sql.find("ADD COLUMN horizon_us"),
             std::string::npos);
   EXPECT_EQ(Version(), 1);

@@ -61,7 +61,32 @@ std::string DefaultNodeId() {
 }
 
 absl::Status CheckOptions(const DurableOptions& o) {
-  if (!o.handler) return absl::InvalidArgumentError("handler is required");
+  if (!o.handler && o.kinds.empty()) {
+    return absl::InvalidArgumentError(
+        "handler is required (or at least one of kinds)");
+  }
+  absl::flat_hash_set<std::string> kind_names;
+  for (const TaskKind& kind : o.kinds) {
+    absl::Status name = durable_internal::CheckKindName(kind.name);
+    if (!name.ok()) return name;
+    if (kind.name.empty()) {
+      return absl::InvalidArgumentError(
+          "kinds: a kind needs a name (the default kind's handler is "
+          "`handler`)");
+    }
+    if (!kind_names.insert(kind.name).second) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("kinds: \"", kind.name, "\" is named twice"));
+    }
+    if (!kind.handler) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("kinds: \"", kind.name, "\" has no handler"));
+    }
+    if (kind.max_in_flight < 0) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "kinds: \"", kind.name, "\": max_in_flight must be >= 0"));
+    }
+  }
   // Every duration is finite and at most 100 years, so that its
   // nanoseconds (local deadlines) and the database's now plus its
   // microseconds (statements) stay inside int64.
@@ -101,6 +126,11 @@ absl::Status CheckOptions(const DurableOptions& o) {
     return absl::InvalidArgumentError(
         "node_id: at most 200 bytes of text without NUL");
   }
+  if (!(o.unknown_kind_delay >= absl::Milliseconds(1)) ||
+      o.unknown_kind_delay > absl::Hours(24 * 365 * 100)) {
+    return absl::InvalidArgumentError(
+        "unknown_kind_delay must be in [1 ms, 100 years]");
+  }
   if (o.attempt_timeout < absl::ZeroDuration() ||
       o.attempt_timeout == absl::InfiniteDuration()) {
     return absl::InvalidArgumentError(
@@ -128,8 +158,10 @@ thread_local const void* tls_handler_of = nullptr;
 // user's executor or a handler never returns: the attempt then finds
 // `scheduler` null and touches nothing else. Thread-safe.
 struct DurableScheduler::AttemptLink {
-  DurableHandler handler;
+  std::shared_ptr<const durable_internal::KindTable> kinds;
   RetryPolicy retry;
+  std::string node_id;
+  absl::Duration unknown_kind_delay;
 
   // The scheduler, with a count of the threads inside its attempt steps;
   // null once it is gone.
@@ -158,9 +190,12 @@ struct DurableScheduler::AttemptLink {
 
 DurableScheduler::DurableScheduler(DurableOptions options)
     : options_(std::move(options)),
+      kinds_(std::make_shared<durable_internal::KindTable>(options_.handler,
+                                                           options_.kinds)),
       clock_(options_.timer_options.clock != nullptr
                  ? options_.timer_options.clock
                  : Clock::Real()),
+      fire_queue_(options_.max_in_flight, *kinds_),
       histograms_(std::make_unique<durable_internal::SchedulerHistograms>()) {}
 
 absl::StatusOr<std::unique_ptr<DurableScheduler>> DurableScheduler::Create(
@@ -211,10 +246,14 @@ absl::Status DurableScheduler::Start() {
   }
   absl::Status status = (*store)->Listen();
   if (!status.ok()) return status;
+  status = (*store)->RegisterKinds(options_.node_id, kinds_->names());
+  if (!status.ok()) return status;
   load_limit_ = kMaxLoad;
   link_ = std::make_shared<AttemptLink>();
-  link_->handler = options_.handler;
+  link_->kinds = kinds_;
   link_->retry = options_.retry;
+  link_->node_id = options_.node_id;
+  link_->unknown_kind_delay = options_.unknown_kind_delay;
   link_->scheduler = this;
   client_ = *std::move(client);
   store_ = *std::move(store);
@@ -266,7 +305,7 @@ DurableMetrics DurableScheduler::Metrics() const {
   std::lock_guard<std::mutex> lock(mu_);
   DurableMetrics m = metrics_;
   m.wheel_pending = static_cast<int64_t>(wheel_.size());
-  m.waiting = static_cast<int64_t>(waiting_.size());
+  m.waiting = static_cast<int64_t>(fire_queue_.size());
   m.slots_owned = static_cast<int64_t>(owned_.size());
   return m;
 }
@@ -320,6 +359,8 @@ bool DurableScheduler::AddToWheelLocked(const WheelEntry& entry,
   LiveEntry& live = wheel_[entry.id];
   live.handle.Cancel();  // A previous timer for the same id, if any.
   live.slot = entry.slot;
+  live.kind = static_cast<int16_t>(kinds_->IndexOf(entry.kind));
+  live.priority = static_cast<int16_t>(entry.priority);
   live.epoch = entry.epoch;
   live.due_us = entry.due_us;
   live.generation = next_generation_++;
@@ -366,9 +407,15 @@ void DurableScheduler::OnWheelFire(const std::string& id, uint64_t generation) {
     std::lock_guard<std::mutex> lock(mu_);
     auto it = wheel_.find(id);
     if (it == wheel_.end() || it->second.generation != generation) return;
-    first = waiting_.empty();
-    waiting_.push_back(
-        {id, it->second.slot, it->second.due_us, it->second.epoch});
+    first = fire_queue_.empty();
+    durable_internal::FireQueue::Waiting waiting;
+    waiting.entry.id = id;
+    waiting.entry.slot = it->second.slot;
+    waiting.entry.due_us = it->second.due_us;
+    waiting.entry.epoch = it->second.epoch;
+    waiting.entry.priority = it->second.priority;
+    waiting.kind = it->second.kind;
+    fire_queue_.Push(std::move(waiting));
     wheel_.erase(it);
     // Room in a full wheel: take what waited for it (the overflow, then a
     // load for the rows a load left PENDING).
@@ -397,8 +444,9 @@ void DurableScheduler::DropSlots(const std::vector<int>& slots) {
     }
   }
   auto in_gone = [&](const WheelEntry& e) { return gone.contains(e.slot); };
-  waiting_.erase(std::remove_if(waiting_.begin(), waiting_.end(), in_gone),
-                 waiting_.end());
+  fire_queue_.RemoveIf([&](const durable_internal::FireQueue::Waiting& w) {
+    return in_gone(w.entry);
+  });
   overflow_.erase(
       std::remove_if(overflow_.begin(), overflow_.end(),
                      [&](const auto& kept) { return in_gone(kept.first); }),
@@ -506,32 +554,24 @@ void DurableScheduler::LoadHorizon() {
 }
 
 bool DurableScheduler::FireReady() const {
-  if (waiting_.empty()) return false;
-  const int64_t room = options_.max_in_flight - metrics_.in_flight;
-  if (room <= 0) return false;
-  if (metrics_.in_flight == 0) return true;
-  // With handlers running, wait for room for a good batch (a quarter of the
-  // cap, or all that waits) rather than firing one row per statement.
-  const int64_t want =
-      std::min<int64_t>(static_cast<int64_t>(waiting_.size()),
-                        std::max(1, options_.max_in_flight / 4));
-  return room >= want;
+  // With handlers running, waits for room for a good batch rather than
+  // firing one row per statement (FireQueue::Ready()).
+  return fire_queue_.Ready(metrics_.in_flight);
 }
 
 void DurableScheduler::FireWaiting() {
+  std::vector<durable_internal::FireQueue::Waiting> taken;
   std::vector<WheelEntry> batch;
   {
     std::lock_guard<std::mutex> lock(mu_);
     if (!FireReady()) return;
-    int64_t room = options_.max_in_flight - metrics_.in_flight;
-    size_t take = std::min<size_t>(
-        {waiting_.size(), static_cast<size_t>(std::max<int64_t>(0, room)),
-         kMaxBatch});
-    if (take == 0) return;
-    batch.assign(std::make_move_iterator(waiting_.begin()),
-                 std::make_move_iterator(waiting_.begin() + take));
-    waiting_.erase(waiting_.begin(), waiting_.begin() + take);
-    metrics_.in_flight += static_cast<int64_t>(take);  // Reserved.
+    taken = fire_queue_.Take(metrics_.in_flight, kMaxBatch);
+    if (taken.empty()) return;
+    metrics_.in_flight += static_cast<int64_t>(taken.size());  // Reserved.
+  }
+  batch.reserve(taken.size());
+  for (const durable_internal::FireQueue::Waiting& w : taken) {
+    batch.push_back(w.entry);
   }
   durable_internal::FaultPoint("fire.before");
   const SteadyClock::time_point timed = SteadyClock::now();
@@ -543,8 +583,7 @@ void DurableScheduler::FireWaiting() {
     NoteDbError(result.status());
     std::lock_guard<std::mutex> lock(mu_);
     metrics_.in_flight -= static_cast<int64_t>(batch.size());
-    waiting_.insert(waiting_.begin(), std::make_move_iterator(batch.begin()),
-                    std::make_move_iterator(batch.end()));
+    fire_queue_.PutBack(std::move(taken));
     return;
   }
   db_minus_local_nanos_ = result->db_now_us * 1000 - local_after;
@@ -556,7 +595,13 @@ void DurableScheduler::FireWaiting() {
     metrics_.attempts += started;
     metrics_.not_due += not_due;
     metrics_.dropped += static_cast<int64_t>(batch.size()) - started - not_due;
+    // The reservations move to the attempts started, by the kind their rows
+    // name (released as each attempt ends).
+    for (const durable_internal::FireQueue::Waiting& w : taken) {
+      fire_queue_.Release(w.kind);
+    }
     for (const Started& s : result->started) {
+      fire_queue_.Reserve(kinds_->IndexOf(s.task.kind));
       ++running_per_slot_[s.slot];
       running_[s.task.id] = s.version;  // The newest attempt of the id.
     }
@@ -596,22 +641,31 @@ void DurableScheduler::RunAttemptVia(std::shared_ptr<AttemptLink> link,
   }
   link->Leave();
   if (!run) return;
-  tls_handler_of = self;
-  const SteadyClock::time_point handler_began = SteadyClock::now();
-  absl::Status result =
-      durable_internal::RunHandler(link->handler, started.task);
-  const std::chrono::duration<double> handler_took =
-      SteadyClock::now() - handler_began;
-  tls_handler_of = nullptr;
-  stop_timer.Cancel();
-  if (!result.ok() && absl::Now() > started.task.deadline) {
-    result = absl::DeadlineExceededError(
-        absl::StrCat("attempt timed out after ", absl::FormatDuration(timeout),
-                     ": ", result.ToString()));
+  const int kind = link->kinds->IndexOf(started.task.kind);
+  const DurableHandler& handler = link->kinds->handler(kind);
+  Completion completion;
+  std::chrono::duration<double> handler_took{0};
+  if (handler) {
+    tls_handler_of = self;
+    const SteadyClock::time_point handler_began = SteadyClock::now();
+    absl::Status result = durable_internal::RunHandler(handler, started.task);
+    handler_took = SteadyClock::now() - handler_began;
+    tls_handler_of = nullptr;
+    stop_timer.Cancel();
+    if (!result.ok() && absl::Now() > started.task.deadline) {
+      result = absl::DeadlineExceededError(
+          absl::StrCat("attempt timed out after ",
+                       absl::FormatDuration(timeout), ": ", result.ToString()));
+    }
+    durable_internal::FaultPoint("handler.returned");
+    completion = durable_internal::MakeCompletion(started, result, link->retry);
+  } else {
+    // No handler of its kind here (another scheduler registered it): not
+    // lost, not failed; due again later, when an owner may have one.
+    stop_timer.Cancel();
+    completion = durable_internal::UnknownKindCompletion(
+        started, link->node_id, link->unknown_kind_delay);
   }
-  durable_internal::FaultPoint("handler.returned");
-  Completion completion =
-      durable_internal::MakeCompletion(started, result, link->retry);
   self = link->Enter();
   if (self == nullptr) return;  // Gone meanwhile (see Shutdown()).
   {
@@ -622,8 +676,10 @@ void DurableScheduler::RunAttemptVia(std::shared_ptr<AttemptLink> link,
       self->stop_flags_.erase(flag);
     }
   }
-  self->histograms_->handler_duration.Observe(handler_took.count());
-  self->FinishAttempt(std::move(completion), started.slot, started.epoch);
+  if (handler) {
+    self->histograms_->handler_duration.Observe(handler_took.count());
+  }
+  self->FinishAttempt(std::move(completion), started.slot, started.epoch, kind);
   link->Leave();
 }
 
@@ -649,6 +705,7 @@ bool DurableScheduler::BeginAttempt(const Started& started) {
     // requeue (if the slot is still ours) or the next owner runs it.
     EndAttemptLocked(started.task.id, started.version, started.slot);
     --metrics_.in_flight;
+    fire_queue_.Release(kinds_->IndexOf(started.task.kind));
     ++metrics_.abandoned;
     requeue_requested_ = true;
     Wake();
@@ -669,13 +726,15 @@ bool DurableScheduler::BeginAttempt(const Started& started) {
 }
 
 void DurableScheduler::FinishAttempt(Completion completion, int slot,
-                                     int64_t epoch) {
+                                     int64_t epoch, int kind) {
   {
     std::lock_guard<std::mutex> lock(mu_);
+    if (kind == kinds_->unknown()) ++metrics_.unknown_kind;
     if (!maintenance_done_) {
       const bool wake = completed_.empty() || FireReady();
       completed_.push_back(std::move(completion));
       --metrics_.in_flight;
+      fire_queue_.Release(kind);
       if (wake) Wake();  // Else the maintenance thread was woken already.
       return;
     }
@@ -685,11 +744,13 @@ void DurableScheduler::FinishAttempt(Completion completion, int slot,
   // slot up if no other handler of ours runs in it.
   std::lock_guard<std::mutex> late(late_mu_);
   absl::StatusOr<durable_internal::CompleteResult> result = store_->Complete(
-      {&completion, 1}, absl::ToInt64Microseconds(options_.horizon));
+      {&completion, 1}, absl::ToInt64Microseconds(options_.horizon),
+      AttemptLogOf());
   bool release;
   {
     std::lock_guard<std::mutex> lock(mu_);
     --metrics_.in_flight;
+    fire_queue_.Release(kind);
     ++metrics_.late_outcomes;
     if (result.ok()) {
       metrics_.succeeded += result->succeeded;

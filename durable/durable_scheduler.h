@@ -147,11 +147,13 @@
 #include "absl/types/span.h"
 #include "durable/admin_store.h"  // IWYU pragma: export
 #include "durable/client_core.h"
+#include "durable/fire_queue.h"
 #include "durable/handler_outcome.h"  // IWYU pragma: export
 #include "durable/recurring.h"
 #include "durable/slot_leases.h"
 #include "durable/store.h"
 #include "durable/task.h"
+#include "durable/task_kind.h"  // IWYU pragma: export
 #include "timer/executor.h"
 #include "timer/timer.h"
 
@@ -162,20 +164,10 @@ namespace durable_internal {
 struct SchedulerHistograms;
 }  // namespace durable_internal
 
-// DurableHandler
-//
-// Runs one attempt of a task. Returning a non-OK status, or throwing, fails
-// the attempt (retried per `RetryPolicy`). It may instead return
-// `Snooze(d)` (again after d, the attempt not counted), `Discard(reason)`
-// (FAILED at once) or `RetryAfter(d, reason)` (a failed attempt retried
-// after d): see handler_outcome.h (tests: HandlerOutcomeTest.*). Called on
-// the scheduler's executor, at most `max_in_flight` at a time,
-// concurrently for different tasks.
-using DurableHandler = std::function<absl::Status(const DurableTask&)>;
-
 // DurableOptions
 //
-// How a `DurableScheduler` is built. `handler` is required.
+// How a `DurableScheduler` is built. `handler` (or at least one of `kinds`)
+// is required.
 struct DurableOptions {
   // A libpq connection string ("host=/var/run/postgresql dbname=app
   // user=app", or a postgresql:// URI). The tables (tw_*) are created in
@@ -187,7 +179,27 @@ struct DurableOptions {
   // Empty: "<hostname>-<pid>-<random>".
   std::string node_id;
 
+  // Runs the tasks of the default kind (`ScheduleRequest::kind` empty).
+  // May be empty when `kinds` is not: this scheduler then runs no task of
+  // the default kind (one it fires is snoozed as of an unknown kind).
   DurableHandler handler;
+
+  // Named kinds, each with its handler and its own limit on running
+  // attempts (task_kind.h). Registered in the store at Create(); names
+  // unique. Tested by TaskKindsTest.*.
+  std::vector<TaskKind> kinds;
+
+  // A task of a kind this scheduler has no handler for is due again this
+  // long after it fired, its attempt not counted (see `TaskKind`). At least
+  // 1 ms.
+  absl::Duration unknown_kind_delay = absl::Minutes(1);
+
+  // Record each attempt whose outcome is written (tw_attempt: number,
+  // outcome, node, start, end, error), kept as long as the task's row,
+  // for `twctl show` and `AdminStore::Show()`. One more row written per
+  // attempt, in the completion's statement. Tested by
+  // TaskKindsTest.AttemptsAreRecordedInOrder.
+  bool attempt_history = true;
 
   // Tasks due within the horizon are held in the process's wheel; the rest
   // stay in the table only. Loaded every half horizon. Positive.
@@ -261,6 +273,7 @@ struct DurableMetrics {
   int64_t abandoned = 0;           // Attempts whose handler was not started:
                                    // the slot's lease ran out or moved first.
   int64_t not_due = 0;             // Fires the database found early (re-added).
+  int64_t unknown_kind = 0;        // Attempts snoozed: no handler here.
   int64_t db_errors = 0;           // Statements that failed (retried).
   int64_t reconnects = 0;          // Successful reconnections.
   int64_t slots_owned = 0;         // Slots held now.
@@ -530,6 +543,8 @@ class DurableScheduler {
   // cancels its timer. `generation` tells a stale timer firing apart.
   struct LiveEntry {
     int slot = 0;
+    int16_t kind = 0;  // KindTable index.
+    int16_t priority = 0;
     int64_t epoch = 0;
     int64_t due_us = 0;
     uint64_t generation = 0;
@@ -551,6 +566,8 @@ class DurableScheduler {
 
   absl::Status Start();
   absl::Status Insert(absl::Span<const ScheduleRequest> requests);
+  // This scheduler as the writer of attempt records (tw_attempt).
+  durable_internal::AttemptLog AttemptLogOf() const;
   // This scheduler as the inserter of its client calls' rows.
   durable_internal::Inserter InserterOf() const;
   // ScheduleOrReplace*/Reschedule* (scheduler_replace.cc).
@@ -585,7 +602,7 @@ class DurableScheduler {
   // Forgets one attempt (abandoned, or its outcome written). Requires mu_.
   void EndAttemptLocked(const std::string& id, int64_t version, int slot);
   void FinishAttempt(durable_internal::Completion completion, int slot,
-                     int64_t epoch);
+                     int64_t epoch, int kind);
   static void RunAttemptVia(std::shared_ptr<AttemptLink> link,
                             durable_internal::Started started);
   // Adds `entry` to the wheel; false (and kept in `overflow_`) when the
@@ -618,6 +635,8 @@ class DurableScheduler {
   void Wake();
 
   DurableOptions options_;
+  // The kinds (fixed; shared with the attempts, which may outlive us).
+  std::shared_ptr<const durable_internal::KindTable> kinds_;
   Clock* clock_;  // The wheel's clock.
   std::unique_ptr<ThreadExecutor> owned_executor_;
   Executor* executor_;
@@ -646,7 +665,7 @@ class DurableScheduler {
   bool stopping_ = false;                                // Under mu_.
   uint64_t next_generation_ = 1;                         // Under mu_.
   absl::flat_hash_map<std::string, LiveEntry> wheel_;    // Under mu_.
-  std::vector<durable_internal::WheelEntry> waiting_;    // Under mu_.
+  durable_internal::FireQueue fire_queue_;               // Under mu_.
   std::vector<durable_internal::Completion> completed_;  // Under mu_.
   absl::flat_hash_map<int, int64_t> owned_;         // slot -> epoch. Under mu_.
   absl::flat_hash_map<int, int> running_per_slot_;  // Under mu_.

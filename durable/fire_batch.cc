@@ -47,6 +47,7 @@ Completion MakeCompletion(const Started& started, const absl::Status& result,
   c.version = started.version;
   c.attempt = started.task.attempt;
   c.slot = started.slot;
+  c.started_us = started.started_us;
   const HandlerVerdict verdict = ReadVerdict(result);
   const auto micros_up = [](absl::Duration d) {
     return absl::ToInt64Microseconds(d + absl::Nanoseconds(999));
@@ -77,6 +78,23 @@ Completion MakeCompletion(const Started& started, const absl::Status& result,
       verdict.kind == HandlerVerdict::kRetryAfter
           ? verdict.delay
           : Jittered(BackoffFor(policy, started.task.attempt), policy.jitter));
+  return c;
+}
+
+Completion UnknownKindCompletion(const Started& started,
+                                 const std::string& node,
+                                 absl::Duration delay) {
+  Completion c;
+  c.id = started.task.id;
+  c.version = started.version;
+  c.attempt = started.task.attempt;
+  c.slot = started.slot;
+  c.started_us = started.started_us;
+  c.outcome = Outcome::kSnooze;
+  c.backoff_us = absl::ToInt64Microseconds(delay);
+  c.error = absl::StrCat("no handler for task kind \"", started.task.kind,
+                         "\" on node ", node, ": snoozed for ",
+                         absl::FormatDuration(delay));
   return c;
 }
 

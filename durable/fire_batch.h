@@ -49,6 +49,14 @@ absl::Duration Jittered(absl::Duration backoff, double jitter);
 Completion MakeCompletion(const Started& started, const absl::Status& result,
                           const RetryPolicy& policy);
 
+// UnknownKindCompletion()
+//
+// The completion of attempt `started` when `node` has no handler for its
+// kind: a snooze of `delay` (the attempt not counted) whose error, kept as
+// the task's last error, names the kind and the node.
+Completion UnknownKindCompletion(const Started& started,
+                                 const std::string& node, absl::Duration delay);
+
 // LocalDueNanos()
 //
 // Converts `due_us` (database clock) to the process clock, given that a

@@ -116,6 +116,15 @@ PgParams& PgParams::BytesArray(const std::vector<absl::string_view>& values) {
   return Add(kByteaArrayOid, std::move(out));
 }
 
+PgParams& PgParams::TextArray(const std::vector<absl::string_view>& values) {
+  std::string out = ArrayHeader(kTextOid, values.size());
+  for (absl::string_view v : values) {
+    PutBigEndian(out, v.size(), 4);
+    out.append(v.data(), v.size());
+  }
+  return Add(kTextArrayOid, std::move(out));
+}
+
 int64_t PgResult::Int(int row, int col) const {
   if (IsNull(row, col)) return 0;
   const char* data = PQgetvalue(result_.get(), row, col);

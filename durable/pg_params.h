@@ -35,6 +35,7 @@ inline constexpr Oid kBoolArrayOid = 1000;
 inline constexpr Oid kByteaArrayOid = 1001;
 inline constexpr Oid kInt2ArrayOid = 1005;
 inline constexpr Oid kInt4ArrayOid = 1007;
+inline constexpr Oid kTextArrayOid = 1009;
 inline constexpr Oid kInt8ArrayOid = 1016;
 
 // PgParams
@@ -53,6 +54,7 @@ class PgParams {
   PgParams& Int16Array(const std::vector<int16_t>& values);
   PgParams& BoolArray(const std::vector<bool>& values);
   PgParams& BytesArray(const std::vector<absl::string_view>& values);
+  PgParams& TextArray(const std::vector<absl::string_view>& values);  // UTF-8.
 
   int size() const { return static_cast<int>(values_.size()); }
   const Oid* types() const { return types_.data(); }

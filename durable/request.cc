@@ -5,6 +5,7 @@
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "durable/occurrence_id.h"
+#include "durable/task_kind.h"
 
 namespace timingwheel {
 namespace durable_internal {
@@ -52,9 +53,18 @@ absl::StatusOr<InsertRow> ToInsertRow(const ScheduleRequest& request,
         absl::StrCat("payload of ", request.payload.size(),
                      " bytes exceeds the limit of ", limits.max_payload_bytes));
   }
+  absl::Status kind = CheckKindName(request.kind);
+  if (!kind.ok()) return kind;
+  if (request.priority < kMinPriority || request.priority > kMaxPriority) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("priority ", request.priority, " outside [", kMinPriority,
+                     ", ", kMaxPriority, "]"));
+  }
   InsertRow row;
   row.id = request.id;
   row.payload = request.payload;
+  row.kind = request.kind;
+  row.priority = request.priority;
   row.slot = SlotFor(request.id, slot_count);
   if (request.due == absl::InfinitePast()) {
     if (request.delay >= absl::Microseconds(kMaxDelayMicros)) {

@@ -386,13 +386,14 @@ absl::StatusOr<ScheduleWrite> AdvanceScheduleTx(PGconn* conn,
 
 absl::StatusOr<CompleteAndAdvanceResult> CompleteAndAdvance(
     Store& store, absl::Span<const Completion> completions, int64_t horizon_us,
-    absl::Span<const std::string> names, const Inserter& inserter) {
+    absl::Span<const std::string> names, const Inserter& inserter,
+    const AttemptLog& log) {
   PGconn* conn = store.conn();
   return InTransaction<CompleteAndAdvanceResult>(
       conn, [&]() -> absl::StatusOr<CompleteAndAdvanceResult> {
         CompleteAndAdvanceResult result;
         absl::StatusOr<CompleteResult> complete =
-            store.Complete(completions, horizon_us);
+            store.Complete(completions, horizon_us, log);
         if (!complete.ok()) return complete.status();
         result.complete = *std::move(complete);
         absl::Status status = PgExec(conn, kSavepointSql).status();

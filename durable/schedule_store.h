@@ -98,7 +98,8 @@ absl::StatusOr<ScheduleWrite> AdvanceScheduleTx(PGconn* conn,
 
 // CompleteAndAdvance()
 //
-// In one transaction: records `completions` (`Store::Complete()`), then
+// In one transaction: records `completions` (`Store::Complete()`, with
+// `log`'s attempt records), then
 // advances the schedules `names` (their occurrences' outcomes are among
 // them), in name order, so that a schedule's next occurrence commits
 // together with the outcome that ends the current one. An advance that
@@ -114,7 +115,8 @@ struct CompleteAndAdvanceResult {
 };
 absl::StatusOr<CompleteAndAdvanceResult> CompleteAndAdvance(
     Store& store, absl::Span<const Completion> completions, int64_t horizon_us,
-    absl::Span<const std::string> names, const Inserter& inserter);
+    absl::Span<const std::string> names, const Inserter& inserter,
+    const AttemptLog& log);
 
 // DueSchedules()
 //

@@ -57,6 +57,10 @@ absl::Status DurableScheduler::Insert(
   return absl::OkStatus();
 }
 
+durable_internal::AttemptLog DurableScheduler::AttemptLogOf() const {
+  return {options_.node_id, options_.attempt_history};
+}
+
 durable_internal::Inserter DurableScheduler::InserterOf() const {
   durable_internal::Inserter inserter;
   inserter.node_id = options_.node_id;

@@ -117,7 +117,7 @@ DurableScheduler::CompleteAndAdvance(absl::Span<const Completion> batch) {
       names.push_back(std::move(name));
     }
   }
-  if (names.empty()) return store_->Complete(batch, horizon_us);
+  if (names.empty()) return store_->Complete(batch, horizon_us, AttemptLogOf());
   // In name order, so that two transactions that lock several schedules'
   // rows cannot deadlock.
   std::sort(names.begin(), names.end());
@@ -127,7 +127,7 @@ DurableScheduler::CompleteAndAdvance(absl::Span<const Completion> batch) {
   durable_internal::FaultPoint("schedule.completing");
   absl::StatusOr<durable_internal::CompleteAndAdvanceResult> result =
       durable_internal::CompleteAndAdvance(*store_, batch, horizon_us, names,
-                                           InserterOf());
+                                           InserterOf(), AttemptLogOf());
   if (!result.ok()) return result.status();
   if (result->advance_failed) {
     std::lock_guard<std::mutex> lock(mu_);

@@ -39,18 +39,21 @@ static_assert(static_cast<int>(TaskState::kFailed) == 4, "");
 constexpr char kInsertSql[] = R"sql(
 WITH n AS (SELECT tw_now_us() AS now),
 input AS (
-  SELECT i.task_id, i.slot, i.payload,
+  SELECT i.task_id, i.slot, i.payload, convert_from(i.kind, 'UTF8') AS kind,
+         i.priority,
          CASE WHEN i.relative THEN n.now + i.due ELSE i.due END AS due_us
-  FROM unnest($1::bytea[], $2::int4[], $3::int8[], $4::bool[], $5::bytea[])
-         AS i(task_id, slot, due, relative, payload), n
+  FROM unnest($1::bytea[], $2::int4[], $3::int8[], $4::bool[], $5::bytea[],
+              $10::bytea[], $11::int2[])
+         AS i(task_id, slot, due, relative, payload, kind, priority), n
   WHERE (SELECT value FROM tw_meta WHERE key = 'slot_count') = $6),
 ins AS (
-  INSERT INTO tw_timer (task_id, slot, due_us, state, payload)
-  SELECT task_id, slot, due_us, 0, payload FROM input
+  INSERT INTO tw_timer (task_id, slot, due_us, state, payload, kind, priority)
+  SELECT task_id, slot, due_us, 0, payload, kind, priority FROM input
   ON CONFLICT (task_id) DO NOTHING
-  RETURNING task_id, slot, due_us),
+  RETURNING task_id, slot, due_us, kind, priority),
 flagged AS (
-  SELECT ins.task_id, ins.slot, ins.due_us, l.epoch, l.horizon_us,
+  SELECT ins.task_id, ins.slot, ins.due_us, ins.kind, ins.priority, l.epoch,
+         l.horizon_us,
          coalesce(l.owner = $7 AND l.lease_until_us > n.now, false) AS mine
   FROM ins JOIN tw_slot_lease l ON l.slot = ins.slot, n),
 woken AS (
@@ -62,7 +65,8 @@ notified AS (
   FROM woken WHERE slots IS NOT NULL)
 SELECT task_id, slot, due_us,
        mine AND due_us < (SELECT now FROM n) + $8,
-       (SELECT now FROM n), (SELECT count(*) FROM notified), epoch
+       (SELECT now FROM n), (SELECT count(*) FROM notified), epoch, kind,
+       priority
 FROM flagged
 )sql";
 
@@ -83,11 +87,15 @@ FROM woken WHERE slots IS NOT NULL
 // And where is it (slot, due time, PENDING or not), as of the clock now.
 constexpr char kConflictSql[] = R"sql(
 SELECT i.task_id, t.task_id IS NOT NULL,
-       coalesce(t.payload = i.payload AND (i.relative OR t.due_us = i.due),
+       coalesce(t.payload = i.payload AND (i.relative OR t.due_us = i.due)
+                AND t.kind = convert_from(i.kind, 'UTF8')
+                AND t.priority = i.priority,
                 false),
-       t.slot, t.due_us, coalesce(t.state = 0, false), tw_now_us()
-FROM unnest($1::bytea[], $2::int8[], $3::bool[], $4::bytea[])
-       AS i(task_id, due, relative, payload)
+       t.slot, t.due_us, coalesce(t.state = 0, false), tw_now_us(), t.kind,
+       t.priority
+FROM unnest($1::bytea[], $2::int8[], $3::bool[], $4::bytea[], $5::bytea[],
+            $6::int2[])
+       AS i(task_id, due, relative, payload, kind, priority)
 LEFT JOIN tw_timer t ON t.task_id = i.task_id
 )sql";
 
@@ -96,7 +104,7 @@ DELETE FROM tw_timer WHERE task_id = $1 AND state < 2 RETURNING slot
 )sql";
 
 constexpr char kGetSql[] = R"sql(
-SELECT state, attempt, due_us, slot, last_error FROM tw_timer
+SELECT state, attempt, due_us, slot, last_error, kind, priority FROM tw_timer
 WHERE task_id = $1
 )sql";
 
@@ -197,11 +205,12 @@ c AS (
   SELECT t.task_id, mine.epoch
   FROM tw_timer t JOIN mine ON t.slot = mine.slot
   WHERE t.state = 0 AND t.due_us < (SELECT now FROM n) + $4
-  ORDER BY t.due_us LIMIT $5
+  ORDER BY t.due_us, t.priority DESC LIMIT $5
   FOR UPDATE OF t SKIP LOCKED)
 UPDATE tw_timer t SET state = 1, epoch = c.epoch, version = nextval('tw_version_seq')
 FROM c WHERE t.task_id = c.task_id
-RETURNING t.task_id, t.slot, t.due_us, t.epoch, tw_now_us()
+RETURNING t.task_id, t.slot, t.due_us, t.epoch, tw_now_us(), t.kind,
+          t.priority
 )sql";
 
 // The fire CAS: SCHEDULED -> RUNNING for the due rows, claimed under their
@@ -234,44 +243,73 @@ run AS (
       WHERE l.slot = t.slot AND l.epoch = t.epoch AND l.owner = $1
         AND l.lease_until_us > n.now OFFSET 0)
   RETURNING t.task_id, t.payload, t.attempt + 1 AS attempt, t.version,
-            t.due_us, t.slot, t.epoch),
+            t.due_us, t.slot, t.epoch, t.kind, t.priority),
 early AS (
-  SELECT t.task_id, t.slot, t.due_us, t.epoch
+  SELECT t.task_id, t.slot, t.due_us, t.epoch, t.kind, t.priority
   FROM b JOIN tw_timer t ON t.task_id = b.task_id, n
   WHERE t.state = 1 AND t.due_us > n.now)
 SELECT true, task_id, payload, attempt, version, due_us, slot, epoch,
-       tw_now_us() FROM run
+       tw_now_us(), kind, priority, (SELECT now FROM n) FROM run
 UNION ALL
-SELECT false, task_id, NULL, 0, 0, due_us, slot, epoch, tw_now_us()
+SELECT false, task_id, NULL, 0, 0, due_us, slot, epoch, tw_now_us(), kind,
+       priority, (SELECT now FROM n)
 FROM early
 )sql";
 
 // Outcomes of a batch: compare-and-set on RUNNING and the attempt's version.
-// Outcome 3 (snooze) is due again like a retry, keeps the last error, and
-// uncounts its attempt (the start mark may have counted it).
-// The batch (`unnest` WITH ORDINALITY) drives a nested loop over the
+// Outcome 3 (snooze) is due again like a retry, keeps the last error unless
+// it gives one, and uncounts its attempt (the start mark may have counted
+// it). The batch (`unnest` WITH ORDINALITY) drives a nested loop over the
 // primary key: one probe per completion, whatever the statistics say.
-// Retries are due `n.now` + backoff; the last column is a later reading of
-// the clock, for converting their due times.
+// Retries are due `n.now` + backoff; the sixth column is a later reading of
+// the clock, for converting their due times. With $9, each written outcome
+// leaves its attempt's record (tw_attempt; outcome codes as `Outcome`,
+// which AttemptOutcome repeats), from the rows the update wrote: an
+// outcome the compare-and-set refused records nothing.
 constexpr char kCompleteSql[] = R"sql(
-WITH n AS (SELECT tw_now_us() AS now)
-UPDATE tw_timer t
-SET state = CASE c.outcome WHEN 0 THEN 3 WHEN 2 THEN 4
-                 ELSE CASE WHEN c.backoff_us < $6 THEN 1 ELSE 0 END END,
-    due_us = CASE WHEN c.outcome IN (1, 3) THEN n.now + c.backoff_us
-                  ELSE t.due_us END,
-    finished_us = CASE WHEN c.outcome IN (1, 3) THEN NULL ELSE n.now END,
-    last_error = CASE WHEN c.outcome IN (0, 3) THEN t.last_error
-                      ELSE c.error END,
-    attempt = CASE WHEN c.outcome = 3 THEN least(t.attempt, c.attempt - 1)
-                   ELSE greatest(t.attempt, c.attempt) END,
-    version = nextval('tw_version_seq')
-FROM unnest($1::bytea[], $2::int8[], $3::int2[], $4::int8[], $5::bytea[],
-            $7::int4[]) WITH ORDINALITY
-       AS c(task_id, version, outcome, backoff_us, error, attempt, ord), n
-WHERE t.task_id = c.task_id
-  AND t.state = 2 AND t.version = c.version
-RETURNING t.task_id, t.slot, t.state, t.due_us, t.epoch, tw_now_us()
+WITH n AS (SELECT tw_now_us() AS now),
+done AS (
+  UPDATE tw_timer t
+  SET state = CASE c.outcome WHEN 0 THEN 3 WHEN 2 THEN 4
+                   ELSE CASE WHEN c.backoff_us < $6 THEN 1 ELSE 0 END END,
+      due_us = CASE WHEN c.outcome IN (1, 3) THEN n.now + c.backoff_us
+                    ELSE t.due_us END,
+      finished_us = CASE WHEN c.outcome IN (1, 3) THEN NULL ELSE n.now END,
+      last_error = CASE WHEN c.outcome = 0 THEN t.last_error
+                        WHEN c.outcome = 3 AND length(c.error) = 0
+                          THEN t.last_error
+                        ELSE c.error END,
+      attempt = CASE WHEN c.outcome = 3 THEN least(t.attempt, c.attempt - 1)
+                     ELSE greatest(t.attempt, c.attempt) END,
+      version = nextval('tw_version_seq')
+  FROM unnest($1::bytea[], $2::int8[], $3::int2[], $4::int8[], $5::bytea[],
+              $7::int4[], $10::int8[]) WITH ORDINALITY
+         AS c(task_id, version, outcome, backoff_us, error, attempt,
+              started_us, ord), n
+  WHERE t.task_id = c.task_id
+    AND t.state = 2 AND t.version = c.version
+  RETURNING t.task_id, t.slot, t.state, t.due_us, t.epoch, t.kind,
+            t.priority, c.outcome, c.attempt, c.started_us, c.error, n.now),
+history AS (
+  INSERT INTO tw_attempt (task_id, attempt, outcome, node_id, started_us,
+                          finished_us, error)
+  SELECT task_id, attempt, outcome, $8, started_us, now, nullif(error, '')
+  FROM done WHERE $9)
+SELECT task_id, slot, state, due_us, epoch, tw_now_us(), kind, priority
+FROM done
+)sql";
+
+// The kinds of a batch that no scheduler registered.
+constexpr char kUnknownKindsSql[] = R"sql(
+SELECT k.kind FROM unnest($1::text[]) AS k(kind)
+WHERE NOT EXISTS (SELECT FROM tw_kind WHERE tw_kind.kind = k.kind)
+)sql";
+
+constexpr char kRegisterKindsSql[] = R"sql(
+INSERT INTO tw_kind (kind, node_id, registered_us)
+SELECT k, $1, tw_now_us() FROM unnest($2::text[]) AS k
+ON CONFLICT (kind) DO UPDATE
+SET node_id = EXCLUDED.node_id, registered_us = EXCLUDED.registered_us
 )sql";
 
 // Counts started attempts: the row is still RUNNING under the version the
@@ -378,6 +416,7 @@ void SplitSlots(absl::Span<const SlotEpoch> owned, std::vector<int32_t>* slots,
   }
 }
 
+// Rows of (task_id, slot, due_us, epoch, <one column>, kind, priority).
 std::vector<WheelEntry> ReadEntries(const PgResult& r, int id_col) {
   std::vector<WheelEntry> entries;
   entries.reserve(r.rows());
@@ -387,6 +426,8 @@ std::vector<WheelEntry> ReadEntries(const PgResult& r, int id_col) {
     e.slot = static_cast<int>(r.Int(i, id_col + 1));
     e.due_us = r.Int(i, id_col + 2);
     e.epoch = r.Int(i, id_col + 3);
+    e.kind = r.Bytes(i, id_col + 5);
+    e.priority = static_cast<int>(r.Int(i, id_col + 6));
     entries.push_back(std::move(e));
   }
   return entries;
@@ -423,16 +464,19 @@ absl::StatusOr<InsertResult> InsertTasksWith(PGconn* conn,
                                              const Inserter& inserter,
                                              absl::Span<const InsertRow> rows,
                                              const RunInsert& run_insert) {
-  std::vector<absl::string_view> ids, payloads;
+  std::vector<absl::string_view> ids, payloads, kinds;
   std::vector<int32_t> slots;
   std::vector<int64_t> dues;
   std::vector<bool> relative;
+  std::vector<int16_t> priorities;
   for (const InsertRow& row : rows) {
     ids.push_back(row.id);
     payloads.push_back(row.payload);
     slots.push_back(row.slot);
     dues.push_back(row.due_or_delay_us);
     relative.push_back(row.relative);
+    kinds.push_back(row.kind);
+    priorities.push_back(static_cast<int16_t>(row.priority));
   }
   PgParams params;
   params.BytesArray(ids)
@@ -443,7 +487,9 @@ absl::StatusOr<InsertResult> InsertTasksWith(PGconn* conn,
       .Int64(inserter.slot_count)
       .Text(inserter.node_id)
       .Int64(inserter.horizon_us)
-      .Int64(kMaxNotifyPayloadBytes);
+      .Int64(kMaxNotifyPayloadBytes)
+      .BytesArray(kinds)
+      .Int16Array(priorities);
   absl::StatusOr<PgResult> inserted = run_insert(params);
   if (!inserted.ok()) return inserted.status();
   InsertResult result;
@@ -455,6 +501,8 @@ absl::StatusOr<InsertResult> InsertTasksWith(PGconn* conn,
       e.slot = static_cast<int>(inserted->Int(i, 1));
       e.due_us = inserted->Int(i, 2);
       e.epoch = inserted->Int(i, 6);
+      e.kind = inserted->Bytes(i, 7);
+      e.priority = static_cast<int>(inserted->Int(i, 8));
       result.mine.push_back(std::move(e));
     }
   }
@@ -463,8 +511,12 @@ absl::StatusOr<InsertResult> InsertTasksWith(PGconn* conn,
   // Some ids exist already (or the slot count is wrong): identical retries
   // are fine, anything else is a conflict.
   PgParams check;
-  check.BytesArray(ids).Int64Array(dues).BoolArray(relative).BytesArray(
-      payloads);
+  check.BytesArray(ids)
+      .Int64Array(dues)
+      .BoolArray(relative)
+      .BytesArray(payloads)
+      .BytesArray(kinds)
+      .Int16Array(priorities);
   absl::StatusOr<PgResult> conflicts = Exec(conn, kConflictSql, check);
   if (!conflicts.ok()) return conflicts.status();
   absl::flat_hash_set<std::string> fresh;  // Inserted by this statement.
@@ -479,7 +531,8 @@ absl::StatusOr<InsertResult> InsertTasksWith(PGconn* conn,
     }
     if (conflicts->Int(i, 2) == 0) {
       return absl::AlreadyExistsError(
-          "a task with this id exists with another payload or due time");
+          "a task with this id exists with another payload, due time, "
+          "kind or priority");
     }
     result.db_now_us = conflicts->Int(i, 6);
     std::string id = conflicts->Bytes(i, 0);
@@ -488,6 +541,8 @@ absl::StatusOr<InsertResult> InsertTasksWith(PGconn* conn,
       e.id = std::move(id);
       e.slot = static_cast<int>(conflicts->Int(i, 3));
       e.due_us = conflicts->Int(i, 4);
+      e.kind = conflicts->Bytes(i, 7);
+      e.priority = static_cast<int>(conflicts->Int(i, 8));
       result.identical.push_back(std::move(e));
     }
   }
@@ -496,8 +551,36 @@ absl::StatusOr<InsertResult> InsertTasksWith(PGconn* conn,
 
 }  // namespace
 
+absl::Status CheckKinds(PGconn* conn, absl::Span<const InsertRow> rows,
+                        absl::flat_hash_set<std::string>* known) {
+  std::vector<absl::string_view> asked;
+  absl::flat_hash_set<absl::string_view> seen;
+  for (const InsertRow& row : rows) {
+    if (row.kind.empty()) continue;
+    if (known != nullptr && known->contains(row.kind)) continue;
+    if (seen.insert(row.kind).second) asked.push_back(row.kind);
+  }
+  if (asked.empty()) return absl::OkStatus();
+  PgParams params;
+  params.TextArray(asked);
+  absl::StatusOr<PgResult> r = Exec(conn, kUnknownKindsSql, params);
+  if (!r.ok()) return r.status();
+  if (r->rows() > 0) {
+    return absl::NotFoundError(absl::StrCat(
+        "unknown task kind \"", r->Bytes(0, 0),
+        "\": no scheduler has registered it (DurableOptions::kinds); start a "
+        "scheduler that handles it before scheduling its tasks"));
+  }
+  if (known != nullptr) {
+    for (absl::string_view kind : asked) known->emplace(kind);
+  }
+  return absl::OkStatus();
+}
+
 absl::StatusOr<InsertResult> InsertTasks(PGconn* conn, const Inserter& inserter,
                                          absl::Span<const InsertRow> rows) {
+  absl::Status kinds = CheckKinds(conn, rows, nullptr);
+  if (!kinds.ok()) return kinds;
   return InsertTasksWith(conn, inserter, rows, [conn](const PgParams& params) {
     return Exec(conn, kInsertSql, params);
   });
@@ -635,6 +718,8 @@ absl::StatusOr<InsertResult> Store::Insert(const Inserter& inserter,
   auto run_insert = [this](const PgParams& params) {
     return ExecPrepared("tw_insert", kInsertSql, params);
   };
+  absl::Status kinds = CheckKinds(conn_, rows, &known_kinds_);
+  if (!kinds.ok()) return kinds;
   if (rows.size() == 1) {
     // One statement is atomic on its own: a conflicting row is not
     // inserted, so there is nothing to roll back (and no BEGIN/COMMIT round
@@ -676,7 +761,20 @@ absl::StatusOr<TaskInfo> Store::Get(const std::string& id) {
   info.due = absl::FromUnixMicros(r->Int(0, 2));
   info.slot = static_cast<int>(r->Int(0, 3));
   info.last_error = r->Bytes(0, 4);
+  info.kind = r->Bytes(0, 5);
+  info.priority = static_cast<int>(r->Int(0, 6));
   return info;
+}
+
+absl::Status Store::RegisterKinds(const std::string& node,
+                                  absl::Span<const std::string> kinds) {
+  if (kinds.empty()) return absl::OkStatus();
+  std::vector<absl::string_view> names(kinds.begin(), kinds.end());
+  PgParams params;
+  params.Text(node).TextArray(names);
+  absl::Status status = Exec(conn_, kRegisterKindsSql, params).status();
+  if (status.ok()) known_kinds_.insert(kinds.begin(), kinds.end());
+  return status;
 }
 
 absl::StatusOr<int64_t> Store::Heartbeat(const std::string& node,
@@ -809,6 +907,9 @@ absl::StatusOr<FireResult> Store::StartRunning(
       }
       s.slot = static_cast<int>(r->Int(i, 6));
       s.epoch = r->Int(i, 7);
+      s.task.kind = r->Bytes(i, 9);
+      s.task.priority = static_cast<int>(r->Int(i, 10));
+      s.started_us = r->Int(i, 11);
       result.started.push_back(std::move(s));
     } else {
       WheelEntry e;
@@ -816,6 +917,8 @@ absl::StatusOr<FireResult> Store::StartRunning(
       e.due_us = r->Int(i, 5);
       e.slot = static_cast<int>(r->Int(i, 6));
       e.epoch = r->Int(i, 7);
+      e.kind = r->Bytes(i, 9);
+      e.priority = static_cast<int>(r->Int(i, 10));
       result.not_due.push_back(std::move(e));
     }
   }
@@ -823,9 +926,10 @@ absl::StatusOr<FireResult> Store::StartRunning(
 }
 
 absl::StatusOr<CompleteResult> Store::Complete(
-    absl::Span<const Completion> completions, int64_t horizon_us) {
+    absl::Span<const Completion> completions, int64_t horizon_us,
+    const AttemptLog& log) {
   std::vector<absl::string_view> ids, errors;
-  std::vector<int64_t> versions, backoffs;
+  std::vector<int64_t> versions, backoffs, started;
   std::vector<int16_t> outcomes;
   std::vector<int32_t> attempts;
   for (const Completion& c : completions) {
@@ -835,6 +939,7 @@ absl::StatusOr<CompleteResult> Store::Complete(
     outcomes.push_back(static_cast<int16_t>(c.outcome));
     backoffs.push_back(c.backoff_us);
     errors.push_back(c.error);
+    started.push_back(c.started_us);
   }
   absl::StatusOr<PgResult> r = Exec(conn_, kCompleteSql,
                                     PgParams()
@@ -844,7 +949,10 @@ absl::StatusOr<CompleteResult> Store::Complete(
                                         .Int64Array(backoffs)
                                         .BytesArray(errors)
                                         .Int64(horizon_us)
-                                        .Int32Array(attempts));
+                                        .Int32Array(attempts)
+                                        .Text(log.node_id)
+                                        .Bool(log.record)
+                                        .Int64Array(started));
   if (!r.ok()) return r.status();
   CompleteResult result;
   result.written = r->rows();
@@ -864,6 +972,8 @@ absl::StatusOr<CompleteResult> Store::Complete(
       e.slot = static_cast<int>(r->Int(i, 1));
       e.due_us = r->Int(i, 3);
       e.epoch = r->Int(i, 4);
+      e.kind = r->Bytes(i, 6);
+      e.priority = static_cast<int>(r->Int(i, 7));
       result.retries.push_back(std::move(e));
     }
   }

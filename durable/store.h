@@ -12,11 +12,15 @@
 // in migrations.h) has four tables:
 //   tw_meta(key, value)                  schema_version, slot_count
 //   tw_timer(task_id PK, slot, due_us, state, version, epoch, attempt,
-//            payload, last_error, finished_us)
+//            payload, last_error, finished_us, kind, priority)
 //            partial index (slot, due_us) WHERE state < 3 (not finished)
 //   tw_slot_lease(slot PK, owner, epoch, lease_until_us, horizon_us)
 //   tw_version_seq                       every row version (never reused)
 //   tw_node(node_id PK, heartbeat_us)
+//   tw_kind(kind PK, node_id, registered_us)   kinds schedulers handle
+//   tw_attempt(task_id -> tw_timer ON DELETE CASCADE, attempt, outcome,
+//              node_id, started_us, finished_us, error)
+//   tw_schedule(name PK, ...)            recurring schedules (schedule_store.h)
 // Times are microseconds since the Unix epoch on the database's clock
 // (`tw_now_us()`, which reads `clock_timestamp()`), the only time authority.
 //
@@ -71,6 +75,8 @@ struct WheelEntry {
   int slot = 0;
   int64_t due_us = 0;
   int64_t epoch = 0;
+  std::string kind;  // Empty: the default kind.
+  int priority = 0;
 };
 
 // What a statement that claims tasks returns: the tasks, and the database's
@@ -92,6 +98,8 @@ struct InsertRow {
   int slot = 0;
   int64_t due_or_delay_us = 0;
   bool relative = false;
+  std::string kind;  // Empty, or registered (tw_kind): see CheckKinds().
+  int priority = 0;  // In [kMinPriority, kMaxPriority].
 };
 
 // Who inserts. Rows are always inserted PENDING; rows in the inserter's own
@@ -166,6 +174,7 @@ struct Started {
   int slot = 0;
   int64_t epoch = 0;
   int64_t version = 0;
+  int64_t started_us = 0;  // The fire, on the database's clock.
 };
 
 // The result of the fire statement: the attempts to run now, and the tasks
@@ -199,7 +208,16 @@ struct Completion {
   int slot = 0;     // The task's slot (not written: the process's books).
   Outcome outcome = Outcome::kSuccess;
   int64_t backoff_us = 0;  // kRetry, kSnooze: due again this much later.
-  std::string error;       // For kRetry and kFailed.
+  std::string error;       // For kRetry and kFailed (and a kSnooze that
+                           // says why: it becomes the last error).
+  int64_t started_us = 0;  // The attempt's fire (for its history record).
+};
+
+// Who writes completions, for the attempt history (tw_attempt): the node
+// id recorded with each attempt, and whether to record them at all.
+struct AttemptLog {
+  std::string node_id;
+  bool record = false;
 };
 
 struct CompleteResult {
@@ -220,8 +238,19 @@ struct CompleteResult {
 // an identical retry (same payload and, for an absolute due time, same due
 // time); otherwise returns `absl::AlreadyExistsError` (the rows inserted
 // before are not undone: roll back the transaction).
+// Every row's kind must be empty or registered in tw_kind (NotFound
+// naming the first unknown one, before anything is inserted).
 absl::StatusOr<InsertResult> InsertTasks(PGconn* conn, const Inserter& inserter,
                                          absl::Span<const InsertRow> rows);
+
+// CheckKinds()
+//
+// OK when every row's kind is empty or registered (tw_kind); NotFound
+// naming the first unknown kind otherwise. Kinds found are added to
+// `known` (may be null), which later calls consult first: a registered
+// kind is never removed.
+absl::Status CheckKinds(PGconn* conn, absl::Span<const InsertRow> rows,
+                        absl::flat_hash_set<std::string>* known);
 
 // NotifyDue()
 //
@@ -316,6 +345,11 @@ class Store {
   // NotFound when no such task is stored.
   absl::StatusOr<TaskInfo> Get(const std::string& id);
 
+  // Records that `node` runs the tasks of `kinds` (tw_kind), so that
+  // clients may schedule them (see CheckKinds()).
+  absl::Status RegisterKinds(const std::string& node,
+                             absl::Span<const std::string> kinds);
+
   // Leases. Heartbeat() records this node as live and returns the number of
   // live nodes (heartbeat within `ttl_us`), this one included.
   absl::StatusOr<int64_t> Heartbeat(const std::string& node, int64_t ttl_us);
@@ -372,9 +406,12 @@ class Store {
 
   // Records the outcomes of a batch of attempts (compare-and-set on state
   // RUNNING and version). Retries due within `horizon_us` go straight back
-  // to SCHEDULED (same epoch). One statement.
+  // to SCHEDULED (same epoch). With `log.record`, writes each written
+  // outcome's attempt record (tw_attempt) in the same statement. One
+  // statement.
   absl::StatusOr<CompleteResult> Complete(
-      absl::Span<const Completion> completions, int64_t horizon_us);
+      absl::Span<const Completion> completions, int64_t horizon_us,
+      const AttemptLog& log);
 
   // Deletes up to `limit` SUCCESS/FAILED rows of `owned` that finished
   // before now - `retain_us`; returns how many.
@@ -418,6 +455,8 @@ class Store {
   bool listening_ = false;
   // Names of the statements prepared on the current connection.
   absl::flat_hash_set<std::string> prepared_;
+  // Kinds found registered (CheckKinds()).
+  absl::flat_hash_set<std::string> known_kinds_;
 };
 
 }  // namespace durable_internal

@@ -21,7 +21,9 @@ namespace {
 
 // $1..$5 the rows (ids, slots, due or delay, relative, payloads), $6 the
 // slot count, $7 the inserter's node, $8 its horizon, $9 the notification
-// limit, $10 has_payload, $11 the rules (ReplaceRule). A written row is
+// limit, $10 has_payload, $11 the rules (ReplaceRule), $12 the kinds, $13
+// the priorities (both taken, as the payload, only with has_payload: a
+// reschedule keeps the stored ones). A written row is
 // PENDING under a new version; rows in the inserter's slots due within its
 // horizon are flagged `soon` (it loads them at once), other owners' rows
 // due within their horizons wake them at commit, as the insert does.
@@ -29,19 +31,25 @@ constexpr char kReplaceSql[] = R"sql(
 WITH n AS (SELECT tw_now_us() AS now),
 input AS (
   SELECT i.task_id, i.slot, i.payload, i.has_payload, i.rule, i.ord,
+         convert_from(i.kind, 'UTF8') AS kind, i.priority,
          CASE WHEN i.relative THEN n.now + i.due ELSE i.due END AS due_us
   FROM unnest($1::bytea[], $2::int4[], $3::int8[], $4::bool[], $5::bytea[],
-              $10::bool[], $11::int2[]) WITH ORDINALITY
-         AS i(task_id, slot, due, relative, payload, has_payload, rule, ord),
+              $10::bool[], $11::int2[], $12::bytea[], $13::int2[])
+         WITH ORDINALITY
+         AS i(task_id, slot, due, relative, payload, has_payload, rule, kind,
+              priority, ord),
        n
   WHERE (SELECT value FROM tw_meta WHERE key = 'slot_count') = $6),
 prior AS (
-  SELECT t.task_id, t.state, t.due_us, t.payload
+  SELECT t.task_id, t.state, t.due_us, t.payload, t.kind, t.priority
   FROM input i JOIN tw_timer t ON t.task_id = i.task_id
   FOR UPDATE OF t),
 decided AS (
   SELECT i.task_id, i.slot, i.due_us, i.ord, p.state AS prior_state,
          CASE WHEN i.has_payload THEN i.payload ELSE p.payload END AS payload,
+         CASE WHEN i.has_payload THEN i.kind ELSE p.kind END AS kind,
+         CASE WHEN i.has_payload THEN i.priority ELSE p.priority END
+           AS priority,
          CASE
            WHEN p.state IS NULL THEN i.rule <> 3
            WHEN p.state = 2 THEN false
@@ -52,17 +60,21 @@ decided AS (
          END AS take
   FROM input i LEFT JOIN prior p ON p.task_id = i.task_id),
 up AS (
-  INSERT INTO tw_timer AS t (task_id, slot, due_us, state, payload)
-  SELECT task_id, slot, due_us, 0, payload FROM decided WHERE take
+  INSERT INTO tw_timer AS t (task_id, slot, due_us, state, payload, kind,
+                             priority)
+  SELECT task_id, slot, due_us, 0, payload, kind, priority FROM decided
+  WHERE take
   ON CONFLICT (task_id) DO UPDATE
   SET due_us = excluded.due_us, payload = excluded.payload, state = 0,
+      kind = excluded.kind, priority = excluded.priority,
       attempt = CASE WHEN t.state >= 3 THEN 0 ELSE t.attempt END,
       last_error = CASE WHEN t.state >= 3 THEN NULL ELSE t.last_error END,
       finished_us = NULL, version = nextval('tw_version_seq')
   WHERE t.state <> 2
-  RETURNING t.task_id, t.slot, t.due_us),
+  RETURNING t.task_id, t.slot, t.due_us, t.kind, t.priority),
 flagged AS (
-  SELECT up.task_id, up.slot, up.due_us, l.epoch, l.horizon_us,
+  SELECT up.task_id, up.slot, up.due_us, up.kind, up.priority, l.epoch,
+         l.horizon_us,
          coalesce(l.owner = $7 AND l.lease_until_us > n.now, false) AS mine
   FROM up JOIN tw_slot_lease l ON l.slot = up.slot, n),
 woken AS (
@@ -76,7 +88,8 @@ SELECT d.task_id, coalesce(d.prior_state, -1) AS prior_state,
        f.task_id IS NOT NULL AS written,
        coalesce(f.mine AND f.due_us < (SELECT now FROM n) + $8, false)
          AS soon,
-       f.slot, f.due_us, f.epoch, (SELECT now FROM n) AS db_now,
+       f.slot, f.due_us, f.epoch, f.kind, f.priority,
+       (SELECT now FROM n) AS db_now,
        (SELECT count(*) FROM notified) AS notified
 FROM decided d LEFT JOIN flagged f ON f.task_id = d.task_id
 ORDER BY d.ord
@@ -88,11 +101,11 @@ absl::StatusOr<ReplaceResult> Store::Replace(
     const Inserter& inserter, absl::Span<const ReplaceRow> rows) {
   ReplaceResult result;
   if (rows.empty()) return result;
-  std::vector<absl::string_view> ids, payloads;
+  std::vector<absl::string_view> ids, payloads, kinds;
   std::vector<int32_t> slots;
   std::vector<int64_t> dues;
   std::vector<bool> relative, has_payload;
-  std::vector<int16_t> rules;
+  std::vector<int16_t> rules, priorities;
   absl::flat_hash_set<absl::string_view> seen;
   for (const ReplaceRow& r : rows) {
     if (!seen.insert(r.row.id).second) {
@@ -106,7 +119,15 @@ absl::StatusOr<ReplaceResult> Store::Replace(
     relative.push_back(r.row.relative);
     has_payload.push_back(r.has_payload);
     rules.push_back(static_cast<int16_t>(r.rule));
+    kinds.push_back(r.row.kind);
+    priorities.push_back(static_cast<int16_t>(r.row.priority));
   }
+  std::vector<InsertRow> kinded;
+  for (const ReplaceRow& r : rows) {
+    if (r.has_payload && !r.row.kind.empty()) kinded.push_back(r.row);
+  }
+  absl::Status known = CheckKinds(conn_, kinded, &known_kinds_);
+  if (!known.ok()) return known;
   PgParams params;
   params.BytesArray(ids)
       .Int32Array(slots)
@@ -118,7 +139,9 @@ absl::StatusOr<ReplaceResult> Store::Replace(
       .Int64(inserter.horizon_us)
       .Int64(kMaxNotifyPayloadBytes)
       .BoolArray(has_payload)
-      .Int16Array(rules);
+      .Int16Array(rules)
+      .BytesArray(kinds)
+      .Int16Array(priorities);
   absl::StatusOr<PgResult> replaced = PgExec(conn_, kReplaceSql, params);
   if (!replaced.ok()) return replaced.status();
   if (replaced->rows() != static_cast<int>(rows.size())) {
@@ -139,6 +162,8 @@ absl::StatusOr<ReplaceResult> Store::Replace(
       e.slot = static_cast<int>(row.Int("slot"));
       e.due_us = row.Int("due_us");
       e.epoch = row.Int("epoch");
+      e.kind = row.Bytes("kind");
+      e.priority = static_cast<int>(row.Int("priority"));
       result.inserted.mine.push_back(std::move(e));
     }
     if (!row.status().ok()) return row.status();

@@ -2,6 +2,9 @@
 
 #include "durable/task.h"
 
+#include "absl/strings/str_cat.h"
+#include "durable/task_kind.h"
+
 namespace timingwheel {
 
 const char* TaskStateName(TaskState state) {
@@ -35,6 +38,25 @@ const char* ScheduleOutcomeName(ScheduleOutcome outcome) {
   }
   return "UNKNOWN";
 }
+
+namespace durable_internal {
+
+absl::Status CheckKindName(absl::string_view name) {
+  if (static_cast<int>(name.size()) > kMaxKindBytes) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("task kind of ", name.size(),
+                     " bytes exceeds the limit of ", kMaxKindBytes));
+  }
+  for (char c : name) {
+    if (c < 0x20 || c > 0x7e) {
+      return absl::InvalidArgumentError(
+          "task kind: printable ASCII only (0x20 to 0x7e)");
+    }
+  }
+  return absl::OkStatus();
+}
+
+}  // namespace durable_internal
 
 const char* AttemptOutcomeName(AttemptOutcome outcome) {
   switch (outcome) {

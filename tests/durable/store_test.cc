@@ -213,7 +213,7 @@ TEST_F(StoreTest, OldEpochWritesChangeNothing) {
   done.id = "fenced";
   done.version = started->started[0].version;
   done.outcome = Outcome::kSuccess;
-  auto completed = store_->Complete({&done, 1}, 1'000'000);
+  auto completed = store_->Complete({&done, 1}, 1'000'000, AttemptLog());
   ASSERT_TRUE(completed.ok());
   EXPECT_EQ(completed->written, 0);
   auto renewed = store_->Renew("node-a", *a_slots, 10'000'000, 3'600'000'000);
@@ -242,7 +242,7 @@ TEST_F(StoreTest, OldEpochWritesChangeNothing) {
   // node-b runs the same attempt number.
   EXPECT_EQ(b_fire->started[0].task.attempt, 1);
   done.version = b_fire->started[0].version;
-  auto b_done = store_->Complete({&done, 1}, 1'000'000);
+  auto b_done = store_->Complete({&done, 1}, 1'000'000, AttemptLog());
   ASSERT_TRUE(b_done.ok());
   EXPECT_EQ(b_done->written, 1);
   EXPECT_EQ(store_->Get("fenced")->state, TaskState::kSuccess);
@@ -305,7 +305,7 @@ TEST_F(StoreTest, StaleCompletionNeverLandsOnARescheduledId) {
   auto b_fire = store_->StartRunning("node-b", b_claim->tasks);
   ASSERT_TRUE(b_fire.ok());
   ASSERT_EQ(b_fire->started.size(), 1u);
-  EXPECT_EQ(store_->Complete({&stale, 1}, 1'000'000)->written, 0);
+  EXPECT_EQ(store_->Complete({&stale, 1}, 1'000'000, AttemptLog())->written, 0);
   EXPECT_EQ(store_->Get("aba")->state, TaskState::kRunning);
 
   // The row goes away and the id is scheduled again, the same number of
@@ -320,7 +320,7 @@ TEST_F(StoreTest, StaleCompletionNeverLandsOnARescheduledId) {
   ASSERT_TRUE(again_fire.ok());
   ASSERT_EQ(again_fire->started.size(), 1u);
   EXPECT_NE(again_fire->started[0].version, stale.version);
-  EXPECT_EQ(store_->Complete({&stale, 1}, 1'000'000)->written, 0);
+  EXPECT_EQ(store_->Complete({&stale, 1}, 1'000'000, AttemptLog())->written, 0);
   EXPECT_EQ(store_->Get("aba")->state, TaskState::kRunning);
 }
 
@@ -420,7 +420,7 @@ TEST_F(StoreTest, SlowStatementsReportTheClockReadAtTheirEnd) {
   retry.outcome = Outcome::kRetry;
   retry.backoff_us = 100'000;
   retry.error = "again";
-  auto completed = store_->Complete({&retry, 1}, 1'000'000);
+  auto completed = store_->Complete({&retry, 1}, 1'000'000, AttemptLog());
   after = QueryInt(db_->conninfo(), "SELECT tw_now_us()");
   ASSERT_TRUE(completed.ok()) << completed.status();
   ASSERT_TRUE(after.ok()) << after.status();

@@ -3,10 +3,10 @@
 // readme_prelude.h
 // -----------------------------------------------------------------------------
 //
-// The application names the README's examples take for granted (a
-// connection, a partition, a response), so that every ```cpp block of the
-// README compiles as written (see extract_examples.awk). The examples see
-// them through `using namespace readme_prelude`.
+// The application names the examples of the README and of docs/ take for
+// granted (a connection, a partition, a response), so that every ```cpp
+// block of them compiles as written (see extract_examples.awk). The
+// examples see them through `using namespace readme_prelude`.
 
 #ifndef TIMINGWHEEL_TESTS_README_README_PRELUDE_H_
 #define TIMINGWHEEL_TESTS_README_README_PRELUDE_H_

@@ -2,7 +2,7 @@
 //
 // ManualClock::AwaitSleeper() with a TimePoint: a test waits until a real
 // reaper sleeps until the deadline it computed with Timer::Now() + delay
-// (the way the README tells to test with the reaper thread).
+// (the way docs/adopting.md tells to test with the reaper thread).
 
 #include "timer/testing/manual_clock.h"
 

@@ -157,8 +157,8 @@ TEST(TimerInboxRacesTest, LockFreeAddRacesTheUnlinkOfALockedCancel) {
   EXPECT_EQ(mock.timer().NumPending(), 0);
 }
 
-// README, "Where callbacks run": with the reaper and the real clock, the
-// standby thread takes over and runs the next due tasks if a callback is
+// docs/adopting.md, "Where callbacks run": with the reaper and the real clock,
+// the standby thread takes over and runs the next due tasks if a callback is
 // still running when they are due. Tasks scheduled from other threads while
 // the reaper is inside a long callback (the inbox is closed then: they take
 // the lock and re-arm the standby) must run before that callback ends: the

@@ -123,6 +123,18 @@ absl::StatusOr<int64_t> QueryInt(const std::string& conninfo,
   return std::strtoll(PQgetvalue(result->get(), 0, 0), nullptr, 10);
 }
 
+absl::StatusOr<std::string> QueryText(const std::string& conninfo,
+                                      const std::string& sql) {
+  absl::StatusOr<Result> result = Run(conninfo, sql);
+  if (!result.ok()) return result.status();
+  if (PQntuples(result->get()) != 1 || PQnfields(result->get()) != 1) {
+    return absl::InternalError(
+        absl::StrCat("`", sql, "` did not return one value"));
+  }
+  return std::string(PQgetvalue(result->get(), 0, 0),
+                     PQgetlength(result->get(), 0, 0));
+}
+
 absl::Status ServerControl(const std::string& action) {
   const char* ctl = std::getenv("TIMINGWHEEL_PG_CTL");
   if (ctl == nullptr || *ctl == '\0') {

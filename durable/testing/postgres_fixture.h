@@ -12,7 +12,8 @@
 //   * `AdminConnInfo()`: the admin connection string, or an error that says
 //     how to start a server (tests fail on it; they never skip).
 //   * `TestDatabase`: a fresh database, dropped when destroyed.
-//   * `ExecSql()`, `QueryInt()`: one statement on a fresh connection.
+//   * `ExecSql()`, `QueryInt()`, `QueryText()`: one statement on a fresh
+//     connection.
 //   * `ServerControl()`: stop/start/restart the server (fault tests).
 //   * `FailoverPair`: a separate primary + synchronous streaming standby
 //     (`TIMINGWHEEL_PG_FAILOVER`, `TIMINGWHEEL_PG_FAILOVER_CTL`), held by
@@ -83,6 +84,13 @@ absl::Status ExecSql(const std::string& conninfo, const std::string& sql);
 // that integer.
 absl::StatusOr<int64_t> QueryInt(const std::string& conninfo,
                                  const std::string& sql);
+
+// QueryText()
+//
+// Runs `sql`, which must return one row with one column, and returns that
+// value as text (empty for NULL).
+absl::StatusOr<std::string> QueryText(const std::string& conninfo,
+                                      const std::string& sql);
 
 // ServerControl()
 //

@@ -1,0 +1,371 @@
+// Copyright 2026 The timingwheel Authors.
+//
+// Task kinds, priorities and attempt records against a real server: each
+// kind runs its own handler within its own limit, an unknown kind is
+// refused when scheduled and snoozed (never lost) when an owner without
+// its handler fires it, higher priorities start first among due tasks, and
+// every written outcome leaves one attempt record that goes with its task.
+
+#include <algorithm>
+#include <atomic>
+#include <condition_variable>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "absl/strings/str_cat.h"
+#include "absl/time/time.h"
+#include "durable/durable_client.h"
+#include "durable/durable_scheduler.h"
+#include "gtest/gtest.h"
+#include "tests/durable/durable_test_fixture.h"
+#include "tests/durable/test_util.h"
+#include "timer/executor.h"
+
+namespace timingwheel {
+namespace durable_test {
+namespace {
+
+// Four threads, callbacks dealt out in turn.
+class FourThreads final : public Executor {
+ public:
+  void Execute(Callback callback) override {
+    threads_[next_.fetch_add(1) % 4].Execute(std::move(callback));
+  }
+
+ private:
+  std::atomic<int> next_{0};
+  ThreadExecutor threads_[4];
+};
+
+// A gate that handlers wait at until the test opens it (bounded: a broken
+// scheduler fails the test instead of hanging it).
+class Gate {
+ public:
+  void Wait() {
+    std::unique_lock<std::mutex> lock(mu_);
+    cv_.wait_for(lock, std::chrono::seconds(20), [this] { return open_; });
+  }
+  void Open() {
+    std::lock_guard<std::mutex> lock(mu_);
+    open_ = true;
+    cv_.notify_all();
+  }
+
+ private:
+  std::mutex mu_;
+  std::condition_variable cv_;
+  bool open_ = false;
+};
+
+class TaskKindsTest : public DurableFixture {
+ protected:
+  ScheduleRequest Request(const std::string& id, const std::string& kind,
+                          int priority = 0) {
+    ScheduleRequest r;
+    r.id = id;
+    r.payload = "p";
+    r.kind = kind;
+    r.priority = priority;
+    return r;
+  }
+  TaskKind Kind(const std::string& name, Recorder* recorder,
+                int max_in_flight = 0) {
+    TaskKind kind;
+    kind.name = name;
+    kind.handler = recorder->Handler();
+    kind.max_in_flight = max_in_flight;
+    return kind;
+  }
+  std::string LastError(const std::string& id) {
+    auto info = durable_testing::QueryText(
+        db_->conninfo(),
+        absl::StrCat("SELECT convert_from(coalesce(last_error, ''), 'UTF8') "
+                     "FROM tw_timer WHERE task_id = '",
+                     id, "'::bytea"));
+    return info.ok() ? *info : info.status().ToString();
+  }
+};
+
+TEST_F(TaskKindsTest, EachKindRunsItsOwnHandler) {
+  Recorder email, sms;
+  DurableOptions options = Options("a");
+  options.kinds = {Kind("email", &email), Kind("sms", &sms)};
+  auto scheduler = Start(options);
+  ASSERT_NE(scheduler, nullptr);
+  ASSERT_TRUE(scheduler
+                  ->ScheduleBatch({Request("e1", "email"), Request("s1", "sms"),
+                                   Request("d1", "")})
+                  .ok());
+  ASSERT_TRUE(Succeeded("e1"));
+  ASSERT_TRUE(Succeeded("s1"));
+  ASSERT_TRUE(Succeeded("d1"));
+  ASSERT_EQ(email.size(), 1u);
+  ASSERT_EQ(sms.size(), 1u);
+  ASSERT_EQ(recorder_.size(), 1u);
+  EXPECT_EQ(email.calls()[0].task.id, "e1");
+  EXPECT_EQ(email.calls()[0].task.kind, "email");
+  EXPECT_EQ(sms.calls()[0].task.kind, "sms");
+  EXPECT_EQ(recorder_.calls()[0].task.kind, "");
+  auto info = scheduler->Get("e1");
+  ASSERT_TRUE(info.ok()) << info.status();
+  EXPECT_EQ(info->kind, "email");
+  // Registered for every client of the store.
+  EXPECT_EQ(Query("SELECT count(*) FROM tw_kind WHERE node_id = 'a'"), 2);
+}
+
+TEST_F(TaskKindsTest, AnUnknownKindIsRefusedWhenScheduledAndNothingIsStored) {
+  auto scheduler = Start(Options("a"));
+  ASSERT_NE(scheduler, nullptr);
+  absl::Status status =
+      scheduler->ScheduleBatch({Request("ok", ""), Request("x", "nobody")});
+  EXPECT_TRUE(absl::IsNotFound(status)) << status;
+  EXPECT_NE(status.message().find("\"nobody\""), std::string::npos) << status;
+  EXPECT_EQ(Count("true"), 0);  // Neither row of the batch.
+  // The client, the replacement and a transaction of the caller's say the
+  // same.
+  DurableClientOptions client_options;
+  client_options.conninfo = db_->conninfo();
+  client_options.slot_count = Options("c").slot_count;
+  auto client = DurableClient::Create(client_options);
+  ASSERT_TRUE(client.ok()) << client.status();
+  EXPECT_TRUE(
+      absl::IsNotFound((*client)->ScheduleBatch({Request("y", "nobody")})));
+  EXPECT_TRUE(absl::IsNotFound(
+      (*client)->ScheduleOrReplace(Request("z", "nobody")).status()));
+  EXPECT_EQ(Count("true"), 0);
+  // Bad kinds and priorities are bad input.
+  EXPECT_TRUE(absl::IsInvalidArgument(
+      scheduler->ScheduleBatch({Request("c", "tab\there")})));
+  EXPECT_TRUE(absl::IsInvalidArgument(
+      scheduler->ScheduleBatch({Request("l", std::string(129, 'k'))})));
+  EXPECT_TRUE(absl::IsInvalidArgument(
+      scheduler->ScheduleBatch({Request("p", "", 40000)})));
+  EXPECT_EQ(Count("true"), 0);
+}
+
+TEST_F(TaskKindsTest, OptionsWithBadKindsAreRefused) {
+  Recorder r;
+  DurableOptions options = Options("a");
+  options.kinds = {Kind("email", &r), Kind("email", &r)};
+  EXPECT_TRUE(
+      absl::IsInvalidArgument(DurableScheduler::Create(options).status()));
+  options.kinds = {Kind("", &r)};
+  EXPECT_TRUE(
+      absl::IsInvalidArgument(DurableScheduler::Create(options).status()));
+  options.kinds = {Kind("email", &r, -1)};
+  EXPECT_TRUE(
+      absl::IsInvalidArgument(DurableScheduler::Create(options).status()));
+  options.kinds = {Kind("email", &r)};
+  options.kinds[0].handler = nullptr;
+  EXPECT_TRUE(
+      absl::IsInvalidArgument(DurableScheduler::Create(options).status()));
+  // Kinds alone, without a default handler, are enough.
+  options.kinds = {Kind("email", &r)};
+  options.handler = nullptr;
+  auto scheduler = DurableScheduler::Create(options);
+  EXPECT_TRUE(scheduler.ok()) << scheduler.status();
+}
+
+// A kind that another scheduler registered reaches an owner without its
+// handler (a rolling deploy): snoozed with the reason, its attempt not
+// counted, and run once an owner with the handler holds the slot.
+TEST_F(TaskKindsTest, AKindWithoutAHandlerHereIsSnoozedNotLost) {
+  Recorder email;
+  {
+    DurableOptions options = Options("registrar");
+    options.kinds = {Kind("email", &email)};
+    auto registrar = Start(options);
+    ASSERT_NE(registrar, nullptr);
+    registrar->Shutdown();
+  }
+  DurableOptions without = Options("without");
+  without.unknown_kind_delay = absl::Milliseconds(300);
+  without.retry.max_attempts = 1;  // A counted failure would end it.
+  auto old_node = Start(without);
+  ASSERT_NE(old_node, nullptr);
+  ASSERT_TRUE(old_node->ScheduleBatch({Request("e", "email")}).ok());
+  ASSERT_TRUE(WaitFor([&] { return old_node->Metrics().unknown_kind >= 2; }));
+  EXPECT_EQ(email.size(), 0u);
+  EXPECT_EQ(recorder_.size(), 0u);  // Never the default kind's handler.
+  EXPECT_EQ(Count("task_id = 'e'::bytea AND state < 2 AND attempt = 0"), 1);
+  const std::string error = LastError("e");
+  EXPECT_NE(error.find("no handler for task kind \"email\" on node without"),
+            std::string::npos)
+      << error;
+  old_node->Shutdown();
+
+  DurableOptions with = Options("with");
+  with.kinds = {Kind("email", &email)};
+  auto new_node = Start(with);
+  ASSERT_NE(new_node, nullptr);
+  ASSERT_TRUE(Succeeded("e"));
+  ASSERT_EQ(email.size(), 1u);
+  EXPECT_EQ(email.calls()[0].task.attempt, 1);
+}
+
+// A kind at its limit waits without holding up the other kinds.
+TEST_F(TaskKindsTest, AKindsLimitHoldsOnlyThatKind) {
+  Gate gate;
+  std::atomic<int> slow_running{0}, slow_most{0};
+  TaskKind slow;
+  slow.name = "slow";
+  slow.max_in_flight = 1;
+  slow.handler = [&](const DurableTask&) {
+    const int now = ++slow_running;
+    int most = slow_most.load();
+    while (now > most && !slow_most.compare_exchange_weak(most, now)) {
+    }
+    gate.Wait();
+    --slow_running;
+    return absl::OkStatus();
+  };
+  FourThreads threads;
+  DurableOptions options = Options("a");
+  options.kinds = {slow};
+  options.executor = &threads;
+  options.max_in_flight = 4;
+  auto scheduler = Start(options);
+  ASSERT_NE(scheduler, nullptr);
+  ASSERT_TRUE(scheduler
+                  ->ScheduleBatch({Request("s1", "slow"), Request("s2", "slow"),
+                                   Request("s3", "slow")})
+                  .ok());
+  ASSERT_TRUE(WaitFor([&] { return slow_running.load() == 1; }));
+  // With the slow kind at its limit (two of its tasks waiting), default
+  // tasks still run, one after another.
+  ASSERT_TRUE(
+      scheduler->ScheduleBatch({Request("d1", ""), Request("d2", "")}).ok());
+  ASSERT_TRUE(Succeeded("d1"));
+  ASSERT_TRUE(Succeeded("d2"));
+  EXPECT_EQ(scheduler->Metrics().waiting, 2);
+  gate.Open();
+  for (const char* id : {"s1", "s2", "s3"}) ASSERT_TRUE(Succeeded(id));
+  EXPECT_EQ(slow_most.load(), 1);
+}
+
+// With the only handler slot taken, the tasks that become due wait; when
+// it frees they start highest priority first.
+TEST_F(TaskKindsTest, HigherPrioritiesStartFirstAmongDueTasks) {
+  Gate gate;
+  std::atomic<bool> gate_entered{false};
+  std::mutex mu;
+  std::vector<std::string> order;
+  recorder_.SetResult([&](const DurableTask& task) {
+    if (task.id == "gate") {
+      gate_entered = true;
+      gate.Wait();
+    } else {
+      std::lock_guard<std::mutex> lock(mu);
+      order.push_back(task.id);
+    }
+    return absl::OkStatus();
+  });
+  DurableOptions options = Options("a");
+  options.max_in_flight = 1;
+  auto scheduler = Start(options);
+  ASSERT_NE(scheduler, nullptr);
+  ASSERT_TRUE(scheduler->ScheduleBatch({Request("gate", "")}).ok());
+  ASSERT_TRUE(WaitFor([&] { return gate_entered.load(); }));
+  ASSERT_TRUE(
+      scheduler
+          ->ScheduleBatch({Request("p0", "", 0), Request("p5", "", 5),
+                           Request("m3", "", -3), Request("p10", "", 10)})
+          .ok());
+  ASSERT_TRUE(WaitFor([&] { return scheduler->Metrics().waiting == 4; }));
+  gate.Open();
+  for (const char* id : {"p0", "p5", "m3", "p10"}) ASSERT_TRUE(Succeeded(id));
+  std::lock_guard<std::mutex> lock(mu);
+  EXPECT_EQ(order, (std::vector<std::string>{"p10", "p5", "p0", "m3"}));
+}
+
+TEST_F(TaskKindsTest, AttemptsAreRecordedInOrder) {
+  std::atomic<int> calls{0};
+  recorder_.SetResult([&](const DurableTask&) -> absl::Status {
+    const int call = ++calls;
+    if (call == 1) return absl::UnavailableError("first <b>failure</b>");
+    if (call == 2) return Snooze(absl::Milliseconds(50));
+    if (call == 3) return absl::InternalError("second failure");
+    return absl::OkStatus();
+  });
+  DurableOptions options = Options("recorder-node");
+  options.retry.max_attempts = 3;
+  options.retry.initial_backoff = absl::Milliseconds(50);
+  auto scheduler = Start(options);
+  ASSERT_NE(scheduler, nullptr);
+  ASSERT_TRUE(scheduler->Schedule("t", absl::ZeroDuration(), "p").ok());
+  ASSERT_TRUE(Succeeded("t"));
+  auto rows = durable_testing::QueryText(
+      db_->conninfo(),
+      "SELECT string_agg(attempt || ':' || outcome || ':' || node_id || ':' || "
+      "(started_us <= finished_us)::text || ':' || "
+      "coalesce(convert_from(error, 'UTF8'), '-'), '|' ORDER BY finished_us) "
+      "FROM tw_attempt WHERE task_id = 't'::bytea");
+  ASSERT_TRUE(rows.ok()) << rows.status();
+  // RETRIED, SNOOZED (the same attempt number again), RETRIED, SUCCEEDED.
+  EXPECT_EQ(*rows,
+            "1:1:recorder-node:true:UNAVAILABLE: first <b>failure</b>|"
+            "2:3:recorder-node:true:-|"
+            "2:1:recorder-node:true:INTERNAL: second failure|"
+            "3:0:recorder-node:true:-");
+  // The records go with the task's row.
+  ASSERT_TRUE(scheduler->Schedule("u", absl::ZeroDuration(), "p").ok());
+  ASSERT_TRUE(Succeeded("u"));
+  Exec("DELETE FROM tw_timer WHERE task_id = 't'::bytea");
+  EXPECT_EQ(Query("SELECT count(*) FROM tw_attempt WHERE task_id = "
+                  "'t'::bytea"),
+            0);
+  EXPECT_EQ(Query("SELECT count(*) FROM tw_attempt WHERE task_id = "
+                  "'u'::bytea"),
+            1);
+}
+
+TEST_F(TaskKindsTest, WithoutHistoryNoAttemptIsRecorded) {
+  DurableOptions options = Options("a");
+  options.attempt_history = false;
+  auto scheduler = Start(options);
+  ASSERT_NE(scheduler, nullptr);
+  ASSERT_TRUE(scheduler->Schedule("t", absl::ZeroDuration(), "p").ok());
+  ASSERT_TRUE(Succeeded("t"));
+  EXPECT_EQ(Query("SELECT count(*) FROM tw_attempt"), 0);
+}
+
+// An identical retry is identical in kind and priority too; a replacement
+// takes the request's.
+TEST_F(TaskKindsTest, KindAndPriorityArePartOfATasksIdentity) {
+  Recorder email;
+  DurableOptions options = Options("a");
+  options.kinds = {Kind("email", &email)};
+  options.horizon = absl::Seconds(1);
+  auto scheduler = Start(options);
+  ASSERT_NE(scheduler, nullptr);
+  ScheduleRequest later = Request("t", "email", 2);
+  later.delay = absl::Hours(1);
+  ASSERT_TRUE(scheduler->ScheduleBatch({later}).ok());
+  EXPECT_TRUE(scheduler->ScheduleBatch({later}).ok());  // Identical.
+  ScheduleRequest other_kind = later;
+  other_kind.kind = "";
+  EXPECT_TRUE(absl::IsAlreadyExists(scheduler->ScheduleBatch({other_kind})));
+  ScheduleRequest other_priority = later;
+  other_priority.priority = 3;
+  EXPECT_TRUE(
+      absl::IsAlreadyExists(scheduler->ScheduleBatch({other_priority})));
+  auto replaced = scheduler->ScheduleOrReplace(other_kind);
+  ASSERT_TRUE(replaced.ok()) << replaced.status();
+  EXPECT_EQ(*replaced, ScheduleOutcome::kReplaced);
+  auto info = scheduler->Get("t");
+  ASSERT_TRUE(info.ok()) << info.status();
+  EXPECT_EQ(info->kind, "");
+  EXPECT_EQ(info->priority, 2);
+  // A reschedule keeps them.
+  ASSERT_TRUE(scheduler->ScheduleOrReplace(later).ok());
+  ASSERT_TRUE(scheduler->RescheduleAfter("t", absl::Milliseconds(10)).ok());
+  ASSERT_TRUE(WaitFor([&] { return email.size() == 1; }));
+  EXPECT_EQ(email.calls()[0].task.priority, 2);
+}
+
+}  // namespace
+}  // namespace durable_test
+}  // namespace timingwheel

@@ -46,6 +46,12 @@ struct RecurringSchedule {
   std::string time_zone = "UTC";  // For `cron` only.
   std::string payload;
   RecurrencePolicy policy;
+  // The occurrences' kind (empty: the default; else one a scheduler
+  // registered, NotFound otherwise) and priority, as
+  // `ScheduleRequest::kind` and `priority`. Tested by
+  // RecurringTest.OccurrencesRunAsTheSchedulesKind.
+  std::string kind;
+  int priority = 0;
 };
 
 // ScheduleInfo

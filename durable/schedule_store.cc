@@ -11,15 +11,17 @@
 #include "durable/pg_exec.h"
 #include "durable/pg_params.h"
 #include "durable/schedule_plan.h"
+#include "durable/task_kind.h"
 #include "libpq-fe.h"
 
 namespace timingwheel {
 namespace durable_internal {
 namespace {
 
-#define TW_SCHEDULE_COLUMNS                                          \
-  " name, slot, every_us, anchor_us, cron, zone, payload, overlap, " \
-  "catch_up, grace_us, max_runs, paused, last_us, plan_us, next_us, version "
+#define TW_SCHEDULE_COLUMNS                                           \
+  " name, slot, every_us, anchor_us, cron, zone, payload, overlap, "  \
+  "catch_up, grace_us, max_runs, paused, last_us, plan_us, next_us, " \
+  "version, kind, priority "
 
 constexpr char kLockSql[] = "SELECT" TW_SCHEDULE_COLUMNS
                             ", tw_now_us() AS now_us FROM tw_schedule "
@@ -33,9 +35,9 @@ constexpr char kInsertSql[] = R"sql(
 INSERT INTO tw_schedule (name, slot, every_us, anchor_us, cron, zone,
                          payload, overlap, catch_up, grace_us, max_runs,
                          paused, last_us, plan_us, next_us, created_us,
-                         updated_us)
+                         updated_us, kind, priority)
 VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, false, tw_now_us(),
-        0, 0, tw_now_us(), tw_now_us())
+        0, 0, tw_now_us(), tw_now_us(), $12, $13)
 ON CONFLICT (name) DO NOTHING
 RETURNING name)sql";
 
@@ -43,6 +45,7 @@ constexpr char kUpdateDefinitionSql[] = R"sql(
 UPDATE tw_schedule
 SET every_us = $2, anchor_us = $3, cron = $4, zone = $5, payload = $6,
     overlap = $7, catch_up = $8, grace_us = $9, max_runs = $10,
+    kind = $11, priority = $12,
     last_us = tw_now_us(), version = nextval('tw_version_seq'),
     updated_us = tw_now_us()
 WHERE name = $1
@@ -117,6 +120,8 @@ absl::StatusOr<Row> Decode(const PgResult& result, int i, bool with_now) {
   row.def.policy.catch_up = static_cast<CatchUp>(r.Int("catch_up"));
   row.def.policy.grace = absl::Microseconds(r.Int("grace_us"));
   row.def.policy.max_runs = static_cast<int>(r.Int("max_runs"));
+  row.def.kind = r.Bytes("kind");
+  row.def.priority = static_cast<int>(r.Int("priority"));
   row.paused = r.Int("paused") != 0;
   row.last_us = r.Int("last_us");
   row.plan_us = r.Int("plan_us");
@@ -154,7 +159,9 @@ PgParams& AddDefinition(PgParams& params, const RecurringSchedule& s,
       .Int32(static_cast<int32_t>(s.policy.overlap))
       .Int32(static_cast<int32_t>(s.policy.catch_up))
       .Int64(absl::ToInt64Microseconds(s.policy.grace))
-      .Int32(s.policy.max_runs);
+      .Int32(s.policy.max_runs)
+      .Text(s.kind)
+      .Int32(s.priority);
 }
 
 // The definition as stored: the cron text canonical, the zone only for
@@ -177,7 +184,22 @@ bool SameDefinition(const RecurringSchedule& a, const RecurringSchedule& b) {
          a.payload == b.payload && a.policy.overlap == b.policy.overlap &&
          a.policy.catch_up == b.policy.catch_up &&
          a.policy.grace == b.policy.grace &&
-         a.policy.max_runs == b.policy.max_runs;
+         a.policy.max_runs == b.policy.max_runs && a.kind == b.kind &&
+         a.priority == b.priority;
+}
+
+// The occurrences' kind and priority: valid, and the kind registered.
+absl::Status CheckScheduleKind(PGconn* conn, const RecurringSchedule& s) {
+  absl::Status status = CheckKindName(s.kind);
+  if (!status.ok()) return status;
+  if (s.priority < kMinPriority || s.priority > kMaxPriority) {
+    return absl::InvalidArgumentError(absl::StrCat("priority ", s.priority,
+                                                   " outside [", kMinPriority,
+                                                   ", ", kMaxPriority, "]"));
+  }
+  InsertRow row;
+  row.kind = s.kind;
+  return CheckKinds(conn, {&row, 1}, nullptr);
 }
 
 // Runs `body` in a transaction: COMMIT when it succeeds, ROLLBACK when not.
@@ -237,6 +259,8 @@ absl::StatusOr<ScheduleWrite> AdvanceLocked(PGconn* conn,
     insert.payload = row->def.payload;
     insert.slot = row->slot;
     insert.due_or_delay_us = at;
+    insert.kind = row->def.kind;
+    insert.priority = row->def.priority;
     rows.push_back(std::move(insert));
   }
   if (!rows.empty()) {
@@ -269,6 +293,8 @@ absl::StatusOr<ScheduleWrite> CreateScheduleTx(
       RecurrenceOf(schedule, schedule.payload.size());
   if (!recurrence.ok()) return recurrence.status();
   const RecurringSchedule canonical = Canonical(schedule, *recurrence);
+  absl::Status kind = CheckScheduleKind(conn, canonical);
+  if (!kind.ok()) return kind;
   return InTransaction<ScheduleWrite>(
       conn, [&]() -> absl::StatusOr<ScheduleWrite> {
         PgParams params;
@@ -300,6 +326,8 @@ absl::StatusOr<ScheduleWrite> UpdateScheduleTx(
       RecurrenceOf(schedule, schedule.payload.size());
   if (!recurrence.ok()) return recurrence.status();
   const RecurringSchedule canonical = Canonical(schedule, *recurrence);
+  absl::Status kind = CheckScheduleKind(conn, canonical);
+  if (!kind.ok()) return kind;
   return InTransaction<ScheduleWrite>(
       conn, [&]() -> absl::StatusOr<ScheduleWrite> {
         PgParams params;

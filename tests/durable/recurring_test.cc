@@ -122,6 +122,41 @@ TEST_F(RecurringTest, IntervalRunsEachOccurrenceOnTime) {
   EXPECT_EQ(one->definition.every, kEvery);
 }
 
+// Occurrences carry the schedule's kind and priority to the kind's handler;
+// a schedule of a kind no scheduler registered is refused.
+TEST_F(RecurringTest, OccurrencesRunAsTheSchedulesKind) {
+  Recorder reports;
+  TaskKind kind;
+  kind.name = "report";
+  kind.handler = reports.Handler();
+  DurableOptions options = ShortHorizon("a");
+  options.kinds = {kind};
+  auto scheduler = Start(options);
+  ASSERT_NE(scheduler, nullptr);
+  RecurringSchedule s =
+      Every("nightly", Overlap::kSkipWhileRunning, CatchUp::kSkipMissed);
+  s.kind = "nobody";
+  EXPECT_TRUE(absl::IsNotFound(scheduler->CreateSchedule(s)));
+  s.kind = "report";
+  s.priority = 7;
+  ASSERT_TRUE(scheduler->CreateSchedule(s).ok());
+  ASSERT_TRUE(WaitFor([&] { return reports.size() >= 2; }));
+  EXPECT_EQ(recorder_.size(), 0u);  // Never the default handler.
+  for (const Recorder::Call& c : reports.calls()) {
+    EXPECT_EQ(c.task.kind, "report");
+    EXPECT_EQ(c.task.priority, 7);
+    EXPECT_EQ(c.task.schedule, "nightly");
+  }
+  auto info = scheduler->GetSchedule("nightly");
+  ASSERT_TRUE(info.ok()) << info.status();
+  EXPECT_EQ(info->definition.kind, "report");
+  EXPECT_EQ(info->definition.priority, 7);
+  // The same definition again is no change; another kind is a conflict.
+  EXPECT_TRUE(scheduler->CreateSchedule(s).ok());
+  s.priority = 0;
+  EXPECT_TRUE(absl::IsAlreadyExists(scheduler->CreateSchedule(s)));
+}
+
 TEST_F(RecurringTest, SkipWhileRunningNeverOverlaps) {
   std::atomic<int> running{0};
   std::atomic<int> most{0};

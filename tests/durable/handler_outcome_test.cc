@@ -19,6 +19,7 @@
 #include "absl/time/time.h"
 #include "durable/durable_scheduler.h"
 #include "durable/fire_batch.h"
+#include "durable/testing/pause_points.h"
 #include "gtest/gtest.h"
 #include "tests/durable/durable_test_fixture.h"
 #include "tests/durable/test_util.h"
@@ -185,6 +186,42 @@ TEST_F(HandlerOutcomeTest, AJitterOutsideZeroToOneIsRefused) {
   options.attempt_timeout = -absl::Seconds(1);
   EXPECT_TRUE(
       absl::IsInvalidArgument(DurableScheduler::Create(options).status()));
+}
+
+// A snooze whose outcome is not yet written when the slot changes hands:
+// the takeover re-stamps the RUNNING row, the stale snooze matches nothing
+// (no record, no change), and the task runs to SUCCESS once more, not lost.
+TEST_F(HandlerOutcomeTest, ASnoozeRacingATakeoverLosesNothing) {
+  std::atomic<int> calls{0};
+  recorder_.SetResult([&](const DurableTask&) -> absl::Status {
+    return ++calls == 1 ? Snooze(absl::Milliseconds(200)) : absl::OkStatus();
+  });
+  durable_testing::PausePoint returned("handler.returned");
+  auto a = Start(Options("a"));
+  ASSERT_NE(a, nullptr);
+  const int64_t epoch = Query("SELECT max(epoch) FROM tw_slot_lease");
+  ASSERT_TRUE(a->Schedule("t", absl::ZeroDuration(), "p").ok());
+  // a's handler returned Snooze; its outcome is held before it is queued.
+  ASSERT_TRUE(returned.WaitReached(absl::Seconds(20)));
+  EXPECT_EQ(Count("task_id = 't'::bytea AND state = 2"), 1);
+  // The lease runs out under a (as after a stall): b, or a itself, takes
+  // the slot under a new epoch and re-stamps the row.
+  auto b = Start(Options("b"));
+  ASSERT_NE(b, nullptr);
+  Exec("UPDATE tw_slot_lease SET lease_until_us = 0");
+  ASSERT_TRUE(WaitFor(
+      [&] { return Query("SELECT max(epoch) FROM tw_slot_lease") > epoch; }));
+  returned.Resume();
+  ASSERT_TRUE(Succeeded("t"));
+  EXPECT_EQ(calls.load(), 2);
+  // Only the run that succeeded left a record: the stale snooze wrote none.
+  EXPECT_EQ(Query("SELECT count(*) FROM tw_attempt WHERE task_id = 't'::bytea"),
+            1);
+  EXPECT_EQ(Query("SELECT outcome FROM tw_attempt WHERE task_id = 't'::bytea"),
+            0);
+  a->Shutdown();
+  b->Shutdown();
+  EXPECT_EQ(calls.load(), 2);
 }
 
 }  // namespace

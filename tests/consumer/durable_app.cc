@@ -4,7 +4,9 @@
 // on the PostgreSQL named by TIMINGWHEEL_PG (.ci/with-postgres starts one),
 // a reminder debounced with ScheduleOrReplace(kKeepLater) by three events
 // (one run, with the last event's payload), and a task moved by
-// RescheduleAfter(). Exits 0 when everything happened as expected.
+// RescheduleAfter(), a task of a named kind run by that kind's handler,
+// and a recurring schedule whose occurrences run every 200 ms. Exits 0
+// when everything happened as expected.
 
 #include <atomic>
 #include <cstdio>
@@ -36,6 +38,8 @@ int main() {
   std::string last_payload;
   std::atomic<int> reminders{0};
   std::atomic<int> moved{0};
+  std::atomic<int> invoices{0};
+  std::atomic<int> ticks{0};
 
   timingwheel::DurableOptions options;
   options.conninfo = conninfo;
@@ -47,9 +51,19 @@ int main() {
       ++reminders;
     } else if (task.id == "moved") {
       ++moved;
+    } else if (task.schedule == "tick") {
+      ++ticks;
     }
     return absl::OkStatus();
   };
+  timingwheel::TaskKind invoice;
+  invoice.name = "invoice";
+  invoice.max_in_flight = 2;
+  invoice.handler = [&](const timingwheel::DurableTask& task) {
+    if (task.kind == "invoice") ++invoices;
+    return absl::OkStatus();
+  };
+  options.kinds = {invoice};
   auto scheduler = timingwheel::DurableScheduler::Create(options);
   if (!scheduler.ok()) return Fail(scheduler.status().ToString().c_str());
 
@@ -80,19 +94,39 @@ int main() {
     return Fail("RescheduleAfter");
   }
 
+  // A task of the "invoice" kind, and a schedule every 200 ms.
+  timingwheel::ScheduleRequest bill;
+  bill.id = "invoice-42";
+  bill.payload = "amount=12.50";
+  bill.kind = "invoice";
+  if (!(*scheduler)->ScheduleBatch({bill}).ok()) return Fail("invoice");
+  timingwheel::RecurringSchedule tick;
+  tick.name = "tick";
+  tick.every = absl::Milliseconds(200);
+  tick.payload = "tick";
+  if (!(*scheduler)->CreateSchedule(tick).ok()) return Fail("CreateSchedule");
+
   const absl::Time deadline = absl::Now() + absl::Seconds(30);
-  while ((reminders.load() < 1 || moved.load() < 1) && absl::Now() < deadline) {
+  while ((reminders.load() < 1 || moved.load() < 1 || invoices.load() < 1 ||
+          ticks.load() < 2) &&
+         absl::Now() < deadline) {
     std::this_thread::sleep_for(std::chrono::milliseconds(20));
   }
   // Give a second, wrong run a chance to show up.
   std::this_thread::sleep_for(std::chrono::seconds(1));
+  auto deleted = (*scheduler)->DeleteSchedule("tick");
   (*scheduler)->Shutdown();
+  if (!deleted.ok() || !*deleted) return Fail("DeleteSchedule");
   std::lock_guard<std::mutex> lock(mu);
   if (reminders.load() != 1) return Fail("the debounced reminder ran not once");
   if (last_payload != "event-3")
     return Fail("the reminder ran with an old payload");
   if (moved.load() != 1) return Fail("the moved task ran not once");
-  std::printf("durable_app: debounced reminder ran once (%s); moved task ran\n",
-              last_payload.c_str());
+  if (invoices.load() != 1) return Fail("the invoice ran not once");
+  if (ticks.load() < 2) return Fail("the schedule ran less than twice");
+  std::printf(
+      "durable_app: debounced reminder ran once (%s); moved task ran; "
+      "invoice ran by its kind; schedule ran %d times\n",
+      last_payload.c_str(), ticks.load());
   return 0;
 }

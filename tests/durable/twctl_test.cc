@@ -131,7 +131,7 @@ class TwctlTest : public ::testing::Test {
   void StartStore() {
     Ran migrated = Db({"migrate", "--slot-count", "1"});
     ASSERT_EQ(migrated.code, 0) << Describe(migrated);
-    EXPECT_NE(migrated.out.find("migrated from version 0 to 3"),
+    EXPECT_NE(migrated.out.find("migrated from version 0 to 4"),
               std::string::npos)
         << migrated.out;
     DurableOptions options;
@@ -179,7 +179,7 @@ TEST_F(TwctlTest, StatusTableAndJson) {
             std::string::npos)
       << text.out;
   EXPECT_NE(text.out.find("twctl-node"), std::string::npos) << text.out;
-  EXPECT_NE(text.out.find("version 3, 1 slots"), std::string::npos);
+  EXPECT_NE(text.out.find("version 4, 1 slots"), std::string::npos);
   Ran json = Db({"status", "--json"});
   ASSERT_EQ(json.code, 0) << Describe(json);
   EXPECT_TRUE(absl::StartsWith(json.out, "{\"target\":")) << json.out;
@@ -371,7 +371,7 @@ TEST_F(TwctlTest, MigrateDryRunChangesNothingAndNewerIsRefused) {
   Ran again = Db({"migrate", "--json"});
   ASSERT_EQ(again.code, 0) << Describe(again);
   EXPECT_EQ(again.out,
-            "{\"dry_run\":false,\"from_version\":3,\"to_version\":3,"
+            "{\"dry_run\":false,\"from_version\":4,\"to_version\":4,"
             "\"steps\":[]}\n");
   ASSERT_TRUE(durable_testing::ExecSql(
                   db_->conninfo(),
@@ -381,7 +381,7 @@ TEST_F(TwctlTest, MigrateDryRunChangesNothingAndNewerIsRefused) {
     Ran newer = Db({"migrate", flag});
     EXPECT_EQ(newer.code, 4) << Describe(newer);
     EXPECT_NE(newer.err.find("version 9"), std::string::npos) << newer.err;
-    EXPECT_NE(newer.err.find("version 3"), std::string::npos) << newer.err;
+    EXPECT_NE(newer.err.find("version 4"), std::string::npos) << newer.err;
   }
 }
 

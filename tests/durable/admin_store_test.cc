@@ -35,7 +35,7 @@ TEST_F(AdminStoreTest, StatusCountsEveryState) {
   for (int s = 0; s < kTaskStateCount; ++s) {
     EXPECT_EQ(status->counts[s], 1) << TaskStateName(static_cast<TaskState>(s));
   }
-  EXPECT_EQ(status->schema_version, 3);
+  EXPECT_EQ(status->schema_version, 4);
   EXPECT_EQ(status->slot_count, 1);
   ASSERT_EQ(status->nodes.size(), 1u);
   EXPECT_EQ(status->nodes[0].node_id, "admin-node");

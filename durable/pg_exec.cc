@@ -23,7 +23,7 @@ bool IsConnectionError(const char* sqlstate) {
          code == "57P03" || code == "25006";
 }
 
-absl::StatusOr<PgResult> CheckResult(PGconn* conn, PgResult result) {
+absl::StatusOr<PgResult> CheckResultOf(PGconn* conn, PgResult result) {
   ExecStatusType status = PQresultStatus(result.get());
   if (status == PGRES_COMMAND_OK || status == PGRES_TUPLES_OK) {
     return result;
@@ -56,16 +56,20 @@ std::string PgScrubbed(PGconn* conn, absl::string_view message) {
   return ScrubSecrets(message, secrets);
 }
 
+absl::StatusOr<PgResult> PgCheckResult(PGconn* conn, PgResult result) {
+  return CheckResultOf(conn, std::move(result));
+}
+
 absl::StatusOr<PgResult> PgExec(PGconn* conn, const char* sql,
                                 const PgParams& params) {
-  return CheckResult(
+  return CheckResultOf(
       conn, PgResult(PQexecParams(conn, sql, params.size(), params.types(),
                                   params.values(), params.lengths(),
                                   params.formats(), /*resultFormat=*/1)));
 }
 
 absl::Status PgExecScript(PGconn* conn, const char* sql) {
-  return CheckResult(conn, PgResult(PQexec(conn, sql))).status();
+  return CheckResultOf(conn, PgResult(PQexec(conn, sql))).status();
 }
 
 int PgRow::Column(const char* name) const {

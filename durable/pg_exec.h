@@ -36,6 +36,14 @@ namespace durable_internal {
 absl::StatusOr<PgResult> PgExec(PGconn* conn, const char* sql,
                                 const PgParams& params = PgParams());
 
+// PgCheckResult()
+//
+// `result` if its statement succeeded, else its error as a status:
+// Unavailable for a lost connection (and a read-only server), AlreadyExists
+// for a unique violation, DeadlineExceeded for a statement or lock
+// timeout, Internal otherwise; the message never holds the password.
+absl::StatusOr<PgResult> PgCheckResult(PGconn* conn, PgResult result);
+
 // PgExecScript()
 //
 // Runs constant text holding several statements (simple query protocol,

@@ -1,0 +1,323 @@
+// Copyright 2026 The timingwheel Authors.
+//
+// DurableScheduler's attempts: firing the due tasks in batches, running
+// each attempt's handler on the executor, and writing start marks and
+// outcomes.
+
+#include <algorithm>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "absl/container/flat_hash_set.h"
+#include "absl/strings/str_cat.h"
+#include "durable/durable_scheduler.h"
+#include "durable/fault_point.h"
+#include "durable/fire_batch.h"
+#include "durable/scheduler_metrics.h"
+#include "durable/scheduler_shared.h"
+
+namespace timingwheel {
+namespace {
+
+using durable_internal::CheckDuration;
+using durable_internal::Completion;
+using durable_internal::kMaxBatch;
+using durable_internal::kMaxLoad;
+using durable_internal::kReconnectBackoff;
+using durable_internal::RealNanos;
+using durable_internal::SlotEpoch;
+using durable_internal::Started;
+using durable_internal::StatementKind;
+using durable_internal::SteadyClock;
+using durable_internal::Store;
+using durable_internal::tls_handler_of;
+using durable_internal::WheelEntry;
+
+}  // namespace
+
+bool DurableScheduler::FireReady() const {
+  // With handlers running, waits for room for a good batch rather than
+  // firing one row per statement (FireQueue::Ready()).
+  return fire_queue_.Ready(metrics_.in_flight);
+}
+
+void DurableScheduler::FireWaiting() {
+  std::vector<durable_internal::FireQueue::Waiting> taken;
+  std::vector<WheelEntry> batch;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    if (!FireReady()) return;
+    taken = fire_queue_.Take(metrics_.in_flight, kMaxBatch);
+    if (taken.empty()) return;
+    metrics_.in_flight += static_cast<int64_t>(taken.size());  // Reserved.
+  }
+  batch.reserve(taken.size());
+  for (const durable_internal::FireQueue::Waiting& w : taken) {
+    batch.push_back(w.entry);
+  }
+  durable_internal::FaultPoint("fire.before");
+  const SteadyClock::time_point timed = SteadyClock::now();
+  absl::StatusOr<durable_internal::FireResult> result =
+      store_->StartRunning(options_.node_id, batch);
+  const int64_t local_after = clock_->NowNanos();
+  histograms_->ObserveStatement(StatementKind::kStartRunning, timed);
+  if (!result.ok()) {
+    NoteDbError(result.status());
+    std::lock_guard<std::mutex> lock(mu_);
+    metrics_.in_flight -= static_cast<int64_t>(batch.size());
+    fire_queue_.PutBack(std::move(taken));
+    return;
+  }
+  db_minus_local_nanos_ = result->db_now_us * 1000 - local_after;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    const int64_t started = static_cast<int64_t>(result->started.size());
+    const int64_t not_due = static_cast<int64_t>(result->not_due.size());
+    metrics_.in_flight -= static_cast<int64_t>(batch.size()) - started;
+    metrics_.attempts += started;
+    metrics_.not_due += not_due;
+    metrics_.dropped += static_cast<int64_t>(batch.size()) - started - not_due;
+    // The reservations move to the attempts started, by the kind their rows
+    // name (released as each attempt ends).
+    for (const durable_internal::FireQueue::Waiting& w : taken) {
+      fire_queue_.Release(w.kind);
+    }
+    for (const Started& s : result->started) {
+      fire_queue_.Reserve(kinds_->IndexOf(s.task.kind));
+      ++running_per_slot_[s.slot];
+      running_[s.task.id] = s.version;  // The newest attempt of the id.
+    }
+  }
+  for (const WheelEntry& e : result->not_due) {
+    AddToWheel(e, result->db_now_us, local_after);
+  }
+  if (!result->started.empty()) durable_internal::FaultPoint("fire.started");
+  for (Started& s : result->started) {
+    executor_->Execute([link = link_, s = std::move(s)]() mutable {
+      RunAttemptVia(std::move(link), std::move(s));
+    });
+  }
+}
+
+void DurableScheduler::RunAttemptVia(std::shared_ptr<AttemptLink> link,
+                                     Started started) {
+  DurableScheduler* self = link->Enter();
+  // The scheduler is gone: the row stays RUNNING with this attempt
+  // uncounted, and the slot's next owner runs it under the same number.
+  if (self == nullptr) return;
+  // Raised by CancelTask() of this task, or at the deadline; registered by
+  // BeginAttempt() under the lock it takes anyway.
+  started.task.stop_flag = std::make_shared<std::atomic<bool>>(false);
+  const bool run = self->BeginAttempt(started);
+  TimerHandle stop_timer;
+  const absl::Duration timeout = self->options_.attempt_timeout;
+  if (run && timeout > absl::ZeroDuration()) {
+    // Raised by the scheduler's own wheel at the deadline.
+    started.task.deadline = absl::Now() + timeout;
+    stop_timer = self->timer_
+                     ->Schedule(timeout,
+                                [flag = started.task.stop_flag] {
+                                  flag->store(true, std::memory_order_release);
+                                })
+                     .value_or(TimerHandle());
+  }
+  link->Leave();
+  if (!run) return;
+  const int kind = link->kinds->IndexOf(started.task.kind);
+  const DurableHandler& handler = link->kinds->handler(kind);
+  Completion completion;
+  std::chrono::duration<double> handler_took{0};
+  if (handler) {
+    tls_handler_of = self;
+    const SteadyClock::time_point handler_began = SteadyClock::now();
+    absl::Status result = durable_internal::RunHandler(handler, started.task);
+    handler_took = SteadyClock::now() - handler_began;
+    tls_handler_of = nullptr;
+    stop_timer.Cancel();
+    if (!result.ok() && absl::Now() > started.task.deadline) {
+      result = absl::DeadlineExceededError(
+          absl::StrCat("attempt timed out after ",
+                       absl::FormatDuration(timeout), ": ", result.ToString()));
+    }
+    durable_internal::FaultPoint("handler.returned");
+    completion = durable_internal::MakeCompletion(started, result, link->retry);
+  } else {
+    // No handler of its kind here (another scheduler registered it): not
+    // lost, not failed; due again later, when an owner may have one.
+    stop_timer.Cancel();
+    completion = durable_internal::UnknownKindCompletion(
+        started, link->node_id, link->unknown_kind_delay);
+  }
+  self = link->Enter();
+  if (self == nullptr) return;  // Gone meanwhile (see Shutdown()).
+  {
+    std::lock_guard<std::mutex> lock(self->mu_);
+    auto flag = self->stop_flags_.find(started.task.id);
+    if (flag != self->stop_flags_.end() &&
+        flag->second == started.task.stop_flag) {
+      self->stop_flags_.erase(flag);
+    }
+  }
+  if (handler) {
+    self->histograms_->handler_duration.Observe(handler_took.count());
+  }
+  self->FinishAttempt(std::move(completion), started.slot, started.epoch, kind);
+  link->Leave();
+}
+
+void DurableScheduler::EndAttemptLocked(const std::string& id, int64_t version,
+                                        int slot) {
+  // A newer attempt of the same id (fired after a takeover re-stamped the
+  // row, while this one waited on the executor) keeps its entry.
+  auto it = running_.find(id);
+  if (it != running_.end() && it->second == version) running_.erase(it);
+  --running_per_slot_[slot];
+}
+
+bool DurableScheduler::BeginAttempt(const Started& started) {
+  durable_internal::FaultPoint("attempt.before_start");
+  std::lock_guard<std::mutex> lock(mu_);
+  auto owned = owned_.find(started.slot);
+  const bool held = owned != owned_.end() && owned->second == started.epoch &&
+                    !stopping_ && RealNanos() < lease_valid_until_.load();
+  if (!held) {
+    // The process stalled (or the slot moved, or we are shutting down)
+    // between the fire and now: another owner may hold the slot and run
+    // this attempt. The row stays RUNNING with the attempt uncounted; a
+    // requeue (if the slot is still ours) or the next owner runs it.
+    EndAttemptLocked(started.task.id, started.version, started.slot);
+    --metrics_.in_flight;
+    fire_queue_.Release(kinds_->IndexOf(started.task.kind));
+    ++metrics_.abandoned;
+    requeue_requested_ = true;
+    Wake();
+    return false;
+  }
+  stop_flags_[started.task.id] = started.task.stop_flag;
+  // The attempt counts from now: recorded by the next statement the
+  // maintenance thread writes (or by its outcome). Its lateness: the start
+  // on the database's clock (as of the last fire) minus its due time.
+  const int64_t late_us =
+      (clock_->NowNanos() + db_minus_local_nanos_.load()) / 1000 -
+      absl::ToUnixMicros(started.task.due);
+  histograms_->fire_lateness.Observe(std::max<int64_t>(0, late_us) * 1e-6);
+  const bool first = marks_.empty();
+  marks_.push_back({started.task.id, started.version, started.task.attempt});
+  if (first) Wake();
+  return true;
+}
+
+void DurableScheduler::FinishAttempt(Completion completion, int slot,
+                                     int64_t epoch, int kind) {
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    if (kind == kinds_->unknown()) ++metrics_.unknown_kind;
+    if (!maintenance_done_) {
+      const bool wake = completed_.empty() || FireReady();
+      completed_.push_back(std::move(completion));
+      --metrics_.in_flight;
+      fire_queue_.Release(kind);
+      if (wake) Wake();  // Else the maintenance thread was woken already.
+      return;
+    }
+  }
+  // The maintenance thread has ended (Shutdown() stopped waiting for this
+  // handler, or was called from it): write the outcome here, then give the
+  // slot up if no other handler of ours runs in it.
+  std::lock_guard<std::mutex> late(late_mu_);
+  absl::StatusOr<durable_internal::CompleteResult> result = store_->Complete(
+      {&completion, 1}, absl::ToInt64Microseconds(options_.horizon),
+      AttemptLogOf());
+  bool release;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    --metrics_.in_flight;
+    fire_queue_.Release(kind);
+    ++metrics_.late_outcomes;
+    if (result.ok()) {
+      metrics_.succeeded += result->succeeded;
+      metrics_.failed += result->failed;
+      metrics_.retried += result->retried;
+      metrics_.dropped += 1 - result->written;
+    } else {
+      ++metrics_.db_errors;
+    }
+    EndAttemptLocked(completion.id, completion.version, slot);
+    release = running_per_slot_[slot] == 0;
+  }
+  if (release) {
+    SlotEpoch held{slot, epoch};
+    (void)store_->Release(options_.node_id, {&held, 1});
+  }
+}
+
+void DurableScheduler::WriteStartMarks(
+    const absl::flat_hash_set<std::string>& completing) {
+  std::vector<durable_internal::StartMark> marks;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    if (marks_.empty()) return;
+    marks.swap(marks_);
+  }
+  // An outcome about to be written records its attempt itself.
+  marks.erase(std::remove_if(marks.begin(), marks.end(),
+                             [&](const durable_internal::StartMark& m) {
+                               return completing.contains(m.id);
+                             }),
+              marks.end());
+  if (marks.empty()) return;
+  const SteadyClock::time_point timed = SteadyClock::now();
+  absl::StatusOr<int64_t> marked = store_->MarkStarted(marks);
+  histograms_->ObserveStatement(StatementKind::kMarkStarted, timed);
+  if (!marked.ok()) {
+    NoteDbError(marked.status());
+    std::lock_guard<std::mutex> lock(mu_);
+    marks_.insert(marks_.begin(), std::make_move_iterator(marks.begin()),
+                  std::make_move_iterator(marks.end()));
+  }
+}
+
+void DurableScheduler::WriteCompletions() {
+  std::vector<Completion> batch;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    size_t take = std::min(completed_.size(), kMaxBatch);
+    batch.assign(std::make_move_iterator(completed_.begin()),
+                 std::make_move_iterator(completed_.begin() + take));
+    completed_.erase(completed_.begin(), completed_.begin() + take);
+  }
+  absl::flat_hash_set<std::string> completing;
+  for (const Completion& c : batch) completing.insert(c.id);
+  WriteStartMarks(completing);
+  if (batch.empty()) return;
+  const SteadyClock::time_point timed = SteadyClock::now();
+  // Recurring schedules' next occurrences commit with their outcomes.
+  absl::StatusOr<durable_internal::CompleteResult> result =
+      CompleteAndAdvance(batch);
+  const int64_t local_after = clock_->NowNanos();
+  histograms_->ObserveStatement(StatementKind::kComplete, timed);
+  if (!result.ok()) {
+    NoteDbError(result.status());
+    std::lock_guard<std::mutex> lock(mu_);
+    completed_.insert(completed_.begin(),
+                      std::make_move_iterator(batch.begin()),
+                      std::make_move_iterator(batch.end()));
+    return;
+  }
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    for (const Completion& c : batch) {
+      EndAttemptLocked(c.id, c.version, c.slot);
+    }
+    metrics_.dropped += static_cast<int64_t>(batch.size()) - result->written;
+    metrics_.succeeded += result->succeeded;
+    metrics_.failed += result->failed;
+    metrics_.retried += result->retried;
+  }
+  for (const WheelEntry& e : result->retries) {
+    AddToWheel(e, result->db_now_us, local_after);
+  }
+}
+
+}  // namespace timingwheel

@@ -1,0 +1,389 @@
+// Copyright 2026 The timingwheel Authors.
+//
+// DurableScheduler's maintenance thread: leases, horizon loads, cleanup,
+// notifications, reconnecting, and the loop that runs them.
+
+#include <poll.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "absl/container/flat_hash_set.h"
+#include "absl/strings/str_cat.h"
+#include "durable/durable_scheduler.h"
+#include "durable/fault_point.h"
+#include "durable/fire_batch.h"
+#include "durable/scheduler_metrics.h"
+#include "durable/scheduler_shared.h"
+
+namespace timingwheel {
+namespace {
+
+using durable_internal::CheckDuration;
+using durable_internal::Completion;
+using durable_internal::kMaxBatch;
+using durable_internal::kMaxLoad;
+using durable_internal::kReconnectBackoff;
+using durable_internal::RealNanos;
+using durable_internal::SlotEpoch;
+using durable_internal::Started;
+using durable_internal::StatementKind;
+using durable_internal::SteadyClock;
+using durable_internal::Store;
+using durable_internal::tls_handler_of;
+using durable_internal::WheelEntry;
+
+}  // namespace
+
+void DurableScheduler::Wake() {
+  uint64_t one = 1;
+  if (wake_fd_ >= 0) (void)!write(wake_fd_, &one, sizeof(one));
+}
+
+void DurableScheduler::NoteDbError(const absl::Status& status) {
+  // Statements wait a little before the next try, so a failing statement
+  // never spins.
+  backoff_until_ = RealNanos() + absl::ToInt64Nanoseconds(kReconnectBackoff);
+  std::lock_guard<std::mutex> lock(mu_);
+  ++metrics_.db_errors;
+  if (absl::IsUnavailable(status)) store_broken_ = true;
+}
+
+void DurableScheduler::LeaseRound() {
+  const int64_t started = RealNanos();
+  const SteadyClock::time_point timed = SteadyClock::now();
+  absl::StatusOr<durable_internal::SlotLeases::Changes> changes =
+      leases_->Tick(*store_, [this](int slot) {
+        std::lock_guard<std::mutex> lock(mu_);
+        auto it = running_per_slot_.find(slot);
+        return it == running_per_slot_.end() || it->second == 0;
+      });
+  histograms_->ObserveStatement(StatementKind::kLeaseRound, timed);
+  if (!changes.ok()) {
+    NoteDbError(changes.status());
+    return;
+  }
+  lease_valid_until_ = started + absl::ToInt64Nanoseconds(options_.lease_ttl);
+  std::vector<int> dropped = changes->lost;
+  for (const SlotEpoch& s : changes->released) dropped.push_back(s.slot);
+  DropSlots(dropped);
+  std::lock_guard<std::mutex> lock(mu_);
+  for (const SlotEpoch& s : changes->acquired) owned_[s.slot] = s.epoch;
+  metrics_.slots_acquired += static_cast<int64_t>(changes->acquired.size());
+  metrics_.slots_lost += static_cast<int64_t>(changes->lost.size());
+  if (!changes->acquired.empty()) load_requested_ = true;
+}
+
+void DurableScheduler::LoadHorizon() {
+  std::vector<SlotEpoch> owned = leases_->owned();
+  int64_t limit = load_limit_;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    load_requested_ = false;
+    const int64_t max_pending = options_.timer_options.max_pending;
+    if (max_pending > 0) {
+      // Claim no more than the wheel can hold; the rest stay PENDING until
+      // fires make room.
+      const int64_t room = max_pending - static_cast<int64_t>(wheel_.size()) -
+                           static_cast<int64_t>(overflow_.size());
+      if (room <= 0) {
+        load_waits_for_room_ = true;
+        return;
+      }
+      if (room < limit) {
+        limit = room;
+        load_waits_for_room_ = true;
+      }
+    }
+  }
+  if (owned.empty()) return;
+  const SteadyClock::time_point timed = SteadyClock::now();
+  absl::StatusOr<durable_internal::Claimed> claimed =
+      store_->ClaimDue(options_.node_id, owned,
+                       absl::ToInt64Microseconds(options_.horizon), limit);
+  histograms_->ObserveStatement(StatementKind::kClaimDue, timed);
+  const int64_t local_after = clock_->NowNanos();
+  if (!claimed.ok()) {
+    if (absl::IsDeadlineExceeded(claimed.status())) {
+      // Too many rows for one statement within the timeout: fewer next.
+      load_limit_ = std::max<int64_t>(100, load_limit_ / 2);
+      std::lock_guard<std::mutex> lock(mu_);
+      ++metrics_.statement_timeouts;
+    }
+    NoteDbError(claimed.status());
+    std::lock_guard<std::mutex> lock(mu_);
+    load_requested_ = true;
+    return;
+  }
+  if (static_cast<int64_t>(claimed->tasks.size()) >= limit &&
+      limit == load_limit_) {
+    load_limit_ = std::min<int64_t>(kMaxLoad, load_limit_ * 2);
+  }
+  if (!claimed->tasks.empty()) durable_internal::FaultPoint("load.claimed");
+  for (const WheelEntry& e : claimed->tasks) {
+    AddToWheel(e, claimed->db_now_us, local_after);
+  }
+  std::lock_guard<std::mutex> lock(mu_);
+  ++metrics_.loads;
+  metrics_.loaded += static_cast<int64_t>(claimed->tasks.size());
+  if (static_cast<int64_t>(claimed->tasks.size()) >= limit &&
+      !load_waits_for_room_) {
+    load_requested_ = true;  // A full load: more may be due.
+  }
+}
+
+void DurableScheduler::DeleteFinished() {
+  std::vector<SlotEpoch> owned = leases_->owned();
+  if (owned.empty()) return;
+  const SteadyClock::time_point timed = SteadyClock::now();
+  absl::StatusOr<int64_t> deleted = store_->DeleteFinished(
+      owned, absl::ToInt64Microseconds(options_.retain_finished),
+      static_cast<int64_t>(kMaxBatch));
+  histograms_->ObserveStatement(StatementKind::kDeleteFinished, timed);
+  if (!deleted.ok()) {
+    NoteDbError(deleted.status());
+    return;
+  }
+  std::lock_guard<std::mutex> lock(mu_);
+  metrics_.finished_deleted += *deleted;
+}
+
+bool DurableScheduler::Reconnect() {
+  if (!store_->Reconnect().ok()) return false;
+  // A fire statement whose reply was lost may have moved rows to RUNNING
+  // that no handler of ours runs: put them back.
+  std::vector<std::string> running;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    for (const auto& [id, version] : running_) running.push_back(id);
+  }
+  // Every statement in flight may have committed without its reply: a
+  // load's or a retry's SCHEDULED rows would be in no wheel. Put all our
+  // SCHEDULED rows back to PENDING (the load below claims them again) with
+  // the RUNNING rows no handler of ours runs.
+  durable_internal::FaultPoint("reconnect.before_requeue");
+  absl::StatusOr<int64_t> requeued = store_->RequeueOrphans(
+      options_.node_id, leases_->owned(), running, options_.retry.max_attempts,
+      /*include_scheduled=*/true);
+  if (!requeued.ok()) return false;
+  std::lock_guard<std::mutex> lock(mu_);
+  store_broken_ = false;
+  ++metrics_.reconnects;
+  metrics_.requeued += *requeued;
+  load_requested_ = true;
+  return true;
+}
+
+void DurableScheduler::RequeueAbandoned() {
+  std::vector<std::string> running;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    if (!requeue_requested_) return;
+    requeue_requested_ = false;
+    for (const auto& [id, version] : running_) running.push_back(id);
+  }
+  if (leases_->size() == 0) return;
+  const SteadyClock::time_point timed = SteadyClock::now();
+  absl::StatusOr<int64_t> requeued = store_->RequeueOrphans(
+      options_.node_id, leases_->owned(), running, options_.retry.max_attempts,
+      /*include_scheduled=*/false);
+  histograms_->ObserveStatement(StatementKind::kRequeueOrphans, timed);
+  if (!requeued.ok()) NoteDbError(requeued.status());
+  std::lock_guard<std::mutex> lock(mu_);
+  if (!requeued.ok()) {
+    requeue_requested_ = true;
+  } else if (*requeued > 0) {
+    metrics_.requeued += *requeued;
+    load_requested_ = true;
+  }
+}
+
+void DurableScheduler::ConsumeNotifications() {
+  std::vector<int> slots;
+  std::vector<std::string> stops;
+  absl::Status status = store_->DrainNotifications(&slots, &stops);
+  if (!status.ok()) {
+    NoteDbError(status);
+    return;
+  }
+  if (slots.empty() && stops.empty()) return;
+  std::lock_guard<std::mutex> lock(mu_);
+  for (const std::string& id : stops) {
+    auto flag = stop_flags_.find(id);
+    if (flag != stop_flags_.end()) {
+      flag->second->store(true, std::memory_order_release);
+    }
+  }
+  for (int slot : slots) {
+    if (slot == durable_internal::kAllSlots || owned_.contains(slot)) {
+      load_requested_ = true;
+    }
+  }
+}
+
+void DurableScheduler::FinishMaintenance(bool broken) {
+  std::lock_guard<std::mutex> late(late_mu_);
+  absl::flat_hash_set<int> busy;
+  {
+    // From here on, outcomes are written by the handlers' own threads.
+    std::lock_guard<std::mutex> lock(mu_);
+    maintenance_done_ = true;
+  }
+  if (!broken) {
+    // What was queued before the switch.
+    WriteCompletions();
+    RequeueAbandoned();
+  }
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    for (const auto& [slot, running] : running_per_slot_) {
+      if (running > 0) busy.insert(slot);
+    }
+  }
+  // Slots with handlers still running stay ours until those handlers
+  // return (FinishAttempt() releases them) or the lease runs out.
+  std::vector<SlotEpoch> idle;
+  for (const SlotEpoch& s : leases_->owned()) {
+    if (!busy.contains(s.slot)) idle.push_back(s);
+  }
+  if (!broken) {
+    (void)store_->Release(options_.node_id, idle);
+    (void)store_->RemoveNode(options_.node_id);
+  }
+  std::vector<int> released = leases_->Forget();
+  std::vector<int> dropped;
+  for (int slot : released) {
+    if (!busy.contains(slot)) dropped.push_back(slot);
+  }
+  DropSlots(dropped);
+  std::lock_guard<std::mutex> lock(mu_);
+  for (int slot : busy) owned_.erase(slot);
+}
+
+void DurableScheduler::MaintenanceLoop() {
+  const int64_t ttl = absl::ToInt64Nanoseconds(options_.lease_ttl);
+  const int64_t half_horizon =
+      std::max<int64_t>(1, absl::ToInt64Nanoseconds(options_.horizon) / 2);
+  int64_t next_lease = RealNanos() + ttl / 3;
+  int64_t next_load = RealNanos() + half_horizon;
+  // Finished rows are deleted every minute, or every half retention when
+  // that is shorter (at most every 100 ms).
+  const int64_t cleanup_every = std::max<int64_t>(
+      absl::ToInt64Nanoseconds(absl::Milliseconds(100)),
+      std::min(absl::ToInt64Nanoseconds(absl::Minutes(1)),
+               absl::ToInt64Nanoseconds(options_.retain_finished) / 2));
+  int64_t next_cleanup = RealNanos() + cleanup_every;
+  int64_t next_reconnect = 0;
+  int64_t shutdown_deadline = 0;
+  bool shutdown_seen = false;
+
+  for (;;) {
+    int64_t now = RealNanos();
+    bool stopping, broken, load_now;
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      stopping = stopping_;
+      broken = store_broken_;
+      load_now = load_requested_;
+    }
+    // Half the TTL for the handlers; the final statements, each bounded by
+    // statement_timeout (a quarter of the TTL at most), fit in the rest.
+    if (stopping && shutdown_deadline == 0) shutdown_deadline = now + ttl / 2;
+
+    if (broken && now >= next_reconnect) {
+      if (Reconnect()) {
+        broken = false;
+      } else {
+        next_reconnect = now + absl::ToInt64Nanoseconds(kReconnectBackoff);
+      }
+    }
+    const bool backing_off = now < backoff_until_;
+    if (!broken && !stopping && !backing_off) {
+      if (now >= next_lease) {
+        LeaseRound();
+        next_lease = now + ttl / 3;
+      }
+      RequeueAbandoned();
+      if (load_now || now >= next_load) {
+        LoadHorizon();
+        RunScheduleDuty();  // Recurring schedules (scheduler_schedules.cc).
+        next_load = now + half_horizon;
+      }
+      FireWaiting();
+      if (now >= next_cleanup) {
+        DeleteFinished();
+        next_cleanup = now + cleanup_every;
+      }
+    }
+    if (!broken && !backing_off) {
+      WriteCompletions();
+      if (stopping) RequeueAbandoned();
+    }
+    RetryOverflow();
+
+    if (!stopping && leases_->size() > 0 && now > lease_valid_until_) {
+      // Unrenewed for a whole TTL: others may hold our slots by now.
+      std::vector<int> lost = leases_->Forget();
+      DropSlots(lost);
+      std::lock_guard<std::mutex> lock(mu_);
+      metrics_.slots_lost += static_cast<int64_t>(lost.size());
+    }
+
+    if (stopping) {
+      if (!shutdown_seen) {
+        shutdown_seen = true;
+        durable_internal::FaultPoint("shutdown.waiting");
+      }
+      bool drained;
+      {
+        std::lock_guard<std::mutex> lock(mu_);
+        // A Shutdown() from inside a handler cannot wait for that handler.
+        const int64_t self = shutdown_in_handler_ ? 1 : 0;
+        drained = metrics_.in_flight <= self && completed_.empty() &&
+                  marks_.empty() && !requeue_requested_;
+      }
+      if (drained || RealNanos() >= shutdown_deadline) {
+        FinishMaintenance(broken);
+        return;
+      }
+    }
+
+    // Notifications that arrived while a statement ran sit in libpq's queue
+    // (the socket no longer reads as ready): take them before sleeping.
+    if (!broken) ConsumeNotifications();
+
+    // Sleep until the next deadline, a wake-up, or a notification.
+    int64_t next = std::min(next_lease, next_load);
+    if (broken) next = std::min(next, next_reconnect);
+    if (RealNanos() < backoff_until_) next = std::min(next, backoff_until_);
+    if (stopping) next = std::min(next, RealNanos() + 10 * 1000 * 1000);
+    int64_t timeout_ms = (next - RealNanos() + 999999) / 1000000;
+    timeout_ms = std::max<int64_t>(0, std::min<int64_t>(timeout_ms, 1000));
+    if (!broken && RealNanos() >= backoff_until_) {
+      std::lock_guard<std::mutex> lock(mu_);
+      if (FireReady() && !stopping) timeout_ms = 0;
+      if (!completed_.empty()) timeout_ms = 0;
+      if (load_requested_ && !stopping) timeout_ms = 0;
+    }
+    pollfd fds[2];
+    fds[0] = {wake_fd_, POLLIN, 0};
+    int nfds = 1;
+    int sock = broken ? -1 : store_->socket();
+    if (sock >= 0) {
+      fds[1] = {sock, POLLIN, 0};
+      nfds = 2;
+    }
+    if (poll(fds, nfds, static_cast<int>(timeout_ms)) > 0) {
+      if (fds[0].revents & POLLIN) {
+        uint64_t count;
+        (void)!read(wake_fd_, &count, sizeof(count));
+      }
+      if (nfds == 2 && fds[1].revents != 0) ConsumeNotifications();
+    }
+  }
+}
+
+}  // namespace timingwheel

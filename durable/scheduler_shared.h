@@ -1,0 +1,91 @@
+// Copyright 2026 The timingwheel Authors.
+//
+// scheduler_shared.h
+// -----------------------------------------------------------------------------
+//
+// Internal to DurableScheduler's .cc files (durable_scheduler.cc, the
+// facade; scheduler_wheel.cc, the local wheel mirror; scheduler_attempts.cc,
+// firing and attempt tracking; scheduler_maintenance.cc, the maintenance
+// thread): their shared constants, clocks, and the link an attempt keeps to
+// its scheduler.
+
+#ifndef TIMINGWHEEL_DURABLE_SCHEDULER_SHARED_H_
+#define TIMINGWHEEL_DURABLE_SCHEDULER_SHARED_H_
+
+#include <chrono>
+#include <condition_variable>
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <mutex>
+#include <string>
+
+#include "absl/time/time.h"
+#include "durable/durable_scheduler.h"
+#include "durable/fire_queue.h"
+
+namespace timingwheel {
+namespace durable_internal {
+
+// The most completions or fires written by one statement, and the most
+// rows one horizon load claims (a full load is followed by another).
+inline constexpr size_t kMaxBatch = 1000;
+inline constexpr int64_t kMaxLoad = 100000;
+// Wait between reconnection attempts while the database is unreachable.
+inline constexpr absl::Duration kReconnectBackoff = absl::Milliseconds(100);
+
+// The clock of the statement and handler durations (the metrics).
+using SteadyClock = std::chrono::steady_clock;
+
+inline int64_t RealNanos() {
+  return std::chrono::duration_cast<std::chrono::nanoseconds>(
+             std::chrono::steady_clock::now().time_since_epoch())
+      .count();
+}
+
+// The scheduler whose handler the calling thread is running, if any (to
+// tell a Shutdown() from inside a handler).
+extern thread_local const void* tls_handler_of;
+
+}  // namespace durable_internal
+
+// DurableScheduler::AttemptLink
+//
+// What an attempt queued on (or running on) the executor shares with its
+// scheduler. The scheduler may be destroyed while an attempt waits in a
+// user's executor or a handler never returns: the attempt then finds
+// `scheduler` null and touches nothing else. Thread-safe.
+struct DurableScheduler::AttemptLink {
+  std::shared_ptr<const durable_internal::KindTable> kinds;
+  RetryPolicy retry;
+  std::string node_id;
+  absl::Duration unknown_kind_delay;
+
+  // The scheduler, with a count of the threads inside its attempt steps;
+  // null once it is gone.
+  DurableScheduler* Enter() {
+    std::lock_guard<std::mutex> lock(mu);
+    if (scheduler != nullptr) ++inside;
+    return scheduler;
+  }
+  void Leave() {
+    std::lock_guard<std::mutex> lock(mu);
+    if (--inside == 0) cv.notify_all();
+  }
+  // Waits for the threads inside (each in a short step, never a handler),
+  // then cuts the link.
+  void Detach() {
+    std::unique_lock<std::mutex> lock(mu);
+    cv.wait(lock, [this] { return inside == 0; });
+    scheduler = nullptr;
+  }
+
+  std::mutex mu;
+  std::condition_variable cv;
+  DurableScheduler* scheduler = nullptr;  // Under mu.
+  int inside = 0;                         // Under mu.
+};
+
+}  // namespace timingwheel
+
+#endif  // TIMINGWHEEL_DURABLE_SCHEDULER_SHARED_H_

@@ -1,0 +1,150 @@
+// Copyright 2026 The timingwheel Authors.
+//
+// DurableScheduler's local wheel mirror: the claimed tasks in the
+// in-process Timer, the ones a full wheel refused, and the slots dropped.
+
+#include <algorithm>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "absl/container/flat_hash_set.h"
+#include "absl/strings/str_cat.h"
+#include "durable/durable_scheduler.h"
+#include "durable/fault_point.h"
+#include "durable/fire_batch.h"
+#include "durable/scheduler_metrics.h"
+#include "durable/scheduler_shared.h"
+
+namespace timingwheel {
+namespace {
+
+using durable_internal::CheckDuration;
+using durable_internal::Completion;
+using durable_internal::kMaxBatch;
+using durable_internal::kMaxLoad;
+using durable_internal::kReconnectBackoff;
+using durable_internal::RealNanos;
+using durable_internal::SlotEpoch;
+using durable_internal::Started;
+using durable_internal::StatementKind;
+using durable_internal::SteadyClock;
+using durable_internal::Store;
+using durable_internal::tls_handler_of;
+using durable_internal::WheelEntry;
+
+}  // namespace
+
+void DurableScheduler::AddToWheel(const WheelEntry& entry, int64_t db_now_us,
+                                  int64_t local_after_nanos) {
+  const int64_t local_due = durable_internal::LocalDueNanos(
+      entry.due_us, db_now_us, local_after_nanos);
+  std::lock_guard<std::mutex> lock(mu_);
+  (void)AddToWheelLocked(entry, local_due);
+}
+
+bool DurableScheduler::AddToWheelLocked(const WheelEntry& entry,
+                                        int64_t local_due) {
+  if (stopping_) return true;
+  auto owned = owned_.find(entry.slot);
+  if (owned == owned_.end() || owned->second != entry.epoch) {
+    return true;  // The slot moved meanwhile: its new owner has the task.
+  }
+  LiveEntry& live = wheel_[entry.id];
+  live.handle.Cancel();  // A previous timer for the same id, if any.
+  live.slot = entry.slot;
+  live.kind = static_cast<int16_t>(kinds_->IndexOf(entry.kind));
+  live.priority = static_cast<int16_t>(entry.priority);
+  live.epoch = entry.epoch;
+  live.due_us = entry.due_us;
+  live.generation = next_generation_++;
+  const int64_t delay = local_due - clock_->NowNanos();
+  absl::StatusOr<TimerHandle> handle =
+      timer_->Schedule(absl::Nanoseconds(std::max<int64_t>(0, delay)),
+                       [this, id = entry.id, generation = live.generation] {
+                         OnWheelFire(id, generation);
+                       });
+  if (!handle.ok()) {
+    wheel_.erase(entry.id);
+    if (absl::IsResourceExhausted(handle.status())) {
+      // The wheel is full (timer_options.max_pending): keep the claimed
+      // row in memory, with its due time on our clock, until there is room.
+      overflow_.emplace_back(entry, local_due);
+      load_waits_for_room_ = true;
+      return false;
+    }
+    return true;  // Shutting down.
+  }
+  live.handle = *std::move(handle);
+  return true;
+}
+
+void DurableScheduler::RetryOverflow() {
+  std::lock_guard<std::mutex> lock(mu_);
+  if (overflow_.empty()) return;
+  std::vector<std::pair<WheelEntry, int64_t>> kept;
+  kept.swap(overflow_);
+  size_t i = 0;
+  for (; i < kept.size(); ++i) {
+    if (!AddToWheelLocked(kept[i].first, kept[i].second)) {
+      overflow_.pop_back();  // Still full: keep the rest as they were.
+      break;
+    }
+  }
+  overflow_.insert(overflow_.end(), std::make_move_iterator(kept.begin() + i),
+                   std::make_move_iterator(kept.end()));
+}
+
+void DurableScheduler::OnWheelFire(const std::string& id, uint64_t generation) {
+  bool first;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    auto it = wheel_.find(id);
+    if (it == wheel_.end() || it->second.generation != generation) return;
+    first = fire_queue_.empty();
+    durable_internal::FireQueue::Waiting waiting;
+    waiting.entry.id = id;
+    waiting.entry.slot = it->second.slot;
+    waiting.entry.due_us = it->second.due_us;
+    waiting.entry.epoch = it->second.epoch;
+    waiting.entry.priority = it->second.priority;
+    waiting.kind = it->second.kind;
+    fire_queue_.Push(std::move(waiting));
+    wheel_.erase(it);
+    // Room in a full wheel: take what waited for it (the overflow, then a
+    // load for the rows a load left PENDING).
+    if (load_waits_for_room_) {
+      load_waits_for_room_ = false;
+      load_requested_ = true;
+      first = true;
+    }
+  }
+  // One wake-up per batch: the maintenance thread takes what accumulated
+  // meanwhile in one statement.
+  if (first) Wake();
+}
+
+void DurableScheduler::DropSlots(const std::vector<int>& slots) {
+  if (slots.empty()) return;
+  absl::flat_hash_set<int> gone(slots.begin(), slots.end());
+  std::lock_guard<std::mutex> lock(mu_);
+  for (int slot : slots) owned_.erase(slot);
+  for (auto it = wheel_.begin(); it != wheel_.end();) {
+    if (gone.contains(it->second.slot)) {
+      it->second.handle.Cancel();
+      wheel_.erase(it++);
+    } else {
+      ++it;
+    }
+  }
+  auto in_gone = [&](const WheelEntry& e) { return gone.contains(e.slot); };
+  fire_queue_.RemoveIf([&](const durable_internal::FireQueue::Waiting& w) {
+    return in_gone(w.entry);
+  });
+  overflow_.erase(
+      std::remove_if(overflow_.begin(), overflow_.end(),
+                     [&](const auto& kept) { return in_gone(kept.first); }),
+      overflow_.end());
+}
+
+}  // namespace timingwheel

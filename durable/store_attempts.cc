@@ -1,0 +1,321 @@
+// Copyright 2026 The timingwheel Authors.
+//
+// The statements of a task's way through an owner: the horizon load, the
+// fire, start marks, outcomes (with their attempt records) and the
+// cleanup of finished rows.
+
+#include <algorithm>
+#include <cstdlib>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "absl/container/flat_hash_set.h"
+#include "absl/strings/numbers.h"
+#include "absl/strings/str_cat.h"
+#include "durable/occurrence_id.h"
+#include "durable/pg_exec.h"
+#include "durable/pg_params.h"
+#include "durable/store.h"
+#include "durable/store_internal.h"
+#include "libpq-fe.h"
+
+namespace timingwheel {
+namespace durable_internal {
+namespace {
+
+// The horizon load: one statement for all the slots this node holds. It
+// locks the lease rows it claims under (FOR SHARE) until it commits: a
+// takeover either waits and is skipped (its FOR UPDATE SKIP LOCKED passes
+// the slot over until the next round, when it re-stamps what this load
+// committed), or committed first, and then this load re-reads the lease row
+// and claims nothing in that slot. The
+// last column reads the database's clock again as each row is returned (not
+// `n.now`, read when the statement started): the process converts due times
+// with the latest reading, so a slow statement does not make every task it
+// loads fire late by its run time.
+constexpr char kClaimSql[] = R"sql(
+WITH n AS (SELECT tw_now_us() AS now),
+mine AS (
+  SELECT l.slot, l.epoch
+  FROM tw_slot_lease l
+  JOIN unnest($2::int4[], $3::int8[]) AS m(slot, epoch)
+    ON l.slot = m.slot AND l.epoch = m.epoch, n
+  WHERE l.owner = $1 AND l.lease_until_us > n.now
+  FOR SHARE OF l),
+c AS (
+  SELECT t.task_id, mine.epoch
+  FROM tw_timer t JOIN mine ON t.slot = mine.slot
+  WHERE t.state = 0 AND t.due_us < (SELECT now FROM n) + $4
+  ORDER BY t.due_us, t.priority DESC LIMIT $5
+  FOR UPDATE OF t SKIP LOCKED)
+UPDATE tw_timer t SET state = 1, epoch = c.epoch, version = nextval('tw_version_seq')
+FROM c WHERE t.task_id = c.task_id
+RETURNING t.task_id, t.slot, t.due_us, t.epoch, tw_now_us(), t.kind,
+          t.priority
+)sql";
+
+// The fire CAS: SCHEDULED -> RUNNING for the due rows, claimed under their
+// slot's current epoch, of slots this node holds under a valid lease. The
+// row's `attempt` (attempts started) is not incremented here: the attempt
+// returned is the next one, and it counts once its handler has started
+// (kMarkStartedSql, or its completion). A process killed between this
+// statement and the handler's start leaves a RUNNING row whose attempt was
+// never counted; the next owner runs it under the same number.
+//
+// Also returns the rows that are not due yet on the database's clock. The
+// batch (`unnest` WITH ORDINALITY, in the caller's order) drives a nested
+// loop over the primary key: one probe per id, whatever the statistics say.
+// The lease check is a subquery kept as a SubPlan (OFFSET 0 stops it from
+// becoming a join): one probe of the lease table's key per row, never a
+// rescan of its rows. Due-ness is checked against `n.now`; the last column
+// is a later reading, for converting the not-due rows' due times.
+constexpr char kStartSql[] = R"sql(
+WITH n AS (SELECT tw_now_us() AS now),
+b AS (
+  SELECT b.task_id, b.ord
+  FROM unnest($2::bytea[]) WITH ORDINALITY AS b(task_id, ord)),
+run AS (
+  UPDATE tw_timer t
+  SET state = 2, version = nextval('tw_version_seq')
+  FROM b, n
+  WHERE t.task_id = b.task_id AND t.state = 1 AND t.due_us <= n.now
+    AND EXISTS (
+      SELECT FROM tw_slot_lease l
+      WHERE l.slot = t.slot AND l.epoch = t.epoch AND l.owner = $1
+        AND l.lease_until_us > n.now OFFSET 0)
+  RETURNING t.task_id, t.payload, t.attempt + 1 AS attempt, t.version,
+            t.due_us, t.slot, t.epoch, t.kind, t.priority),
+early AS (
+  SELECT t.task_id, t.slot, t.due_us, t.epoch, t.kind, t.priority
+  FROM b JOIN tw_timer t ON t.task_id = b.task_id, n
+  WHERE t.state = 1 AND t.due_us > n.now)
+SELECT true, task_id, payload, attempt, version, due_us, slot, epoch,
+       tw_now_us(), kind, priority, (SELECT now FROM n) FROM run
+UNION ALL
+SELECT false, task_id, NULL, 0, 0, due_us, slot, epoch, tw_now_us(), kind,
+       priority, (SELECT now FROM n)
+FROM early
+)sql";
+
+// Outcomes of a batch: compare-and-set on RUNNING and the attempt's version.
+// Outcome 3 (snooze) is due again like a retry, keeps the last error unless
+// it gives one, and uncounts its attempt (the start mark may have counted
+// it). The batch (`unnest` WITH ORDINALITY) drives a nested loop over the
+// primary key: one probe per completion, whatever the statistics say.
+// Retries are due `n.now` + backoff; the sixth column is a later reading of
+// the clock, for converting their due times. With $9, each written outcome
+// leaves its attempt's record (tw_attempt; outcome codes as `Outcome`,
+// which AttemptOutcome repeats), from the rows the update wrote: an
+// outcome the compare-and-set refused records nothing.
+constexpr char kCompleteSql[] = R"sql(
+WITH n AS (SELECT tw_now_us() AS now),
+done AS (
+  UPDATE tw_timer t
+  SET state = CASE c.outcome WHEN 0 THEN 3 WHEN 2 THEN 4
+                   ELSE CASE WHEN c.backoff_us < $6 THEN 1 ELSE 0 END END,
+      due_us = CASE WHEN c.outcome IN (1, 3) THEN n.now + c.backoff_us
+                    ELSE t.due_us END,
+      finished_us = CASE WHEN c.outcome IN (1, 3) THEN NULL ELSE n.now END,
+      last_error = CASE WHEN c.outcome = 0 THEN t.last_error
+                        WHEN c.outcome = 3 AND length(c.error) = 0
+                          THEN t.last_error
+                        ELSE c.error END,
+      attempt = CASE WHEN c.outcome = 3 THEN least(t.attempt, c.attempt - 1)
+                     ELSE greatest(t.attempt, c.attempt) END,
+      version = nextval('tw_version_seq')
+  FROM unnest($1::bytea[], $2::int8[], $3::int2[], $4::int8[], $5::bytea[],
+              $7::int4[], $10::int8[]) WITH ORDINALITY
+         AS c(task_id, version, outcome, backoff_us, error, attempt,
+              started_us, ord), n
+  WHERE t.task_id = c.task_id
+    AND t.state = 2 AND t.version = c.version
+  RETURNING t.task_id, t.slot, t.state, t.due_us, t.epoch, t.kind,
+            t.priority, c.outcome, c.attempt, c.started_us, c.error, n.now),
+history AS (
+  INSERT INTO tw_attempt (task_id, attempt, outcome, node_id, started_us,
+                          finished_us, error)
+  SELECT task_id, attempt, outcome, $8, started_us, now, nullif(error, '')
+  FROM done WHERE $9)
+SELECT task_id, slot, state, due_us, epoch, tw_now_us(), kind, priority
+FROM done
+)sql";
+
+// Counts started attempts: the row is still RUNNING under the version the
+// fire gave it. Leaves the version alone (the completion's compare-and-set
+// still matches).
+constexpr char kMarkStartedSql[] = R"sql(
+UPDATE tw_timer t SET attempt = m.attempt
+FROM unnest($1::bytea[], $2::int8[], $3::int4[]) AS m(task_id, version, attempt)
+WHERE t.task_id = m.task_id AND t.version = m.version AND t.state = 2
+  AND t.attempt < m.attempt
+)sql";
+
+// The outer conditions repeat the inner ones: a DELETE that waited on a row
+// lock re-checks only them on the row's new version, so a row that a
+// replacement or a retry turned back to PENDING meanwhile is kept
+// (ReplaceTest.AReplacementRacingTheCleanupKeepsTheTask).
+constexpr char kDeleteFinishedSql[] = R"sql(
+DELETE FROM tw_timer WHERE task_id IN (
+  SELECT task_id FROM tw_timer
+  WHERE slot = ANY($1::int4[]) AND state >= 3
+    AND finished_us < tw_now_us() - $2
+  LIMIT $3)
+  AND state >= 3 AND finished_us < tw_now_us() - $2
+)sql";
+
+}  // namespace
+
+absl::StatusOr<Claimed> Store::ClaimDue(const std::string& node,
+                                        absl::Span<const SlotEpoch> owned,
+                                        int64_t horizon_us, int64_t limit) {
+  std::vector<int32_t> slots;
+  std::vector<int64_t> epochs;
+  SplitSlots(owned, &slots, &epochs);
+  absl::StatusOr<PgResult> r = PgExec(conn_, kClaimSql,
+                                      PgParams()
+                                          .Text(node)
+                                          .Int32Array(slots)
+                                          .Int64Array(epochs)
+                                          .Int64(horizon_us)
+                                          .Int64(limit));
+  if (!r.ok()) return r.status();
+  Claimed claimed;
+  claimed.tasks = ReadEntries(*r, 0);
+  for (int i = 0; i < r->rows(); ++i) {
+    claimed.db_now_us = std::max(claimed.db_now_us, r->Int(i, 4));
+  }
+  return claimed;
+}
+
+absl::StatusOr<FireResult> Store::StartRunning(
+    const std::string& node, absl::Span<const WheelEntry> entries) {
+  std::vector<absl::string_view> ids;
+  for (const WheelEntry& e : entries) ids.push_back(e.id);
+  absl::StatusOr<PgResult> r =
+      PgExec(conn_, kStartSql, PgParams().Text(node).BytesArray(ids));
+  if (!r.ok()) return r.status();
+  FireResult result;
+  for (int i = 0; i < r->rows(); ++i) {
+    result.db_now_us = std::max(result.db_now_us, r->Int(i, 8));
+    if (r->Int(i, 0) != 0) {
+      Started s;
+      s.task.id = r->Bytes(i, 1);
+      s.task.payload = r->Bytes(i, 2);
+      s.task.attempt = static_cast<int>(r->Int(i, 3));
+      s.version = r->Int(i, 4);
+      s.task.due = absl::FromUnixMicros(r->Int(i, 5));
+      int64_t occurrence_us = 0;
+      if (ParseOccurrenceId(s.task.id, &s.task.schedule, &occurrence_us)) {
+        s.task.occurrence = absl::FromUnixMicros(occurrence_us);
+      }
+      s.slot = static_cast<int>(r->Int(i, 6));
+      s.epoch = r->Int(i, 7);
+      s.task.kind = r->Bytes(i, 9);
+      s.task.priority = static_cast<int>(r->Int(i, 10));
+      s.started_us = r->Int(i, 11);
+      result.started.push_back(std::move(s));
+    } else {
+      WheelEntry e;
+      e.id = r->Bytes(i, 1);
+      e.due_us = r->Int(i, 5);
+      e.slot = static_cast<int>(r->Int(i, 6));
+      e.epoch = r->Int(i, 7);
+      e.kind = r->Bytes(i, 9);
+      e.priority = static_cast<int>(r->Int(i, 10));
+      result.not_due.push_back(std::move(e));
+    }
+  }
+  return result;
+}
+
+absl::StatusOr<CompleteResult> Store::Complete(
+    absl::Span<const Completion> completions, int64_t horizon_us,
+    const AttemptLog& log) {
+  std::vector<absl::string_view> ids, errors;
+  std::vector<int64_t> versions, backoffs, started;
+  std::vector<int16_t> outcomes;
+  std::vector<int32_t> attempts;
+  for (const Completion& c : completions) {
+    attempts.push_back(c.attempt);
+    ids.push_back(c.id);
+    versions.push_back(c.version);
+    outcomes.push_back(static_cast<int16_t>(c.outcome));
+    backoffs.push_back(c.backoff_us);
+    errors.push_back(c.error);
+    started.push_back(c.started_us);
+  }
+  absl::StatusOr<PgResult> r = PgExec(conn_, kCompleteSql,
+                                      PgParams()
+                                          .BytesArray(ids)
+                                          .Int64Array(versions)
+                                          .Int16Array(outcomes)
+                                          .Int64Array(backoffs)
+                                          .BytesArray(errors)
+                                          .Int64(horizon_us)
+                                          .Int32Array(attempts)
+                                          .Text(log.node_id)
+                                          .Bool(log.record)
+                                          .Int64Array(started));
+  if (!r.ok()) return r.status();
+  CompleteResult result;
+  result.written = r->rows();
+  for (int i = 0; i < r->rows(); ++i) {
+    result.db_now_us = std::max(result.db_now_us, r->Int(i, 5));
+    const int64_t state = r->Int(i, 2);
+    if (state == static_cast<int>(TaskState::kSuccess)) {
+      ++result.succeeded;
+    } else if (state == static_cast<int>(TaskState::kFailed)) {
+      ++result.failed;
+    } else {
+      ++result.retried;
+    }
+    if (state == static_cast<int>(TaskState::kScheduled)) {
+      WheelEntry e;
+      e.id = r->Bytes(i, 0);
+      e.slot = static_cast<int>(r->Int(i, 1));
+      e.due_us = r->Int(i, 3);
+      e.epoch = r->Int(i, 4);
+      e.kind = r->Bytes(i, 6);
+      e.priority = static_cast<int>(r->Int(i, 7));
+      result.retries.push_back(std::move(e));
+    }
+  }
+  return result;
+}
+
+absl::StatusOr<int64_t> Store::MarkStarted(absl::Span<const StartMark> marks) {
+  std::vector<absl::string_view> ids;
+  std::vector<int64_t> versions;
+  std::vector<int32_t> attempts;
+  for (const StartMark& m : marks) {
+    ids.push_back(m.id);
+    versions.push_back(m.version);
+    attempts.push_back(m.attempt);
+  }
+  absl::StatusOr<PgResult> r = PgExec(
+      conn_, kMarkStartedSql,
+      PgParams().BytesArray(ids).Int64Array(versions).Int32Array(attempts));
+  if (!r.ok()) return r.status();
+  int64_t marked = 0;
+  (void)absl::SimpleAtoi(PQcmdTuples(r->get()), &marked);
+  return marked;
+}
+
+absl::StatusOr<int64_t> Store::DeleteFinished(absl::Span<const SlotEpoch> owned,
+                                              int64_t retain_us,
+                                              int64_t limit) {
+  std::vector<int32_t> slots;
+  std::vector<int64_t> epochs;
+  SplitSlots(owned, &slots, &epochs);
+  absl::StatusOr<PgResult> r =
+      PgExec(conn_, kDeleteFinishedSql,
+             PgParams().Int32Array(slots).Int64(retain_us).Int64(limit));
+  if (!r.ok()) return r.status();
+  int64_t deleted = 0;
+  (void)absl::SimpleAtoi(PQcmdTuples(r->get()), &deleted);
+  return deleted;
+}
+
+}  // namespace durable_internal
+}  // namespace timingwheel

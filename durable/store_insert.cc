@@ -1,0 +1,323 @@
+// Copyright 2026 The timingwheel Authors.
+//
+// The clients' statements: insert (with the kind check and the
+// owners' wake-ups), cancel, get, and the registry of kinds.
+
+#include <algorithm>
+#include <cstdlib>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "absl/container/flat_hash_set.h"
+#include "absl/strings/numbers.h"
+#include "absl/strings/str_cat.h"
+#include "durable/pg_exec.h"
+#include "durable/pg_params.h"
+#include "durable/store.h"
+#include "durable/store_internal.h"
+#include "libpq-fe.h"
+
+namespace timingwheel {
+namespace durable_internal {
+namespace {
+
+// Rows in (always PENDING), the rows inserted out, each flagged when its
+// slot is the inserter's (with the lease epoch read) and it is due within
+// the inserter's horizon (the inserter then loads it at once). Rows of other
+// owners due within that owner's horizon wake those owners at commit
+// (pg_notify; "*" when the slots' list is longer than $9 bytes).
+constexpr char kInsertSql[] = R"sql(
+WITH n AS (SELECT tw_now_us() AS now),
+input AS (
+  SELECT i.task_id, i.slot, i.payload, convert_from(i.kind, 'UTF8') AS kind,
+         i.priority,
+         CASE WHEN i.relative THEN n.now + i.due ELSE i.due END AS due_us
+  FROM unnest($1::bytea[], $2::int4[], $3::int8[], $4::bool[], $5::bytea[],
+              $10::bytea[], $11::int2[])
+         AS i(task_id, slot, due, relative, payload, kind, priority), n
+  WHERE (SELECT value FROM tw_meta WHERE key = 'slot_count') = $6),
+ins AS (
+  INSERT INTO tw_timer (task_id, slot, due_us, state, payload, kind, priority)
+  SELECT task_id, slot, due_us, 0, payload, kind, priority FROM input
+  ON CONFLICT (task_id) DO NOTHING
+  RETURNING task_id, slot, due_us, kind, priority),
+flagged AS (
+  SELECT ins.task_id, ins.slot, ins.due_us, ins.kind, ins.priority, l.epoch,
+         l.horizon_us,
+         coalesce(l.owner = $7 AND l.lease_until_us > n.now, false) AS mine
+  FROM ins JOIN tw_slot_lease l ON l.slot = ins.slot, n),
+woken AS (
+  SELECT string_agg(DISTINCT slot::text, ',') AS slots
+  FROM flagged WHERE NOT mine AND due_us < (SELECT now FROM n) + horizon_us),
+notified AS (
+  SELECT pg_notify('timingwheel',
+                   CASE WHEN length(slots) > $9 THEN '*' ELSE slots END)
+  FROM woken WHERE slots IS NOT NULL)
+SELECT task_id, slot, due_us,
+       mine AND due_us < (SELECT now FROM n) + $8,
+       (SELECT now FROM n), (SELECT count(*) FROM notified), epoch, kind,
+       priority
+FROM flagged
+)sql";
+
+// Wakes the owners of the given (slot, due) pairs due within their
+// horizons, as the insert statement does ("*" past $3 bytes).
+constexpr char kNotifyDueSql[] = R"sql(
+WITH woken AS (
+  SELECT string_agg(DISTINCT l.slot::text, ',') AS slots
+  FROM unnest($1::int4[], $2::int8[]) AS r(slot, due_us)
+  JOIN tw_slot_lease l ON l.slot = r.slot
+  WHERE r.due_us < tw_now_us() + l.horizon_us)
+SELECT pg_notify('timingwheel',
+                 CASE WHEN length(slots) > $3 THEN '*' ELSE slots END)
+FROM woken WHERE slots IS NOT NULL
+)sql";
+
+// For ids that were not inserted: does the stored row match the request?
+// And where is it (slot, due time, PENDING or not), as of the clock now.
+constexpr char kConflictSql[] = R"sql(
+SELECT i.task_id, t.task_id IS NOT NULL,
+       coalesce(t.payload = i.payload AND (i.relative OR t.due_us = i.due)
+                AND t.kind = convert_from(i.kind, 'UTF8')
+                AND t.priority = i.priority,
+                false),
+       t.slot, t.due_us, coalesce(t.state = 0, false), tw_now_us(), t.kind,
+       t.priority
+FROM unnest($1::bytea[], $2::int8[], $3::bool[], $4::bytea[], $5::bytea[],
+            $6::int2[])
+       AS i(task_id, due, relative, payload, kind, priority)
+LEFT JOIN tw_timer t ON t.task_id = i.task_id
+)sql";
+
+constexpr char kCancelSql[] = R"sql(
+DELETE FROM tw_timer WHERE task_id = $1 AND state < 2 RETURNING slot
+)sql";
+
+constexpr char kGetSql[] = R"sql(
+SELECT state, attempt, due_us, slot, last_error, kind, priority FROM tw_timer
+WHERE task_id = $1
+)sql";
+
+// The kinds of a batch that no scheduler registered.
+constexpr char kUnknownKindsSql[] = R"sql(
+SELECT k.kind FROM unnest($1::text[]) AS k(kind)
+WHERE NOT EXISTS (SELECT FROM tw_kind WHERE tw_kind.kind = k.kind)
+)sql";
+
+constexpr char kRegisterKindsSql[] = R"sql(
+INSERT INTO tw_kind (kind, node_id, registered_us)
+SELECT k, $1, tw_now_us() FROM unnest($2::text[]) AS k
+ON CONFLICT (kind) DO UPDATE
+SET node_id = EXCLUDED.node_id, registered_us = EXCLUDED.registered_us
+)sql";
+
+// InsertTasks(), running the insert statement with `run_insert` (plain or
+// prepared).
+template <typename RunInsert>
+absl::StatusOr<InsertResult> InsertTasksWith(PGconn* conn,
+                                             const Inserter& inserter,
+                                             absl::Span<const InsertRow> rows,
+                                             const RunInsert& run_insert) {
+  std::vector<absl::string_view> ids, payloads, kinds;
+  std::vector<int32_t> slots;
+  std::vector<int64_t> dues;
+  std::vector<bool> relative;
+  std::vector<int16_t> priorities;
+  for (const InsertRow& row : rows) {
+    ids.push_back(row.id);
+    payloads.push_back(row.payload);
+    slots.push_back(row.slot);
+    dues.push_back(row.due_or_delay_us);
+    relative.push_back(row.relative);
+    kinds.push_back(row.kind);
+    priorities.push_back(static_cast<int16_t>(row.priority));
+  }
+  PgParams params;
+  params.BytesArray(ids)
+      .Int32Array(slots)
+      .Int64Array(dues)
+      .BoolArray(relative)
+      .BytesArray(payloads)
+      .Int64(inserter.slot_count)
+      .Text(inserter.node_id)
+      .Int64(inserter.horizon_us)
+      .Int64(kMaxNotifyPayloadBytes)
+      .BytesArray(kinds)
+      .Int16Array(priorities);
+  absl::StatusOr<PgResult> inserted = run_insert(params);
+  if (!inserted.ok()) return inserted.status();
+  InsertResult result;
+  for (int i = 0; i < inserted->rows(); ++i) {
+    result.db_now_us = inserted->Int(i, 4);
+    if (inserted->Int(i, 3) != 0) {
+      WheelEntry e;
+      e.id = inserted->Bytes(i, 0);
+      e.slot = static_cast<int>(inserted->Int(i, 1));
+      e.due_us = inserted->Int(i, 2);
+      e.epoch = inserted->Int(i, 6);
+      e.kind = inserted->Bytes(i, 7);
+      e.priority = static_cast<int>(inserted->Int(i, 8));
+      result.mine.push_back(std::move(e));
+    }
+  }
+  if (inserted->rows() == static_cast<int>(rows.size())) return result;
+
+  // Some ids exist already (or the slot count is wrong): identical retries
+  // are fine, anything else is a conflict.
+  PgParams check;
+  check.BytesArray(ids)
+      .Int64Array(dues)
+      .BoolArray(relative)
+      .BytesArray(payloads)
+      .BytesArray(kinds)
+      .Int16Array(priorities);
+  absl::StatusOr<PgResult> conflicts = PgExec(conn, kConflictSql, check);
+  if (!conflicts.ok()) return conflicts.status();
+  absl::flat_hash_set<std::string> fresh;  // Inserted by this statement.
+  for (int i = 0; i < inserted->rows(); ++i) {
+    fresh.insert(inserted->Bytes(i, 0));
+  }
+  for (int i = 0; i < conflicts->rows(); ++i) {
+    if (conflicts->Int(i, 1) == 0) {
+      return absl::FailedPreconditionError(
+          "task not stored: the store's slot count differs from the "
+          "scheduler's (or the schema is missing)");
+    }
+    if (conflicts->Int(i, 2) == 0) {
+      return absl::AlreadyExistsError(
+          "a task with this id exists with another payload, due time, "
+          "kind or priority");
+    }
+    result.db_now_us = conflicts->Int(i, 6);
+    std::string id = conflicts->Bytes(i, 0);
+    if (conflicts->Int(i, 5) != 0 && !fresh.contains(id)) {
+      WheelEntry e;
+      e.id = std::move(id);
+      e.slot = static_cast<int>(conflicts->Int(i, 3));
+      e.due_us = conflicts->Int(i, 4);
+      e.kind = conflicts->Bytes(i, 7);
+      e.priority = static_cast<int>(conflicts->Int(i, 8));
+      result.identical.push_back(std::move(e));
+    }
+  }
+  return result;
+}
+
+}  // namespace
+
+absl::Status CheckKinds(PGconn* conn, absl::Span<const InsertRow> rows,
+                        absl::flat_hash_set<std::string>* known) {
+  std::vector<absl::string_view> asked;
+  absl::flat_hash_set<absl::string_view> seen;
+  for (const InsertRow& row : rows) {
+    if (row.kind.empty()) continue;
+    if (known != nullptr && known->contains(row.kind)) continue;
+    if (seen.insert(row.kind).second) asked.push_back(row.kind);
+  }
+  if (asked.empty()) return absl::OkStatus();
+  PgParams params;
+  params.TextArray(asked);
+  absl::StatusOr<PgResult> r = PgExec(conn, kUnknownKindsSql, params);
+  if (!r.ok()) return r.status();
+  if (r->rows() > 0) {
+    return absl::NotFoundError(absl::StrCat(
+        "unknown task kind \"", r->Bytes(0, 0),
+        "\": no scheduler has registered it (DurableOptions::kinds); start a "
+        "scheduler that handles it before scheduling its tasks"));
+  }
+  if (known != nullptr) {
+    for (absl::string_view kind : asked) known->emplace(kind);
+  }
+  return absl::OkStatus();
+}
+
+absl::StatusOr<InsertResult> InsertTasks(PGconn* conn, const Inserter& inserter,
+                                         absl::Span<const InsertRow> rows) {
+  absl::Status kinds = CheckKinds(conn, rows, nullptr);
+  if (!kinds.ok()) return kinds;
+  return InsertTasksWith(conn, inserter, rows, [conn](const PgParams& params) {
+    return PgExec(conn, kInsertSql, params);
+  });
+}
+
+absl::Status NotifyDue(PGconn* conn, absl::Span<const WheelEntry> entries) {
+  if (entries.empty()) return absl::OkStatus();
+  std::vector<int32_t> slots;
+  std::vector<int64_t> dues;
+  for (const WheelEntry& e : entries) {
+    slots.push_back(e.slot);
+    dues.push_back(e.due_us);
+  }
+  return PgExec(conn, kNotifyDueSql,
+                PgParams().Int32Array(slots).Int64Array(dues).Int64(
+                    kMaxNotifyPayloadBytes))
+      .status();
+}
+
+absl::StatusOr<InsertResult> Store::Insert(const Inserter& inserter,
+                                           absl::Span<const InsertRow> rows) {
+  auto run_insert = [this](const PgParams& params) {
+    return ExecPrepared("tw_insert", kInsertSql, params);
+  };
+  absl::Status kinds = CheckKinds(conn_, rows, &known_kinds_);
+  if (!kinds.ok()) return kinds;
+  if (rows.size() == 1) {
+    // One statement is atomic on its own: a conflicting row is not
+    // inserted, so there is nothing to roll back (and no BEGIN/COMMIT round
+    // trips to pay).
+    return InsertTasksWith(conn_, inserter, rows, run_insert);
+  }
+  absl::Status status = PgExec(conn_, "BEGIN").status();
+  if (!status.ok()) return status;
+  absl::StatusOr<InsertResult> claimed =
+      InsertTasksWith(conn_, inserter, rows, run_insert);
+  if (!claimed.ok()) {
+    (void)PgExec(conn_, "ROLLBACK");
+    return claimed.status();
+  }
+  status = PgExec(conn_, "COMMIT").status();
+  if (!status.ok()) return status;
+  return claimed;
+}
+
+absl::Status Store::NotifyDue(absl::Span<const WheelEntry> entries) {
+  return durable_internal::NotifyDue(conn_, entries);
+}
+
+absl::StatusOr<bool> Store::Cancel(const std::string& id) {
+  absl::StatusOr<PgResult> r =
+      ExecPrepared("tw_cancel", kCancelSql, PgParams().Bytes(id));
+  if (!r.ok()) return r.status();
+  return r->rows() > 0;
+}
+
+absl::StatusOr<TaskInfo> Store::Get(const std::string& id) {
+  absl::StatusOr<PgResult> r =
+      ExecPrepared("tw_get", kGetSql, PgParams().Bytes(id));
+  if (!r.ok()) return r.status();
+  if (r->rows() == 0) return absl::NotFoundError("no task with this id");
+  TaskInfo info;
+  info.state = static_cast<TaskState>(r->Int(0, 0));
+  info.attempt = static_cast<int>(r->Int(0, 1));
+  info.due = absl::FromUnixMicros(r->Int(0, 2));
+  info.slot = static_cast<int>(r->Int(0, 3));
+  info.last_error = r->Bytes(0, 4);
+  info.kind = r->Bytes(0, 5);
+  info.priority = static_cast<int>(r->Int(0, 6));
+  return info;
+}
+
+absl::Status Store::RegisterKinds(const std::string& node,
+                                  absl::Span<const std::string> kinds) {
+  if (kinds.empty()) return absl::OkStatus();
+  std::vector<absl::string_view> names(kinds.begin(), kinds.end());
+  PgParams params;
+  params.Text(node).TextArray(names);
+  absl::Status status = PgExec(conn_, kRegisterKindsSql, params).status();
+  if (status.ok()) known_kinds_.insert(kinds.begin(), kinds.end());
+  return status;
+}
+
+}  // namespace durable_internal
+}  // namespace timingwheel

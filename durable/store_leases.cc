@@ -1,0 +1,187 @@
+// Copyright 2026 The timingwheel Authors.
+//
+// The lease statements: heartbeat, renew, acquire (with the takeover's
+// re-stamp), release, requeue orphans, remove a node.
+
+#include <algorithm>
+#include <cstdlib>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "absl/container/flat_hash_set.h"
+#include "absl/strings/numbers.h"
+#include "absl/strings/str_cat.h"
+#include "durable/pg_exec.h"
+#include "durable/pg_params.h"
+#include "durable/store.h"
+#include "durable/store_internal.h"
+#include "libpq-fe.h"
+
+namespace timingwheel {
+namespace durable_internal {
+namespace {
+
+constexpr char kHeartbeatSql[] = R"sql(
+WITH n AS (SELECT tw_now_us() AS now),
+hb AS (
+  INSERT INTO tw_node (node_id, heartbeat_us) SELECT $1, now FROM n
+  ON CONFLICT (node_id) DO UPDATE SET heartbeat_us = EXCLUDED.heartbeat_us
+  RETURNING node_id)
+SELECT 1 + (SELECT count(*) FROM tw_node, n
+            WHERE heartbeat_us > n.now - $2 AND node_id <> $1)
+FROM hb
+)sql";
+
+constexpr char kRenewSql[] = R"sql(
+WITH n AS (SELECT tw_now_us() AS now)
+UPDATE tw_slot_lease l SET lease_until_us = n.now + $4, horizon_us = $5
+FROM unnest($2::int4[], $3::int8[]) AS m(slot, epoch), n
+WHERE l.slot = m.slot AND l.epoch = m.epoch AND l.owner = $1
+  AND l.lease_until_us > n.now
+RETURNING l.slot
+)sql";
+
+// Takes free or expired slots (SKIP LOCKED: concurrent takers get disjoint
+// slots), bumps their epochs, and re-stamps their unfinished claimed rows.
+constexpr char kAcquireSql[] = R"sql(
+WITH cand AS (
+  SELECT slot FROM tw_slot_lease
+  WHERE owner IS NULL OR lease_until_us <= tw_now_us()
+  ORDER BY slot LIMIT $2
+  FOR UPDATE SKIP LOCKED),
+got AS (
+  UPDATE tw_slot_lease l
+  SET owner = $1, epoch = l.epoch + 1, lease_until_us = tw_now_us() + $3,
+      horizon_us = $5
+  FROM cand WHERE l.slot = cand.slot
+  RETURNING l.slot, l.epoch),
+restamped AS (
+  UPDATE tw_timer t
+  SET state = CASE WHEN t.state = 2 AND t.attempt >= $4 THEN 4 ELSE 0 END,
+      finished_us = CASE WHEN t.state = 2 AND t.attempt >= $4
+                         THEN tw_now_us() END,
+      epoch = got.epoch, version = nextval('tw_version_seq')
+  FROM got WHERE t.slot = got.slot AND t.state IN (1, 2)
+  RETURNING 1)
+SELECT slot, epoch, (SELECT count(*) FROM restamped) FROM got
+)sql";
+
+constexpr char kReleaseSql[] = R"sql(
+UPDATE tw_slot_lease l SET owner = NULL, lease_until_us = 0
+FROM unnest($2::int4[], $3::int8[]) AS m(slot, epoch)
+WHERE l.slot = m.slot AND l.epoch = m.epoch AND l.owner = $1
+)sql";
+
+// This owner's RUNNING rows that no handler of its own is running (an
+// abandoned attempt, or a fire whose reply was lost) go back to PENDING (or
+// FAILED when their last allowed attempt had started); with $6, after a
+// lost connection, its SCHEDULED rows too (a load or a retry whose reply
+// was lost committed rows that no wheel holds), so the next load claims
+// them again.
+constexpr char kRequeueOrphansSql[] = R"sql(
+UPDATE tw_timer t
+SET state = CASE WHEN t.state = 2 AND t.attempt >= $5 THEN 4 ELSE 0 END,
+    finished_us = CASE WHEN t.state = 2 AND t.attempt >= $5
+                       THEN tw_now_us() END,
+    version = nextval('tw_version_seq')
+FROM unnest($2::int4[], $3::int8[]) AS m(slot, epoch), tw_slot_lease l
+WHERE t.slot = m.slot AND t.epoch = m.epoch
+  AND ((t.state = 2 AND NOT (t.task_id = ANY($4::bytea[])))
+       OR (t.state = 1 AND $6))
+  AND l.slot = m.slot AND l.epoch = m.epoch AND l.owner = $1
+)sql";
+
+constexpr char kRemoveNodeSql[] = R"sql(
+DELETE FROM tw_node WHERE node_id = $1
+)sql";
+
+}  // namespace
+
+absl::StatusOr<int64_t> Store::Heartbeat(const std::string& node,
+                                         int64_t ttl_us) {
+  absl::StatusOr<PgResult> r =
+      PgExec(conn_, kHeartbeatSql, PgParams().Text(node).Int64(ttl_us));
+  if (!r.ok()) return r.status();
+  return r->rows() > 0 ? r->Int(0, 0) : 1;
+}
+
+absl::StatusOr<std::vector<int>> Store::Renew(const std::string& node,
+                                              absl::Span<const SlotEpoch> owned,
+                                              int64_t ttl_us,
+                                              int64_t horizon_us) {
+  std::vector<int32_t> slots;
+  std::vector<int64_t> epochs;
+  SplitSlots(owned, &slots, &epochs);
+  absl::StatusOr<PgResult> r = PgExec(conn_, kRenewSql,
+                                      PgParams()
+                                          .Text(node)
+                                          .Int32Array(slots)
+                                          .Int64Array(epochs)
+                                          .Int64(ttl_us)
+                                          .Int64(horizon_us));
+  if (!r.ok()) return r.status();
+  std::vector<int> renewed;
+  for (int i = 0; i < r->rows(); ++i) {
+    renewed.push_back(static_cast<int>(r->Int(i, 0)));
+  }
+  return renewed;
+}
+
+absl::StatusOr<std::vector<SlotEpoch>> Store::Acquire(const std::string& node,
+                                                      int count, int64_t ttl_us,
+                                                      int max_attempts,
+                                                      int64_t horizon_us) {
+  absl::StatusOr<PgResult> r = PgExec(conn_, kAcquireSql,
+                                      PgParams()
+                                          .Text(node)
+                                          .Int64(count)
+                                          .Int64(ttl_us)
+                                          .Int32(max_attempts)
+                                          .Int64(horizon_us));
+  if (!r.ok()) return r.status();
+  std::vector<SlotEpoch> got;
+  for (int i = 0; i < r->rows(); ++i) {
+    got.push_back({static_cast<int>(r->Int(i, 0)), r->Int(i, 1)});
+  }
+  return got;
+}
+
+absl::Status Store::Release(const std::string& node,
+                            absl::Span<const SlotEpoch> slots) {
+  std::vector<int32_t> s;
+  std::vector<int64_t> e;
+  SplitSlots(slots, &s, &e);
+  return PgExec(conn_, kReleaseSql,
+                PgParams().Text(node).Int32Array(s).Int64Array(e))
+      .status();
+}
+
+absl::StatusOr<int64_t> Store::RequeueOrphans(
+    const std::string& node, absl::Span<const SlotEpoch> owned,
+    const std::vector<std::string>& running_ids, int max_attempts,
+    bool include_scheduled) {
+  std::vector<int32_t> slots;
+  std::vector<int64_t> epochs;
+  SplitSlots(owned, &slots, &epochs);
+  std::vector<absl::string_view> ids(running_ids.begin(), running_ids.end());
+  absl::StatusOr<PgResult> r = PgExec(conn_, kRequeueOrphansSql,
+                                      PgParams()
+                                          .Text(node)
+                                          .Int32Array(slots)
+                                          .Int64Array(epochs)
+                                          .BytesArray(ids)
+                                          .Int32(max_attempts)
+                                          .Bool(include_scheduled));
+  if (!r.ok()) return r.status();
+  int64_t count = 0;
+  (void)absl::SimpleAtoi(PQcmdTuples(r->get()), &count);
+  return count;
+}
+
+absl::Status Store::RemoveNode(const std::string& node) {
+  return PgExec(conn_, kRemoveNodeSql, PgParams().Text(node)).status();
+}
+
+}  // namespace durable_internal
+}  // namespace timingwheel

@@ -51,6 +51,21 @@ absl::StatusOr<TaskFilter> FilterFromFlags(Context& context) {
     }
     filter.id_prefix = *bytes;
   }
+  if (std::optional<std::string> kind = args.Value("kind")) {
+    // Escaped like ids (so that what `list` prints can be pasted back),
+    // then checked before anything is read.
+    absl::StatusOr<std::string> bytes = UnescapeBytes(*kind);
+    if (!bytes.ok()) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("--kind: ", bytes.status().message()));
+    }
+    absl::Status valid = CheckKindFilter(*bytes);
+    if (!valid.ok()) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("--kind: ", valid.message()));
+    }
+    filter.kind = *bytes;
+  }
   if (std::optional<std::string> after = args.Value("after")) {
     absl::StatusOr<std::string> bytes = UnescapeBytes(*after);
     if (!bytes.ok()) {
@@ -92,6 +107,10 @@ int RunList(Context& context) {
           .Int(t.slot)
           .Key("payload_bytes")
           .Int(t.payload_bytes)
+          .Key("kind")
+          .String(t.kind)
+          .Key("priority")
+          .Int(t.priority)
           .EndObject();
     }
     j.EndArray().Key("more").Bool(page->more).Key("next_after");
@@ -104,10 +123,11 @@ int RunList(Context& context) {
     *context.out << j.str() << "\n";
     return kExitOk;
   }
-  Table table({"ID", "STATE", "DUE", "ATTEMPT", "SLOT", "PAYLOAD BYTES"});
+  Table table(
+      {"ID", "STATE", "KIND", "DUE", "ATTEMPT", "SLOT", "PAYLOAD BYTES"});
   for (const TaskSummary& t : page->tasks) {
-    table.AddRow({EscapeBytes(t.id), TaskStateName(t.state), UtcTime(t.due),
-                  absl::StrCat(t.attempt), absl::StrCat(t.slot),
+    table.AddRow({EscapeBytes(t.id), TaskStateName(t.state), KindLabel(t.kind),
+                  UtcTime(t.due), absl::StrCat(t.attempt), absl::StrCat(t.slot),
                   absl::StrCat(t.payload_bytes)});
   }
   *context.out << table.Render();

@@ -100,6 +100,31 @@ std::string AttemptsTable(const TaskDetail& t) {
   return out;
 }
 
+// The kinds: registered (by which node, when) or carried by tasks, with
+// their unfinished tasks; each kind links to its tasks.
+std::string KindsTable(const StoreStatus& s) {
+  if (s.kinds.empty()) return "";
+  std::string out =
+      "<h2>Kinds</h2>\n<table id=\"kinds\"><tr><th>kind</th><th>registered "
+      "by</th><th>registered</th><th>pending</th><th>scheduled</th>"
+      "<th>running</th><th>finished</th></tr>\n";
+  for (const AdminKind& k : s.kinds) {
+    absl::StrAppend(
+        &out, "<tr data-kind=\"", HexEncode(k.kind), "\"><td class=\"kind\">",
+        KindLink(k.kind), "</td><td class=\"node\">",
+        k.registered     ? HtmlEscape(k.node_id)
+        : k.kind.empty() ? std::string("<span class=\"note\">default "
+                                       "handler</span>")
+                         : std::string("<span class=\"invalid\">not "
+                                       "registered</span>"),
+        "</td><td>", k.registered ? ShowTime(k.registered_at) : "-",
+        "</td><td>", k.counts[0], "</td><td>", k.counts[1], "</td><td>",
+        k.counts[2], "</td><td>", k.counts[3] + k.counts[4], "</td></tr>\n");
+  }
+  out += "</table>\n";
+  return out;
+}
+
 }  // namespace
 
 const char kStylesheet[] = R"css(
@@ -180,7 +205,9 @@ std::string OverviewPage(const StoreStatus& s, const BarChart& due,
   body += Row("nodes", absl::StrCat(s.nodes.size(),
                                     " (<a href=\"/slots\">slots and "
                                     "owners</a>)"));
-  body += "</table>\n<h2>Due times</h2>\n";
+  body += "</table>\n";
+  body += KindsTable(s);
+  body += "<h2>Due times</h2>\n";
   body += BarChartSvg(due);
   body += "<h2>Lateness</h2>\n";
   body += BarChartSvg(lateness);

@@ -46,7 +46,10 @@ std::string Layout(absl::string_view title, absl::string_view active,
 // OverviewPage()
 //
 // Counts by state (each a link to its task list), nodes, next due, oldest
-// overdue, and the two charts.
+// overdue, the kinds (`<table id="kinds">`, a `<tr data-kind="HEX">` per
+// kind: who registered it, its tasks), and the two charts.
+// Tests: ServePagesTest.OverviewCountsEveryState,
+// ServePagesTest.KindsAndAttemptErrorsAreEscaped.
 std::string OverviewPage(const StoreStatus& status, const BarChart& due,
                          const BarChart& lateness);
 

@@ -184,6 +184,30 @@ TEST(ServePagesTest, KindsAndAttemptErrorsAreEscaped) {
   t.attempts.clear();
   t.attempts_total = 0;
   EXPECT_TRUE(Has(TaskDetailPage(t, false), "No attempt recorded."));
+
+  // The overview's kinds: a registered one (by a hostile node id), one
+  // no scheduler registered.
+  StoreStatus s;
+  AdminKind registered;
+  registered.kind = hostile_kind;
+  registered.registered = true;
+  registered.node_id = std::string("n") + kHostile;
+  registered.counts = {1, 2, 3, 4, 5};
+  AdminKind orphan;
+  orphan.kind = "orphan";
+  orphan.counts = {1, 0, 0, 0, 0};
+  s.kinds = {registered, orphan};
+  const std::string overview = OverviewPage(s, DueHistogram({}, absl::Now()),
+                                            LatenessHistogram({}, absl::Now()));
+  EXPECT_FALSE(Has(overview, "<script>")) << overview;
+  EXPECT_TRUE(
+      Has(overview, "<tr data-kind=\"" + HexEncode(hostile_kind) +
+                        "\"><td class=\"kind\"><a href=\"/tasks?kindx=" +
+                        HexEncode(hostile_kind) + "\">kind&lt;script&gt;"))
+      << overview;
+  EXPECT_TRUE(Has(overview, "<td class=\"node\">n&lt;script&gt;"));
+  EXPECT_TRUE(Has(overview, "<td>3</td><td>9</td></tr>"));
+  EXPECT_TRUE(Has(overview, "not registered"));
 }
 
 TEST(ServePagesTest, SlotsPageEscapesOwners) {

@@ -38,7 +38,7 @@
 //     to 0 (it gets the whole retry policy again), due now or at a given
 //     time, its `finished` time cleared; its last error is kept until the
 //     next attempt ends, and its kind, priority and attempt history are
-//     kept (AdminStoreTest.RetryKeepsKindPriorityAndHistory). Notifies the
+//     kept (AdminHistoryTest.RetryKeepsKindPriorityAndHistory). Notifies the
 //     owner like `Reschedule()`. The row is updated in place (a delete would
 //     take its attempt history with it); the owner's cleanup of finished
 //     rows, if it waits on the row's lock, re-checks the row's state and
@@ -119,7 +119,7 @@ struct AdminNode {
 
 // AdminKind: one task kind (task.h, `ScheduleRequest::kind`): a kind some
 // scheduler registered (`tw_kind`), or one that unregistered tasks carry,
-// or both. Test: AdminStoreTest.StatusListsKindsAndTheirTasks.
+// or both. Test: AdminHistoryTest.StatusListsKindsAndTheirTasks.
 struct AdminKind {
   std::string kind;         // Empty: the default kind (never registered).
   bool registered = false;  // A row of tw_kind names it.
@@ -163,7 +163,7 @@ struct StoreStatus {
   // order), with its tasks by state (the same scan as `counts`). The
   // default kind "" is listed when tasks carry it. A kind with unfinished
   // tasks and `registered == false` has no handler in any scheduler.
-  // Test: AdminStoreTest.StatusListsKindsAndTheirTasks.
+  // Test: AdminHistoryTest.StatusListsKindsAndTheirTasks.
   std::vector<AdminKind> kinds;
 };
 
@@ -178,7 +178,7 @@ struct TaskFilter {
   // Only tasks of this kind (exact match; "" is the default kind). At most
   // kMaxKindBytes bytes of UTF-8 without control characters
   // (`CheckKindFilter()`), else `List()` is InvalidArgument.
-  // Test: AdminStoreTest.ListByKindIsExactAndPages.
+  // Test: AdminHistoryTest.ListByKindIsExactAndPages.
   std::optional<std::string> kind;
   std::optional<std::string> after_id;  // Ids strictly greater (bytes).
   int limit = 100;                      // In [1, kMaxListLimit].
@@ -194,8 +194,11 @@ struct TaskSummary {
   int attempt = 0;
   int slot = 0;
   int64_t payload_bytes = 0;
-  std::string kind;  // "" is the default kind (Test: ListByKindIsExact...).
-  int priority = 0;  // Higher starts first among tasks due together.
+  // The task's kind ("" is the default kind) and priority (higher starts
+  // first among tasks due together), as stored.
+  // Test: AdminHistoryTest.ListByKindIsExactAndPages.
+  std::string kind;
+  int priority = 0;
 };
 
 struct TaskPage {
@@ -219,14 +222,15 @@ struct TaskDetail {
   std::string payload_head;  // The first kShowPayloadBytes bytes.
   std::optional<std::string> last_error;
   std::optional<absl::Time> finished;
+  // Test: AdminHistoryTest.ShowListsTheNewestAttemptsOldestFirst.
   std::string kind;  // "" is the default kind.
   int priority = 0;  // In [kMinPriority, kMaxPriority].
   // The task's attempt history (tw_attempt, one record per attempt whose
   // outcome was written; empty until schedulers write it): the newest
   // kMaxShownAttempts of them, oldest first (by finished time, then
   // attempt). `attempts_total` counts them all, shown or not.
-  // Tests: AdminStoreTest.ShowListsTheNewestAttemptsOldestFirst,
-  // AdminStoreTest.DeletingATaskDeletesItsAttempts.
+  // Tests: AdminHistoryTest.ShowListsTheNewestAttemptsOldestFirst,
+  // AdminHistoryTest.DeletingATaskDeletesItsAttempts.
   std::vector<AttemptRecord> attempts;
   int64_t attempts_total = 0;
   // The slot's lease now.
@@ -245,7 +249,7 @@ inline constexpr int kMaxShownAttempts = 100;
 // OK when `kind` can name a kind (`TaskFilter::kind`): at most
 // kMaxKindBytes bytes of valid UTF-8 without control characters (U+0000 to
 // U+001F, U+007F); InvalidArgument saying which rule it breaks otherwise.
-// Test: AdminStoreTest.ListByKindRefusesBadKinds.
+// Test: AdminHistoryTest.ListByKindRefusesBadKinds.
 absl::Status CheckKindFilter(absl::string_view kind);
 
 // AdminDue: when a retried or rescheduled task becomes due: `at` (absolute,
@@ -331,7 +335,7 @@ class AdminStore {
   // Nodes, slots, counts by state, next due, oldest overdue and the kinds,
   // in one snapshot. Scans the timer table once (about 0.1 s per 10^6
   // rows). Tests: AdminStoreTest.StatusCountsEveryState,
-  // AdminStoreTest.StatusListsKindsAndTheirTasks.
+  // AdminHistoryTest.StatusListsKindsAndTheirTasks.
   absl::StatusOr<StoreStatus> Status();
 
   // AdminStore::Schedules()
@@ -348,15 +352,15 @@ class AdminStore {
   // neither repeat nor shift the next page. Tests:
   // AdminStoreTest.ListFiltersAndPages,
   // AdminStoreTest.ListByPrefixIsByteExact,
-  // AdminStoreTest.ListByKindIsExactAndPages,
-  // AdminStoreTest.ListCursorHoldsAcrossInserts.
+  // AdminHistoryTest.ListByKindIsExactAndPages,
+  // AdminHistoryTest.ListCursorHoldsAcrossInserts.
   absl::StatusOr<TaskPage> List(const TaskFilter& filter);
 
   // AdminStore::Show()
   //
   // One task in detail, with its attempt history, in one snapshot; NotFound
   // when no task has this id. Tests: AdminStoreTest.ShowReportsEverything,
-  // AdminStoreTest.ShowListsTheNewestAttemptsOldestFirst.
+  // AdminHistoryTest.ShowListsTheNewestAttemptsOldestFirst.
   absl::StatusOr<TaskDetail> Show(const std::string& id);
 
   // AdminStore::Cancel()

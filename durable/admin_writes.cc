@@ -53,7 +53,7 @@ RETURNING slot, due_us
 // DELETE CASCADE), and the owner's cleanup of finished rows (store.cc),
 // if it waits on this row's lock, re-checks `state >= 3` on the row's new
 // version and keeps it (AdminStoreTest.RetryRacingTheCleanupKeepsTheTask,
-// AdminStoreTest.RetryKeepsKindPriorityAndHistory). The comment is the
+// AdminHistoryTest.RetryKeepsKindPriorityAndHistory). The comment is the
 // statement's marker for that test.
 constexpr char kRetrySql[] = R"sql(
 UPDATE tw_timer /* admin retry */

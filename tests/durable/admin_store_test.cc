@@ -2,7 +2,10 @@
 //
 // AdminStore's reads against a real PostgreSQL, on a store a
 // DurableScheduler runs: tasks in every state, what Status, List and Show
-// report; connecting, and reconnecting after a lost session.
+// report; connecting, and reconnecting after a lost session. And
+// (AdminHistoryTest, on rows the test writes by SQL) kinds, priorities and
+// the attempt history: list by kind, the list cursor across inserts, the
+// kinds in Status, Show's attempts, their cascade, Retry keeping them.
 
 #include "durable/admin_store.h"
 

@@ -341,8 +341,12 @@ TEST_F(TwctlTest, KindsAndAttemptHistory) {
   EXPECT_NE(status.out.find("email  twctl-node"), std::string::npos)
       << status.out;
   Ran status_json = Db({"status", "--json"});
-  EXPECT_NE(status_json.out.find("\"kinds\":[{\"kind\":\"\",\"registered\":"
-                                 "false,\"unfinished\":2,"),
+  // The default kind first (whether or not a scheduler registers it),
+  // with its two PENDING tasks.
+  EXPECT_NE(status_json.out.find("\"kinds\":[{\"kind\":\"\",\"registered\":"),
+            std::string::npos)
+      << status_json.out;
+  EXPECT_NE(status_json.out.find("\"unfinished\":2,\"counts\":{\"PENDING\":2,"),
             std::string::npos)
       << status_json.out;
   EXPECT_NE(status_json.out.find("{\"kind\":\"email\",\"registered\":true,"
@@ -410,8 +414,17 @@ TEST_F(TwctlTest, DeadLettersAreDiscardedOrRetriedTogether) {
   Ran none = Db({"retry-failed", "--prefix", "nothing-", "--json"});
   EXPECT_EQ(none.code, 0) << Describe(none);
   EXPECT_NE(none.out.find("{\"retried\":0}"), std::string::npos) << none.out;
+  // "fails" is of the default kind: --kind email retries nothing, a bad
+  // kind exits 1 and changes nothing.
+  Ran other_kind = Db({"retry-failed", "--kind", "email", "--json"});
+  EXPECT_EQ(other_kind.code, 0) << Describe(other_kind);
+  EXPECT_NE(other_kind.out.find("{\"retried\":0}"), std::string::npos)
+      << other_kind.out;
+  Ran bad_kind = Db({"retry-failed", "--kind", "a\\x07"});
+  EXPECT_EQ(bad_kind.code, 1) << Describe(bad_kind);
+  EXPECT_EQ(Query("SELECT count(*) FROM tw_timer WHERE state = 4"), 1);
   heal_ = true;
-  Ran all = Db({"retry-failed"});
+  Ran all = Db({"retry-failed", "--kind="});
   ASSERT_EQ(all.code, 0) << Describe(all);
   EXPECT_NE(all.out.find("retried 1 FAILED task"), std::string::npos)
       << all.out;

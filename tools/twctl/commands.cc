@@ -74,10 +74,12 @@ const std::vector<Command>& Commands() {
        "  Any other state is refused (exit 4).\n",
        &RunDiscard},
       {"retry-failed",
-       {{"prefix", "at"}, {}, 0, 0},
-       "run every FAILED task again (whose id starts with --prefix)",
-       "twctl retry-failed [--prefix P] [--at T]\n"
+       {{"prefix", "kind", "at"}, {}, 0, 0},
+       "run every FAILED task again (whose id starts with --prefix, of "
+       "--kind)",
+       "twctl retry-failed [--prefix P] [--kind K] [--at T]\n"
        "  --prefix P   only ids starting with P (bytes, \\xNN escapes)\n"
+       "  --kind K     only tasks of kind K (exact; --kind= the default kind)\n"
        "  --at T       due at T (RFC 3339, or +5m); default: now\n",
        &RunRetryFailed},
       {"retry",
@@ -172,6 +174,24 @@ int RunHelp(Context& context) {
   }
   out << kHelpFooter;
   return kExitOk;
+}
+
+absl::StatusOr<std::optional<std::string>> KindFlag(const Args& args) {
+  std::optional<std::string> kind = args.Value("kind");
+  if (!kind.has_value()) return std::optional<std::string>();
+  // Escaped like ids (so that what `list` prints can be pasted back), then
+  // checked before anything is read.
+  absl::StatusOr<std::string> bytes = UnescapeBytes(*kind);
+  if (!bytes.ok()) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("--kind: ", bytes.status().message()));
+  }
+  absl::Status valid = CheckKindFilter(*bytes);
+  if (!valid.ok()) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("--kind: ", valid.message()));
+  }
+  return std::optional<std::string>(*bytes);
 }
 
 int Fail(Context& context, const absl::Status& status, int exit_code) {

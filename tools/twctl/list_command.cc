@@ -51,21 +51,9 @@ absl::StatusOr<TaskFilter> FilterFromFlags(Context& context) {
     }
     filter.id_prefix = *bytes;
   }
-  if (std::optional<std::string> kind = args.Value("kind")) {
-    // Escaped like ids (so that what `list` prints can be pasted back),
-    // then checked before anything is read.
-    absl::StatusOr<std::string> bytes = UnescapeBytes(*kind);
-    if (!bytes.ok()) {
-      return absl::InvalidArgumentError(
-          absl::StrCat("--kind: ", bytes.status().message()));
-    }
-    absl::Status valid = CheckKindFilter(*bytes);
-    if (!valid.ok()) {
-      return absl::InvalidArgumentError(
-          absl::StrCat("--kind: ", valid.message()));
-    }
-    filter.kind = *bytes;
-  }
+  absl::StatusOr<std::optional<std::string>> kind = KindFlag(args);
+  if (!kind.ok()) return kind.status();
+  filter.kind = *kind;
   if (std::optional<std::string> after = args.Value("after")) {
     absl::StatusOr<std::string> bytes = UnescapeBytes(*after);
     if (!bytes.ok()) {

@@ -1,9 +1,11 @@
 // Copyright 2026 The timingwheel Authors.
 //
-// AdminStore's reads: status, list, show. Every statement is constant text
-// with $n parameters; every row is read by column name (PgRow).
+// AdminStore's reads: status, list (show and the attempt history are in
+// admin_history.cc). Every statement is constant text with $n parameters;
+// every row is read by column name (PgRow).
 
 #include <limits>
+#include <map>
 #include <string>
 #include <utility>
 
@@ -40,8 +42,13 @@ SELECT slot, owner, epoch, lease_until_us, horizon_us
 FROM tw_slot_lease ORDER BY slot
 )sql";
 
+// Counts by state and kind (one scan: the kinds' counts come with it).
 constexpr char kCountsSql[] = R"sql(
-SELECT state, count(*) AS n FROM tw_timer GROUP BY state
+SELECT state, kind, count(*) AS n FROM tw_timer GROUP BY state, kind
+)sql";
+
+constexpr char kKindsSql[] = R"sql(
+SELECT kind, node_id, registered_us FROM tw_kind
 )sql";
 
 // The next PENDING or SCHEDULED task still to come.
@@ -61,27 +68,18 @@ LEFT JOIN (SELECT task_id, due_us FROM o ORDER BY due_us, task_id LIMIT 1)
 )sql";
 
 // $1 state (-1: any), [$2, $3) due range, $4 id prefix, $5 paging on,
-// $6 the last id of the previous page, $7 the limit.
+// $6 the last id of the previous page, $7 the limit, $8 kind filter on,
+// $9 the kind.
 constexpr char kListSql[] = R"sql(
 SELECT task_id, state, due_us, attempt, slot,
-       octet_length(payload) AS payload_bytes
+       octet_length(payload) AS payload_bytes, kind, priority
 FROM tw_timer
 WHERE ($1 < 0 OR state = $1)
   AND due_us >= $2 AND due_us < $3
   AND task_id >= $4 AND substring(task_id FROM 1 FOR length($4)) = $4
   AND (NOT $5 OR task_id > $6)
+  AND (NOT $8 OR kind = $9)
 ORDER BY task_id LIMIT $7
-)sql";
-
-constexpr char kShowSql[] = R"sql(
-SELECT t.state, t.attempt, t.due_us, t.slot, t.version, t.epoch,
-       octet_length(t.payload) AS payload_bytes,
-       substring(t.payload FROM 1 FOR $2::integer) AS payload_head,
-       t.last_error, t.finished_us,
-       l.owner, l.epoch AS slot_epoch, l.lease_until_us,
-       tw_now_us() AS now_us
-FROM tw_timer t LEFT JOIN tw_slot_lease l ON l.slot = t.slot
-WHERE t.task_id = $1
 )sql";
 
 }  // namespace
@@ -138,15 +136,35 @@ absl::StatusOr<StoreStatus> AdminStore::Impl::ReadStatus() {
       out.slots.push_back(std::move(slot));
     }
 
+    // The kinds: registered ones, and those tasks carry, by kind.
+    std::map<std::string, AdminKind> kinds;
     r = PgExec(conn_, kCountsSql);
     if (!r.ok()) return r.status();
     for (int i = 0; i < r->rows(); ++i) {
       PgRow row(*r, i);
       const int64_t state = row.Int("state");
-      if (state >= 0 && state < kTaskStateCount)
-        out.counts[state] = row.Int("n");
+      const int64_t n = row.Int("n");
+      const std::string kind = row.Bytes("kind");
+      if (!row.status().ok()) return row.status();
+      if (state < 0 || state >= kTaskStateCount) continue;
+      out.counts[state] += n;
+      AdminKind& k = kinds[kind];
+      k.kind = kind;
+      k.counts[state] += n;
+    }
+    r = PgExec(conn_, kKindsSql);
+    if (!r.ok()) return r.status();
+    for (int i = 0; i < r->rows(); ++i) {
+      PgRow row(*r, i);
+      const std::string kind = row.Bytes("kind");
+      AdminKind& k = kinds[kind];
+      k.kind = kind;
+      k.registered = true;
+      k.node_id = row.Bytes("node_id");
+      k.registered_at = FromMicros(row.Int("registered_us"));
       if (!row.status().ok()) return row.status();
     }
+    for (auto& [name, kind] : kinds) out.kinds.push_back(std::move(kind));
 
     r = PgExec(conn_, kNextDueSql, PgParams().Int64(now_us));
     if (!r.ok()) return r.status();
@@ -191,7 +209,9 @@ absl::StatusOr<TaskPage> AdminStore::Impl::ReadList(const TaskFilter& filter) {
                  .Bytes(filter.id_prefix)
                  .Bool(filter.after_id.has_value())
                  .Bytes(filter.after_id.value_or(std::string()))
-                 .Int64(filter.limit + 1));
+                 .Int64(filter.limit + 1)
+                 .Bool(filter.kind.has_value())
+                 .Text(filter.kind.value_or(std::string())));
   if (!r.ok()) return r.status();
   TaskPage page;
   for (int i = 0; i < r->rows() && i < filter.limit; ++i) {
@@ -203,41 +223,14 @@ absl::StatusOr<TaskPage> AdminStore::Impl::ReadList(const TaskFilter& filter) {
     task.attempt = static_cast<int>(row.Int("attempt"));
     task.slot = static_cast<int>(row.Int("slot"));
     task.payload_bytes = row.Int("payload_bytes");
+    task.kind = row.Bytes("kind");
+    task.priority = static_cast<int>(row.Int("priority"));
     if (!row.status().ok()) return row.status();
     page.tasks.push_back(std::move(task));
   }
   page.more = r->rows() > filter.limit;
   if (page.more) page.next_after = page.tasks.back().id;
   return page;
-}
-
-absl::StatusOr<TaskDetail> AdminStore::Impl::ReadShow(const std::string& id) {
-  absl::StatusOr<PgResult> r =
-      PgExec(conn_, kShowSql, PgParams().Bytes(id).Int64(kShowPayloadBytes));
-  if (!r.ok()) return r.status();
-  if (r->rows() == 0) return absl::NotFoundError("no task with this id");
-  PgRow row(*r, 0);
-  TaskDetail d;
-  d.id = id;
-  d.state = static_cast<TaskState>(row.Int("state"));
-  d.attempt = static_cast<int>(row.Int("attempt"));
-  d.due = FromMicros(row.Int("due_us"));
-  d.slot = static_cast<int>(row.Int("slot"));
-  d.version = row.Int("version");
-  d.epoch = row.Int("epoch");
-  d.payload_bytes = row.Int("payload_bytes");
-  d.payload_head = row.Bytes("payload_head");
-  if (!row.IsNull("last_error")) d.last_error = row.Bytes("last_error");
-  if (!row.IsNull("finished_us")) {
-    d.finished = FromMicros(row.Int("finished_us"));
-  }
-  d.slot_owner = row.Bytes("owner");
-  d.slot_epoch = row.Int("slot_epoch");
-  d.slot_lease_until = FromMicros(row.Int("lease_until_us"));
-  d.db_now = FromMicros(row.Int("now_us"));
-  d.slot_lease_valid = !row.IsNull("owner") && d.slot_lease_until > d.db_now;
-  if (!row.status().ok()) return row.status();
-  return d;
 }
 
 }  // namespace timingwheel

@@ -145,6 +145,10 @@ absl::StatusOr<TaskPage> AdminStore::List(const TaskFilter& filter) {
     return absl::InvalidArgumentError(absl::StrCat(
         "limit must be in [1, ", kMaxListLimit, "], not ", filter.limit));
   }
+  if (filter.kind.has_value()) {
+    absl::Status kind = CheckKindFilter(*filter.kind);
+    if (!kind.ok()) return kind;
+  }
   std::lock_guard<std::mutex> lock(mu_);
   return impl_->Reading<TaskPage>([&] { return impl_->ReadList(filter); });
 }

@@ -12,8 +12,10 @@
 //     steer single tasks (`Cancel()`, `Retry()`, `Reschedule()`); plan and
 //     run the schema migrations (migrations.h).
 //   * The values it returns: `StoreStatus` (nodes, slots, counts by state,
-//     next due, oldest overdue), `TaskPage` of `TaskSummary`, `TaskDetail`,
-//     and `ActionResult` for the writes.
+//     next due, oldest overdue, the task kinds), `TaskPage` of
+//     `TaskSummary`, `TaskDetail` (with the task's attempt history), and
+//     `ActionResult` for the writes.
+//   * `CheckKindFilter()`: whether a kind may be looked for.
 //
 // How the writes stay inside the scheduler's rules (store.h, DURABLE.md):
 //   * Every write is one short transaction that locks the task's row
@@ -35,10 +37,12 @@
 //   * `Retry()` moves a FAILED task back to PENDING with its attempts reset
 //     to 0 (it gets the whole retry policy again), due now or at a given
 //     time, its `finished` time cleared; its last error is kept until the
-//     next attempt ends. Notifies the owner like `Reschedule()`. The row is
-//     replaced (deleted and inserted in one statement), not updated, so that
-//     the owner's cleanup of finished rows, if it waits on the row's lock,
-//     cannot delete the retried task
+//     next attempt ends, and its kind, priority and attempt history are
+//     kept (AdminHistoryTest.RetryKeepsKindPriorityAndHistory). Notifies the
+//     owner like `Reschedule()`. The row is updated in place (a delete would
+//     take its attempt history with it); the owner's cleanup of finished
+//     rows, if it waits on the row's lock, re-checks the row's state and
+//     keeps the retried task
 //     (AdminStoreTest.RetryRacingTheCleanupKeepsTheTask).
 //   * A race with a scheduler is settled by the row lock: if the fire got
 //     there first, the write sees RUNNING and refuses; if the write got there
@@ -113,6 +117,20 @@ struct AdminNode {
   int64_t slots_held = 0;          // Slots it holds under a valid lease.
 };
 
+// AdminKind: one task kind (task.h, `ScheduleRequest::kind`): a kind some
+// scheduler registered (`tw_kind`), or one that unregistered tasks carry,
+// or both. Test: AdminHistoryTest.StatusListsKindsAndTheirTasks.
+struct AdminKind {
+  std::string kind;         // Empty: the default kind (never registered).
+  bool registered = false;  // A row of tw_kind names it.
+  std::string node_id;      // The node that registered it last (if so).
+  absl::Time registered_at = absl::InfinitePast();  // When (database clock).
+  // Its tasks by state, indexed by `static_cast<int>(TaskState)`.
+  std::array<int64_t, kTaskStateCount> counts{};
+  // PENDING, SCHEDULED and RUNNING tasks (state < SUCCESS).
+  int64_t unfinished() const { return counts[0] + counts[1] + counts[2]; }
+};
+
 // AdminSlot: one row of the lease table.
 struct AdminSlot {
   int slot = 0;
@@ -141,6 +159,12 @@ struct StoreStatus {
   int64_t overdue = 0;
   std::optional<absl::Time> oldest_overdue_due;
   std::string oldest_overdue_id;
+  // Every kind registered in tw_kind or carried by a task, by kind (bytes
+  // order), with its tasks by state (the same scan as `counts`). The
+  // default kind "" is listed when tasks carry it. A kind with unfinished
+  // tasks and `registered == false` has no handler in any scheduler.
+  // Test: AdminHistoryTest.StatusListsKindsAndTheirTasks.
+  std::vector<AdminKind> kinds;
 };
 
 // TaskFilter: which tasks `List()` returns, ordered by id (bytes, memcmp
@@ -151,8 +175,13 @@ struct TaskFilter {
   std::optional<absl::Time> due_after;   // due >= due_after
   std::optional<absl::Time> due_before;  // due <  due_before
   std::string id_prefix;                 // Bytes; empty: any id.
-  std::optional<std::string> after_id;   // Ids strictly greater (bytes).
-  int limit = 100;                       // In [1, kMaxListLimit].
+  // Only tasks of this kind (exact match; "" is the default kind). At most
+  // kMaxKindBytes bytes of UTF-8 without control characters
+  // (`CheckKindFilter()`), else `List()` is InvalidArgument.
+  // Test: AdminHistoryTest.ListByKindIsExactAndPages.
+  std::optional<std::string> kind;
+  std::optional<std::string> after_id;  // Ids strictly greater (bytes).
+  int limit = 100;                      // In [1, kMaxListLimit].
 };
 
 inline constexpr int kMaxListLimit = 10000;
@@ -165,6 +194,11 @@ struct TaskSummary {
   int attempt = 0;
   int slot = 0;
   int64_t payload_bytes = 0;
+  // The task's kind ("" is the default kind) and priority (higher starts
+  // first among tasks due together), as stored.
+  // Test: AdminHistoryTest.ListByKindIsExactAndPages.
+  std::string kind;
+  int priority = 0;
 };
 
 struct TaskPage {
@@ -188,6 +222,17 @@ struct TaskDetail {
   std::string payload_head;  // The first kShowPayloadBytes bytes.
   std::optional<std::string> last_error;
   std::optional<absl::Time> finished;
+  // Test: AdminHistoryTest.ShowListsTheNewestAttemptsOldestFirst.
+  std::string kind;  // "" is the default kind.
+  int priority = 0;  // In [kMinPriority, kMaxPriority].
+  // The task's attempt history (tw_attempt, one record per attempt whose
+  // outcome was written; empty until schedulers write it): the newest
+  // kMaxShownAttempts of them, oldest first (by finished time, then
+  // attempt). `attempts_total` counts them all, shown or not.
+  // Tests: AdminHistoryTest.ShowListsTheNewestAttemptsOldestFirst,
+  // AdminHistoryTest.DeletingATaskDeletesItsAttempts.
+  std::vector<AttemptRecord> attempts;
+  int64_t attempts_total = 0;
   // The slot's lease now.
   std::string slot_owner;  // Empty: none.
   int64_t slot_epoch = 0;
@@ -197,6 +242,15 @@ struct TaskDetail {
 };
 
 inline constexpr int64_t kShowPayloadBytes = 256;
+inline constexpr int kMaxShownAttempts = 100;
+
+// CheckKindFilter()
+//
+// OK when `kind` can name a kind (`TaskFilter::kind`): at most
+// kMaxKindBytes bytes of valid UTF-8 without control characters (U+0000 to
+// U+001F, U+007F); InvalidArgument saying which rule it breaks otherwise.
+// Test: AdminHistoryTest.ListByKindRefusesBadKinds.
+absl::Status CheckKindFilter(absl::string_view kind);
 
 // AdminDue: when a retried or rescheduled task becomes due: `at` (absolute,
 // database clock) or, when `at` is `absl::InfinitePast()`, `delay` after
@@ -278,9 +332,10 @@ class AdminStore {
 
   // AdminStore::Status()
   //
-  // Nodes, slots, counts by state, next due and oldest overdue, in one
-  // snapshot. Scans the timer table once (about 0.1 s per 10^6 rows).
-  // Test: AdminStoreTest.StatusCountsEveryState.
+  // Nodes, slots, counts by state, next due, oldest overdue and the kinds,
+  // in one snapshot. Scans the timer table once (about 0.1 s per 10^6
+  // rows). Tests: AdminStoreTest.StatusCountsEveryState,
+  // AdminHistoryTest.StatusListsKindsAndTheirTasks.
   absl::StatusOr<StoreStatus> Status();
 
   // AdminStore::Schedules()
@@ -292,14 +347,20 @@ class AdminStore {
   // AdminStore::List()
   //
   // The tasks matching `filter`, by id. InvalidArgument for a limit out of
-  // range. Tests: AdminStoreTest.ListFiltersAndPages,
-  // AdminStoreTest.ListByPrefixIsByteExact.
+  // range or a bad kind (`CheckKindFilter()`). Paging is by cursor (ids
+  // after `after_id`), so that tasks inserted or deleted between pages
+  // neither repeat nor shift the next page. Tests:
+  // AdminStoreTest.ListFiltersAndPages,
+  // AdminStoreTest.ListByPrefixIsByteExact,
+  // AdminHistoryTest.ListByKindIsExactAndPages,
+  // AdminHistoryTest.ListCursorHoldsAcrossInserts.
   absl::StatusOr<TaskPage> List(const TaskFilter& filter);
 
   // AdminStore::Show()
   //
-  // One task in detail; NotFound when no task has this id.
-  // Test: AdminStoreTest.ShowReportsEverything.
+  // One task in detail, with its attempt history, in one snapshot; NotFound
+  // when no task has this id. Tests: AdminStoreTest.ShowReportsEverything,
+  // AdminHistoryTest.ShowListsTheNewestAttemptsOldestFirst.
   absl::StatusOr<TaskDetail> Show(const std::string& id);
 
   // AdminStore::Cancel()

@@ -46,21 +46,21 @@ WHERE task_id = $1
 RETURNING slot, due_us
 )sql";
 
-// Retry: the FAILED row is replaced by a new PENDING one (same id, slot,
-// payload and last error; attempts 0, a new version, no finished time).
-// Not an UPDATE: the owner's cleanup of finished rows (store.cc) deletes
-// `task_id IN (finished rows of its snapshot)`, and a cleanup waiting on
-// this row's lock would re-check only that condition and delete the
-// retried row; a replaced row is gone for it, and the new one was never in
-// its snapshot. Test: AdminStoreTest.RetryRacingTheCleanupKeepsTheTask.
+// Retry: the FAILED row back to PENDING in place (same id, slot, payload,
+// kind, priority, last error and attempt history; attempts 0, epoch 0, a
+// new version, no finished time). An UPDATE, not a replacement: deleting
+// the row would delete its attempt history with it (tw_attempt's ON
+// DELETE CASCADE), and the owner's cleanup of finished rows (store.cc),
+// if it waits on this row's lock, re-checks `state >= 3` on the row's new
+// version and keeps it (AdminStoreTest.RetryRacingTheCleanupKeepsTheTask,
+// AdminHistoryTest.RetryKeepsKindPriorityAndHistory). The comment is the
+// statement's marker for that test.
 constexpr char kRetrySql[] = R"sql(
-WITH old AS (
-  DELETE FROM tw_timer WHERE task_id = $1
-  RETURNING task_id, slot, payload, last_error)
-INSERT INTO tw_timer (task_id, slot, due_us, state, payload, last_error)
-SELECT task_id, slot, CASE WHEN $3 THEN tw_now_us() + $2 ELSE $2 END, 0,
-       payload, last_error
-FROM old
+UPDATE tw_timer /* admin retry */
+SET state = 0, attempt = 0, epoch = 0, finished_us = NULL,
+    due_us = CASE WHEN $3 THEN tw_now_us() + $2 ELSE $2 END,
+    version = nextval('tw_version_seq')
+WHERE task_id = $1
 RETURNING slot, due_us
 )sql";
 

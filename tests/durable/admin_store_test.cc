@@ -2,7 +2,10 @@
 //
 // AdminStore's reads against a real PostgreSQL, on a store a
 // DurableScheduler runs: tasks in every state, what Status, List and Show
-// report; connecting, and reconnecting after a lost session.
+// report; connecting, and reconnecting after a lost session. And
+// (AdminHistoryTest, on rows the test writes by SQL) kinds, priorities and
+// the attempt history: list by kind, the list cursor across inserts, the
+// kinds in Status, Show's attempts, their cascade, Retry keeping them.
 
 #include "durable/admin_store.h"
 
@@ -216,6 +219,256 @@ TEST_F(AdminStoreTest, ShowReportsEverything) {
   EXPECT_FALSE(running->last_error.has_value());
 
   EXPECT_TRUE(absl::IsNotFound(admin->Show("nothing").status()));
+}
+
+// A store (made by a client) whose rows the test writes itself: tasks of
+// kinds, attempt records (until the schedulers write them).
+class AdminHistoryTest : public AdminStoreTest {
+ protected:
+  void SetUp() override {
+    AdminStoreTest::SetUp();
+    if (HasFatalFailure()) return;
+    DurableClientOptions options;
+    options.conninfo = db_->conninfo();
+    options.slot_count = 4;
+    auto client = DurableClient::Create(options);
+    ASSERT_TRUE(client.ok()) << client.status();
+    admin_ = Admin();
+    ASSERT_NE(admin_, nullptr);
+  }
+
+  // A task due in an hour, of `kind` and `priority`, in `state`.
+  void InsertTask(const std::string& id, const std::string& kind,
+                  int priority = 0, int state = 0) {
+    Exec(absl::StrCat(
+        "INSERT INTO tw_timer (task_id, slot, due_us, state, payload, kind, "
+        "priority, finished_us) VALUES ('",
+        id, "'::bytea, 0, tw_now_us() + 3600000000, ", state, ", 'p', '", kind,
+        "', ", priority, ", ", state >= 3 ? "tw_now_us()" : "NULL", ")"));
+  }
+
+  std::vector<std::string> Ids(const TaskFilter& filter) {
+    auto page = admin_->List(filter);
+    EXPECT_TRUE(page.ok()) << page.status();
+    std::vector<std::string> out;
+    if (page.ok()) {
+      for (const TaskSummary& t : page->tasks) out.push_back(t.id);
+    }
+    return out;
+  }
+
+  std::unique_ptr<AdminStore> admin_;
+};
+
+TEST_F(AdminHistoryTest, ListByKindIsExactAndPages) {
+  for (int i = 0; i < 7; ++i) {
+    InsertTask(absl::StrCat("e-", i), "email", i);
+    InsertTask(absl::StrCat("s-", i), "sms");
+  }
+  InsertTask("d-0", "");
+  InsertTask("x-0", "emails");  // Not "email": exact match, no prefix.
+  InsertTask("y-0", "EMAIL");
+  TaskFilter filter;
+  filter.kind = "email";
+  filter.limit = 3;
+  std::vector<std::string> seen;
+  for (int pages = 0; pages < 10; ++pages) {
+    auto page = admin_->List(filter);
+    ASSERT_TRUE(page.ok()) << page.status();
+    for (const TaskSummary& t : page->tasks) {
+      EXPECT_EQ(t.kind, "email");
+      EXPECT_EQ(t.priority, t.id[2] - '0');
+      seen.push_back(t.id);
+    }
+    if (!page->more) break;
+    filter.after_id = page->next_after;
+  }
+  EXPECT_EQ(seen, (std::vector<std::string>{"e-0", "e-1", "e-2", "e-3", "e-4",
+                                            "e-5", "e-6"}));
+  TaskFilter by_default;
+  by_default.kind = "";
+  EXPECT_EQ(Ids(by_default), (std::vector<std::string>{"d-0"}));
+  TaskFilter none;
+  none.kind = "nothing";
+  EXPECT_TRUE(Ids(none).empty());
+  TaskFilter any;
+  EXPECT_EQ(Ids(any).size(), 17u);
+}
+
+TEST_F(AdminHistoryTest, ListByKindRefusesBadKinds) {
+  InsertTask("a", "ok");
+  for (const std::string& bad :
+       {std::string(kMaxKindBytes + 1, 'k'), std::string("tab\there"),
+        std::string("nul\0x", 5), std::string("del\x7f"),
+        std::string("\xff\xfe"), std::string("c1\xc2\x85")}) {
+    TaskFilter filter;
+    filter.kind = bad;
+    absl::Status status = admin_->List(filter).status();
+    EXPECT_TRUE(absl::IsInvalidArgument(status)) << status;
+    EXPECT_TRUE(absl::IsInvalidArgument(CheckKindFilter(bad)));
+  }
+  EXPECT_TRUE(CheckKindFilter(std::string(kMaxKindBytes, 'k')).ok());
+  EXPECT_TRUE(CheckKindFilter("caf\xc3\xa9 \xf0\x9f\x93\xa7").ok());
+  EXPECT_TRUE(CheckKindFilter("").ok());
+  EXPECT_NE(CheckKindFilter(std::string(200, 'k')).message().find("128"),
+            std::string::npos);
+  EXPECT_EQ(Count("true"), 1);
+}
+
+// Page 1, then rows inserted before and after the cursor: page 2 is
+// exactly the ids after the cursor, in order, none twice, none skipped.
+TEST_F(AdminHistoryTest, ListCursorHoldsAcrossInserts) {
+  for (const char* id : {"b", "d", "f", "h", "j", "l"}) InsertTask(id, "k");
+  TaskFilter filter;
+  filter.limit = 3;
+  auto first = admin_->List(filter);
+  ASSERT_TRUE(first.ok()) << first.status();
+  ASSERT_TRUE(first->more);
+  ASSERT_EQ(first->next_after, "f");
+  for (const char* id : {"a", "c", "e", "ea", "g", "i", "m"}) {
+    InsertTask(id, "k");
+  }
+  Exec("DELETE FROM tw_timer WHERE task_id = 'b'::bytea");
+  filter.after_id = first->next_after;
+  std::vector<std::string> rest;
+  for (int pages = 0; pages < 10; ++pages) {
+    auto page = admin_->List(filter);
+    ASSERT_TRUE(page.ok()) << page.status();
+    for (const TaskSummary& t : page->tasks) rest.push_back(t.id);
+    if (!page->more) break;
+    filter.after_id = page->next_after;
+  }
+  EXPECT_EQ(rest, (std::vector<std::string>{"g", "h", "i", "j", "l", "m"}));
+}
+
+TEST_F(AdminHistoryTest, StatusListsKindsAndTheirTasks) {
+  Exec(
+      "INSERT INTO tw_kind (kind, node_id, registered_us) VALUES "
+      "('email', 'node-a', 1764637323000000), ('idle', 'node-b', 1)");
+  InsertTask("e1", "email", 0, 0);
+  InsertTask("e2", "email", 0, 2);
+  InsertTask("e3", "email", 0, 3);
+  InsertTask("o1", "orphan", 0, 1);
+  InsertTask("d1", "", 0, 4);
+  auto status = admin_->Status();
+  ASSERT_TRUE(status.ok()) << status.status();
+  ASSERT_EQ(status->kinds.size(), 4u);
+  const AdminKind& d = status->kinds[0];
+  EXPECT_EQ(d.kind, "");
+  EXPECT_FALSE(d.registered);
+  EXPECT_EQ(d.counts[4], 1);
+  EXPECT_EQ(d.unfinished(), 0);
+  const AdminKind& e = status->kinds[1];
+  EXPECT_EQ(e.kind, "email");
+  EXPECT_TRUE(e.registered);
+  EXPECT_EQ(e.node_id, "node-a");
+  EXPECT_EQ(e.registered_at, absl::FromUnixSeconds(1764637323));
+  EXPECT_EQ(e.unfinished(), 2);
+  EXPECT_EQ(e.counts[3], 1);
+  EXPECT_EQ(status->kinds[2].kind, "idle");
+  EXPECT_TRUE(status->kinds[2].registered);
+  EXPECT_EQ(status->kinds[2].unfinished(), 0);
+  EXPECT_EQ(status->kinds[3].kind, "orphan");
+  EXPECT_FALSE(status->kinds[3].registered);
+  EXPECT_EQ(status->kinds[3].counts[1], 1);
+  // The counts by state still add up over the kinds.
+  EXPECT_EQ(status->counts[0], 1);
+  EXPECT_EQ(status->counts[1], 1);
+  EXPECT_EQ(status->counts[2], 1);
+  EXPECT_EQ(status->counts[3], 1);
+  EXPECT_EQ(status->counts[4], 1);
+}
+
+TEST_F(AdminHistoryTest, ShowListsTheNewestAttemptsOldestFirst) {
+  InsertTask("many", "email", -5, 4);
+  InsertTask("none", "");
+  // 105 attempts, finished 1 s apart; the last one FAILED, the one before
+  // a success with no error.
+  Exec(
+      "INSERT INTO tw_attempt (task_id, attempt, outcome, node_id, "
+      "started_us, finished_us, error) SELECT 'many'::bytea, i, "
+      "CASE WHEN i = 105 THEN 2 WHEN i = 104 THEN 0 ELSE 1 END, "
+      "'node-' || (i % 2), 1000000 * i, 1000000 * i + 2500, "
+      "CASE WHEN i = 104 THEN NULL ELSE ('error <' || i || '>')::bytea END "
+      "FROM generate_series(1, 105) i");
+  auto shown = admin_->Show("many");
+  ASSERT_TRUE(shown.ok()) << shown.status();
+  EXPECT_EQ(shown->kind, "email");
+  EXPECT_EQ(shown->priority, -5);
+  EXPECT_EQ(shown->attempts_total, 105);
+  ASSERT_EQ(shown->attempts.size(), static_cast<size_t>(kMaxShownAttempts));
+  for (size_t i = 0; i < shown->attempts.size(); ++i) {
+    EXPECT_EQ(shown->attempts[i].attempt, static_cast<int>(i) + 6);
+  }
+  const AttemptRecord& first = shown->attempts.front();
+  EXPECT_EQ(first.outcome, AttemptOutcome::kRetried);
+  EXPECT_EQ(first.node_id, "node-0");
+  EXPECT_EQ(first.started, absl::FromUnixSeconds(6));
+  EXPECT_EQ(first.finished - first.started, absl::Microseconds(2500));
+  EXPECT_EQ(first.error, "error <6>");
+  EXPECT_EQ(shown->attempts[98].outcome, AttemptOutcome::kSucceeded);
+  EXPECT_EQ(shown->attempts[98].error, "");
+  EXPECT_EQ(shown->attempts.back().outcome, AttemptOutcome::kFailed);
+  EXPECT_EQ(shown->attempts.back().error, "error <105>");
+
+  auto empty = admin_->Show("none");
+  ASSERT_TRUE(empty.ok()) << empty.status();
+  EXPECT_TRUE(empty->attempts.empty());
+  EXPECT_EQ(empty->attempts_total, 0);
+  EXPECT_EQ(empty->kind, "");
+}
+
+// tw_attempt rows go with their task's row: a raw DELETE (the owner's
+// cleanup), a Cancel and a Discard.
+TEST_F(AdminHistoryTest, DeletingATaskDeletesItsAttempts) {
+  InsertTask("gone", "k", 0, 3);
+  InsertTask("cancelled", "k", 0, 0);
+  InsertTask("discarded", "k", 0, 4);
+  InsertTask("kept", "k", 0, 4);
+  for (const char* id : {"gone", "cancelled", "discarded", "kept"}) {
+    Exec(absl::StrCat(
+        "INSERT INTO tw_attempt (task_id, attempt, outcome, node_id, "
+        "started_us, finished_us) SELECT '",
+        id, "'::bytea, i, 1, 'n', i, i + 1 FROM generate_series(1, 3) i"));
+  }
+  ASSERT_EQ(Query("SELECT count(*) FROM tw_attempt"), 12);
+  Exec("DELETE FROM tw_timer WHERE task_id = 'gone'::bytea");
+  auto cancelled = admin_->Cancel("cancelled");
+  ASSERT_TRUE(cancelled.ok()) << cancelled.status();
+  EXPECT_EQ(cancelled->outcome, ActionOutcome::kDone);
+  auto discarded = admin_->Discard("discarded");
+  ASSERT_TRUE(discarded.ok()) << discarded.status();
+  EXPECT_EQ(discarded->outcome, ActionOutcome::kDone);
+  EXPECT_EQ(Query("SELECT count(*) FROM tw_attempt"), 3);
+  EXPECT_EQ(Query("SELECT count(*) FROM tw_attempt WHERE task_id = "
+                  "'kept'::bytea"),
+            3);
+  auto kept = admin_->Show("kept");
+  ASSERT_TRUE(kept.ok()) << kept.status();
+  EXPECT_EQ(kept->attempts_total, 3);
+}
+
+// A retried FAILED task keeps its kind, priority and history (the row is
+// updated, not replaced: a delete would cascade to tw_attempt).
+TEST_F(AdminHistoryTest, RetryKeepsKindPriorityAndHistory) {
+  InsertTask("dead", "email", 7, 4);
+  Exec(
+      "INSERT INTO tw_attempt (task_id, attempt, outcome, node_id, "
+      "started_us, finished_us, error) VALUES ('dead'::bytea, 1, 2, 'n', 1, "
+      "2, 'boom'::bytea)");
+  auto retried = admin_->Retry("dead", AdminDue::In(absl::Hours(1)));
+  ASSERT_TRUE(retried.ok()) << retried.status();
+  EXPECT_EQ(retried->outcome, ActionOutcome::kDone);
+  auto shown = admin_->Show("dead");
+  ASSERT_TRUE(shown.ok()) << shown.status();
+  EXPECT_EQ(shown->state, TaskState::kPending);
+  EXPECT_EQ(shown->attempt, 0);
+  EXPECT_FALSE(shown->finished.has_value());
+  EXPECT_EQ(shown->kind, "email");
+  EXPECT_EQ(shown->priority, 7);
+  ASSERT_EQ(shown->attempts.size(), 1u);
+  EXPECT_EQ(shown->attempts[0].error, "boom");
+  EXPECT_EQ(shown->attempts[0].outcome, AttemptOutcome::kFailed);
 }
 
 TEST_F(AdminStoreTest, LostConnectionIsReestablished) {

@@ -4,7 +4,8 @@
 // a chain, processes migrating at once apply each step once, a version-1
 // store holding tasks in every state is upgraded with nothing lost, a dry
 // run changes nothing, a failed step leaves the version before it, and a
-// newer schema is refused.
+// newer schema is refused; a version-2 and a version-3 store gain what
+// the later steps add with nothing lost.
 
 #include "durable/migrations.h"
 
@@ -148,7 +149,9 @@ TEST_F(MigrationsTest, ProcessesMigratingAtOnceApplyEachStepOnce) {
       EXPECT_EQ(infos[i].version, kSchemaVersion);
       EXPECT_EQ(infos[i].slot_count, 8);
     }
-    EXPECT_EQ(applied, 3);  // Three steps either way, each run by one process.
+    // Three steps either way (0 -> 2 or 1 -> 2, then 2 -> 3 and 3 -> 4),
+    // each run by one process.
+    EXPECT_EQ(applied, 3);
     auto version = QueryInt(
         conninfo, "SELECT value FROM tw_meta WHERE key = 'schema_version'");
     ASSERT_TRUE(version.ok());
@@ -287,6 +290,83 @@ FROM generate_series(1, 100) i;
     schedule_runs += call.task.schedule == "after-upgrade";
   }
   EXPECT_GE(schedule_runs, 2);
+  (*scheduler)->Shutdown();
+}
+
+TEST_F(MigrationsTest,
+       VersionThreeStoreWithLiveTasksGainsKindsAndHistoryLosingNothing) {
+  // A version-3 store as the previous release left it: version 1 plus the
+  // steps 1 -> 2 and 2 -> 3, with tasks in every state and a schedule.
+  ASSERT_TRUE(ExecSql(db_->conninfo(), kVersionOneDdl).ok());
+  for (int64_t from : {1, 2}) {
+    const MigrationStep* step = nullptr;
+    for (const MigrationStep& s : MigrationSteps()) {
+      if (s.from == from) step = &s;
+    }
+    ASSERT_NE(step, nullptr) << from;
+    ASSERT_EQ(step->to, from + 1);
+    ASSERT_TRUE(ExecSql(db_->conninfo(), step->sql).ok()) << from;
+  }
+  ASSERT_TRUE(ExecSql(db_->conninfo(), R"sql(
+UPDATE tw_meta SET value = 3 WHERE key = 'schema_version';
+INSERT INTO tw_timer (task_id, slot, due_us, state, epoch, attempt, payload,
+                      last_error, finished_us)
+SELECT ('t-' || i)::bytea, i % 8, tw_now_us() - 1000000, i % 5, 3, i % 3,
+       ('payload-' || i)::bytea, CASE WHEN i % 5 = 4 THEN 'boom'::bytea END,
+       CASE WHEN i % 5 >= 3 THEN tw_now_us() END
+FROM generate_series(1, 100) i;
+)sql")
+                  .ok());
+  EXPECT_FALSE(Exists("tw_attempt"));
+  EXPECT_FALSE(Exists("tw_kind"));
+  const std::string fingerprint =
+      "SELECT hashtext(string_agg(task_id::text || slot || due_us || state || "
+      "version || epoch || attempt || payload::text || "
+      "coalesce(last_error::text, '-') || coalesce(finished_us::text, '-'), "
+      "',' ORDER BY task_id)) FROM tw_timer";
+  const int64_t before = Query(fingerprint);
+  Conn conn = Connect(db_->conninfo());
+  auto applied = MigrateSchema(conn.get(), 8, nullptr);
+  ASSERT_TRUE(applied.ok()) << applied.status();
+  ASSERT_EQ(applied->steps.size(), 1u);
+  EXPECT_EQ(applied->steps[0].from, 3);
+  EXPECT_EQ(applied->steps[0].to, 4);
+  EXPECT_EQ(applied->from_version, 3);
+  EXPECT_EQ(Version(), kSchemaVersion);
+  EXPECT_EQ(Query(fingerprint), before);
+  EXPECT_EQ(Query("SELECT count(*) FROM tw_timer"), 100);
+  EXPECT_EQ(Query("SELECT count(*) FROM tw_timer WHERE kind = '' AND "
+                  "priority = 0"),
+            100);
+  EXPECT_TRUE(Exists("tw_attempt"));
+  EXPECT_TRUE(Exists("tw_kind"));
+  EXPECT_TRUE(Exists("tw_attempt_task"));
+  EXPECT_EQ(Query("SELECT count(*) FROM tw_attempt"), 0);
+  EXPECT_EQ(Query("SELECT count(*) FROM tw_kind"), 0);
+  EXPECT_EQ(Query("SELECT count(*) FROM information_schema.columns WHERE "
+                  "table_name = 'tw_schedule' AND column_name IN ('kind', "
+                  "'priority')"),
+            2);
+
+  // The upgraded store runs the due tasks to SUCCESS (RUNNING and
+  // SCHEDULED rows of the dead owner, epoch 3 without a lease, included).
+  EXPECT_EQ(Query("SELECT count(*) FROM tw_timer WHERE state < 3"), 60);
+  DurableOptions options;
+  options.conninfo = db_->conninfo();
+  options.node_id = "after-upgrade";
+  options.slot_count = 8;
+  options.lease_ttl = absl::Seconds(1);
+  durable_test::Recorder recorder;
+  options.handler = recorder.Handler();
+  auto scheduler = DurableScheduler::Create(options);
+  ASSERT_TRUE(scheduler.ok()) << scheduler.status();
+  EXPECT_TRUE(durable_test::WaitFor(
+      [&] {
+        return Query("SELECT count(*) FROM tw_timer WHERE state < 3") == 0;
+      },
+      absl::Seconds(30)));
+  EXPECT_EQ(Query("SELECT count(*) FROM tw_timer WHERE state = 3"), 80);
+  EXPECT_EQ(Query("SELECT count(*) FROM tw_timer"), 100);
   (*scheduler)->Shutdown();
 }
 

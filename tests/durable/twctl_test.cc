@@ -201,7 +201,8 @@ TEST_F(TwctlTest, ListAndShowBytesIds) {
             "{\"tasks\":[{\"id\":\"fails\",\"id_hex\":\"6661696c73\","
             "\"state\":\"FAILED\",\"due\":\"" +
                 failed.out.substr(failed.out.find("\"due\":\"") + 7, 27) +
-                "\",\"attempt\":1,\"slot\":0,\"payload_bytes\":1}],"
+                "\",\"attempt\":1,\"slot\":0,\"payload_bytes\":1,"
+                "\"kind\":\"\",\"priority\":0}],"
                 "\"more\":false,\"next_after\":null}\n");
   Ran bin = Db({"list", "--prefix", "bin\\x00"});
   ASSERT_EQ(bin.code, 0) << Describe(bin);
@@ -239,6 +240,123 @@ TEST_F(TwctlTest, ListAndShowBytesIds) {
   EXPECT_EQ(bad.code, 1) << Describe(bad);
   Ran bad_state = Db({"list", "--state", "DONE"});
   EXPECT_EQ(bad_state.code, 1) << Describe(bad_state);
+}
+
+// Kinds and the attempt history: the rows a kind-aware scheduler writes,
+// written here by SQL (tw_kind, tw_timer.kind/priority, tw_attempt).
+TEST_F(TwctlTest, KindsAndAttemptHistory) {
+  StartStore();
+  if (HasFatalFailure()) return;
+  auto exec = [&](const std::string& sql) {
+    absl::Status status = durable_testing::ExecSql(db_->conninfo(), sql);
+    ASSERT_TRUE(status.ok()) << status << " for " << sql;
+  };
+  exec(
+      "UPDATE tw_timer SET kind = 'email', priority = 3 "
+      "WHERE task_id = 'fails'::bytea");
+  exec(
+      "INSERT INTO tw_kind (kind, node_id, registered_us) VALUES "
+      "('email', 'twctl-node', tw_now_us())");
+  exec(
+      "INSERT INTO tw_attempt (task_id, attempt, outcome, node_id, "
+      "started_us, finished_us, error) VALUES "
+      "('fails'::bytea, 1, 1, 'node-a', 1000000, 1250000, "
+      "('first ' || repeat('x', 100) || ' END')::bytea), "
+      "('fails'::bytea, 2, 2, 'node-b', 3000000, 3500000, "
+      "E'two\\nlines'::bytea)");
+
+  Ran list = Db({"list", "--kind", "email"});
+  ASSERT_EQ(list.code, 0) << Describe(list);
+  EXPECT_NE(list.out.find("KIND"), std::string::npos) << list.out;
+  EXPECT_NE(list.out.find("fails  FAILED  email"), std::string::npos)
+      << list.out;
+  EXPECT_EQ(list.out.find("works"), std::string::npos) << list.out;
+  Ran all = Db({"list", "--state", "success"});
+  ASSERT_EQ(all.code, 0) << Describe(all);
+  EXPECT_NE(all.out.find("works  SUCCESS  -"), std::string::npos) << all.out;
+  Ran by_default = Db({"list", "--kind="});
+  ASSERT_EQ(by_default.code, 0) << Describe(by_default);
+  EXPECT_NE(by_default.out.find("works"), std::string::npos);
+  EXPECT_EQ(by_default.out.find("fails"), std::string::npos);
+  Ran json = Db({"list", "--kind", "email", "--json"});
+  ASSERT_EQ(json.code, 0) << Describe(json);
+  EXPECT_NE(json.out.find("\"kind\":\"email\",\"priority\":3"),
+            std::string::npos)
+      << json.out;
+
+  // Bad kinds: exit 1, a message that says why, nothing read or changed.
+  for (const std::string& bad :
+       {std::string(129, 'k'), std::string("a\\x01b"), std::string("a\\xffb"),
+        std::string("bad\\q")}) {
+    Ran refused = Db({"list", "--kind", bad});
+    EXPECT_EQ(refused.code, 1) << Describe(refused);
+    EXPECT_TRUE(absl::StartsWith(refused.err, "twctl: --kind: "))
+        << refused.err;
+    EXPECT_TRUE(refused.out.empty()) << refused.out;
+  }
+  EXPECT_NE(Db({"list", "--kind", std::string(129, 'k')})
+                .err.find("at most 128 bytes"),
+            std::string::npos);
+  EXPECT_NE(Db({"list", "--kind", "a\\x01b"}).err.find("control characters"),
+            std::string::npos);
+
+  Ran shown = Db({"show", "fails"});
+  ASSERT_EQ(shown.code, 0) << Describe(shown);
+  EXPECT_NE(shown.out.find("kind        email"), std::string::npos)
+      << shown.out;
+  EXPECT_NE(shown.out.find("priority    3"), std::string::npos) << shown.out;
+  EXPECT_NE(shown.out.find("attempts: 2\n"), std::string::npos) << shown.out;
+  EXPECT_NE(shown.out.find("ATTEMPT  OUTCOME  NODE    STARTED"),
+            std::string::npos)
+      << shown.out;
+  EXPECT_NE(shown.out.find("RETRIED  node-a  1970-01-01T00:00:01.000000Z  "
+                           "1970-01-01T00:00:01.250000Z  250ms     first xxx"),
+            std::string::npos)
+      << shown.out;
+  EXPECT_NE(shown.out.find("xxx..."), std::string::npos) << shown.out;
+  EXPECT_EQ(shown.out.find(" END"), std::string::npos) << shown.out;
+  EXPECT_NE(shown.out.find("FAILED   node-b"), std::string::npos) << shown.out;
+  EXPECT_NE(shown.out.find("two\\x0alines"), std::string::npos) << shown.out;
+  Ran shown_json = Db({"show", "fails", "--json"});
+  ASSERT_EQ(shown_json.code, 0) << Describe(shown_json);
+  EXPECT_NE(shown_json.out.find("\"kind\":\"email\",\"priority\":3"),
+            std::string::npos)
+      << shown_json.out;
+  EXPECT_NE(shown_json.out.find("\"attempts_total\":2,\"attempts\":[{"
+                                "\"attempt\":1,\"outcome\":\"RETRIED\","
+                                "\"node_id\":\"node-a\""),
+            std::string::npos)
+      << shown_json.out;
+  EXPECT_NE(shown_json.out.find(" END\""), std::string::npos)
+      << shown_json.out;  // Whole in JSON.
+  EXPECT_NE(shown_json.out.find("\"duration_ms\":500"), std::string::npos);
+  Ran works = Db({"show", "works"});
+  EXPECT_NE(works.out.find("attempts: none recorded"), std::string::npos)
+      << works.out;
+
+  Ran status = Db({"status"});
+  ASSERT_EQ(status.code, 0) << Describe(status);
+  EXPECT_NE(status.out.find("KIND   REGISTERED BY"), std::string::npos)
+      << status.out;
+  EXPECT_NE(status.out.find("email  twctl-node"), std::string::npos)
+      << status.out;
+  Ran status_json = Db({"status", "--json"});
+  // The default kind first (whether or not a scheduler registers it),
+  // with its two PENDING tasks.
+  EXPECT_NE(status_json.out.find("\"kinds\":[{\"kind\":\"\",\"registered\":"),
+            std::string::npos)
+      << status_json.out;
+  EXPECT_NE(status_json.out.find("\"unfinished\":2,\"counts\":{\"PENDING\":2,"),
+            std::string::npos)
+      << status_json.out;
+  EXPECT_NE(status_json.out.find("{\"kind\":\"email\",\"registered\":true,"
+                                 "\"node_id\":\"twctl-node\""),
+            std::string::npos)
+      << status_json.out;
+
+  Ran help = Twctl({"help", "list"});
+  EXPECT_EQ(help.code, 0) << Describe(help);
+  EXPECT_NE(help.out.find("--kind K"), std::string::npos) << help.out;
 }
 
 TEST_F(TwctlTest, WritesAnswerWithExitCodes) {
@@ -296,8 +414,17 @@ TEST_F(TwctlTest, DeadLettersAreDiscardedOrRetriedTogether) {
   Ran none = Db({"retry-failed", "--prefix", "nothing-", "--json"});
   EXPECT_EQ(none.code, 0) << Describe(none);
   EXPECT_NE(none.out.find("{\"retried\":0}"), std::string::npos) << none.out;
+  // "fails" is of the default kind: --kind email retries nothing, a bad
+  // kind exits 1 and changes nothing.
+  Ran other_kind = Db({"retry-failed", "--kind", "email", "--json"});
+  EXPECT_EQ(other_kind.code, 0) << Describe(other_kind);
+  EXPECT_NE(other_kind.out.find("{\"retried\":0}"), std::string::npos)
+      << other_kind.out;
+  Ran bad_kind = Db({"retry-failed", "--kind", "a\\x07"});
+  EXPECT_EQ(bad_kind.code, 1) << Describe(bad_kind);
+  EXPECT_EQ(Query("SELECT count(*) FROM tw_timer WHERE state = 4"), 1);
   heal_ = true;
-  Ran all = Db({"retry-failed"});
+  Ran all = Db({"retry-failed", "--kind="});
   ASSERT_EQ(all.code, 0) << Describe(all);
   EXPECT_NE(all.out.find("retried 1 FAILED task"), std::string::npos)
       << all.out;

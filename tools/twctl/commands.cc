@@ -16,32 +16,43 @@ const std::vector<Command>& Commands() {
       {"status",
        {{}, {"all-slots"}, 0, 0},
        "nodes and their heartbeats, slot owners, tasks by state, next due, "
-       "oldest overdue",
+       "oldest overdue, task kinds",
        "twctl status [--all-slots]\n"
        "  --all-slots   one row per slot (owner, epoch, lease) instead of a\n"
-       "                summary per owner\n",
+       "                summary per owner\n"
+       "  The kinds table: every registered kind (the node that registered\n"
+       "  it, when) and every kind tasks carry, with its unfinished tasks;\n"
+       "  a kind with tasks that no scheduler registered says so.\n",
        &RunStatus},
       {"list",
-       {{"state", "due-before", "due-after", "prefix", "limit", "after"},
+       {{"state", "due-before", "due-after", "prefix", "kind", "limit",
+         "after"},
         {},
         0,
         0},
        "tasks by id, filtered, a page at a time",
        "twctl list [--state S] [--due-after T] [--due-before T] [--prefix P]\n"
-       "           [--limit N] [--after ID]\n"
+       "           [--kind K] [--limit N] [--after ID]\n"
        "  --state S       PENDING, SCHEDULED, RUNNING, SUCCESS or FAILED\n"
        "  --due-after T   due at or after T; --due-before T: due before T\n"
        "                  (T: RFC 3339 like 2026-12-02T10:00:00Z, or +5m,\n"
        "                  -1h, now: relative to the database's clock)\n"
        "  --prefix P      ids starting with the bytes P (escaped as ids)\n"
+       "  --kind K        tasks of kind K only (exact; --kind= for the\n"
+       "                  default kind, shown as - in the KIND column; at\n"
+       "                  most 128 bytes of UTF-8, no control characters)\n"
        "  --limit N       at most N tasks (default 100, at most 10000)\n"
        "  --after ID      the page after ID (the next page's --after is\n"
        "                  printed when there is one)\n",
        &RunList},
       {"show",
        {{}, {}, 1, 1},
-       "one task in detail: state, attempts, last error, payload, slot owner",
-       "twctl show ID\n",
+       "one task in detail: state, kind, priority, attempt history, last "
+       "error, payload, slot owner",
+       "twctl show ID\n"
+       "  The attempts table lists the newest 100 recorded attempts, oldest\n"
+       "  first (ATTEMPT, OUTCOME, NODE, STARTED, FINISHED, DURATION, ERROR\n"
+       "  cut to 60 bytes); --json has every error whole and the total.\n",
        &RunShow},
       {"cancel",
        {{}, {}, 1, 1},
@@ -63,10 +74,12 @@ const std::vector<Command>& Commands() {
        "  Any other state is refused (exit 4).\n",
        &RunDiscard},
       {"retry-failed",
-       {{"prefix", "at"}, {}, 0, 0},
-       "run every FAILED task again (whose id starts with --prefix)",
-       "twctl retry-failed [--prefix P] [--at T]\n"
+       {{"prefix", "kind", "at"}, {}, 0, 0},
+       "run every FAILED task again (whose id starts with --prefix, of "
+       "--kind)",
+       "twctl retry-failed [--prefix P] [--kind K] [--at T]\n"
        "  --prefix P   only ids starting with P (bytes, \\xNN escapes)\n"
+       "  --kind K     only tasks of kind K (exact; --kind= the default kind)\n"
        "  --at T       due at T (RFC 3339, or +5m); default: now\n",
        &RunRetryFailed},
       {"retry",
@@ -161,6 +174,24 @@ int RunHelp(Context& context) {
   }
   out << kHelpFooter;
   return kExitOk;
+}
+
+absl::StatusOr<std::optional<std::string>> KindFlag(const Args& args) {
+  std::optional<std::string> kind = args.Value("kind");
+  if (!kind.has_value()) return std::optional<std::string>();
+  // Escaped like ids (so that what `list` prints can be pasted back), then
+  // checked before anything is read.
+  absl::StatusOr<std::string> bytes = UnescapeBytes(*kind);
+  if (!bytes.ok()) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("--kind: ", bytes.status().message()));
+  }
+  absl::Status valid = CheckKindFilter(*bytes);
+  if (!valid.ok()) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("--kind: ", valid.message()));
+  }
+  return std::optional<std::string>(*bytes);
 }
 
 int Fail(Context& context, const absl::Status& status, int exit_code) {

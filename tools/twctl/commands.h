@@ -66,6 +66,13 @@ const Command* FindCommand(const std::string& name);
 // returns `exit_code`, or `ExitCodeFor(status)` when it is negative.
 int Fail(Context& context, const absl::Status& status, int exit_code = -1);
 
+// KindFlag()
+//
+// `--kind K` of `args`: nullopt without it; K unescaped like ids (`\xNN`,
+// `\\`) and checked by `CheckKindFilter()`; InvalidArgument ("--kind:
+// ...", exit 1) for a bad escape or a bad kind.
+absl::StatusOr<std::optional<std::string>> KindFlag(const Args& args);
+
 // The commands.
 int RunHelp(Context& context);
 int RunStatus(Context& context);

@@ -51,6 +51,9 @@ absl::StatusOr<TaskFilter> FilterFromFlags(Context& context) {
     }
     filter.id_prefix = *bytes;
   }
+  absl::StatusOr<std::optional<std::string>> kind = KindFlag(args);
+  if (!kind.ok()) return kind.status();
+  filter.kind = *kind;
   if (std::optional<std::string> after = args.Value("after")) {
     absl::StatusOr<std::string> bytes = UnescapeBytes(*after);
     if (!bytes.ok()) {
@@ -92,6 +95,10 @@ int RunList(Context& context) {
           .Int(t.slot)
           .Key("payload_bytes")
           .Int(t.payload_bytes)
+          .Key("kind")
+          .String(t.kind)
+          .Key("priority")
+          .Int(t.priority)
           .EndObject();
     }
     j.EndArray().Key("more").Bool(page->more).Key("next_after");
@@ -104,10 +111,11 @@ int RunList(Context& context) {
     *context.out << j.str() << "\n";
     return kExitOk;
   }
-  Table table({"ID", "STATE", "DUE", "ATTEMPT", "SLOT", "PAYLOAD BYTES"});
+  Table table(
+      {"ID", "STATE", "KIND", "DUE", "ATTEMPT", "SLOT", "PAYLOAD BYTES"});
   for (const TaskSummary& t : page->tasks) {
-    table.AddRow({EscapeBytes(t.id), TaskStateName(t.state), UtcTime(t.due),
-                  absl::StrCat(t.attempt), absl::StrCat(t.slot),
+    table.AddRow({EscapeBytes(t.id), TaskStateName(t.state), KindLabel(t.kind),
+                  UtcTime(t.due), absl::StrCat(t.attempt), absl::StrCat(t.slot),
                   absl::StrCat(t.payload_bytes)});
   }
   *context.out << table.Render();

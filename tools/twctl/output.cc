@@ -265,6 +265,15 @@ std::string UtcTime(absl::Time t) {
   return absl::FormatTime("%Y-%m-%dT%H:%M:%E6SZ", t, absl::UTCTimeZone());
 }
 
+std::string KindLabel(absl::string_view kind) {
+  return kind.empty() ? std::string("-") : EscapeBytes(kind);
+}
+
+std::string TruncatedBytes(absl::string_view bytes, size_t max_bytes) {
+  if (bytes.size() <= max_bytes) return EscapeBytes(bytes);
+  return absl::StrCat(EscapeBytes(bytes.substr(0, max_bytes)), "...");
+}
+
 std::string FormatAge(absl::Duration d) {
   return absl::FormatDuration(absl::Trunc(d, absl::Milliseconds(1)));
 }

@@ -15,6 +15,8 @@
 //   * `Table`: columns aligned with two spaces, for people.
 //   * `UtcTime()`, `FormatAge()`: RFC 3339 UTC with microseconds; a
 //     duration truncated to the millisecond.
+//   * `KindLabel()`, `TruncatedBytes()`: a task kind, and a long error, in
+//     a table cell.
 // Tested by tests/tools/twctl/output_test.cc.
 //
 // Thread safety: values of these types are thread-compatible.
@@ -116,6 +118,18 @@ class Table {
   std::vector<std::string> header_;
   std::vector<std::vector<std::string>> rows_;
 };
+
+// KindLabel()
+//
+// A task kind in a table: "-" for the default kind "", else
+// `EscapeBytes(kind)`. (JSON carries the kind exactly.)
+std::string KindLabel(absl::string_view kind);
+
+// TruncatedBytes()
+//
+// `EscapeBytes()` of the first `max_bytes` bytes of `bytes`, and "..." when
+// there were more: a long error in one table cell (`--json` has it whole).
+std::string TruncatedBytes(absl::string_view bytes, size_t max_bytes);
 
 // UtcTime()
 //

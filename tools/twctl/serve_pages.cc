@@ -32,13 +32,24 @@ std::string ActionForm(absl::string_view action, absl::string_view label,
       label, "</button></form>");
 }
 
+// A kind as a link to its tasks (`kindx`: hex, exact); the default kind
+// "" shows as "default".
+std::string KindLink(absl::string_view kind) {
+  return absl::StrCat(
+      "<a href=\"/tasks?kindx=", HexEncode(kind), "\">",
+      kind.empty() ? "<span class=\"note\">default</span>" : HtmlEscape(kind),
+      "</a>");
+}
+
 std::string TaskRow(const TaskSummary& t) {
   return absl::StrCat(
       "<tr data-idx=\"", HexEncode(t.id), "\"><td class=\"id\">",
       TaskLink(t.id), "</td><td class=\"state\">", StateName(t.state),
-      "</td><td class=\"due\">", ShowTime(t.due), "</td><td class=\"attempt\">",
-      t.attempt, "</td><td class=\"slot\">", t.slot,
-      "</td><td class=\"payload\">", t.payload_bytes, " B</td></tr>\n");
+      "</td><td class=\"kind\">", KindLink(t.kind),
+      "</td><td class=\"priority\">", t.priority, "</td><td class=\"due\">",
+      ShowTime(t.due), "</td><td class=\"attempt\">", t.attempt,
+      "</td><td class=\"slot\">", t.slot, "</td><td class=\"payload\">",
+      t.payload_bytes, " B</td></tr>\n");
 }
 
 std::string NextLink(const std::string& base, const TaskPage& page, int limit) {
@@ -50,6 +61,68 @@ std::string NextLink(const std::string& base, const TaskPage& page, int limit) {
 
 std::string Row(absl::string_view key, absl::string_view value_html) {
   return absl::StrCat("<tr><th>", key, "</th><td>", value_html, "</td></tr>\n");
+}
+
+// The attempt history: one `<tr data-attempt="N">` per record, oldest
+// first, cells of classes `attempt`, `outcome`, `node`, `started`,
+// `finished`, `duration`, `error` (whole, escaped).
+std::string AttemptsTable(const TaskDetail& t) {
+  std::string out = absl::StrCat(
+      "<h2>Attempts</h2>\n<p class=\"note\" id=\"attempts-count\" "
+      "data-total=\"",
+      t.attempts_total, "\">");
+  if (t.attempts.empty()) {
+    out += "No attempt recorded.</p>\n";
+    return out;
+  }
+  if (t.attempts_total > static_cast<int64_t>(t.attempts.size())) {
+    absl::StrAppend(&out, "The newest ", t.attempts.size(), " of ",
+                    t.attempts_total, " attempts, oldest first.</p>\n");
+  } else {
+    absl::StrAppend(&out, t.attempts_total, " attempt",
+                    t.attempts_total == 1 ? "" : "s", ", oldest first.</p>\n");
+  }
+  out +=
+      "<table id=\"attempts\"><tr><th>attempt</th><th>outcome</th>"
+      "<th>node</th><th>started</th><th>finished</th><th>duration</th>"
+      "<th>error</th></tr>\n";
+  for (const AttemptRecord& a : t.attempts) {
+    absl::StrAppend(
+        &out, "<tr data-attempt=\"", a.attempt, "\"><td class=\"attempt\">",
+        a.attempt, "</td><td class=\"outcome\">", AttemptOutcomeName(a.outcome),
+        "</td><td class=\"node\">", HtmlEscape(a.node_id),
+        "</td><td class=\"started\">", ShowTime(a.started),
+        "</td><td class=\"finished\">", ShowTime(a.finished),
+        "</td><td class=\"duration\">", ShowDuration(a.finished - a.started),
+        "</td><td class=\"error\">", HtmlEscape(a.error), "</td></tr>\n");
+  }
+  out += "</table>\n";
+  return out;
+}
+
+// The kinds: registered (by which node, when) or carried by tasks, with
+// their unfinished tasks; each kind links to its tasks.
+std::string KindsTable(const StoreStatus& s) {
+  if (s.kinds.empty()) return "";
+  std::string out =
+      "<h2>Kinds</h2>\n<table id=\"kinds\"><tr><th>kind</th><th>registered "
+      "by</th><th>registered</th><th>pending</th><th>scheduled</th>"
+      "<th>running</th><th>finished</th></tr>\n";
+  for (const AdminKind& k : s.kinds) {
+    absl::StrAppend(
+        &out, "<tr data-kind=\"", HexEncode(k.kind), "\"><td class=\"kind\">",
+        KindLink(k.kind), "</td><td class=\"node\">",
+        k.registered     ? HtmlEscape(k.node_id)
+        : k.kind.empty() ? std::string("<span class=\"note\">default "
+                                       "handler</span>")
+                         : std::string("<span class=\"invalid\">not "
+                                       "registered</span>"),
+        "</td><td>", k.registered ? ShowTime(k.registered_at) : "-",
+        "</td><td>", k.counts[0], "</td><td>", k.counts[1], "</td><td>",
+        k.counts[2], "</td><td>", k.counts[3] + k.counts[4], "</td></tr>\n");
+  }
+  out += "</table>\n";
+  return out;
 }
 
 }  // namespace
@@ -74,6 +147,8 @@ form.action input { width: 8em; }
 .chart .chart-title { font-size: 13px; fill: #222; }
 .invalid { color: #b00; }
 .note { color: #666; }
+form.filter { margin: .5em 0; }
+td.outcome, td.kind { font-family: monospace; }
 )css";
 
 std::string Layout(absl::string_view title, absl::string_view active,
@@ -130,7 +205,9 @@ std::string OverviewPage(const StoreStatus& s, const BarChart& due,
   body += Row("nodes", absl::StrCat(s.nodes.size(),
                                     " (<a href=\"/slots\">slots and "
                                     "owners</a>)"));
-  body += "</table>\n<h2>Due times</h2>\n";
+  body += "</table>\n";
+  body += KindsTable(s);
+  body += "<h2>Due times</h2>\n";
   body += BarChartSvg(due);
   body += "<h2>Lateness</h2>\n";
   body += BarChartSvg(lateness);
@@ -172,29 +249,64 @@ std::string SlotsPage(const StoreStatus& s) {
   return Layout("Slots and owners", "Slots", body);
 }
 
-std::string TasksPage(std::optional<TaskState> state, const TaskPage& page,
-                      int limit) {
+std::string TasksPage(std::optional<TaskState> state,
+                      const std::optional<std::string>& kind,
+                      const TaskPage& page, int limit) {
+  // The kind filter travels in links as `kindx` (hex: any kind, exactly).
+  const std::string kind_query =
+      kind ? absl::StrCat("kindx=", HexEncode(*kind), "&amp;") : "";
   std::string body = "<p>State: ";
-  absl::StrAppend(&body, state ? "<a href=\"/tasks\">all</a>" : "<b>all</b>");
+  absl::StrAppend(
+      &body, state ? absl::StrCat("<a href=\"/tasks?", kind_query, "\">all</a>")
+                   : std::string("<b>all</b>"));
   for (TaskState s : kStates) {
     if (state && *state == s) {
       absl::StrAppend(&body, " | <b>", StateName(s), "</b>");
     } else {
-      absl::StrAppend(&body, " | <a href=\"/tasks?state=", StateName(s), "\">",
-                      StateName(s), "</a>");
+      absl::StrAppend(&body, " | <a href=\"/tasks?", kind_query,
+                      "state=", StateName(s), "\">", StateName(s), "</a>");
     }
   }
+  body += "</p>\n";
+  // A GET form: the kind typed as text (empty: every kind).
+  absl::StrAppend(
+      &body,
+      "<form method=\"get\" action=\"/tasks\" class=\"filter\" "
+      "id=\"kind-filter\">",
+      state ? absl::StrCat("<input type=\"hidden\" name=\"state\" value=\"",
+                           StateName(*state), "\">")
+            : std::string(),
+      "<label>Kind <input type=\"text\" name=\"kind\" maxlength=\"",
+      kMaxKindBytes, "\" value=\"",
+      kind && !kind->empty() ? HtmlEscape(*kind) : std::string(),
+      "\"></label> <button type=\"submit\">Filter</button>",
+      kind ? absl::StrCat(" <span id=\"kind-shown\">showing kind ",
+                          kind->empty()
+                              ? std::string("<b>default</b>")
+                              : absl::StrCat("<b>", HtmlEscape(*kind), "</b>"),
+                          " (<a href=\"/tasks",
+                          state ? absl::StrCat("?state=", StateName(*state))
+                                : std::string(),
+                          "\">every kind</a>)</span>")
+           : std::string(),
+      "</form>\n");
   body +=
-      "</p>\n<table id=\"tasks\"><tr><th>id</th><th>state</th><th>due</th>"
-      "<th>attempts</th><th>slot</th><th>payload</th></tr>\n";
+      "<table id=\"tasks\"><tr><th>id</th><th>state</th><th>kind</th>"
+      "<th>priority</th><th>due</th><th>attempts</th><th>slot</th>"
+      "<th>payload</th></tr>\n";
   for (const TaskSummary& t : page.tasks) body += TaskRow(t);
   body += "</table>\n";
-  const std::string base =
-      state ? absl::StrCat("/tasks?state=", StateName(*state), "&amp;")
-            : std::string("/tasks?");
+  const std::string base = absl::StrCat(
+      "/tasks?", kind_query,
+      state ? absl::StrCat("state=", StateName(*state), "&amp;") : "");
   body += NextLink(base, page, limit);
-  return Layout(state ? absl::StrCat(StateName(*state), " tasks") : "Tasks",
-                "Tasks", body);
+  std::string title =
+      state ? absl::StrCat(StateName(*state), " tasks") : std::string("Tasks");
+  if (kind) {
+    absl::StrAppend(&title, " of kind ",
+                    kind->empty() ? std::string("default") : *kind);
+  }
+  return Layout(title, "Tasks", body);
 }
 
 std::string FailedPage(const std::vector<TaskDetail>& failed,
@@ -230,6 +342,10 @@ std::string TaskDetailPage(const TaskDetail& t, bool writable) {
           absl::StrCat("<span class=\"id\">", HtmlEscape(t.id), "</span>")),
       Row("state", absl::StrCat("<span class=\"state\">", StateName(t.state),
                                 "</span>")),
+      Row("kind",
+          absl::StrCat("<span class=\"kind\">", KindLink(t.kind), "</span>")),
+      Row("priority",
+          absl::StrCat("<span class=\"priority\">", t.priority, "</span>")),
       Row("attempts", absl::StrCat(t.attempt)),
       Row("due", absl::StrCat(ShowTime(t.due), " (",
                               ShowDuration(t.due - t.db_now), " from now)")));
@@ -264,6 +380,7 @@ std::string TaskDetailPage(const TaskDetail& t, bool writable) {
   if (writable && t.state == TaskState::kFailed) {
     body += ActionForm("retry", "Retry", t.id);
   }
+  body += AttemptsTable(t);
   if (writable &&
       (t.state == TaskState::kPending || t.state == TaskState::kScheduled)) {
     body += ActionForm("cancel", "Cancel", t.id);

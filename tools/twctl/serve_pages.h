@@ -11,7 +11,7 @@
 // a POST form whose `token` field the operator fills in (the token is never
 // written into a page). Every task row is `<tr data-idx="HEX">` with cells
 // of classes `id`, `state`, `due`, `attempt`, `slot`, so that a test reads
-// a page back exactly.
+// a page back exactly (and `kind`, `priority` since schema version 4).
 //
 // This file defines:
 //
@@ -46,7 +46,10 @@ std::string Layout(absl::string_view title, absl::string_view active,
 // OverviewPage()
 //
 // Counts by state (each a link to its task list), nodes, next due, oldest
-// overdue, and the two charts.
+// overdue, the kinds (`<table id="kinds">`, a `<tr data-kind="HEX">` per
+// kind: who registered it, its tasks), and the two charts.
+// Tests: ServePagesTest.OverviewCountsEveryState,
+// ServePagesTest.KindsAndAttemptErrorsAreEscaped.
 std::string OverviewPage(const StoreStatus& status, const BarChart& due,
                          const BarChart& lateness);
 
@@ -58,10 +61,15 @@ std::string SlotsPage(const StoreStatus& status);
 
 // TasksPage()
 //
-// One page of tasks (in `state`, or all), with a link to the next page
-// (`next_after` as `afterx`, hex) when there is one.
-std::string TasksPage(std::optional<TaskState> state, const TaskPage& page,
-                      int limit);
+// One page of tasks (in `state`, or all; of `kind`, or every kind), each
+// row with its kind (a link to that kind's tasks, `kindx` hex) and
+// priority; a GET form to filter by kind (`kind`, text); a link to the
+// next page (`next_after` as `afterx`, hex) that keeps the filters.
+// Test: ServePagesTest.TasksPageRowsAndPaging,
+// ServePagesTest.KindsAndAttemptErrorsAreEscaped.
+std::string TasksPage(std::optional<TaskState> state,
+                      const std::optional<std::string>& kind,
+                      const TaskPage& page, int limit);
 
 // FailedPage()
 //
@@ -72,8 +80,12 @@ std::string FailedPage(const std::vector<TaskDetail>& failed,
 
 // TaskDetailPage()
 //
-// Everything `Show()` returned; a Retry form for a FAILED task and a Cancel
-// form for a PENDING or SCHEDULED one, when `writable`.
+// Everything `Show()` returned, kind and priority too, and the attempt
+// history (`<table id="attempts">`, a `<tr data-attempt="N">` per record,
+// cells `outcome`, `node`, `started`, `finished`, `duration`, `error`); a
+// Retry form for a FAILED task and a Cancel form for a PENDING or
+// SCHEDULED one, when `writable`.
+// Test: ServePagesTest.KindsAndAttemptErrorsAreEscaped.
 std::string TaskDetailPage(const TaskDetail& task, bool writable);
 
 // ActionPage()

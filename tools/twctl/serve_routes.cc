@@ -218,6 +218,26 @@ void Dashboard::Route() {
         return false;
       }
     }
+    // The kind: `kindx` (hex, exact; empty: the default kind) from links,
+    // or `kind` (text; empty: every kind) from the filter form.
+    if (req.has_param("kindx")) {
+      filter->kind = HexDecode(req.get_param_value("kindx"));
+      if (!filter->kind) {
+        Send(res, 400, MessagePage("Bad request", "kindx: hex bytes"));
+        return false;
+      }
+    } else if (req.has_param("kind") && !req.get_param_value("kind").empty()) {
+      filter->kind = req.get_param_value("kind");
+    }
+    if (filter->kind) {
+      absl::Status valid = CheckKindFilter(*filter->kind);
+      if (!valid.ok()) {
+        Send(res, 400,
+             MessagePage("Bad request",
+                         absl::StrCat("kind: ", valid.message())));
+        return false;
+      }
+    }
     if (req.has_param("afterx")) {
       filter->after_id = HexDecode(req.get_param_value("afterx"));
       if (!filter->after_id) {
@@ -234,7 +254,7 @@ void Dashboard::Route() {
     if (!parse_filter(req, res, &filter)) return;
     absl::StatusOr<TaskPage> page = store.List(filter);
     if (!page.ok()) return fail(res, page.status());
-    Send(res, 200, TasksPage(filter.state, *page, filter.limit));
+    Send(res, 200, TasksPage(filter.state, filter.kind, *page, filter.limit));
   });
 
   server.Get("/failed", [&store, &o, fail, parse_filter](

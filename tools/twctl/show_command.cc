@@ -10,6 +10,60 @@
 
 namespace timingwheel {
 namespace twctl {
+namespace {
+
+// The bytes of an error a table cell shows (`--json` has it whole).
+constexpr size_t kErrorCellBytes = 60;
+
+void WriteAttempts(JsonWriter& j, const TaskDetail& d) {
+  j.Key("attempts_total").Int(d.attempts_total).Key("attempts").BeginArray();
+  for (const AttemptRecord& a : d.attempts) {
+    j.BeginObject()
+        .Key("attempt")
+        .Int(a.attempt)
+        .Key("outcome")
+        .String(AttemptOutcomeName(a.outcome))
+        .Key("node_id")
+        .String(a.node_id)
+        .Key("started")
+        .Time(a.started)
+        .Key("finished")
+        .Time(a.finished)
+        .Key("duration_ms")
+        .Int(absl::ToInt64Milliseconds(a.finished - a.started));
+    // The whole error: escaped, and exact as error_hex; null for none.
+    if (a.error.empty()) {
+      j.Key("error").Null();
+    } else {
+      WriteBytesField(j, "error", a.error);
+    }
+    j.EndObject();
+  }
+  j.EndArray();
+}
+
+std::string AttemptsTable(const TaskDetail& d) {
+  if (d.attempts.empty()) {
+    return "attempts: none recorded\n";
+  }
+  std::string out =
+      d.attempts_total > static_cast<int64_t>(d.attempts.size())
+          ? absl::StrCat("attempts: the newest ", d.attempts.size(), " of ",
+                         d.attempts_total, "\n")
+          : absl::StrCat("attempts: ", d.attempts_total, "\n");
+  Table table({"ATTEMPT", "OUTCOME", "NODE", "STARTED", "FINISHED", "DURATION",
+               "ERROR"});
+  for (const AttemptRecord& a : d.attempts) {
+    table.AddRow(
+        {absl::StrCat(a.attempt), AttemptOutcomeName(a.outcome),
+         EscapeBytes(a.node_id), UtcTime(a.started), UtcTime(a.finished),
+         FormatAge(a.finished - a.started),
+         a.error.empty() ? "-" : TruncatedBytes(a.error, kErrorCellBytes)});
+  }
+  return out + table.Render();
+}
+
+}  // namespace
 
 int RunShow(Context& context) {
   absl::StatusOr<std::string> id = UnescapeBytes(context.args->positional[0]);
@@ -39,7 +93,11 @@ int RunShow(Context& context) {
         .Key("epoch")
         .Int(d->epoch)
         .Key("payload_bytes")
-        .Int(d->payload_bytes);
+        .Int(d->payload_bytes)
+        .Key("kind")
+        .String(d->kind)
+        .Key("priority")
+        .Int(d->priority);
     WriteBytesField(j, "payload_head", d->payload_head);
     j.Key("last_error");
     if (d->last_error.has_value()) {
@@ -66,14 +124,18 @@ int RunShow(Context& context) {
         .Key("slot_lease_until")
         .Time(d->slot_lease_until)
         .Key("db_now")
-        .Time(d->db_now)
-        .EndObject();
+        .Time(d->db_now);
+    WriteAttempts(j, *d);
+    j.EndObject();
     *context.out << j.str() << "\n";
     return kExitOk;
   }
   Table table({});
   table.AddRow({"id", EscapeBytes(d->id)});
   table.AddRow({"state", TaskStateName(d->state)});
+  table.AddRow({"kind", d->kind.empty() ? "- (the default kind)"
+                                        : EscapeBytes(d->kind)});
+  table.AddRow({"priority", absl::StrCat(d->priority)});
   table.AddRow({"attempt", absl::StrCat(d->attempt, " started")});
   const absl::Duration until = d->due - d->db_now;
   table.AddRow(
@@ -101,7 +163,7 @@ int RunShow(Context& context) {
            d->slot_lease_valid
                ? absl::StrCat("valid until ", UtcTime(d->slot_lease_until))
                : "not valid")});
-  *context.out << table.Render();
+  *context.out << table.Render() << "\n" << AttemptsTable(*d);
   return kExitOk;
 }
 

@@ -92,8 +92,46 @@ void PrintJson(Context& context, const StoreStatus& s) {
         .EndObject();
   }
   j.EndArray();
+  j.Key("kinds").BeginArray();
+  for (const AdminKind& k : s.kinds) {
+    j.BeginObject()
+        .Key("kind")
+        .String(k.kind)
+        .Key("registered")
+        .Bool(k.registered);
+    if (k.registered) {
+      j.Key("node_id")
+          .String(k.node_id)
+          .Key("registered_at")
+          .Time(k.registered_at);
+    }
+    j.Key("unfinished").Int(k.unfinished()).Key("counts").BeginObject();
+    for (int i = 0; i < kTaskStateCount; ++i) {
+      j.Key(TaskStateName(static_cast<TaskState>(i))).Int(k.counts[i]);
+    }
+    j.EndObject().EndObject();
+  }
+  j.EndArray();
   j.EndObject();
   *context.out << j.str() << "\n";
+}
+
+// Every kind: who registered it, its unfinished tasks by state.
+void PrintKinds(std::ostream& out, const StoreStatus& s) {
+  Table kinds({"KIND", "REGISTERED BY", "REGISTERED", "PENDING", "SCHEDULED",
+               "RUNNING", "FINISHED"});
+  for (const AdminKind& k : s.kinds) {
+    kinds.AddRow({KindLabel(k.kind),
+                  k.registered     ? EscapeBytes(k.node_id)
+                  : k.kind.empty() ? "(default handler)"
+                                   : "(not registered)",
+                  k.registered ? UtcTime(k.registered_at) : "-",
+                  absl::StrCat(k.counts[0]), absl::StrCat(k.counts[1]),
+                  absl::StrCat(k.counts[2]),
+                  absl::StrCat(k.counts[3] + k.counts[4])});
+  }
+  if (kinds.size() == 0) kinds.AddRow({"(none)"});
+  out << kinds.Render() << "\n";
 }
 
 void PrintText(Context& context, const StoreStatus& s) {
@@ -135,6 +173,7 @@ void PrintText(Context& context, const StoreStatus& s) {
   }
   if (nodes.size() == 0) nodes.AddRow({"(none)"});
   out << nodes.Render() << "\n";
+  PrintKinds(out, s);
 
   if (context.args->bools.count("all-slots") > 0) {
     Table slots({"SLOT", "OWNER", "EPOCH", "LEASE UNTIL", "VALID", "HORIZON"});

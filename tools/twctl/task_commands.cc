@@ -135,6 +135,9 @@ int RunRetryFailed(Context& context) {
     if (!bytes.ok()) return Fail(context, bytes.status());
     filter.id_prefix = *bytes;
   }
+  absl::StatusOr<std::optional<std::string>> kind = KindFlag(*context.args);
+  if (!kind.ok()) return Fail(context, kind.status());
+  filter.kind = *kind;
   filter.limit = 1000;
   absl::StatusOr<int64_t> retried = context.admin->RetryMatching(filter, due);
   if (!retried.ok()) return Fail(context, retried.status());

@@ -11,6 +11,10 @@ port, and:
     row and its state, the slots and their owners, the failed tasks and
     their errors; that a `<script>` in an id or an error is text, never an
     element;
+  * checks the kind column of the tasks page and the kind filter (a kind
+    with HTML in it, shown as text), and that the task page of a failed
+    task shows its attempt history as tw_attempt holds it (the fixture
+    writes those rows while the schedulers do not);
   * saves a screenshot of every page into $TEST_UNDECLARED_OUTPUTS_DIR;
   * through Chromium's remote debugging protocol (cdp.py, with a tiny
     websocket client: python3's standard library has none), types the token
@@ -120,6 +124,8 @@ class Dom(html.parser.HTMLParser):
         self.errors = {}       # hex id -> error text
         self.counts = {}       # state -> count text
         self.owners = {}       # slot -> owner text
+        self.kinds = {}        # hex id -> kind text
+        self.attempts = {}     # attempt number -> {cell class: text}
         self.tags = set()
         self.text = []
         self._row = None       # ("task", hex) / ("count", state) / ("slot", n)
@@ -138,6 +144,8 @@ class Dom(html.parser.HTMLParser):
                 self._row = ("count", a["data-state"])
             elif "data-slot" in a:
                 self._row = ("slot", a["data-slot"])
+            elif "data-attempt" in a:
+                self._row = ("attempt", a["data-attempt"])
             else:
                 self._row = None
         if tag in ("td", "span", "pre") and "class" in a and not self._cell:
@@ -159,6 +167,10 @@ class Dom(html.parser.HTMLParser):
                 self.counts[key] = value
             elif kind == "slot" and self._cell == "owner":
                 self.owners[key] = value
+            elif kind == "task" and self._cell == "kind":
+                self.kinds[key] = value
+            elif kind == "attempt":
+                self.attempts.setdefault(key, {})[self._cell] = value
             self._cell = None
         if tag == "tr":
             self._row = None
@@ -273,7 +285,20 @@ def main():
         check("script" not in dom.tags, "tasks page has no script element")
         check(HOSTILE_ID in "".join(dom.text),
               "the hostile id is shown as text")
+        kinds = {row[0]: row[1] or "default" for row in psql(
+            conninfo, "SELECT encode(task_id, 'hex'), kind FROM tw_timer")}
+        check(dom.kinds == kinds, "tasks page kinds %r == table %r" %
+              (dom.kinds, kinds))
+        check("<b>mail</b>" in dom.kinds.values(),
+              "the kind <b>mail</b> is shown as text")
         browser.screenshot(base + "/tasks", "tasks")
+        # The kind filter (the links' hex form): that kind's tasks only.
+        mail_url = base + "/tasks?kindx=" + "<b>mail</b>".encode().hex()
+        dom = Dom(browser.dom(mail_url))
+        want = {k: v for k, v in states.items() if kinds[k] == "<b>mail</b>"}
+        check(want and dom.rows == want, "kind filter page %r == table %r" %
+              (dom.rows, want))
+        browser.screenshot(mail_url, "tasks-kind")
         for state in STATES:
             url = base + "/tasks?state=" + state
             dom = Dom(browser.dom(url))
@@ -321,6 +346,31 @@ def main():
         check(HOSTILE_ID in "".join(dom.text) and "script" not in dom.tags,
               "the task page shows the hostile id as text")
         browser.screenshot(task_url, "task")
+        # Each failed task's page shows its attempt history, as the table
+        # holds it (outcome and error per attempt, the error as text).
+        outcomes = ["SUCCEEDED", "RETRIED", "FAILED", "SNOOZED"]
+        for task_hex in sorted(errors):
+            history = {row[0]: {"outcome": outcomes[int(row[1])],
+                                "error": row[2], "node": row[3]}
+                       for row in psql(conninfo,
+                           "SELECT attempt, outcome,"
+                           " coalesce(convert_from(error, 'UTF8'), ''),"
+                           " node_id FROM tw_attempt WHERE task_id ="
+                           " decode('%s', 'hex')" % task_hex)}
+            url = base + "/task?idx=" + task_hex
+            dom = Dom(browser.dom(url))
+            shown = {n: {k: cells.get(k) for k in ("outcome", "error", "node")}
+                     for n, cells in dom.attempts.items()}
+            check(history and shown == history,
+                  "task %s attempts %r == table %r" %
+                  (task_hex, shown, history))
+            check("script" not in dom.tags,
+                  "task %s page has no script element" % task_hex)
+        check(any("<script>alert('error')</script>" in cells.get("error", "")
+                  for cells in Dom(browser.dom(task_url)).attempts.values()),
+              "the hostile attempt error is shown as text")
+        browser.screenshot(base + "/task?idx=" + "failed-1".encode().hex(),
+                           "task-failed-attempts")
 
         # A POST without the token is refused, and changes nothing.
         request = urllib.request.Request(

@@ -12,7 +12,12 @@
 //   scheduled-1..3          SCHEDULED (due within the hour)
 //   pending-1               PENDING (due in 3 hours, past the horizon)
 //
-// where HOSTILE_ID is `<script>alert('id')</script>`. Prints
+// where HOSTILE_ID is `<script>alert('id')</script>`. Each FAILED task has
+// an attempt history: the records its scheduler wrote, or, while
+// schedulers write none, one FAILED record per task made here by SQL (only
+// for a task with no record, so it works either way). pending-1 has the
+// kind `<b>mail</b>` and priority 5 (set by SQL: no scheduler here
+// registers that kind; it is due hours after the test ends). Prints
 // "CONNINFO <conninfo>" and then "READY", keeps the scheduler running (a
 // retried task runs), and ends when its standard input closes.
 
@@ -148,6 +153,20 @@ int main() {
       std::this_thread::sleep_for(std::chrono::milliseconds(10));
     }
   }
+  // The attempt history of the failed tasks, if the scheduler wrote none.
+  absl::Status history =
+      timingwheel::durable_testing::ExecSql((*db)->conninfo(), R"sql(
+INSERT INTO tw_attempt (task_id, attempt, outcome, node_id, started_us,
+                        finished_us, error)
+SELECT t.task_id, greatest(t.attempt, 1), 2, 'dash-node-<i>',
+       t.finished_us - 1500, t.finished_us, t.last_error
+FROM tw_timer t
+WHERE t.state = 4
+  AND NOT EXISTS (SELECT 1 FROM tw_attempt a WHERE a.task_id = t.task_id);
+UPDATE tw_timer SET kind = '<b>mail</b>', priority = 5
+WHERE task_id = 'pending-1'::bytea;
+)sql");
+  if (!history.ok()) return Fail(history.ToString());
   std::cout << "CONNINFO " << (*db)->conninfo() << "\nREADY" << std::endl;
 
   // Until the test closes our standard input.

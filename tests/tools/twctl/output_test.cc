@@ -35,6 +35,19 @@ TEST(EscapeBytesTest, UnescapeRoundTripsEveryByte) {
   EXPECT_EQ(*UnescapeBytes("\\xAb"), "\xab");
 }
 
+TEST(KindLabelTest, DefaultKindIsADashOthersEscaped) {
+  EXPECT_EQ(KindLabel(""), "-");
+  EXPECT_EQ(KindLabel("email"), "email");
+  EXPECT_EQ(KindLabel("caf\xc3\xa9"), "caf\\xc3\\xa9");
+}
+
+TEST(TruncatedBytesTest, LongErrorsAreCutAndMarked) {
+  EXPECT_EQ(TruncatedBytes("short", 10), "short");
+  EXPECT_EQ(TruncatedBytes("0123456789", 10), "0123456789");
+  EXPECT_EQ(TruncatedBytes("0123456789abc", 10), "0123456789...");
+  EXPECT_EQ(TruncatedBytes("line\nnext", 40), "line\\x0anext");
+}
+
 TEST(EscapeBytesTest, BadEscapesAreRefused) {
   for (const char* bad : {"\\", "a\\n", "\\x", "\\x1", "\\xzz", "end\\"}) {
     EXPECT_TRUE(absl::IsInvalidArgument(UnescapeBytes(bad).status())) << bad;

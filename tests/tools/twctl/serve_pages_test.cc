@@ -89,7 +89,8 @@ TEST(ServePagesTest, TasksPageRowsAndPaging) {
   page.tasks.push_back(a);
   page.more = true;
   page.next_after = std::string("\0z", 2);
-  const std::string html = TasksPage(TaskState::kScheduled, page, 25);
+  const std::string html =
+      TasksPage(TaskState::kScheduled, std::nullopt, page, 25);
   EXPECT_FALSE(Has(html, "<script>"));
   EXPECT_TRUE(Has(html, "<tr data-idx=\"" + HexEncode(kHostile) + "\">"));
   EXPECT_TRUE(Has(html, "<td class=\"state\">SCHEDULED</td>"));
@@ -99,7 +100,114 @@ TEST(ServePagesTest, TasksPageRowsAndPaging) {
                   "limit=25\""))
       << html;
   page.more = false;
-  EXPECT_FALSE(Has(TasksPage(std::nullopt, page, 25), "id=\"next\""));
+  EXPECT_FALSE(
+      Has(TasksPage(std::nullopt, std::nullopt, page, 25), "id=\"next\""));
+  // A kind filter travels in the paging and state links as hex.
+  page.more = true;
+  const std::string of_kind =
+      TasksPage(TaskState::kScheduled, std::string("k&"), page, 25);
+  EXPECT_TRUE(Has(of_kind,
+                  "href=\"/tasks?kindx=6b26&amp;state=SCHEDULED&amp;"
+                  "afterx=007a&amp;limit=25\""))
+      << of_kind;
+  EXPECT_TRUE(Has(of_kind, "href=\"/tasks?kindx=6b26&amp;state=FAILED\""));
+  EXPECT_TRUE(Has(of_kind, "name=\"kind\" maxlength=\"128\" value=\"k&amp;\""));
+  EXPECT_TRUE(Has(of_kind, "<title>SCHEDULED tasks of kind k&amp;"));
+  EXPECT_TRUE(Has(TasksPage(std::nullopt, std::string(), page, 25),
+                  "showing kind <b>default</b>"));
+}
+
+// A kind, a node id and an attempt's error holding HTML are text on the
+// tasks list and the task page; the attempts table lists every record.
+TEST(ServePagesTest, KindsAndAttemptErrorsAreEscaped) {
+  const std::string hostile_kind = std::string("kind") + kHostile;
+  TaskPage page;
+  TaskSummary a;
+  a.id = "task-1";
+  a.kind = hostile_kind;
+  a.priority = -3;
+  page.tasks.push_back(a);
+  TaskSummary d;
+  d.id = "task-2";
+  page.tasks.push_back(d);
+  const std::string list = TasksPage(std::nullopt, hostile_kind, page, 25);
+  EXPECT_FALSE(Has(list, "<script>")) << list;
+  EXPECT_TRUE(Has(
+      list,
+      "<td class=\"kind\"><a href=\"/tasks?kindx=" + HexEncode(hostile_kind) +
+          "\">kind&lt;script&gt;alert(1)&lt;/script&gt;</a></td>"
+          "<td class=\"priority\">-3</td>"))
+      << list;
+  EXPECT_TRUE(Has(list,
+                  "<td class=\"kind\"><a href=\"/tasks?kindx=\"><span "
+                  "class=\"note\">default</span></a></td>"))
+      << list;
+
+  TaskDetail t = FailedTask();
+  t.kind = hostile_kind;
+  t.priority = 12;
+  AttemptRecord first;
+  first.attempt = 1;
+  first.outcome = AttemptOutcome::kRetried;
+  first.node_id = std::string("n") + kHostile;
+  first.started = absl::FromUnixSeconds(1764637323);
+  first.finished = first.started + absl::Milliseconds(1500);
+  first.error = std::string("err ") + kHostile + " & \"q\"";
+  AttemptRecord second = first;
+  second.attempt = 2;
+  second.outcome = AttemptOutcome::kFailed;
+  second.error = "";
+  t.attempts = {first, second};
+  t.attempts_total = 7;
+  const std::string html = TaskDetailPage(t, true);
+  EXPECT_FALSE(Has(html, "<script>")) << html;
+  EXPECT_TRUE(Has(html, "kind&lt;script&gt;alert(1)&lt;/script&gt;"));
+  EXPECT_TRUE(Has(html, "<span class=\"priority\">12</span>"));
+  EXPECT_TRUE(Has(html, "<table id=\"attempts\">"));
+  EXPECT_TRUE(Has(html, "The newest 2 of 7 attempts, oldest first."));
+  EXPECT_TRUE(Has(html, "data-total=\"7\""));
+  EXPECT_TRUE(Has(html,
+                  "<tr data-attempt=\"1\"><td class=\"attempt\">1</td>"
+                  "<td class=\"outcome\">RETRIED</td><td class=\"node\">"
+                  "n&lt;script&gt;alert(1)&lt;/script&gt;</td>"))
+      << html;
+  EXPECT_TRUE(Has(html,
+                  "<td class=\"error\">err &lt;script&gt;alert(1)&lt;/"
+                  "script&gt; &amp; &quot;q&quot;</td>"))
+      << html;
+  EXPECT_TRUE(Has(html, "<td class=\"duration\">" +
+                            ShowDuration(absl::Milliseconds(1500)) + "</td>"));
+  EXPECT_TRUE(Has(html, "<td class=\"outcome\">FAILED</td>"));
+  // The attempts come after the task's table, in order.
+  EXPECT_LT(html.find("data-attempt=\"1\""), html.find("data-attempt=\"2\""));
+
+  t.attempts.clear();
+  t.attempts_total = 0;
+  EXPECT_TRUE(Has(TaskDetailPage(t, false), "No attempt recorded."));
+
+  // The overview's kinds: a registered one (by a hostile node id), one
+  // no scheduler registered.
+  StoreStatus s;
+  AdminKind registered;
+  registered.kind = hostile_kind;
+  registered.registered = true;
+  registered.node_id = std::string("n") + kHostile;
+  registered.counts = {1, 2, 3, 4, 5};
+  AdminKind orphan;
+  orphan.kind = "orphan";
+  orphan.counts = {1, 0, 0, 0, 0};
+  s.kinds = {registered, orphan};
+  const std::string overview = OverviewPage(s, DueHistogram({}, absl::Now()),
+                                            LatenessHistogram({}, absl::Now()));
+  EXPECT_FALSE(Has(overview, "<script>")) << overview;
+  EXPECT_TRUE(
+      Has(overview, "<tr data-kind=\"" + HexEncode(hostile_kind) +
+                        "\"><td class=\"kind\"><a href=\"/tasks?kindx=" +
+                        HexEncode(hostile_kind) + "\">kind&lt;script&gt;"))
+      << overview;
+  EXPECT_TRUE(Has(overview, "<td class=\"node\">n&lt;script&gt;"));
+  EXPECT_TRUE(Has(overview, "<td>3</td><td>9</td></tr>"));
+  EXPECT_TRUE(Has(overview, "not registered"));
 }
 
 TEST(ServePagesTest, SlotsPageEscapesOwners) {

@@ -92,6 +92,59 @@ class ServeRoutesTest : public ::testing::Test {
   std::unique_ptr<AdminStore> admin_;
 };
 
+// The kind filter over HTTP: `kind` (the form's text) and `kindx` (links'
+// hex) list that kind's tasks only; a bad kind is a 400 that says why; an
+// attempt's error with HTML in it is text on the task page. The kind and
+// the attempt rows are written by SQL (until the schedulers write them).
+TEST_F(ServeRoutesTest, KindFilterAndAttemptHistory) {
+  ASSERT_TRUE(durable_testing::ExecSql(
+                  db_->conninfo(),
+                  "UPDATE tw_timer SET kind = '<i>mail</i>', priority = 4 "
+                  "WHERE task_id = 'later'::bytea; "
+                  "INSERT INTO tw_attempt (task_id, attempt, outcome, "
+                  "node_id, started_us, finished_us, error) VALUES "
+                  "('later'::bytea, 1, 1, 'node-<b>', 1, 2, "
+                  "'<script>alert(''attempt'')</script>'::bytea)")
+                  .ok());
+  auto dashboard = Serve("");
+  ASSERT_NE(dashboard, nullptr);
+  httplib::Client client("127.0.0.1", dashboard->port());
+  const std::string later = HexEncode("later");
+  const std::string hostile = HexEncode(kHostileId);
+  auto by_text = client.Get("/tasks?kind=%3Ci%3Email%3C%2Fi%3E");
+  ASSERT_TRUE(by_text);
+  EXPECT_EQ(by_text->status, 200) << by_text->body;
+  EXPECT_TRUE(Has(by_text->body, "data-idx=\"" + later + "\""));
+  EXPECT_FALSE(Has(by_text->body, "data-idx=\"" + hostile + "\""));
+  EXPECT_FALSE(Has(by_text->body, "<i>")) << by_text->body;
+  EXPECT_TRUE(Has(by_text->body, "&lt;i&gt;mail&lt;/i&gt;"));
+  auto by_hex = client.Get("/tasks?kindx=" + HexEncode(""));
+  ASSERT_TRUE(by_hex);
+  EXPECT_EQ(by_hex->status, 200) << by_hex->body;
+  EXPECT_TRUE(Has(by_hex->body, "data-idx=\"" + hostile + "\""));
+  EXPECT_FALSE(Has(by_hex->body, "data-idx=\"" + later + "\""));
+  auto every = client.Get("/tasks?kind=");
+  ASSERT_TRUE(every);
+  EXPECT_TRUE(Has(every->body, "data-idx=\"" + hostile + "\""));
+  EXPECT_TRUE(Has(every->body, "data-idx=\"" + later + "\""));
+  for (const std::string& bad :
+       {std::string("/tasks?kind=a%01b"), std::string("/tasks?kindx=zz"),
+        "/tasks?kind=" + std::string(129, 'k')}) {
+    auto refused = client.Get(bad);
+    ASSERT_TRUE(refused);
+    EXPECT_EQ(refused->status, 400) << bad << refused->body;
+  }
+  auto task = client.Get("/task?idx=" + later);
+  ASSERT_TRUE(task);
+  EXPECT_EQ(task->status, 200);
+  EXPECT_FALSE(Has(task->body, "<script>")) << task->body;
+  EXPECT_TRUE(Has(task->body, "<tr data-attempt=\"1\">")) << task->body;
+  EXPECT_TRUE(
+      Has(task->body, "&lt;script&gt;alert(&#39;attempt&#39;)&lt;/script&gt;"))
+      << task->body;
+  EXPECT_TRUE(Has(task->body, "<span class=\"priority\">4</span>"));
+}
+
 TEST_F(ServeRoutesTest, PagesShowTheStore) {
   auto dashboard = Serve(kToken);
   ASSERT_NE(dashboard, nullptr);

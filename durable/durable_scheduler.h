@@ -147,6 +147,7 @@
 #include "absl/types/span.h"
 #include "durable/admin_store.h"  // IWYU pragma: export
 #include "durable/client_core.h"
+#include "durable/durable_options.h"  // IWYU pragma: export
 #include "durable/fire_queue.h"
 #include "durable/handler_outcome.h"  // IWYU pragma: export
 #include "durable/recurring.h"
@@ -163,130 +164,6 @@ namespace timingwheel {
 namespace durable_internal {
 struct SchedulerHistograms;
 }  // namespace durable_internal
-
-// DurableOptions
-//
-// How a `DurableScheduler` is built. `handler` (or at least one of `kinds`)
-// is required.
-struct DurableOptions {
-  // A libpq connection string ("host=/var/run/postgresql dbname=app
-  // user=app", or a postgresql:// URI). The tables (tw_*) are created in
-  // the connection's default schema; set `options=-csearch_path=myschema`
-  // to place them elsewhere.
-  std::string conninfo;
-
-  // This process's name in the lease table; unique among live schedulers.
-  // Empty: "<hostname>-<pid>-<random>".
-  std::string node_id;
-
-  // Runs the tasks of the default kind (`ScheduleRequest::kind` empty).
-  // May be empty when `kinds` is not: this scheduler then runs no task of
-  // the default kind (one it fires is snoozed as of an unknown kind).
-  DurableHandler handler;
-
-  // Named kinds, each with its handler and its own limit on running
-  // attempts (task_kind.h). Registered in the store at Create(); names
-  // unique. Tested by TaskKindsTest.*.
-  std::vector<TaskKind> kinds;
-
-  // A task of a kind this scheduler has no handler for is due again this
-  // long after it fired, its attempt not counted (see `TaskKind`). At least
-  // 1 ms.
-  absl::Duration unknown_kind_delay = absl::Minutes(1);
-
-  // Record each attempt whose outcome is written (tw_attempt: number,
-  // outcome, node, start, end, error), kept as long as the task's row,
-  // for `twctl show` and `AdminStore::Show()`. One more row written per
-  // attempt, in the completion's statement. Tested by
-  // TaskKindsTest.AttemptsAreRecordedInOrder.
-  bool attempt_history = true;
-
-  // Tasks due within the horizon are held in the process's wheel; the rest
-  // stay in the table only. Loaded every half horizon. Positive.
-  absl::Duration horizon = absl::Hours(1);
-
-  // A slot whose owner stops renewing for this long is taken over. At least
-  // 100 ms. Renewals run every third of it.
-  absl::Duration lease_ttl = absl::Seconds(10);
-
-  // Fixed when the store is created; every scheduler of a store must agree.
-  // In [1, 65536].
-  int slot_count = 1024;
-
-  RetryPolicy retry;
-
-  // At most this many handlers run at once; the other due tasks wait as
-  // SCHEDULED (backpressure; nothing lost). At least 1.
-  int max_in_flight = 64;
-
-  // Where handlers run. Null: one dedicated thread owned by the scheduler.
-  // Not owned; must outlive the scheduler.
-  Executor* executor = nullptr;
-
-  // The in-process wheel's options (tick, clock, ...). Its `clock` is the
-  // process clock that due times are converted to (tests inject a
-  // `ManualClock`); leases and loads run on the real clock.
-  TimerOptions timer_options;
-
-  // Input limits.
-  int64_t max_id_bytes = 1024;
-  int64_t max_payload_bytes = 16 << 20;
-
-  // SUCCESS and FAILED rows are deleted (in batches, by their owner) this
-  // long after they finish.
-  absl::Duration retain_finished = absl::Hours(24);
-
-  // The longest any statement (or its wait for a lock) may run on the
-  // scheduler's connections (PostgreSQL's statement_timeout and
-  // lock_timeout), so that no statement holds the process past its lease.
-  // Zero: a quarter of `lease_ttl`. At most a quarter of `lease_ttl`. A
-  // horizon load that times out is retried with half as many rows.
-  absl::Duration statement_timeout = absl::ZeroDuration();
-
-  // How long one attempt's handler may run. At the deadline the handler is
-  // asked to stop (`DurableTask::stop_requested()` turns true; the deadline
-  // is `DurableTask::deadline`); a handler that then returns anything but
-  // OK has its attempt recorded as timed out (DeadlineExceeded, retried per
-  // `retry`), one that returns OK succeeded. A handler is never killed:
-  // one that ignores the request keeps its thread and its slot until it
-  // returns. Zero: no timeout. Test:
-  // HandlerOutcomeTest.AnAttemptPastItsTimeoutIsAskedToStop.
-  absl::Duration attempt_timeout = absl::ZeroDuration();
-};
-
-// DurableMetrics
-//
-// A snapshot of a scheduler's counters (see `DurableScheduler::Metrics()`).
-struct DurableMetrics {
-  int64_t scheduled = 0;           // Tasks inserted by this scheduler.
-  int64_t loads = 0;               // Horizon load statements run.
-  int64_t loaded = 0;              // Tasks claimed into the wheel by loads.
-  int64_t wheel_pending = 0;       // Tasks in the wheel now.
-  int64_t waiting = 0;             // Fired tasks waiting for a handler slot.
-  int64_t in_flight = 0;           // Handlers running now.
-  int64_t attempts = 0;            // Attempts started (SCHEDULED -> RUNNING).
-  int64_t succeeded = 0;           // SUCCESS recorded.
-  int64_t retried = 0;             // Failed attempts that will be retried.
-  int64_t failed = 0;              // FAILED recorded (attempts used up).
-  int64_t dropped = 0;             // Fires or completions the database refused
-                                   // (cancelled, or the slot moved: fenced).
-  int64_t abandoned = 0;           // Attempts whose handler was not started:
-                                   // the slot's lease ran out or moved first.
-  int64_t not_due = 0;             // Fires the database found early (re-added).
-  int64_t unknown_kind = 0;        // Attempts snoozed: no handler here.
-  int64_t db_errors = 0;           // Statements that failed (retried).
-  int64_t reconnects = 0;          // Successful reconnections.
-  int64_t slots_owned = 0;         // Slots held now.
-  int64_t slots_acquired = 0;      // Slots taken over so far.
-  int64_t slots_lost = 0;          // Slots lost (lease expired or fenced).
-  int64_t finished_deleted = 0;    // Finished rows deleted.
-  int64_t statement_timeouts = 0;  // Statements cut by statement_timeout.
-  int64_t requeued = 0;            // Rows put back to PENDING by this process
-                                   // (abandoned attempts; after a reconnect).
-  int64_t late_outcomes = 0;       // Outcomes written after the maintenance
-                                   // thread ended (a handler returned after
-                                   // Shutdown() stopped waiting for it).
-};
 
 // DurableScheduler
 //

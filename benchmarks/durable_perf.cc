@@ -72,6 +72,9 @@ ABSL_FLAG(absl::Duration, poll_interval, absl::Seconds(1),
 ABSL_FLAG(int, max_in_flight, 1000, "Ours: handlers at once.");
 ABSL_FLAG(bool, smoke, false, "Tiny sizes, one run (CI).");
 ABSL_FLAG(bool, json, false, "Also print the medians as one JSON object.");
+ABSL_FLAG(bool, attempt_history, true,
+          "DurableOptions::attempt_history of ours (one tw_attempt row per "
+          "outcome).");
 
 namespace timingwheel {
 namespace bench {
@@ -292,6 +295,7 @@ void MeasureInProcess(const std::string& admin, Sample* ours, Sample* poller) {
   o.conninfo = ours_db->conninfo();
   o.node_id = "bench-ours";
   o.max_in_flight = absl::GetFlag(FLAGS_max_in_flight);
+  o.attempt_history = absl::GetFlag(FLAGS_attempt_history);
   o.handler = [&](const DurableTask& t) {
     ours_rec.Record(t.due);
     return absl::OkStatus();

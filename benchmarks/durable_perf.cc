@@ -36,6 +36,7 @@
 #include <algorithm>
 #include <atomic>
 #include <cstdio>
+#include <cstdlib>
 #include <functional>
 #include <map>
 #include <memory>
@@ -144,6 +145,13 @@ class Recorder {
 
 // Metric name -> value of one run, per implementation.
 using Sample = std::map<std::string, double>;
+
+// The 1-, 5- and 15-minute load averages, to print beside each figure.
+std::string LoadAverage() {
+  double load[3] = {-1, -1, -1};
+  if (getloadavg(load, 3) != 3) return "unknown";
+  return absl::StrFormat("%.2f %.2f %.2f", load[0], load[1], load[2]);
+}
 
 [[noreturn]] void Die(const absl::Status& status) {
   std::fprintf(stderr, "durable_perf: %s\n", status.ToString().c_str());
@@ -513,8 +521,9 @@ int Main(int argc, char** argv) {
     auto [o, p] = MeasureTakeover(admin, absl::GetFlag(FLAGS_ttl),
                                   absl::GetFlag(FLAGS_poll_interval));
     std::fprintf(stderr,
-                 "durable_perf: takeover run %d: ours %.2f s, poller %.2f s\n",
-                 r + 1, o, p);
+                 "durable_perf: takeover run %d (load %s): ours %.2f s, "
+                 "poller %.2f s\n",
+                 r + 1, LoadAverage().c_str(), o, p);
     if (o < 0 || p < 0) Die(absl::DeadlineExceededError("takeover"));
     ours["takeover_s"].push_back(o);
     poller["takeover_s"].push_back(p);
@@ -522,7 +531,8 @@ int Main(int argc, char** argv) {
   for (int r = 0; r < runs; ++r) {
     Sample o, p;
     MeasureInProcess(admin, &o, &p);
-    std::string line = absl::StrCat("durable_perf: run ", r + 1, ":");
+    std::string line = absl::StrCat("durable_perf: run ", r + 1, " (load ",
+                                    LoadAverage(), "):");
     for (const auto& [k, v] : o) {
       absl::StrAppend(&line, " ", k, " ", absl::StrFormat("%.2f", v), "/",
                       absl::StrFormat("%.2f", p[k]));
@@ -548,8 +558,9 @@ int Main(int argc, char** argv) {
   };
   std::printf(
       "durable_perf: medians of %d run(s); ours = DurableScheduler, poller = "
-      "PollingScheduler (interval %s, batch %d); TTL %s\n",
-      runs, interval.c_str(), kBatch, ttl.c_str());
+      "PollingScheduler (interval %s, batch %d); TTL %s; load average at "
+      "the end %s\n",
+      runs, interval.c_str(), kBatch, ttl.c_str(), LoadAverage().c_str());
   std::printf("%-40s %12s %12s %8s  %s\n", "metric", "ours", "poller",
               "ours/poll", "target (ours)");
   auto cell = [](const std::map<std::string, std::vector<double>>& m,

@@ -65,9 +65,14 @@ RETURNING t.task_id, t.slot, t.due_us, t.epoch, tw_now_us(), t.kind,
 //
 // Also returns the rows that are not due yet on the database's clock. The
 // batch (`unnest` WITH ORDINALITY, in the caller's order) drives a nested
-// loop over the primary key: one probe per id, whatever the statistics say.
-// The lease check is a subquery kept as a SubPlan (OFFSET 0 stops it from
-// becoming a join): one probe of the lease table's key per row, never a
+// loop over the primary key whatever the statistics say: each id's row is
+// found and locked by a LATERAL subquery fenced with OFFSET 0 (so it cannot
+// be flattened into a join the planner may turn around), and the update
+// then reaches the locked rows by their ctid (a TID scan per row). Plans
+// that start from the table instead, trusting statistics that say "about
+// one SCHEDULED row" when there are 20,000, rescanned the batch per row
+// (seconds per statement). The lease check is a subquery kept as a SubPlan
+// (OFFSET 0 again): one probe of the lease table's key per row, never a
 // rescan of its rows. Due-ness is checked against `n.now`; the last column
 // is a later reading, for converting the not-due rows' due times.
 constexpr char kStartSql[] = R"sql(
@@ -75,21 +80,29 @@ WITH n AS (SELECT tw_now_us() AS now),
 b AS (
   SELECT b.task_id, b.ord
   FROM unnest($2::bytea[]) WITH ORDINALITY AS b(task_id, ord)),
+due AS (
+  SELECT x.tid
+  FROM b, n, LATERAL (
+    SELECT t.ctid AS tid FROM tw_timer t
+    WHERE t.task_id = b.task_id AND t.state = 1 AND t.due_us <= n.now
+      AND EXISTS (
+        SELECT FROM tw_slot_lease l
+        WHERE l.slot = t.slot AND l.epoch = t.epoch AND l.owner = $1
+          AND l.lease_until_us > n.now OFFSET 0)
+    OFFSET 0 FOR UPDATE OF t) x),
 run AS (
   UPDATE tw_timer t
   SET state = 2, version = nextval('tw_version_seq')
-  FROM b, n
-  WHERE t.task_id = b.task_id AND t.state = 1 AND t.due_us <= n.now
-    AND EXISTS (
-      SELECT FROM tw_slot_lease l
-      WHERE l.slot = t.slot AND l.epoch = t.epoch AND l.owner = $1
-        AND l.lease_until_us > n.now OFFSET 0)
+  FROM due WHERE t.ctid = due.tid
   RETURNING t.task_id, t.payload, t.attempt + 1 AS attempt, t.version,
             t.due_us, t.slot, t.epoch, t.kind, t.priority),
 early AS (
-  SELECT t.task_id, t.slot, t.due_us, t.epoch, t.kind, t.priority
-  FROM b JOIN tw_timer t ON t.task_id = b.task_id, n
-  WHERE t.state = 1 AND t.due_us > n.now)
+  SELECT x.*
+  FROM b, n, LATERAL (
+    SELECT t.task_id, t.slot, t.due_us, t.epoch, t.kind, t.priority
+    FROM tw_timer t
+    WHERE t.task_id = b.task_id AND t.state = 1 AND t.due_us > n.now
+    OFFSET 0) x)
 SELECT true, task_id, payload, attempt, version, due_us, slot, epoch,
        tw_now_us(), kind, priority, (SELECT now FROM n) FROM run
 UNION ALL
@@ -102,7 +115,9 @@ FROM early
 // Outcome 3 (snooze) is due again like a retry, keeps the last error unless
 // it gives one, and uncounts its attempt (the start mark may have counted
 // it). The batch (`unnest` WITH ORDINALITY) drives a nested loop over the
-// primary key: one probe per completion, whatever the statistics say.
+// primary key whatever the statistics say, as in the fire statement: a
+// fenced LATERAL subquery finds and locks each row, the update reaches it by
+// ctid.
 // Retries are due `n.now` + backoff; the sixth column is a later reading of
 // the clock, for converting their due times. With $9, each written outcome
 // leaves its attempt's record (tw_attempt; outcome codes as `Outcome`,
@@ -110,6 +125,17 @@ FROM early
 // outcome the compare-and-set refused records nothing.
 constexpr char kCompleteSql[] = R"sql(
 WITH n AS (SELECT tw_now_us() AS now),
+c AS (
+  SELECT c.*, x.tid
+  FROM unnest($1::bytea[], $2::int8[], $3::int2[], $4::int8[], $5::bytea[],
+              $7::int4[], $10::int8[]) WITH ORDINALITY
+         AS c(task_id, version, outcome, backoff_us, error, attempt,
+              started_us, ord),
+       LATERAL (
+         SELECT t.ctid AS tid FROM tw_timer t
+         WHERE t.task_id = c.task_id AND t.state = 2
+           AND t.version = c.version
+         OFFSET 0 FOR UPDATE OF t) x),
 done AS (
   UPDATE tw_timer t
   SET state = CASE c.outcome WHEN 0 THEN 3 WHEN 2 THEN 4
@@ -124,12 +150,8 @@ done AS (
       attempt = CASE WHEN c.outcome = 3 THEN least(t.attempt, c.attempt - 1)
                      ELSE greatest(t.attempt, c.attempt) END,
       version = nextval('tw_version_seq')
-  FROM unnest($1::bytea[], $2::int8[], $3::int2[], $4::int8[], $5::bytea[],
-              $7::int4[], $10::int8[]) WITH ORDINALITY
-         AS c(task_id, version, outcome, backoff_us, error, attempt,
-              started_us, ord), n
-  WHERE t.task_id = c.task_id
-    AND t.state = 2 AND t.version = c.version
+  FROM c, n
+  WHERE t.ctid = c.tid
   RETURNING t.task_id, t.slot, t.state, t.due_us, t.epoch, t.kind,
             t.priority, c.outcome, c.attempt, c.started_us, c.error, n.now),
 history AS (

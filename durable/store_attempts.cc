@@ -68,7 +68,8 @@ RETURNING t.task_id, t.slot, t.due_us, t.epoch, tw_now_us(), t.kind,
 // loop over the primary key whatever the statistics say: each id's row is
 // found and locked by a LATERAL subquery fenced with OFFSET 0 (so it cannot
 // be flattened into a join the planner may turn around), and the update
-// then reaches the locked rows by their ctid (a TID scan per row). Plans
+// then reaches the locked rows by their ctids (one TID scan of the array:
+// a join on ctid would hash the whole table). Plans
 // that start from the table instead, trusting statistics that say "about
 // one SCHEDULED row" when there are 20,000, rescanned the batch per row
 // (seconds per statement). The lease check is a subquery kept as a SubPlan
@@ -93,7 +94,7 @@ due AS (
 run AS (
   UPDATE tw_timer t
   SET state = 2, version = nextval('tw_version_seq')
-  FROM due WHERE t.ctid = due.tid
+  WHERE t.ctid = ANY (ARRAY(SELECT tid FROM due))
   RETURNING t.task_id, t.payload, t.attempt + 1 AS attempt, t.version,
             t.due_us, t.slot, t.epoch, t.kind, t.priority),
 early AS (
@@ -116,8 +117,8 @@ FROM early
 // it gives one, and uncounts its attempt (the start mark may have counted
 // it). The batch (`unnest` WITH ORDINALITY) drives a nested loop over the
 // primary key whatever the statistics say, as in the fire statement: a
-// fenced LATERAL subquery finds and locks each row, the update reaches it by
-// ctid.
+// fenced LATERAL subquery finds and locks each row, the update reaches the
+// rows by their ctids (a TID scan) and joins the batch's values to them.
 // Retries are due `n.now` + backoff; the sixth column is a later reading of
 // the clock, for converting their due times. With $9, each written outcome
 // leaves its attempt's record (tw_attempt; outcome codes as `Outcome`,
@@ -151,7 +152,7 @@ done AS (
                      ELSE greatest(t.attempt, c.attempt) END,
       version = nextval('tw_version_seq')
   FROM c, n
-  WHERE t.ctid = c.tid
+  WHERE t.ctid = ANY (ARRAY(SELECT tid FROM c)) AND t.ctid = c.tid
   RETURNING t.task_id, t.slot, t.state, t.due_us, t.epoch, t.kind,
             t.priority, c.outcome, c.attempt, c.started_us, c.error, n.now),
 history AS (

@@ -1,0 +1,145 @@
+// Copyright 2026 The timingwheel Authors.
+//
+// The fire and completion statements' plans do not follow the statistics of
+// short-lived states: with statistics taken while every row was PENDING
+// (so they say "about no SCHEDULED or RUNNING row") and then 20,000 rows
+// SCHEDULED, a batch of 1,000 reads its own rows by key and nothing else.
+// Read as the table's tuple counters of the statement's own transaction
+// (pg_stat_xact_user_tables): a plan that starts from the table reads every
+// live row (or rescans them per row of the batch); the planned one fetches
+// about one row per id. PLANS_DEBUG=1 in the test's environment prints
+// each statement's plan (auto_explain, as notices):
+//   bazel test --test_env=PLANS_DEBUG=1 --test_output=all ...
+
+#include <cstdio>
+#include <cstdlib>
+#include <string>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "durable/pg_exec.h"
+#include "durable/store.h"
+#include "durable/testing/postgres_fixture.h"
+#include "gtest/gtest.h"
+#include "libpq-fe.h"
+
+namespace timingwheel {
+namespace durable_internal {
+namespace {
+
+constexpr int kSlots = 64;
+constexpr int kFar = 30000;  // Due in two days: outside the horizon.
+constexpr int kDue = 20000;  // Due now.
+constexpr int kBatch = 1000;
+
+class StorePlansTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    auto db = durable_testing::TestDatabase::Create();
+    ASSERT_TRUE(db.ok()) << db.status();
+    db_ = *std::move(db);
+    auto store = Store::Connect(db_->conninfo());
+    ASSERT_TRUE(store.ok()) << store.status();
+    store_ = *std::move(store);
+    ASSERT_TRUE(store_->EnsureSchema(kSlots).ok());
+    auto owned = store_->Acquire("n", kSlots, 600'000'000, 3, 3'600'000'000);
+    ASSERT_TRUE(owned.ok()) << owned.status();
+    owned_ = *owned;
+    Inserter client;
+    client.slot_count = kSlots;
+    for (int start = 0; start < kFar + kDue; start += kBatch) {
+      std::vector<InsertRow> rows;
+      for (int i = start; i < start + kBatch; ++i) {
+        InsertRow row;
+        row.id = absl::StrCat(i < kFar ? "far-" : "due-", i);
+        row.payload = "p";
+        row.slot = i % kSlots;
+        row.relative = true;
+        row.due_or_delay_us = i < kFar ? 172'800'000'000 : 0;
+        rows.push_back(row);
+      }
+      ASSERT_TRUE(store_->Insert(client, rows).ok());
+    }
+    // Statistics as autovacuum leaves them: every row PENDING.
+    ASSERT_TRUE(durable_testing::ExecSql(db_->conninfo(), "ANALYZE").ok());
+  }
+
+  // Runs `statement` in a transaction of the store's connection and
+  // returns the rows of tw_timer it read (sequential + fetched by index).
+  template <typename Statement>
+  int64_t RowsRead(Statement statement) {
+    EXPECT_TRUE(PgExec(store_->conn(), "BEGIN").ok());
+    if (std::getenv("PLANS_DEBUG") != nullptr) {
+      PQsetNoticeProcessor(
+          store_->conn(),
+          [](void*, const char* message) { std::fputs(message, stderr); },
+          nullptr);
+      EXPECT_TRUE(PgExec(store_->conn(), "LOAD 'auto_explain'").ok());
+      EXPECT_TRUE(
+          PgExec(store_->conn(), "SET auto_explain.log_min_duration = 0").ok());
+      EXPECT_TRUE(
+          PgExec(store_->conn(), "SET auto_explain.log_analyze = on").ok());
+      EXPECT_TRUE(
+          PgExec(store_->conn(), "SET auto_explain.log_nested_statements = on")
+              .ok());
+      EXPECT_TRUE(
+          PgExec(store_->conn(), "SET auto_explain.log_level = notice").ok());
+    }
+    statement();
+    auto r = PgExec(store_->conn(), R"sql(
+SELECT coalesce(seq_tup_read, 0) + coalesce(idx_tup_fetch, 0) AS n
+FROM pg_stat_xact_user_tables WHERE relname = 'tw_timer')sql");
+    EXPECT_TRUE(r.ok()) << r.status();
+    const int64_t read = r.ok() ? PgRow(*r, 0).Int("n") : -1;
+    EXPECT_TRUE(PgExec(store_->conn(), "COMMIT").ok());
+    return read;
+  }
+
+  std::unique_ptr<durable_testing::TestDatabase> db_;
+  std::unique_ptr<Store> store_;
+  std::vector<SlotEpoch> owned_;
+};
+
+TEST_F(StorePlansTest, FireAndCompletionReadOnlyTheirOwnRows) {
+  auto claimed = store_->ClaimDue("n", owned_, 3'600'000'000, 100000);
+  ASSERT_TRUE(claimed.ok()) << claimed.status();
+  ASSERT_EQ(claimed->tasks.size(), static_cast<size_t>(kDue));
+  std::vector<WheelEntry> batch(claimed->tasks.begin(),
+                                claimed->tasks.begin() + kBatch);
+
+  FireResult fired;
+  const int64_t fire_read = RowsRead([&] {
+    auto r = store_->StartRunning("n", batch);
+    ASSERT_TRUE(r.ok()) << r.status();
+    fired = *r;
+  });
+  ASSERT_EQ(fired.started.size(), static_cast<size_t>(kBatch));
+  // One probe for the update and one for the not-due check per id (and
+  // the updated rows), never the 50,000 rows of the table.
+  EXPECT_LE(fire_read, 4 * kBatch) << "the fire statement scanned the table";
+
+  std::vector<Completion> done;
+  for (const Started& s : fired.started) {
+    Completion c;
+    c.id = s.task.id;
+    c.version = s.version;
+    c.attempt = s.task.attempt;
+    c.slot = s.slot;
+    c.started_us = s.started_us;
+    done.push_back(c);
+  }
+  CompleteResult completed;
+  const int64_t complete_read = RowsRead([&] {
+    AttemptLog log{"n", true};
+    auto r = store_->Complete(done, 3'600'000'000, log);
+    ASSERT_TRUE(r.ok()) << r.status();
+    completed = *r;
+  });
+  EXPECT_EQ(completed.succeeded, kBatch);
+  EXPECT_LE(complete_read, 4 * kBatch)
+      << "the completion statement scanned the table";
+}
+
+}  // namespace
+}  // namespace durable_internal
+}  // namespace timingwheel

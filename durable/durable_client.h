@@ -109,6 +109,9 @@ class DurableClient {
   absl::Status ScheduleAt(absl::string_view id, absl::Time due,
                           absl::string_view payload);
   absl::Status ScheduleBatch(absl::Span<const ScheduleRequest> requests);
+  absl::Status Schedule(const ScheduleRequest& request) {
+    return ScheduleBatch({&request, 1});
+  }
   absl::StatusOr<bool> Cancel(absl::string_view id);
   absl::StatusOr<TaskInfo> Get(absl::string_view id);
   // As `DurableScheduler::CancelTask()`: cancels a waiting task, or stops a

@@ -223,6 +223,14 @@ class DurableScheduler {
   // fails the whole batch.
   absl::Status ScheduleBatch(absl::Span<const ScheduleRequest> requests);
 
+  // DurableScheduler::Schedule(request)
+  //
+  // One request with all its fields (kind, priority, due or delay): as
+  // `ScheduleBatch()` of one.
+  absl::Status Schedule(const ScheduleRequest& request) {
+    return ScheduleBatch({&request, 1});
+  }
+
   // DurableScheduler::ScheduleOrReplace()
   //
   // Schedules `request` or, in one atomic statement, replaces the waiting

@@ -186,7 +186,7 @@ TEST_F(TaskKindsTest, AKindWithoutAHandlerHereIsSnoozedNotLost) {
   without.retry.max_attempts = 1;  // A counted failure would end it.
   auto old_node = Start(without);
   ASSERT_NE(old_node, nullptr);
-  ASSERT_TRUE(old_node->ScheduleBatch({Request("e", "email")}).ok());
+  ASSERT_TRUE(old_node->Schedule(Request("e", "email")).ok());
   ASSERT_TRUE(WaitFor([&] { return old_node->Metrics().unknown_kind >= 2; }));
   EXPECT_EQ(email.size(), 0u);
   EXPECT_EQ(recorder_.size(), 0u);  // Never the default kind's handler.

@@ -26,10 +26,23 @@
 #include "gtest/gtest.h"
 #include "tests/durable/durable_test_fixture.h"
 #include "tests/durable/test_util.h"
+#include "timer/executor.h"
 
 namespace timingwheel {
 namespace durable_test {
 namespace {
+
+// Four threads, callbacks dealt out in turn.
+class FourThreads final : public Executor {
+ public:
+  void Execute(Callback callback) override {
+    threads_[next_.fetch_add(1) % 4].Execute(std::move(callback));
+  }
+
+ private:
+  std::atomic<int> next_{0};
+  ThreadExecutor threads_[4];
+};
 
 // A gate that handlers wait at until the test opens it (bounded).
 class Gate {
@@ -221,6 +234,58 @@ TEST_F(KindReservationsTest, WaitingOnlyForAFullKindDoesNotSpin) {
   EXPECT_EQ(entered.load(), 1);
   gate.Open();
   for (const char* id : {"b1", "b2", "b3"}) ASSERT_TRUE(Succeeded(id));
+  a->Shutdown();
+}
+
+// A task waits for room as the default kind; meanwhile it is replaced by
+// a task of the limited kind, due now. When room frees, the fire starts
+// the row as the limited kind, whose one place is taken: never two of it.
+TEST_F(KindReservationsTest, AReplacementChangingTheKindKeepsTheKindsLimit) {
+  Gate one_gate, default_gate;
+  std::atomic<int> one_running{0}, one_most{0};
+  std::atomic<bool> holder_entered{false};
+  Recorder one;
+  one.SetResult([&](const DurableTask&) {
+    const int now = ++one_running;
+    int most = one_most.load();
+    while (now > most && !one_most.compare_exchange_weak(most, now)) {
+    }
+    one_gate.Wait();
+    --one_running;
+    return absl::OkStatus();
+  });
+  recorder_.SetResult([&](const DurableTask& task) {
+    if (task.id == "holder") {
+      holder_entered = true;
+      default_gate.Wait();
+    }
+    return absl::OkStatus();
+  });
+  FourThreads threads;
+  DurableOptions options = Options("a");
+  options.kinds = {One(&one)};
+  options.max_in_flight = 2;
+  options.executor = &threads;
+  auto a = Start(options);
+  ASSERT_NE(a, nullptr);
+  ASSERT_TRUE(a->ScheduleBatch({Request("o1", "one")}).ok());
+  ASSERT_TRUE(WaitFor([&] { return one_running.load() == 1; }));
+  ASSERT_TRUE(a->ScheduleBatch({Request("holder", "")}).ok());
+  ASSERT_TRUE(WaitFor([&] { return holder_entered.load(); }));
+  // No room left: x waits as a default-kind task.
+  ASSERT_TRUE(a->ScheduleBatch({Request("x", "")}).ok());
+  ASSERT_TRUE(WaitFor([&] { return a->Metrics().waiting == 1; }));
+  auto replaced = a->ScheduleOrReplace(Request("x", "one"));
+  ASSERT_TRUE(replaced.ok()) << replaced.status();
+  default_gate.Open();
+  ASSERT_TRUE(Succeeded("holder"));
+  // Give x's fire its chance while o1 holds the kind's place.
+  ASSERT_TRUE(WaitFor(
+      [&] { return one_running.load() >= 2 || a->Metrics().waiting >= 1; }));
+  one_gate.Open();
+  ASSERT_TRUE(Succeeded("o1"));
+  ASSERT_TRUE(Succeeded("x"));
+  EXPECT_EQ(one_most.load(), 1);
   a->Shutdown();
 }
 

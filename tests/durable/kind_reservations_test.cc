@@ -289,6 +289,33 @@ TEST_F(KindReservationsTest, AReplacementChangingTheKindKeepsTheKindsLimit) {
   a->Shutdown();
 }
 
+// The fire statement fails (the connection killed while the batch waits
+// to be sent): the batch goes back to wait, its kind's place with it.
+TEST_F(KindReservationsTest, AFailedFireGivesItsKindsPlaceBack) {
+  Recorder one;
+  DurableOptions options = Options("a");
+  options.kinds = {One(&one)};
+  auto a = Start(options);
+  ASSERT_NE(a, nullptr);
+  {
+    durable_testing::PausePoint fire("fire.before");
+    ASSERT_TRUE(a->ScheduleBatch({Request("f1", "one")}).ok());
+    ASSERT_TRUE(fire.WaitReached(absl::Seconds(20)));
+    ASSERT_TRUE(durable_testing::QueryInt(
+                    db_->conninfo(),
+                    absl::StrCat("SELECT count(pg_terminate_backend(pid)) "
+                                 "FROM pg_stat_activity WHERE datname = '",
+                                 db_->name(), "' AND pid <> pg_backend_pid()"))
+                    .ok());
+    fire.Resume();
+  }
+  ASSERT_TRUE(WaitFor([&] { return a->Metrics().db_errors >= 1; }));
+  ASSERT_TRUE(Succeeded("f1"));
+  ASSERT_TRUE(a->ScheduleBatch({Request("f2", "one")}).ok());
+  ASSERT_TRUE(Succeeded("f2"));
+  a->Shutdown();
+}
+
 }  // namespace
 }  // namespace durable_test
 }  // namespace timingwheel

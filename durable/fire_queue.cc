@@ -48,6 +48,9 @@ FireQueue::FireQueue(int max_in_flight, const KindTable& kinds)
 void FireQueue::Count(const Waiting& w, int delta) {
   waiting_per_kind_[w.kind] += delta;
   if (w.entry.priority != 0) prioritized_ += delta;
+  auto id = ids_.try_emplace(w.entry.id, 0).first;
+  id->second += delta;
+  if (id->second <= 0) ids_.erase(id);
 }
 
 void FireQueue::Push(Waiting waiting) {
@@ -73,6 +76,11 @@ void FireQueue::RemoveIf(const std::function<bool(const Waiting&)>& drop) {
         return true;
       });
   waiting_.erase(kept, waiting_.end());
+}
+
+void FireQueue::RemoveId(const std::string& id) {
+  if (!ids_.contains(id)) return;
+  RemoveIf([&](const Waiting& w) { return w.entry.id == id; });
 }
 
 int64_t FireQueue::KindRoom(int kind) const {

@@ -73,6 +73,9 @@ class FireQueue {
   void PutBack(std::vector<Waiting> batch);
   // Removes the waiting tasks `drop` says to drop (their slots were lost).
   void RemoveIf(const std::function<bool(const Waiting&)>& drop);
+  // Removes the waiting tasks of `id` (stale: the id is in the wheel again,
+  // perhaps of another kind after a replacement).
+  void RemoveId(const std::string& id);
 
   // Whether a batch should be fired now: there is room for a waiting task,
   // and (with attempts in flight) room for a good batch, a quarter of the
@@ -100,6 +103,7 @@ class FireQueue {
   std::vector<int64_t> taken_;  // By kind: reserved and not released.
   std::vector<int64_t> waiting_per_kind_;
   int64_t prioritized_ = 0;  // Waiting tasks with a priority other than 0.
+  absl::flat_hash_map<std::string, int> ids_;  // Waiting tasks by id.
   std::vector<Waiting> waiting_;
 };
 

@@ -50,6 +50,9 @@ bool DurableScheduler::AddToWheelLocked(const WheelEntry& entry,
   if (owned == owned_.end() || owned->second != entry.epoch) {
     return true;  // The slot moved meanwhile: its new owner has the task.
   }
+  // A waiting entry of the id is stale (a replacement may have changed its
+  // kind): firing it would start the row outside its kind's limit.
+  fire_queue_.RemoveId(entry.id);
   LiveEntry& live = wheel_[entry.id];
   live.handle.Cancel();  // A previous timer for the same id, if any.
   live.slot = entry.slot;

@@ -17,9 +17,9 @@ namespace durable_testing {
 namespace {
 
 constexpr const char* kPoints[] = {
-    "load.claimed",         "fire.before",      "fire.started",
-    "attempt.before_start", "handler.returned", "reconnect.before_requeue",
-    "shutdown.waiting"};
+    "load.claimed",         "fire.before",        "fire.started",
+    "attempt.before_start", "handler.returned",   "reconnect.before_requeue",
+    "shutdown.waiting",     "schedule.completing"};
 
 // Written once by InstallFault() before the hook is installed (release),
 // read by the hook after loading it (acquire).

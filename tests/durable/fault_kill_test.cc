@@ -14,6 +14,7 @@
 #include <map>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "absl/strings/str_cat.h"
 #include "absl/time/clock.h"
@@ -186,6 +187,65 @@ TEST_P(FaultKillTest, StoppedAtPointWakesUpFencedOut) {
   }
   EXPECT_TRUE(a.Terminate());
   EXPECT_TRUE(b.Terminate());
+}
+
+// A recurring schedule's owner killed with SIGKILL after an occurrence's
+// handler ran and before its outcome (with the next occurrence) committed:
+// the next owner runs that occurrence again (the at-least-once window) and
+// then every later occurrence once, never early, with at most one
+// occurrence waiting at a time.
+class RecurringKillTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    std::string error;
+    db_ = FaultDb::Create(&error);
+    ASSERT_NE(db_, nullptr) << error;
+  }
+  std::unique_ptr<FaultDb> db_;
+};
+
+TEST_F(RecurringKillTest, OwnerKilledMidRunNextOwnerRunsEachOccurrenceOnce) {
+  const std::vector<std::string> tick = {"--schedule_every_ms=200",
+                                         "--horizon_ms=2000"};
+  std::vector<std::string> killed = tick;
+  killed.push_back("--fault=kill:schedule.completing");
+  SchedulerProcess a, b;
+  ASSERT_TRUE(a.Start(db_->conninfo(), "owner-a", kTtlMs, killed));
+  const int status = a.WaitExit(absl::Seconds(20));
+  ASSERT_TRUE(IsKilled(status))
+      << "owner-a did not die completing an occurrence (wait status " << status
+      << ")";
+  const int64_t runs_by_a =
+      db_->Query("SELECT count(*) FROM test_runs WHERE node = 'owner-a'");
+  EXPECT_GE(runs_by_a, 1);
+
+  ASSERT_TRUE(b.Start(db_->conninfo(), "owner-b", kTtlMs, tick));
+  ASSERT_TRUE(WaitFor(
+      [&] {
+        return db_->Query(
+                   "SELECT count(*) FROM test_runs WHERE node = 'owner-b'") >=
+               6;
+      },
+      absl::Seconds(30)))
+      << "the next owner did not go on with the schedule";
+  EXPECT_TRUE(b.Terminate());
+
+  int doubled = 0;
+  for (const auto& [id, n] : db_->RunsById()) {
+    EXPECT_LE(n, 2) << "an occurrence ran " << n << " times";
+    if (n > 1) ++doubled;
+  }
+  EXPECT_LE(doubled, runs_by_a) << "an occurrence b alone ran ran twice";
+  // What a ran without recording it, b ran again.
+  EXPECT_EQ(db_->Query("SELECT count(*) FROM test_runs r WHERE node = "
+                       "'owner-a' AND NOT EXISTS (SELECT FROM test_runs s "
+                       "WHERE s.task_id = r.task_id AND s.node = 'owner-b')"),
+            0);
+  EXPECT_EQ(db_->Query("SELECT count(*) FROM test_runs r JOIN tw_timer t "
+                       "USING (task_id) WHERE r.at_us < t.due_us"),
+            0)
+      << "an occurrence ran before its instant";
+  EXPECT_LE(db_->Query("SELECT count(*) FROM tw_timer WHERE state < 3"), 1);
 }
 
 INSTANTIATE_TEST_SUITE_P(Points, FaultKillTest,

@@ -25,7 +25,11 @@
 //                                  test adds), so that an insert retried
 //                                  after a lost reply records once;
 //   --max_in_flight=N, --horizon_ms=N, --threads=N (handler threads),
-//   --max_attempts=N, --backoff_ms=N (the first retry's backoff).
+//   --max_attempts=N, --backoff_ms=N (the first retry's backoff);
+//   --schedule_every_ms=N          creates (or finds, identical) the
+//                                  recurring schedule "tick" every N ms
+//                                  (skip while running, run once after an
+//                                  outage) once the scheduler runs.
 // The handler's own connection reconnects after the server restarted.
 //   --metrics_file=PATH            at exit, also write the metrics line here.
 // On SIGTERM it prints its metrics to stderr ("metrics: ...").
@@ -116,6 +120,7 @@ int main(int argc, char** argv) {
   int handler_ms = 0, max_in_flight = 64, threads = 1, max_attempts = 3;
   int64_t backoff_ms = 1000;
   int64_t horizon_ms = 3600 * 1000;
+  int64_t schedule_every_ms = 0;
   std::string fail_prefix;
   for (int i = 4; i < argc; ++i) {
     absl::string_view value;
@@ -148,6 +153,8 @@ int main(int argc, char** argv) {
       ok = absl::SimpleAtoi(value, &max_attempts) && max_attempts > 0;
     } else if (Flag(argv[i], "--backoff_ms", &value)) {
       ok = absl::SimpleAtoi(value, &backoff_ms);
+    } else if (Flag(argv[i], "--schedule_every_ms", &value)) {
+      ok = absl::SimpleAtoi(value, &schedule_every_ms) && schedule_every_ms > 0;
     } else if (Flag(argv[i], "--threads", &value)) {
       ok = absl::SimpleAtoi(value, &threads) && threads > 0;
     } else {
@@ -237,6 +244,19 @@ int main(int argc, char** argv) {
   if (!scheduler.ok()) {
     std::fprintf(stderr, "create: %s\n", scheduler.status().ToString().c_str());
     return 1;
+  }
+  if (schedule_every_ms > 0) {
+    timingwheel::RecurringSchedule tick;
+    tick.name = "tick";
+    tick.every = absl::Milliseconds(schedule_every_ms);
+    tick.payload = "tick";
+    tick.policy.overlap = timingwheel::Overlap::kSkipWhileRunning;
+    tick.policy.catch_up = timingwheel::CatchUp::kRunOnce;
+    absl::Status created = (*scheduler)->CreateSchedule(tick);
+    if (!created.ok()) {
+      std::fprintf(stderr, "schedule: %s\n", created.ToString().c_str());
+      return 1;
+    }
   }
   std::printf("ready\n");
   std::fflush(stdout);

@@ -32,37 +32,6 @@ namespace timingwheel {
 namespace durable_test {
 namespace {
 
-// Four threads, callbacks dealt out in turn.
-class FourThreads final : public Executor {
- public:
-  void Execute(Callback callback) override {
-    threads_[next_.fetch_add(1) % 4].Execute(std::move(callback));
-  }
-
- private:
-  std::atomic<int> next_{0};
-  ThreadExecutor threads_[4];
-};
-
-// A gate that handlers wait at until the test opens it (bounded).
-class Gate {
- public:
-  void Wait() {
-    std::unique_lock<std::mutex> lock(mu_);
-    cv_.wait_for(lock, std::chrono::seconds(20), [this] { return open_; });
-  }
-  void Open() {
-    std::lock_guard<std::mutex> lock(mu_);
-    open_ = true;
-    cv_.notify_all();
-  }
-
- private:
-  std::mutex mu_;
-  std::condition_variable cv_;
-  bool open_ = false;
-};
-
 class KindReservationsTest : public DurableFixture {
  protected:
   ScheduleRequest Request(const std::string& id, const std::string& kind) {

@@ -6,7 +6,9 @@
 #ifndef TIMINGWHEEL_TESTS_DURABLE_TEST_UTIL_H_
 #define TIMINGWHEEL_TESTS_DURABLE_TEST_UTIL_H_
 
+#include <atomic>
 #include <chrono>
+#include <condition_variable>
 #include <functional>
 #include <map>
 #include <mutex>
@@ -36,6 +38,38 @@ inline bool WaitFor(const std::function<bool()>& condition,
   }
   return true;
 }
+
+// FourThreads: an Executor of four threads, callbacks dealt out in turn.
+class FourThreads final : public Executor {
+ public:
+  void Execute(Callback callback) override {
+    threads_[next_.fetch_add(1) % 4].Execute(std::move(callback));
+  }
+
+ private:
+  std::atomic<int> next_{0};
+  ThreadExecutor threads_[4];
+};
+
+// Gate: handlers wait at it until the test opens it (bounded: a broken
+// scheduler fails the test instead of hanging it).
+class Gate {
+ public:
+  void Wait() {
+    std::unique_lock<std::mutex> lock(mu_);
+    cv_.wait_for(lock, std::chrono::seconds(20), [this] { return open_; });
+  }
+  void Open() {
+    std::lock_guard<std::mutex> lock(mu_);
+    open_ = true;
+    cv_.notify_all();
+  }
+
+ private:
+  std::mutex mu_;
+  std::condition_variable cv_;
+  bool open_ = false;
+};
 
 // Recorder
 //

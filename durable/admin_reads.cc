@@ -54,13 +54,14 @@ SELECT kind, node_id, registered_us FROM tw_kind
 // The next PENDING or SCHEDULED task still to come.
 constexpr char kNextDueSql[] = R"sql(
 SELECT task_id, due_us FROM tw_timer
-WHERE state < 2 AND due_us > $1 ORDER BY due_us, task_id LIMIT 1
+WHERE finished_us IS NULL AND state < 2 AND due_us > $1
+ORDER BY due_us, task_id LIMIT 1
 )sql";
 
 // PENDING or SCHEDULED tasks whose due time has passed, and the oldest.
 constexpr char kOverdueSql[] = R"sql(
 WITH o AS (SELECT task_id, due_us FROM tw_timer
-           WHERE state < 2 AND due_us <= $1)
+           WHERE finished_us IS NULL AND state < 2 AND due_us <= $1)
 SELECT (SELECT count(*) FROM o) AS n, oldest.task_id, oldest.due_us
 FROM (SELECT 1) AS one
 LEFT JOIN (SELECT task_id, due_us FROM o ORDER BY due_us, task_id LIMIT 1)

@@ -46,7 +46,8 @@ mine AS (
 c AS (
   SELECT t.task_id, mine.epoch
   FROM tw_timer t JOIN mine ON t.slot = mine.slot
-  WHERE t.state = 0 AND t.due_us < (SELECT now FROM n) + $4
+  WHERE t.state = 0 AND t.finished_us IS NULL
+    AND t.due_us < (SELECT now FROM n) + $4
   ORDER BY t.due_us, t.priority DESC LIMIT $5
   FOR UPDATE OF t SKIP LOCKED)
 UPDATE tw_timer t SET state = 1, epoch = c.epoch, version = nextval('tw_version_seq')
@@ -181,7 +182,7 @@ WHERE t.task_id = m.task_id AND t.version = m.version AND t.state = 2
 constexpr char kDeleteFinishedSql[] = R"sql(
 DELETE FROM tw_timer WHERE task_id IN (
   SELECT task_id FROM tw_timer
-  WHERE slot = ANY($1::int4[]) AND state >= 3
+  WHERE slot = ANY($1::int4[]) AND finished_us IS NOT NULL AND state >= 3
     AND finished_us < tw_now_us() - $2
   LIMIT $3)
   AND state >= 3 AND finished_us < tw_now_us() - $2

@@ -62,7 +62,8 @@ restamped AS (
       finished_us = CASE WHEN t.state = 2 AND t.attempt >= $4
                          THEN tw_now_us() END,
       epoch = got.epoch, version = nextval('tw_version_seq')
-  FROM got WHERE t.slot = got.slot AND t.state IN (1, 2)
+  FROM got WHERE t.slot = got.slot AND t.finished_us IS NULL
+    AND t.state IN (1, 2)
   RETURNING 1)
 SELECT slot, epoch, (SELECT count(*) FROM restamped) FROM got
 )sql";
@@ -86,7 +87,7 @@ SET state = CASE WHEN t.state = 2 AND t.attempt >= $5 THEN 4 ELSE 0 END,
                        THEN tw_now_us() END,
     version = nextval('tw_version_seq')
 FROM unnest($2::int4[], $3::int8[]) AS m(slot, epoch), tw_slot_lease l
-WHERE t.slot = m.slot AND t.epoch = m.epoch
+WHERE t.slot = m.slot AND t.epoch = m.epoch AND t.finished_us IS NULL
   AND ((t.state = 2 AND NOT (t.task_id = ANY($4::bytea[])))
        OR (t.state = 1 AND $6))
   AND l.slot = m.slot AND l.epoch = m.epoch AND l.owner = $1

@@ -21,6 +21,7 @@
 #include "absl/time/time.h"
 #include "durable/durable_client.h"
 #include "durable/durable_scheduler.h"
+#include "durable/migrations.h"
 #include "gtest/gtest.h"
 #include "tests/durable/admin_test_fixture.h"
 
@@ -38,7 +39,7 @@ TEST_F(AdminStoreTest, StatusCountsEveryState) {
   for (int s = 0; s < kTaskStateCount; ++s) {
     EXPECT_EQ(status->counts[s], 1) << TaskStateName(static_cast<TaskState>(s));
   }
-  EXPECT_EQ(status->schema_version, 4);
+  EXPECT_EQ(status->schema_version, durable_internal::kSchemaVersion);
   EXPECT_EQ(status->slot_count, 1);
   ASSERT_EQ(status->nodes.size(), 1u);
   EXPECT_EQ(status->nodes[0].node_id, "admin-node");

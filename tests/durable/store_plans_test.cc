@@ -32,6 +32,21 @@ constexpr int kFar = 30000;  // Due in two days: outside the horizon.
 constexpr int kDue = 20000;  // Due now.
 constexpr int kBatch = 1000;
 
+// A successful completion of each attempt `fired` started.
+std::vector<Completion> Successes(const FireResult& fired) {
+  std::vector<Completion> done;
+  for (const Started& s : fired.started) {
+    Completion c;
+    c.id = s.task.id;
+    c.version = s.version;
+    c.attempt = s.task.attempt;
+    c.slot = s.slot;
+    c.started_us = s.started_us;
+    done.push_back(c);
+  }
+  return done;
+}
+
 class StorePlansTest : public ::testing::Test {
  protected:
   void SetUp() override {
@@ -128,16 +143,7 @@ TEST_F(StorePlansTest, FireAndCompletionReadOnlyTheirOwnRows) {
   // the updated rows), never the 50,000 rows of the table.
   EXPECT_LE(fire_read, 4 * kBatch) << "the fire statement scanned the table";
 
-  std::vector<Completion> done;
-  for (const Started& s : fired.started) {
-    Completion c;
-    c.id = s.task.id;
-    c.version = s.version;
-    c.attempt = s.task.attempt;
-    c.slot = s.slot;
-    c.started_us = s.started_us;
-    done.push_back(c);
-  }
+  const std::vector<Completion> done = Successes(fired);
   CompleteResult completed;
   const int64_t complete_read = RowsRead([&] {
     AttemptLog log{"n", true};
@@ -148,6 +154,73 @@ TEST_F(StorePlansTest, FireAndCompletionReadOnlyTheirOwnRows) {
   EXPECT_EQ(completed.succeeded, kBatch);
   EXPECT_LE(complete_read, 4 * kBatch)
       << "the completion statement scanned the table";
+}
+
+// Updates of tw_timer (all, and in place: HOT) that a statement made,
+// counted in its own transaction.
+struct Updates {
+  int64_t all = 0;
+  int64_t hot = 0;
+};
+
+// The load and the fire change a task's state without finishing it: with
+// the partial indexes' predicates on finished_us (not state) and room on
+// each page, they update rows in place, even when a batch takes every row
+// of its pages (rows stored together, due together). The completion moves
+// the row from the live index to the finished one and so cannot.
+TEST_F(StorePlansTest, StateChangesBeforeTheEndUpdateInPlace) {
+  auto counts = [&] {
+    auto r = PgExec(store_->conn(), R"sql(
+SELECT coalesce(n_tup_upd, 0) AS upd, coalesce(n_tup_hot_upd, 0) AS hot
+FROM pg_stat_xact_user_tables WHERE relname = 'tw_timer')sql");
+    EXPECT_TRUE(r.ok()) << r.status();
+    Updates u;
+    if (r.ok()) {
+      u.all = PgRow(*r, 0).Int("upd");
+      u.hot = PgRow(*r, 0).Int("hot");
+    }
+    return u;
+  };
+  auto updates = [&](auto statement) {
+    EXPECT_TRUE(PgExec(store_->conn(), "BEGIN").ok());
+    const Updates before = counts();
+    statement();
+    Updates after = counts();
+    EXPECT_TRUE(PgExec(store_->conn(), "COMMIT").ok());
+    after.all -= before.all;
+    after.hot -= before.hot;
+    return after;
+  };
+  for (int round = 0; round < 3; ++round) {
+    SCOPED_TRACE(absl::StrCat("batch ", round));
+    Claimed claimed;
+    const Updates load = updates([&] {
+      auto r = store_->ClaimDue("n", owned_, 3'600'000'000, kBatch);
+      ASSERT_TRUE(r.ok()) << r.status();
+      claimed = *r;
+    });
+    ASSERT_EQ(claimed.tasks.size(), static_cast<size_t>(kBatch));
+    EXPECT_EQ(load.all, kBatch);
+    EXPECT_GE(load.hot, kBatch * 9 / 10) << "the load's updates are not HOT";
+    std::vector<WheelEntry> batch(claimed.tasks.begin(), claimed.tasks.end());
+    FireResult fired;
+    const Updates fire = updates([&] {
+      auto r = store_->StartRunning("n", batch);
+      ASSERT_TRUE(r.ok()) << r.status();
+      fired = *r;
+    });
+    ASSERT_EQ(fired.started.size(), static_cast<size_t>(kBatch));
+    EXPECT_EQ(fire.all, kBatch);
+    EXPECT_GE(fire.hot, kBatch * 9 / 10) << "the fire's updates are not HOT";
+    const std::vector<Completion> done = Successes(fired);
+    const Updates complete = updates([&] {
+      AttemptLog log{"n", true};
+      auto r = store_->Complete(done, 3'600'000'000, log);
+      ASSERT_TRUE(r.ok()) << r.status();
+      EXPECT_EQ(r->succeeded, kBatch);
+    });
+    EXPECT_EQ(complete.all, kBatch);
+  }
 }
 
 }  // namespace

@@ -131,7 +131,8 @@ class TwctlTest : public ::testing::Test {
   void StartStore() {
     Ran migrated = Db({"migrate", "--slot-count", "1"});
     ASSERT_EQ(migrated.code, 0) << Describe(migrated);
-    EXPECT_NE(migrated.out.find("migrated from version 0 to 4"),
+    EXPECT_NE(migrated.out.find(absl::StrCat("migrated from version 0 to ",
+                                             durable_internal::kSchemaVersion)),
               std::string::npos)
         << migrated.out;
     DurableOptions options;
@@ -179,7 +180,9 @@ TEST_F(TwctlTest, StatusTableAndJson) {
             std::string::npos)
       << text.out;
   EXPECT_NE(text.out.find("twctl-node"), std::string::npos) << text.out;
-  EXPECT_NE(text.out.find("version 4, 1 slots"), std::string::npos);
+  EXPECT_NE(text.out.find(absl::StrCat(
+                "version ", durable_internal::kSchemaVersion, ", 1 slots")),
+            std::string::npos);
   Ran json = Db({"status", "--json"});
   ASSERT_EQ(json.code, 0) << Describe(json);
   EXPECT_TRUE(absl::StartsWith(json.out, "{\"target\":")) << json.out;
@@ -500,8 +503,9 @@ TEST_F(TwctlTest, MigrateDryRunChangesNothingAndNewerIsRefused) {
   Ran again = Db({"migrate", "--json"});
   ASSERT_EQ(again.code, 0) << Describe(again);
   EXPECT_EQ(again.out,
-            "{\"dry_run\":false,\"from_version\":4,\"to_version\":4,"
-            "\"steps\":[]}\n");
+            absl::StrCat("{\"dry_run\":false,\"from_version\":",
+                         durable_internal::kSchemaVersion, ",\"to_version\":",
+                         durable_internal::kSchemaVersion, ",\"steps\":[]}\n"));
   ASSERT_TRUE(durable_testing::ExecSql(
                   db_->conninfo(),
                   "UPDATE tw_meta SET value = 9 WHERE key = 'schema_version'")
@@ -510,7 +514,10 @@ TEST_F(TwctlTest, MigrateDryRunChangesNothingAndNewerIsRefused) {
     Ran newer = Db({"migrate", flag});
     EXPECT_EQ(newer.code, 4) << Describe(newer);
     EXPECT_NE(newer.err.find("version 9"), std::string::npos) << newer.err;
-    EXPECT_NE(newer.err.find("version 4"), std::string::npos) << newer.err;
+    EXPECT_NE(newer.err.find(
+                  absl::StrCat("version ", durable_internal::kSchemaVersion)),
+              std::string::npos)
+        << newer.err;
   }
 }
 

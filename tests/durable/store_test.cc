@@ -176,6 +176,13 @@ TEST_F(StoreTest, DuplicateIdIsAlreadyExistsUnlessIdenticalRetry) {
   EXPECT_TRUE(absl::IsAlreadyExists(store_->Insert(Client(), batch).status()));
   EXPECT_TRUE(absl::IsNotFound(store_->Get("fresh").status()));
   EXPECT_EQ(*QueryInt(db_->conninfo(), "SELECT count(*) FROM tw_timer"), 1);
+  // A batch of new ids and an identical retry (the first form fails on the
+  // existing id, the second skips it): OK, the new ones stored once.
+  InsertRow again[] = {Row("new-1", "x"), row, Row("new-2", "y")};
+  EXPECT_TRUE(store_->Insert(Client(), again).ok());
+  EXPECT_TRUE(store_->Get("new-1").ok());
+  EXPECT_TRUE(store_->Get("new-2").ok());
+  EXPECT_EQ(*QueryInt(db_->conninfo(), "SELECT count(*) FROM tw_timer"), 3);
 }
 
 TEST_F(StoreTest, OldEpochWritesChangeNothing) {

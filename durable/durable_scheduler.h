@@ -54,7 +54,6 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
-#include <mutex>
 #include <optional>
 #include <string>
 #include <thread>
@@ -78,6 +77,7 @@
 #include "durable/task.h"
 #include "durable/task_kind.h"  // IWYU pragma: export
 #include "timer/executor.h"
+#include "timer/internal/mutex.h"
 #include "timer/timer.h"
 
 typedef struct pg_conn PGconn;
@@ -394,8 +394,8 @@ class DurableScheduler {
   void LeaseRound();
   void LoadHorizon();
   void FireWaiting();
-  // Whether waiting tasks should be fired now. Requires mu_.
-  bool FireReady() const;
+  // Whether waiting tasks should be fired now.
+  bool FireReady() const ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   void WriteCompletions();
   void DeleteFinished();
   void DropSlots(const std::vector<int>& slots);
@@ -406,16 +406,17 @@ class DurableScheduler {
   // outcome (or writes it itself once the maintenance thread has ended).
   // It also registers the attempt's stop flag (`started.task.stop_flag`).
   bool BeginAttempt(const durable_internal::Started& started);
-  // Forgets one attempt (abandoned, or its outcome written). Requires mu_.
-  void EndAttemptLocked(const std::string& id, int64_t version, int slot);
+  // Forgets one attempt (abandoned, or its outcome written).
+  void EndAttemptLocked(const std::string& id, int64_t version, int slot)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   void FinishAttempt(durable_internal::Completion completion, int slot,
                      int64_t epoch, int kind);
   static void RunAttemptVia(std::shared_ptr<AttemptLink> link,
                             durable_internal::Started started);
   // Adds `entry` to the wheel; false (and kept in `overflow_`) when the
-  // wheel is full. Requires mu_.
+  // wheel is full.
   bool AddToWheelLocked(const durable_internal::WheelEntry& entry,
-                        int64_t local_due);
+                        int64_t local_due) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   // Retries the entries a full wheel refused.
   void RetryOverflow();
   // Writes the queued start marks (all but those whose outcome is in
@@ -455,8 +456,9 @@ class DurableScheduler {
 
   // The maintenance thread's own connection and leases (that thread only,
   // until it ends; then handler threads writing late outcomes, under
-  // late_mu_).
-  std::mutex late_mu_;
+  // late_mu_). Not annotated: the maintenance thread uses them without
+  // late_mu_ while it runs.
+  internal::Mutex late_mu_;
   std::unique_ptr<durable_internal::Store> store_;
   std::unique_ptr<durable_internal::SlotLeases> leases_;
   // Real clock; written by the maintenance thread, read by handler threads.
@@ -467,37 +469,41 @@ class DurableScheduler {
   // Shared with the attempts on the executor (which may outlive us).
   std::shared_ptr<AttemptLink> link_;
 
-  mutable std::mutex mu_;
+  // Guards the scheduler's bookkeeping below, shared by the maintenance
+  // thread, the wheel's fires, handler threads and the public calls. Held
+  // only around bookkeeping, never around a statement or a handler.
+  mutable internal::Mutex mu_;
   std::condition_variable done_cv_;
-  bool stopping_ = false;                                // Under mu_.
-  uint64_t next_generation_ = 1;                         // Under mu_.
-  absl::flat_hash_map<std::string, LiveEntry> wheel_;    // Under mu_.
-  durable_internal::FireQueue fire_queue_;               // Under mu_.
-  std::vector<durable_internal::Completion> completed_;  // Under mu_.
-  absl::flat_hash_map<int, int64_t> owned_;         // slot -> epoch. Under mu_.
-  absl::flat_hash_map<int, int> running_per_slot_;  // Under mu_.
+  bool stopping_ ABSL_GUARDED_BY(mu_) = false;
+  uint64_t next_generation_ ABSL_GUARDED_BY(mu_) = 1;
+  absl::flat_hash_map<std::string, LiveEntry> wheel_ ABSL_GUARDED_BY(mu_);
+  durable_internal::FireQueue fire_queue_ ABSL_GUARDED_BY(mu_);
+  std::vector<durable_internal::Completion> completed_ ABSL_GUARDED_BY(mu_);
+  // slot -> epoch.
+  absl::flat_hash_map<int, int64_t> owned_ ABSL_GUARDED_BY(mu_);
+  absl::flat_hash_map<int, int> running_per_slot_ ABSL_GUARDED_BY(mu_);
   // Attempts fired and not yet recorded: id -> the newest attempt's
-  // version (running_per_slot_ counts every attempt). Under mu_.
-  absl::flat_hash_map<std::string, int64_t> running_;
+  // version (running_per_slot_ counts every attempt).
+  absl::flat_hash_map<std::string, int64_t> running_ ABSL_GUARDED_BY(mu_);
   // The stop flags of the attempts whose handlers run now, by id (raised by
-  // a CancelTask() of a running task, heard on "timingwheel_stop"). Under
-  // mu_.
+  // a CancelTask() of a running task, heard on "timingwheel_stop").
   absl::flat_hash_map<std::string, std::shared_ptr<std::atomic<bool>>>
-      stop_flags_;
-  std::vector<durable_internal::StartMark> marks_;  // Under mu_.
+      stop_flags_ ABSL_GUARDED_BY(mu_);
+  std::vector<durable_internal::StartMark> marks_ ABSL_GUARDED_BY(mu_);
   // Claimed rows a full wheel (timer_options.max_pending) refused, kept
-  // until there is room. Under mu_.
-  // Each with its due time on the process clock (nanoseconds).
-  std::vector<std::pair<durable_internal::WheelEntry, int64_t>> overflow_;
-  bool load_waits_for_room_ = false;  // Under mu_.
-  bool maintenance_done_ = false;     // Under mu_.
-  bool shutdown_in_handler_ = false;  // Under mu_.
-  bool store_broken_ = false;         // Under mu_.
-  bool load_requested_ = false;       // Under mu_.
+  // until there is room, each with its due time on the process clock
+  // (nanoseconds).
+  std::vector<std::pair<durable_internal::WheelEntry, int64_t>> overflow_
+      ABSL_GUARDED_BY(mu_);
+  bool load_waits_for_room_ ABSL_GUARDED_BY(mu_) = false;
+  bool maintenance_done_ ABSL_GUARDED_BY(mu_) = false;
+  bool shutdown_in_handler_ ABSL_GUARDED_BY(mu_) = false;
+  bool store_broken_ ABSL_GUARDED_BY(mu_) = false;
+  bool load_requested_ ABSL_GUARDED_BY(mu_) = false;
   // An attempt was abandoned: put our RUNNING rows that no handler runs
-  // back to PENDING (if the slot is still ours). Under mu_.
-  bool requeue_requested_ = false;
-  DurableMetrics metrics_;  // Under mu_.
+  // back to PENDING (if the slot is still ours).
+  bool requeue_requested_ ABSL_GUARDED_BY(mu_) = false;
+  DurableMetrics metrics_ ABSL_GUARDED_BY(mu_);
   // Fire lateness, handler and statement durations (each thread-safe).
   std::unique_ptr<durable_internal::SchedulerHistograms> histograms_;
   // The database's clock minus the wheel's clock (nanoseconds), as the last
@@ -506,7 +512,7 @@ class DurableScheduler {
 
   int wake_fd_ = -1;
   std::thread maintenance_;
-  std::mutex shutdown_mu_;
+  internal::Mutex shutdown_mu_;  // Serializes Shutdown().
 };
 
 // ScheduleInTransaction()

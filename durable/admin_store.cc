@@ -125,19 +125,25 @@ absl::StatusOr<std::unique_ptr<AdminStore>> AdminStore::Connect(
 }
 
 absl::StatusOr<absl::Time> AdminStore::DbNow() {
-  std::lock_guard<std::mutex> lock(mu_);
-  return impl_->Reading<absl::Time>([&] { return impl_->ReadNow(); });
+  internal::MutexLock lock(mu_);
+  // The lambda runs under the lock (the analysis does not follow it).
+  Impl* const impl = impl_.get();
+  return impl->Reading<absl::Time>([&] { return impl->ReadNow(); });
 }
 
 absl::StatusOr<StoreStatus> AdminStore::Status() {
-  std::lock_guard<std::mutex> lock(mu_);
-  return impl_->Reading<StoreStatus>([&] { return impl_->ReadStatus(); });
+  internal::MutexLock lock(mu_);
+  // The lambda runs under the lock (the analysis does not follow it).
+  Impl* const impl = impl_.get();
+  return impl->Reading<StoreStatus>([&] { return impl->ReadStatus(); });
 }
 
 absl::StatusOr<std::vector<ScheduleInfo>> AdminStore::Schedules() {
-  std::lock_guard<std::mutex> lock(mu_);
-  return impl_->Reading<std::vector<ScheduleInfo>>(
-      [&] { return durable_internal::ListSchedulesTx(impl_->conn()); });
+  internal::MutexLock lock(mu_);
+  // The lambda runs under the lock (the analysis does not follow it).
+  Impl* const impl = impl_.get();
+  return impl->Reading<std::vector<ScheduleInfo>>(
+      [&] { return durable_internal::ListSchedulesTx(impl->conn()); });
 }
 
 absl::StatusOr<TaskPage> AdminStore::List(const TaskFilter& filter) {
@@ -149,28 +155,32 @@ absl::StatusOr<TaskPage> AdminStore::List(const TaskFilter& filter) {
     absl::Status kind = CheckKindFilter(*filter.kind);
     if (!kind.ok()) return kind;
   }
-  std::lock_guard<std::mutex> lock(mu_);
-  return impl_->Reading<TaskPage>([&] { return impl_->ReadList(filter); });
+  internal::MutexLock lock(mu_);
+  // The lambda runs under the lock (the analysis does not follow it).
+  Impl* const impl = impl_.get();
+  return impl->Reading<TaskPage>([&] { return impl->ReadList(filter); });
 }
 
 absl::StatusOr<TaskDetail> AdminStore::Show(const std::string& id) {
-  std::lock_guard<std::mutex> lock(mu_);
-  return impl_->Reading<TaskDetail>([&] { return impl_->ReadShow(id); });
+  internal::MutexLock lock(mu_);
+  // The lambda runs under the lock (the analysis does not follow it).
+  Impl* const impl = impl_.get();
+  return impl->Reading<TaskDetail>([&] { return impl->ReadShow(id); });
 }
 
 absl::StatusOr<ActionResult> AdminStore::Cancel(const std::string& id) {
-  std::lock_guard<std::mutex> lock(mu_);
+  internal::MutexLock lock(mu_);
   return impl_->RunWrite(Impl::Write::kCancel, id, AdminDue::Now());
 }
 
 absl::StatusOr<ActionResult> AdminStore::Retry(const std::string& id,
                                                AdminDue due) {
-  std::lock_guard<std::mutex> lock(mu_);
+  internal::MutexLock lock(mu_);
   return impl_->RunWrite(Impl::Write::kRetry, id, due);
 }
 
 absl::StatusOr<ActionResult> AdminStore::Discard(const std::string& id) {
-  std::lock_guard<std::mutex> lock(mu_);
+  internal::MutexLock lock(mu_);
   return impl_->RunWrite(Impl::Write::kDiscard, id, AdminDue::Now());
 }
 
@@ -194,7 +204,7 @@ absl::StatusOr<int64_t> AdminStore::RetryMatching(TaskFilter filter,
 
 absl::StatusOr<ActionResult> AdminStore::Reschedule(const std::string& id,
                                                     AdminDue due) {
-  std::lock_guard<std::mutex> lock(mu_);
+  internal::MutexLock lock(mu_);
   return impl_->RunWrite(Impl::Write::kReschedule, id, due);
 }
 
@@ -216,7 +226,7 @@ absl::StatusOr<SchemaPlan> AdminStore::PlanMigration(int slot_count) {
   if (slot_count < 1 || slot_count > 65536) {
     return absl::InvalidArgumentError("slot count must be in [1, 65536]");
   }
-  std::lock_guard<std::mutex> lock(mu_);
+  internal::MutexLock lock(mu_);
   absl::Status status = impl_->EnsureConnected();
   if (!status.ok()) return status;
   absl::StatusOr<durable_internal::MigrationPlan> plan =
@@ -229,7 +239,7 @@ absl::StatusOr<SchemaPlan> AdminStore::Migrate(int slot_count) {
   if (slot_count < 1 || slot_count > 65536) {
     return absl::InvalidArgumentError("slot count must be in [1, 65536]");
   }
-  std::lock_guard<std::mutex> lock(mu_);
+  internal::MutexLock lock(mu_);
   absl::Status status = impl_->EnsureConnected();
   if (!status.ok()) return status;
   absl::StatusOr<durable_internal::MigrationPlan> applied =

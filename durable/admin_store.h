@@ -83,7 +83,6 @@
 #include <array>
 #include <cstdint>
 #include <memory>
-#include <mutex>
 #include <optional>
 #include <string>
 #include <vector>
@@ -95,6 +94,7 @@
 #include "absl/time/time.h"
 #include "durable/recurring.h"
 #include "durable/task.h"
+#include "timer/internal/mutex.h"
 
 typedef struct pg_conn PGconn;
 
@@ -422,7 +422,7 @@ class AdminStore {
   AdminStore(std::unique_ptr<Impl> impl, std::string target);
 
   const std::string target_;
-  std::mutex mu_;
+  internal::Mutex mu_;
   std::unique_ptr<Impl> impl_ ABSL_GUARDED_BY(mu_);
 };
 

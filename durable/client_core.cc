@@ -67,7 +67,7 @@ absl::StatusOr<InsertResult> ClientCore::Insert(
   absl::StatusOr<std::vector<InsertRow>> rows =
       ToRows(requests, options_.slot_count, options_.limits);
   if (!rows.ok()) return rows.status();
-  std::lock_guard<std::mutex> lock(mu_);
+  internal::MutexLock lock(mu_);
   if (store_ == nullptr) {
     return absl::FailedPreconditionError(options_.closed_message);
   }
@@ -105,7 +105,7 @@ absl::StatusOr<std::vector<ScheduleOutcome>> ClientCore::Replace(
   for (InsertRow& row : *rows) {
     replace.push_back(ReplaceRow{std::move(row), rule, has_payload});
   }
-  std::lock_guard<std::mutex> lock(mu_);
+  internal::MutexLock lock(mu_);
   if (store_ == nullptr) {
     return absl::FailedPreconditionError(options_.closed_message);
   }
@@ -164,7 +164,7 @@ ReplaceRule RuleOf(ReplaceMode mode) {
 
 absl::StatusOr<bool> ClientCore::Cancel(absl::string_view id) {
   const std::string key(id);
-  std::lock_guard<std::mutex> lock(mu_);
+  internal::MutexLock lock(mu_);
   if (store_ == nullptr) {
     return absl::FailedPreconditionError(options_.closed_message);
   }
@@ -177,7 +177,7 @@ absl::StatusOr<bool> ClientCore::Cancel(absl::string_view id) {
 
 absl::StatusOr<CancelOutcome> ClientCore::CancelTask(absl::string_view id) {
   const std::string key(id);
-  std::lock_guard<std::mutex> lock(mu_);
+  internal::MutexLock lock(mu_);
   if (store_ == nullptr) {
     return absl::FailedPreconditionError(options_.closed_message);
   }
@@ -192,7 +192,7 @@ absl::StatusOr<CancelOutcome> ClientCore::CancelTask(absl::string_view id) {
 
 absl::StatusOr<TaskInfo> ClientCore::Get(absl::string_view id) {
   const std::string key(id);
-  std::lock_guard<std::mutex> lock(mu_);
+  internal::MutexLock lock(mu_);
   if (store_ == nullptr) {
     return absl::FailedPreconditionError(options_.closed_message);
   }
@@ -204,7 +204,7 @@ absl::StatusOr<TaskInfo> ClientCore::Get(absl::string_view id) {
 }
 
 absl::StatusOr<AdminStore*> ClientCore::Admin() {
-  std::lock_guard<std::mutex> lock(admin_mu_);
+  internal::MutexLock lock(admin_mu_);
   if (admin_ == nullptr) {
     absl::StatusOr<std::unique_ptr<AdminStore>> admin =
         AdminStore::Connect(options_.conninfo);
@@ -216,7 +216,7 @@ absl::StatusOr<AdminStore*> ClientCore::Admin() {
 
 absl::Status ClientCore::RunOnStore(
     const std::function<absl::Status(Store&)>& fn) {
-  std::lock_guard<std::mutex> lock(mu_);
+  internal::MutexLock lock(mu_);
   if (store_ == nullptr) {
     return absl::FailedPreconditionError(options_.closed_message);
   }
@@ -228,7 +228,7 @@ absl::Status ClientCore::RunOnStore(
 }
 
 void ClientCore::Close() {
-  std::lock_guard<std::mutex> lock(mu_);
+  internal::MutexLock lock(mu_);
   store_.reset();
 }
 

@@ -14,7 +14,6 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
-#include <mutex>
 #include <string>
 #include <vector>
 
@@ -27,6 +26,7 @@
 #include "durable/request.h"
 #include "durable/store.h"
 #include "durable/task.h"
+#include "timer/internal/mutex.h"
 
 namespace timingwheel {
 namespace durable_internal {
@@ -138,10 +138,10 @@ class ClientCore {
       : options_(std::move(options)), store_(std::move(store)) {}
 
   const Options options_;
-  std::mutex mu_;
-  std::unique_ptr<Store> store_;  // Under mu_; null once closed.
-  std::mutex admin_mu_;
-  std::unique_ptr<AdminStore> admin_;  // Under admin_mu_.
+  internal::Mutex mu_;
+  std::unique_ptr<Store> store_ ABSL_GUARDED_BY(mu_);  // Null once closed.
+  internal::Mutex admin_mu_;
+  std::unique_ptr<AdminStore> admin_ ABSL_GUARDED_BY(admin_mu_);
 };
 
 // ToRows()

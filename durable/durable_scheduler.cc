@@ -208,7 +208,7 @@ absl::Status DurableScheduler::Start() {
   link_->retry = options_.retry;
   link_->node_id = options_.node_id;
   link_->unknown_kind_delay = options_.unknown_kind_delay;
-  link_->scheduler = this;
+  link_->Attach(this);
   client_ = *std::move(client);
   store_ = *std::move(store);
 
@@ -250,13 +250,13 @@ DurableScheduler::~DurableScheduler() {
 }
 
 bool DurableScheduler::HandlersStillRunning() {
-  std::lock_guard<std::mutex> lock(mu_);
+  internal::MutexLock lock(mu_);
   return metrics_.in_flight > 0 ||
          (owned_executor_ != nullptr && owned_executor_->IsCurrentThread());
 }
 
 DurableMetrics DurableScheduler::Metrics() const {
-  std::lock_guard<std::mutex> lock(mu_);
+  internal::MutexLock lock(mu_);
   DurableMetrics m = metrics_;
   m.wheel_pending = static_cast<int64_t>(wheel_.size());
   m.waiting = static_cast<int64_t>(fire_queue_.size());
@@ -265,9 +265,9 @@ DurableMetrics DurableScheduler::Metrics() const {
 }
 
 void DurableScheduler::Shutdown() {
-  std::lock_guard<std::mutex> shutdown_lock(shutdown_mu_);
+  internal::MutexLock shutdown_lock(shutdown_mu_);
   {
-    std::lock_guard<std::mutex> lock(mu_);
+    internal::MutexLock lock(mu_);
     if (stopping_) return;
     stopping_ = true;
     // Called from one of our handlers: do not wait for that one.
@@ -279,7 +279,7 @@ void DurableScheduler::Shutdown() {
   // the next owner of their slots re-stamps and loads them.
   if (timer_ != nullptr) timer_->Shutdown();
   {
-    std::lock_guard<std::mutex> lock(mu_);
+    internal::MutexLock lock(mu_);
     wheel_.clear();
     overflow_.clear();
   }

@@ -33,88 +33,9 @@
 //   * `ScheduleInTransaction()`: add a task on the caller's own libpq
 //     connection, inside the caller's transaction.
 //
-// Guarantees (each names the tests that fail when it breaks; all in
-// //tests/durable, against a real PostgreSQL)
-//   * At least once: a task is never lost and runs until an attempt
-//     succeeds or its attempts are used up, through kill -9, SIGSTOP past
-//     the lease, takeovers, lost replies after commit, reconnects, a full
-//     wheel and a database failover. NeverLostTest.* (a load held across a
-//     takeover; the load's, the fire's and a retry's replies dropped after
-//     commit; a full wheel), FaultKillTest, FaultOutageTest, FaultRestartTest,
-//     FailoverTest, ChaosTest.RandomFaultsKeepTheGuarantees.
-//   * An attempt counts when its handler starts, never when its row is
-//     claimed or fired: `TaskInfo::attempt` and `max_attempts` count
-//     started attempts only (a start is recorded by the next statement the
-//     owner writes, or by the attempt's outcome). A process killed between
-//     the fire and the handler's start, or before the start was recorded,
-//     leaves the attempt uncounted: the next owner runs it under the same
-//     number. StoreTest.TakeoverCountsOnlyAttemptsThatStarted,
-//     NeverLostTest.FireWhoseReplyIsLostDoesNotUseUpTheOnlyAttempt,
-//     FaultKillTest (fire.started).
-//   * Twice only in the window: `(id, attempt)` is the idempotency key. An
-//     attempt runs again only if its process died, stalled past its lease
-//     or lost its connection for good while the handler ran or before its
-//     outcome committed. A handler is started only while its slot's lease
-//     is held under the epoch it was fired in: an attempt whose process
-//     stalled (or lost and re-took the slot) between the fire and the start
-//     is abandoned, and runs once, later. A reconnect never requeues an
-//     attempt whose handler still runs here.
-//     NeverLostTest.AttemptFiredUnderAnOldEpochIsAbandoned,
-//     NeverLostTest.ReconnectRequeueSparesHandlersStillRunning,
-//     FaultKillTest (handler.returned).
-//   * Never two owners: a slot is held by one process at a time (epochs,
-//     `FOR UPDATE SKIP LOCKED`), every write for a slot's tasks is
-//     conditional on the epoch (loads lock the lease row they claim under
-//     until they commit), and outcomes on the attempt's version, which
-//     never repeats for an id (one sequence), so a process that stalled
-//     past its lease and wakes up changes nothing.
-//     StoreTest.OldEpochWritesChangeNothing,
-//     StoreTest.FireMatchesTheEpochNotOnlyTheOwner,
-//     StoreTest.StaleCompletionNeverLandsOnARescheduledId,
-//     NeverLostTest.LoadInFlightDuringATakeoverLosesNothing,
-//     NeverLostTest.LockedLeaseRowDelaysOnlyItsSlot,
-//     FaultKillTest.StoppedAtPointWakesUpFencedOut.
-//   * Never early against the database's clock (`now()` is the only time
-//     authority; the fire statement itself refuses tasks not yet due, and a
-//     refused task is re-armed from the process clock read after that
-//     statement); late by the wheel's wake-up plus one round trip for tasks
-//     due within the horizon. A task scheduled by another process reaches
-//     its owner through LISTEN/NOTIFY, or at the latest at the owner's next
-//     load (every half horizon).
-//     StoreTest.FireRefusesTasksNotYetDueOnTheDatabaseClock,
-//     NeverLostTest.NotDueReArmsFromTheClockReadAfterTheFire,
-//     DurableSchedulerTest, FaultClockTest.
-//   * RUNNING means "fired to this scheduler's executor": its handler is
-//     running, or queued on the executor behind others (`Get()` cannot tell
-//     the two apart; `DurableMetrics::waiting` and `in_flight` count them
-//     in the process).
-//   * Takeover of a dead process's slots: within one lease TTL plus one
-//     renewal round (a third of the TTL). `Shutdown()` hands slots over at
-//     once. FaultKillTest, FaultMembershipTest.
-//   * Bounded: every statement and lock wait on the scheduler's
-//     connections ends within `statement_timeout` (a quarter of the TTL),
-//     and `Shutdown()` and the destructor return within one TTL whatever
-//     handlers do. DurableShutdownTest.*.
-//   * One process per node id: `Create()` refuses a node id that a live
-//     scheduler holds on the same database (a crashed one's is free once
-//     its session ends).
-//     DurableShutdownTest.SecondLiveSchedulerWithTheSameNodeIdIsRefused.
-//   * Finished rows are deleted after `retain_finished`; unfinished rows
-//     never, however old. NeverLostTest.CleanupDeletesOnlyFinishedRows.
-//   * Faults are answered with a status, nothing lost: bad input, an
-//     unreachable database at creation (Unavailable) and while running
-//     (statements are retried after reconnecting, counted in
-//     `db_errors`/`reconnects`), a connection dropped mid-transaction (the
-//     database rolls it back), a statement past its timeout
-//     (DeadlineExceeded), a schema from a newer version
-//     (FailedPrecondition). No error contains the connection's password.
-//     DurableSchedulerTest, StoreTest, FaultOutageTest.
-//
-// Sanitizers: libpq is not instrumented. ThreadSanitizer sees every access
-// this library makes to its own state (each libpq connection is used under a
-// `std::mutex` of ours, or by one thread), but not inside libpq; the
-// database's own concurrency (two schedulers on one store) is checked by the
-// tests' assertions on rows, not by TSan.
+// Guarantees (at least once, fencing, never early against the database's
+// clock, bounded shutdown), each with the tests that fail when it breaks,
+// and what the sanitizers see: durable_guarantees.h.
 //
 // Example:
 //   timingwheel::DurableOptions options;
@@ -133,7 +54,6 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
-#include <mutex>
 #include <optional>
 #include <string>
 #include <thread>
@@ -147,7 +67,8 @@
 #include "absl/types/span.h"
 #include "durable/admin_store.h"  // IWYU pragma: export
 #include "durable/client_core.h"
-#include "durable/durable_options.h"  // IWYU pragma: export
+#include "durable/durable_guarantees.h"  // IWYU pragma: export
+#include "durable/durable_options.h"     // IWYU pragma: export
 #include "durable/fire_queue.h"
 #include "durable/handler_outcome.h"  // IWYU pragma: export
 #include "durable/recurring.h"
@@ -156,6 +77,7 @@
 #include "durable/task.h"
 #include "durable/task_kind.h"  // IWYU pragma: export
 #include "timer/executor.h"
+#include "timer/internal/mutex.h"
 #include "timer/timer.h"
 
 typedef struct pg_conn PGconn;
@@ -472,8 +394,8 @@ class DurableScheduler {
   void LeaseRound();
   void LoadHorizon();
   void FireWaiting();
-  // Whether waiting tasks should be fired now. Requires mu_.
-  bool FireReady() const;
+  // Whether waiting tasks should be fired now.
+  bool FireReady() const ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   void WriteCompletions();
   void DeleteFinished();
   void DropSlots(const std::vector<int>& slots);
@@ -484,16 +406,17 @@ class DurableScheduler {
   // outcome (or writes it itself once the maintenance thread has ended).
   // It also registers the attempt's stop flag (`started.task.stop_flag`).
   bool BeginAttempt(const durable_internal::Started& started);
-  // Forgets one attempt (abandoned, or its outcome written). Requires mu_.
-  void EndAttemptLocked(const std::string& id, int64_t version, int slot);
+  // Forgets one attempt (abandoned, or its outcome written).
+  void EndAttemptLocked(const std::string& id, int64_t version, int slot)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   void FinishAttempt(durable_internal::Completion completion, int slot,
                      int64_t epoch, int kind);
   static void RunAttemptVia(std::shared_ptr<AttemptLink> link,
                             durable_internal::Started started);
   // Adds `entry` to the wheel; false (and kept in `overflow_`) when the
-  // wheel is full. Requires mu_.
+  // wheel is full.
   bool AddToWheelLocked(const durable_internal::WheelEntry& entry,
-                        int64_t local_due);
+                        int64_t local_due) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   // Retries the entries a full wheel refused.
   void RetryOverflow();
   // Writes the queued start marks (all but those whose outcome is in
@@ -533,8 +456,9 @@ class DurableScheduler {
 
   // The maintenance thread's own connection and leases (that thread only,
   // until it ends; then handler threads writing late outcomes, under
-  // late_mu_).
-  std::mutex late_mu_;
+  // late_mu_). Not annotated: the maintenance thread uses them without
+  // late_mu_ while it runs.
+  internal::Mutex late_mu_;
   std::unique_ptr<durable_internal::Store> store_;
   std::unique_ptr<durable_internal::SlotLeases> leases_;
   // Real clock; written by the maintenance thread, read by handler threads.
@@ -545,37 +469,41 @@ class DurableScheduler {
   // Shared with the attempts on the executor (which may outlive us).
   std::shared_ptr<AttemptLink> link_;
 
-  mutable std::mutex mu_;
+  // Guards the scheduler's bookkeeping below, shared by the maintenance
+  // thread, the wheel's fires, handler threads and the public calls. Held
+  // only around bookkeeping, never around a statement or a handler.
+  mutable internal::Mutex mu_;
   std::condition_variable done_cv_;
-  bool stopping_ = false;                                // Under mu_.
-  uint64_t next_generation_ = 1;                         // Under mu_.
-  absl::flat_hash_map<std::string, LiveEntry> wheel_;    // Under mu_.
-  durable_internal::FireQueue fire_queue_;               // Under mu_.
-  std::vector<durable_internal::Completion> completed_;  // Under mu_.
-  absl::flat_hash_map<int, int64_t> owned_;         // slot -> epoch. Under mu_.
-  absl::flat_hash_map<int, int> running_per_slot_;  // Under mu_.
+  bool stopping_ ABSL_GUARDED_BY(mu_) = false;
+  uint64_t next_generation_ ABSL_GUARDED_BY(mu_) = 1;
+  absl::flat_hash_map<std::string, LiveEntry> wheel_ ABSL_GUARDED_BY(mu_);
+  durable_internal::FireQueue fire_queue_ ABSL_GUARDED_BY(mu_);
+  std::vector<durable_internal::Completion> completed_ ABSL_GUARDED_BY(mu_);
+  // slot -> epoch.
+  absl::flat_hash_map<int, int64_t> owned_ ABSL_GUARDED_BY(mu_);
+  absl::flat_hash_map<int, int> running_per_slot_ ABSL_GUARDED_BY(mu_);
   // Attempts fired and not yet recorded: id -> the newest attempt's
-  // version (running_per_slot_ counts every attempt). Under mu_.
-  absl::flat_hash_map<std::string, int64_t> running_;
+  // version (running_per_slot_ counts every attempt).
+  absl::flat_hash_map<std::string, int64_t> running_ ABSL_GUARDED_BY(mu_);
   // The stop flags of the attempts whose handlers run now, by id (raised by
-  // a CancelTask() of a running task, heard on "timingwheel_stop"). Under
-  // mu_.
+  // a CancelTask() of a running task, heard on "timingwheel_stop").
   absl::flat_hash_map<std::string, std::shared_ptr<std::atomic<bool>>>
-      stop_flags_;
-  std::vector<durable_internal::StartMark> marks_;  // Under mu_.
+      stop_flags_ ABSL_GUARDED_BY(mu_);
+  std::vector<durable_internal::StartMark> marks_ ABSL_GUARDED_BY(mu_);
   // Claimed rows a full wheel (timer_options.max_pending) refused, kept
-  // until there is room. Under mu_.
-  // Each with its due time on the process clock (nanoseconds).
-  std::vector<std::pair<durable_internal::WheelEntry, int64_t>> overflow_;
-  bool load_waits_for_room_ = false;  // Under mu_.
-  bool maintenance_done_ = false;     // Under mu_.
-  bool shutdown_in_handler_ = false;  // Under mu_.
-  bool store_broken_ = false;         // Under mu_.
-  bool load_requested_ = false;       // Under mu_.
+  // until there is room, each with its due time on the process clock
+  // (nanoseconds).
+  std::vector<std::pair<durable_internal::WheelEntry, int64_t>> overflow_
+      ABSL_GUARDED_BY(mu_);
+  bool load_waits_for_room_ ABSL_GUARDED_BY(mu_) = false;
+  bool maintenance_done_ ABSL_GUARDED_BY(mu_) = false;
+  bool shutdown_in_handler_ ABSL_GUARDED_BY(mu_) = false;
+  bool store_broken_ ABSL_GUARDED_BY(mu_) = false;
+  bool load_requested_ ABSL_GUARDED_BY(mu_) = false;
   // An attempt was abandoned: put our RUNNING rows that no handler runs
-  // back to PENDING (if the slot is still ours). Under mu_.
-  bool requeue_requested_ = false;
-  DurableMetrics metrics_;  // Under mu_.
+  // back to PENDING (if the slot is still ours).
+  bool requeue_requested_ ABSL_GUARDED_BY(mu_) = false;
+  DurableMetrics metrics_ ABSL_GUARDED_BY(mu_);
   // Fire lateness, handler and statement durations (each thread-safe).
   std::unique_ptr<durable_internal::SchedulerHistograms> histograms_;
   // The database's clock minus the wheel's clock (nanoseconds), as the last
@@ -584,7 +512,7 @@ class DurableScheduler {
 
   int wake_fd_ = -1;
   std::thread maintenance_;
-  std::mutex shutdown_mu_;
+  internal::Mutex shutdown_mu_;  // Serializes Shutdown().
 };
 
 // ScheduleInTransaction()

@@ -79,7 +79,7 @@ absl::StatusOr<std::unique_ptr<MetricsHttpServer>> MetricsHttpServer::Start(
 MetricsHttpServer::~MetricsHttpServer() { Stop(); }
 
 void MetricsHttpServer::Stop() {
-  std::lock_guard<std::mutex> lock(stop_mu_);
+  internal::MutexLock lock(stop_mu_);
   if (server_ != nullptr) server_->stop();
   if (thread_.joinable()) thread_.join();
 }

@@ -31,11 +31,11 @@
 
 #include <functional>
 #include <memory>
-#include <mutex>
 #include <string>
 #include <thread>
 
 #include "absl/status/statusor.h"
+#include "timer/internal/mutex.h"
 
 namespace httplib {
 class Server;
@@ -89,7 +89,7 @@ class MetricsHttpServer {
  private:
   MetricsHttpServer() = default;
 
-  std::mutex stop_mu_;  // Serializes Stop().
+  internal::Mutex stop_mu_;  // Serializes Stop().
   std::unique_ptr<httplib::Server> server_;
   std::thread thread_;
   int port_ = 0;

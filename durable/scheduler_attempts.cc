@@ -46,7 +46,7 @@ void DurableScheduler::FireWaiting() {
   std::vector<durable_internal::FireQueue::Waiting> taken;
   std::vector<WheelEntry> batch;
   {
-    std::lock_guard<std::mutex> lock(mu_);
+    internal::MutexLock lock(mu_);
     if (!FireReady()) return;
     taken = fire_queue_.Take(metrics_.in_flight, kMaxBatch);
     if (taken.empty()) return;
@@ -64,14 +64,14 @@ void DurableScheduler::FireWaiting() {
   histograms_->ObserveStatement(StatementKind::kStartRunning, timed);
   if (!result.ok()) {
     NoteDbError(result.status());
-    std::lock_guard<std::mutex> lock(mu_);
+    internal::MutexLock lock(mu_);
     metrics_.in_flight -= static_cast<int64_t>(batch.size());
     fire_queue_.PutBack(std::move(taken));
     return;
   }
   db_minus_local_nanos_ = result->db_now_us * 1000 - local_after;
   {
-    std::lock_guard<std::mutex> lock(mu_);
+    internal::MutexLock lock(mu_);
     const int64_t started = static_cast<int64_t>(result->started.size());
     const int64_t not_due = static_cast<int64_t>(result->not_due.size());
     metrics_.in_flight -= static_cast<int64_t>(batch.size()) - started;
@@ -152,7 +152,7 @@ void DurableScheduler::RunAttemptVia(std::shared_ptr<AttemptLink> link,
   self = link->Enter();
   if (self == nullptr) return;  // Gone meanwhile (see Shutdown()).
   {
-    std::lock_guard<std::mutex> lock(self->mu_);
+    internal::MutexLock lock(self->mu_);
     auto flag = self->stop_flags_.find(started.task.id);
     if (flag != self->stop_flags_.end() &&
         flag->second == started.task.stop_flag) {
@@ -177,7 +177,7 @@ void DurableScheduler::EndAttemptLocked(const std::string& id, int64_t version,
 
 bool DurableScheduler::BeginAttempt(const Started& started) {
   durable_internal::FaultPoint("attempt.before_start");
-  std::lock_guard<std::mutex> lock(mu_);
+  internal::MutexLock lock(mu_);
   auto owned = owned_.find(started.slot);
   const bool held = owned != owned_.end() && owned->second == started.epoch &&
                     !stopping_ && RealNanos() < lease_valid_until_.load();
@@ -211,7 +211,7 @@ bool DurableScheduler::BeginAttempt(const Started& started) {
 void DurableScheduler::FinishAttempt(Completion completion, int slot,
                                      int64_t epoch, int kind) {
   {
-    std::lock_guard<std::mutex> lock(mu_);
+    internal::MutexLock lock(mu_);
     if (kind == kinds_->unknown()) ++metrics_.unknown_kind;
     if (!maintenance_done_) {
       const bool wake = completed_.empty() || FireReady();
@@ -225,13 +225,13 @@ void DurableScheduler::FinishAttempt(Completion completion, int slot,
   // The maintenance thread has ended (Shutdown() stopped waiting for this
   // handler, or was called from it): write the outcome here, then give the
   // slot up if no other handler of ours runs in it.
-  std::lock_guard<std::mutex> late(late_mu_);
+  internal::MutexLock late(late_mu_);
   absl::StatusOr<durable_internal::CompleteResult> result = store_->Complete(
       {&completion, 1}, absl::ToInt64Microseconds(options_.horizon),
       AttemptLogOf());
   bool release;
   {
-    std::lock_guard<std::mutex> lock(mu_);
+    internal::MutexLock lock(mu_);
     --metrics_.in_flight;
     fire_queue_.Release(kind);
     ++metrics_.late_outcomes;
@@ -256,7 +256,7 @@ void DurableScheduler::WriteStartMarks(
     const absl::flat_hash_set<std::string>& completing) {
   std::vector<durable_internal::StartMark> marks;
   {
-    std::lock_guard<std::mutex> lock(mu_);
+    internal::MutexLock lock(mu_);
     if (marks_.empty()) return;
     marks.swap(marks_);
   }
@@ -272,7 +272,7 @@ void DurableScheduler::WriteStartMarks(
   histograms_->ObserveStatement(StatementKind::kMarkStarted, timed);
   if (!marked.ok()) {
     NoteDbError(marked.status());
-    std::lock_guard<std::mutex> lock(mu_);
+    internal::MutexLock lock(mu_);
     marks_.insert(marks_.begin(), std::make_move_iterator(marks.begin()),
                   std::make_move_iterator(marks.end()));
   }
@@ -281,7 +281,7 @@ void DurableScheduler::WriteStartMarks(
 void DurableScheduler::WriteCompletions() {
   std::vector<Completion> batch;
   {
-    std::lock_guard<std::mutex> lock(mu_);
+    internal::MutexLock lock(mu_);
     size_t take = std::min(completed_.size(), kMaxBatch);
     batch.assign(std::make_move_iterator(completed_.begin()),
                  std::make_move_iterator(completed_.begin() + take));
@@ -299,14 +299,14 @@ void DurableScheduler::WriteCompletions() {
   histograms_->ObserveStatement(StatementKind::kComplete, timed);
   if (!result.ok()) {
     NoteDbError(result.status());
-    std::lock_guard<std::mutex> lock(mu_);
+    internal::MutexLock lock(mu_);
     completed_.insert(completed_.begin(),
                       std::make_move_iterator(batch.begin()),
                       std::make_move_iterator(batch.end()));
     return;
   }
   {
-    std::lock_guard<std::mutex> lock(mu_);
+    internal::MutexLock lock(mu_);
     for (const Completion& c : batch) {
       EndAttemptLocked(c.id, c.version, c.slot);
     }

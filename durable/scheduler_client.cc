@@ -52,7 +52,7 @@ absl::Status DurableScheduler::Insert(
       requests, InserterOf(),
       [this](const InsertResult& result) { return AfterInsert(result); });
   if (!inserted.ok()) return inserted.status();
-  std::lock_guard<std::mutex> lock(mu_);
+  internal::MutexLock lock(mu_);
   metrics_.scheduled += static_cast<int64_t>(requests.size());
   return absl::OkStatus();
 }
@@ -80,7 +80,7 @@ std::vector<WheelEntry> DurableScheduler::AfterInsert(
       result.db_now_us + absl::ToInt64Microseconds(options_.horizon);
   std::vector<WheelEntry> notify;
   bool load = false;
-  std::lock_guard<std::mutex> lock(mu_);
+  internal::MutexLock lock(mu_);
   // Once stopping, the slots are being handed over: vouch for none.
   const bool held = lease_valid && !stopping_;
   for (const WheelEntry& e : result.mine) {
@@ -111,7 +111,7 @@ absl::StatusOr<bool> DurableScheduler::Cancel(absl::string_view id) {
   absl::StatusOr<bool> cancelled = client_->Cancel(id);
   if (cancelled.ok() && *cancelled) {
     // Tidy our own wheel; the fire statement would find no row anyway.
-    std::lock_guard<std::mutex> lock(mu_);
+    internal::MutexLock lock(mu_);
     auto it = wheel_.find(std::string(id));
     if (it != wheel_.end()) {
       it->second.handle.Cancel();

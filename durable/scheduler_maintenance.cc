@@ -47,7 +47,7 @@ void DurableScheduler::NoteDbError(const absl::Status& status) {
   // Statements wait a little before the next try, so a failing statement
   // never spins.
   backoff_until_ = RealNanos() + absl::ToInt64Nanoseconds(kReconnectBackoff);
-  std::lock_guard<std::mutex> lock(mu_);
+  internal::MutexLock lock(mu_);
   ++metrics_.db_errors;
   if (absl::IsUnavailable(status)) store_broken_ = true;
 }
@@ -57,7 +57,7 @@ void DurableScheduler::LeaseRound() {
   const SteadyClock::time_point timed = SteadyClock::now();
   absl::StatusOr<durable_internal::SlotLeases::Changes> changes =
       leases_->Tick(*store_, [this](int slot) {
-        std::lock_guard<std::mutex> lock(mu_);
+        internal::MutexLock lock(mu_);
         auto it = running_per_slot_.find(slot);
         return it == running_per_slot_.end() || it->second == 0;
       });
@@ -70,7 +70,7 @@ void DurableScheduler::LeaseRound() {
   std::vector<int> dropped = changes->lost;
   for (const SlotEpoch& s : changes->released) dropped.push_back(s.slot);
   DropSlots(dropped);
-  std::lock_guard<std::mutex> lock(mu_);
+  internal::MutexLock lock(mu_);
   for (const SlotEpoch& s : changes->acquired) owned_[s.slot] = s.epoch;
   metrics_.slots_acquired += static_cast<int64_t>(changes->acquired.size());
   metrics_.slots_lost += static_cast<int64_t>(changes->lost.size());
@@ -81,7 +81,7 @@ void DurableScheduler::LoadHorizon() {
   std::vector<SlotEpoch> owned = leases_->owned();
   int64_t limit = load_limit_;
   {
-    std::lock_guard<std::mutex> lock(mu_);
+    internal::MutexLock lock(mu_);
     load_requested_ = false;
     const int64_t max_pending = options_.timer_options.max_pending;
     if (max_pending > 0) {
@@ -110,11 +110,11 @@ void DurableScheduler::LoadHorizon() {
     if (absl::IsDeadlineExceeded(claimed.status())) {
       // Too many rows for one statement within the timeout: fewer next.
       load_limit_ = std::max<int64_t>(100, load_limit_ / 2);
-      std::lock_guard<std::mutex> lock(mu_);
+      internal::MutexLock lock(mu_);
       ++metrics_.statement_timeouts;
     }
     NoteDbError(claimed.status());
-    std::lock_guard<std::mutex> lock(mu_);
+    internal::MutexLock lock(mu_);
     load_requested_ = true;
     return;
   }
@@ -126,7 +126,7 @@ void DurableScheduler::LoadHorizon() {
   for (const WheelEntry& e : claimed->tasks) {
     AddToWheel(e, claimed->db_now_us, local_after);
   }
-  std::lock_guard<std::mutex> lock(mu_);
+  internal::MutexLock lock(mu_);
   ++metrics_.loads;
   metrics_.loaded += static_cast<int64_t>(claimed->tasks.size());
   if (static_cast<int64_t>(claimed->tasks.size()) >= limit &&
@@ -147,7 +147,7 @@ void DurableScheduler::DeleteFinished() {
     NoteDbError(deleted.status());
     return;
   }
-  std::lock_guard<std::mutex> lock(mu_);
+  internal::MutexLock lock(mu_);
   metrics_.finished_deleted += *deleted;
 }
 
@@ -157,7 +157,7 @@ bool DurableScheduler::Reconnect() {
   // that no handler of ours runs: put them back.
   std::vector<std::string> running;
   {
-    std::lock_guard<std::mutex> lock(mu_);
+    internal::MutexLock lock(mu_);
     for (const auto& [id, version] : running_) running.push_back(id);
   }
   // Every statement in flight may have committed without its reply: a
@@ -169,7 +169,7 @@ bool DurableScheduler::Reconnect() {
       options_.node_id, leases_->owned(), running, options_.retry.max_attempts,
       /*include_scheduled=*/true);
   if (!requeued.ok()) return false;
-  std::lock_guard<std::mutex> lock(mu_);
+  internal::MutexLock lock(mu_);
   store_broken_ = false;
   ++metrics_.reconnects;
   metrics_.requeued += *requeued;
@@ -180,7 +180,7 @@ bool DurableScheduler::Reconnect() {
 void DurableScheduler::RequeueAbandoned() {
   std::vector<std::string> running;
   {
-    std::lock_guard<std::mutex> lock(mu_);
+    internal::MutexLock lock(mu_);
     if (!requeue_requested_) return;
     requeue_requested_ = false;
     for (const auto& [id, version] : running_) running.push_back(id);
@@ -192,7 +192,7 @@ void DurableScheduler::RequeueAbandoned() {
       /*include_scheduled=*/false);
   histograms_->ObserveStatement(StatementKind::kRequeueOrphans, timed);
   if (!requeued.ok()) NoteDbError(requeued.status());
-  std::lock_guard<std::mutex> lock(mu_);
+  internal::MutexLock lock(mu_);
   if (!requeued.ok()) {
     requeue_requested_ = true;
   } else if (*requeued > 0) {
@@ -210,7 +210,7 @@ void DurableScheduler::ConsumeNotifications() {
     return;
   }
   if (slots.empty() && stops.empty()) return;
-  std::lock_guard<std::mutex> lock(mu_);
+  internal::MutexLock lock(mu_);
   for (const std::string& id : stops) {
     auto flag = stop_flags_.find(id);
     if (flag != stop_flags_.end()) {
@@ -225,11 +225,11 @@ void DurableScheduler::ConsumeNotifications() {
 }
 
 void DurableScheduler::FinishMaintenance(bool broken) {
-  std::lock_guard<std::mutex> late(late_mu_);
+  internal::MutexLock late(late_mu_);
   absl::flat_hash_set<int> busy;
   {
     // From here on, outcomes are written by the handlers' own threads.
-    std::lock_guard<std::mutex> lock(mu_);
+    internal::MutexLock lock(mu_);
     maintenance_done_ = true;
   }
   if (!broken) {
@@ -238,7 +238,7 @@ void DurableScheduler::FinishMaintenance(bool broken) {
     RequeueAbandoned();
   }
   {
-    std::lock_guard<std::mutex> lock(mu_);
+    internal::MutexLock lock(mu_);
     for (const auto& [slot, running] : running_per_slot_) {
       if (running > 0) busy.insert(slot);
     }
@@ -259,7 +259,7 @@ void DurableScheduler::FinishMaintenance(bool broken) {
     if (!busy.contains(slot)) dropped.push_back(slot);
   }
   DropSlots(dropped);
-  std::lock_guard<std::mutex> lock(mu_);
+  internal::MutexLock lock(mu_);
   for (int slot : busy) owned_.erase(slot);
 }
 
@@ -284,7 +284,7 @@ void DurableScheduler::MaintenanceLoop() {
     int64_t now = RealNanos();
     bool stopping, broken, load_now;
     {
-      std::lock_guard<std::mutex> lock(mu_);
+      internal::MutexLock lock(mu_);
       stopping = stopping_;
       broken = store_broken_;
       load_now = load_requested_;
@@ -328,7 +328,7 @@ void DurableScheduler::MaintenanceLoop() {
       // Unrenewed for a whole TTL: others may hold our slots by now.
       std::vector<int> lost = leases_->Forget();
       DropSlots(lost);
-      std::lock_guard<std::mutex> lock(mu_);
+      internal::MutexLock lock(mu_);
       metrics_.slots_lost += static_cast<int64_t>(lost.size());
     }
 
@@ -339,7 +339,7 @@ void DurableScheduler::MaintenanceLoop() {
       }
       bool drained;
       {
-        std::lock_guard<std::mutex> lock(mu_);
+        internal::MutexLock lock(mu_);
         // A Shutdown() from inside a handler cannot wait for that handler.
         const int64_t self = shutdown_in_handler_ ? 1 : 0;
         drained = metrics_.in_flight <= self && completed_.empty() &&
@@ -363,7 +363,7 @@ void DurableScheduler::MaintenanceLoop() {
     int64_t timeout_ms = (next - RealNanos() + 999999) / 1000000;
     timeout_ms = std::max<int64_t>(0, std::min<int64_t>(timeout_ms, 1000));
     if (!broken && RealNanos() >= backoff_until_) {
-      std::lock_guard<std::mutex> lock(mu_);
+      internal::MutexLock lock(mu_);
       if (FireReady() && !stopping) timeout_ms = 0;
       if (!completed_.empty()) timeout_ms = 0;
       if (load_requested_ && !stopping) timeout_ms = 0;

@@ -34,7 +34,7 @@ absl::StatusOr<std::vector<ScheduleOutcome>> DurableScheduler::Replace(
   for (ScheduleOutcome outcome : *outcomes) {
     if (outcome == ScheduleOutcome::kScheduled) ++scheduled;
   }
-  std::lock_guard<std::mutex> lock(mu_);
+  internal::MutexLock lock(mu_);
   metrics_.scheduled += scheduled;
   return outcomes;
 }

@@ -130,7 +130,7 @@ DurableScheduler::CompleteAndAdvance(absl::Span<const Completion> batch) {
                                            InserterOf(), AttemptLogOf());
   if (!result.ok()) return result.status();
   if (result->advance_failed) {
-    std::lock_guard<std::mutex> lock(mu_);
+    internal::MutexLock lock(mu_);
     ++metrics_.db_errors;
   }
   for (const ScheduleWrite& write : result->writes) {

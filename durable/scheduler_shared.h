@@ -17,12 +17,12 @@
 #include <cstddef>
 #include <cstdint>
 #include <memory>
-#include <mutex>
 #include <string>
 
 #include "absl/time/time.h"
 #include "durable/durable_scheduler.h"
 #include "durable/fire_queue.h"
+#include "timer/internal/mutex.h"
 
 namespace timingwheel {
 namespace durable_internal {
@@ -64,26 +64,32 @@ struct DurableScheduler::AttemptLink {
   // The scheduler, with a count of the threads inside its attempt steps;
   // null once it is gone.
   DurableScheduler* Enter() {
-    std::lock_guard<std::mutex> lock(mu);
+    internal::MutexLock lock(mu);
     if (scheduler != nullptr) ++inside;
     return scheduler;
   }
   void Leave() {
-    std::lock_guard<std::mutex> lock(mu);
+    internal::MutexLock lock(mu);
     if (--inside == 0) cv.notify_all();
+  }
+  // Points the link at its scheduler before the link is shared (no other
+  // thread can see it yet, so without the lock).
+  void Attach(DurableScheduler* owner) ABSL_NO_THREAD_SAFETY_ANALYSIS {
+    scheduler = owner;
   }
   // Waits for the threads inside (each in a short step, never a handler),
   // then cuts the link.
   void Detach() {
-    std::unique_lock<std::mutex> lock(mu);
-    cv.wait(lock, [this] { return inside == 0; });
+    internal::MutexLock lock(mu);
+    cv.wait(lock.native(),
+            [this]() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu) { return inside == 0; });
     scheduler = nullptr;
   }
 
-  std::mutex mu;
+  internal::Mutex mu;
   std::condition_variable cv;
-  DurableScheduler* scheduler = nullptr;  // Under mu.
-  int inside = 0;                         // Under mu.
+  DurableScheduler* scheduler ABSL_GUARDED_BY(mu) = nullptr;
+  int inside ABSL_GUARDED_BY(mu) = 0;
 };
 
 }  // namespace timingwheel

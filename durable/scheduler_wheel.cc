@@ -39,7 +39,7 @@ void DurableScheduler::AddToWheel(const WheelEntry& entry, int64_t db_now_us,
                                   int64_t local_after_nanos) {
   const int64_t local_due = durable_internal::LocalDueNanos(
       entry.due_us, db_now_us, local_after_nanos);
-  std::lock_guard<std::mutex> lock(mu_);
+  internal::MutexLock lock(mu_);
   (void)AddToWheelLocked(entry, local_due);
 }
 
@@ -83,7 +83,7 @@ bool DurableScheduler::AddToWheelLocked(const WheelEntry& entry,
 }
 
 void DurableScheduler::RetryOverflow() {
-  std::lock_guard<std::mutex> lock(mu_);
+  internal::MutexLock lock(mu_);
   if (overflow_.empty()) return;
   std::vector<std::pair<WheelEntry, int64_t>> kept;
   kept.swap(overflow_);
@@ -101,7 +101,7 @@ void DurableScheduler::RetryOverflow() {
 void DurableScheduler::OnWheelFire(const std::string& id, uint64_t generation) {
   bool first;
   {
-    std::lock_guard<std::mutex> lock(mu_);
+    internal::MutexLock lock(mu_);
     auto it = wheel_.find(id);
     if (it == wheel_.end() || it->second.generation != generation) return;
     first = fire_queue_.empty();
@@ -130,7 +130,7 @@ void DurableScheduler::OnWheelFire(const std::string& id, uint64_t generation) {
 void DurableScheduler::DropSlots(const std::vector<int>& slots) {
   if (slots.empty()) return;
   absl::flat_hash_set<int> gone(slots.begin(), slots.end());
-  std::lock_guard<std::mutex> lock(mu_);
+  internal::MutexLock lock(mu_);
   for (int slot : slots) owned_.erase(slot);
   for (auto it = wheel_.begin(); it != wheel_.end();) {
     if (gone.contains(it->second.slot)) {

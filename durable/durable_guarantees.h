@@ -1,0 +1,95 @@
+// Copyright 2026 The timingwheel Authors.
+//
+// durable_guarantees.h
+// -----------------------------------------------------------------------------
+//
+// The promises of `DurableScheduler` (durable_scheduler.h), each stated once.
+// A comment-only header: durable_scheduler.h includes it so that the
+// promises travel with the API, and keeps its own text to the API.
+//
+// Guarantees (each names the tests that fail when it breaks; all in
+// //tests/durable, against a real PostgreSQL)
+//   * At least once: a task is never lost and runs until an attempt
+//     succeeds or its attempts are used up, through kill -9, SIGSTOP past
+//     the lease, takeovers, lost replies after commit, reconnects, a full
+//     wheel and a database failover. NeverLostTest.* (a load held across a
+//     takeover; the load's, the fire's and a retry's replies dropped after
+//     commit; a full wheel), FaultKillTest, FaultOutageTest, FaultRestartTest,
+//     FailoverTest, ChaosTest.RandomFaultsKeepTheGuarantees.
+//   * An attempt counts when its handler starts, never when its row is
+//     claimed or fired: `TaskInfo::attempt` and `max_attempts` count
+//     started attempts only (a start is recorded by the next statement the
+//     owner writes, or by the attempt's outcome). A process killed between
+//     the fire and the handler's start, or before the start was recorded,
+//     leaves the attempt uncounted: the next owner runs it under the same
+//     number. StoreTest.TakeoverCountsOnlyAttemptsThatStarted,
+//     NeverLostTest.FireWhoseReplyIsLostDoesNotUseUpTheOnlyAttempt,
+//     FaultKillTest (fire.started).
+//   * Twice only in the window: `(id, attempt)` is the idempotency key. An
+//     attempt runs again only if its process died, stalled past its lease
+//     or lost its connection for good while the handler ran or before its
+//     outcome committed. A handler is started only while its slot's lease
+//     is held under the epoch it was fired in: an attempt whose process
+//     stalled (or lost and re-took the slot) between the fire and the start
+//     is abandoned, and runs once, later. A reconnect never requeues an
+//     attempt whose handler still runs here.
+//     NeverLostTest.AttemptFiredUnderAnOldEpochIsAbandoned,
+//     NeverLostTest.ReconnectRequeueSparesHandlersStillRunning,
+//     FaultKillTest (handler.returned).
+//   * Never two owners: a slot is held by one process at a time (epochs,
+//     `FOR UPDATE SKIP LOCKED`), every write for a slot's tasks is
+//     conditional on the epoch (loads lock the lease row they claim under
+//     until they commit), and outcomes on the attempt's version, which
+//     never repeats for an id (one sequence), so a process that stalled
+//     past its lease and wakes up changes nothing.
+//     StoreTest.OldEpochWritesChangeNothing,
+//     StoreTest.FireMatchesTheEpochNotOnlyTheOwner,
+//     StoreTest.StaleCompletionNeverLandsOnARescheduledId,
+//     NeverLostTest.LoadInFlightDuringATakeoverLosesNothing,
+//     NeverLostTest.LockedLeaseRowDelaysOnlyItsSlot,
+//     FaultKillTest.StoppedAtPointWakesUpFencedOut.
+//   * Never early against the database's clock (`now()` is the only time
+//     authority; the fire statement itself refuses tasks not yet due, and a
+//     refused task is re-armed from the process clock read after that
+//     statement); late by the wheel's wake-up plus one round trip for tasks
+//     due within the horizon. A task scheduled by another process reaches
+//     its owner through LISTEN/NOTIFY, or at the latest at the owner's next
+//     load (every half horizon).
+//     StoreTest.FireRefusesTasksNotYetDueOnTheDatabaseClock,
+//     NeverLostTest.NotDueReArmsFromTheClockReadAfterTheFire,
+//     DurableSchedulerTest, FaultClockTest.
+//   * RUNNING means "fired to this scheduler's executor": its handler is
+//     running, or queued on the executor behind others (`Get()` cannot tell
+//     the two apart; `DurableMetrics::waiting` and `in_flight` count them
+//     in the process).
+//   * Takeover of a dead process's slots: within one lease TTL plus one
+//     renewal round (a third of the TTL). `Shutdown()` hands slots over at
+//     once. FaultKillTest, FaultMembershipTest.
+//   * Bounded: every statement and lock wait on the scheduler's
+//     connections ends within `statement_timeout` (a quarter of the TTL),
+//     and `Shutdown()` and the destructor return within one TTL whatever
+//     handlers do. DurableShutdownTest.*.
+//   * One process per node id: `Create()` refuses a node id that a live
+//     scheduler holds on the same database (a crashed one's is free once
+//     its session ends).
+//     DurableShutdownTest.SecondLiveSchedulerWithTheSameNodeIdIsRefused.
+//   * Finished rows are deleted after `retain_finished`; unfinished rows
+//     never, however old. NeverLostTest.CleanupDeletesOnlyFinishedRows.
+//   * Faults are answered with a status, nothing lost: bad input, an
+//     unreachable database at creation (Unavailable) and while running
+//     (statements are retried after reconnecting, counted in
+//     `db_errors`/`reconnects`), a connection dropped mid-transaction (the
+//     database rolls it back), a statement past its timeout
+//     (DeadlineExceeded), a schema from a newer version
+//     (FailedPrecondition). No error contains the connection's password.
+//     DurableSchedulerTest, StoreTest, FaultOutageTest.
+//
+// Sanitizers: libpq is not instrumented. ThreadSanitizer sees every access
+// this library makes to its own state (each libpq connection is used under a
+// `std::mutex` of ours, or by one thread), but not inside libpq; the
+// database's own concurrency (two schedulers on one store) is checked by the
+// tests' assertions on rows, not by TSan.
+
+#ifndef TIMINGWHEEL_DURABLE_DURABLE_GUARANTEES_H_
+#define TIMINGWHEEL_DURABLE_DURABLE_GUARANTEES_H_
+#endif  // TIMINGWHEEL_DURABLE_DURABLE_GUARANTEES_H_

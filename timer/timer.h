@@ -790,13 +790,6 @@ class Timer {
   internal::Mutex& mu_;         // control_->mu.
   std::condition_variable cv_;  // The flusher sleeps on it; Add wakes it.
   internal::TimingWheel wheel_ ABSL_GUARDED_BY(mu_);
-  // Tasks of buckets being flushed (level 0 in urgent_, the levels above in
-  // flushing_), and not-yet-due tasks on their way to the due list (merged
-  // in batches, see FlushDue): lists, so Cancel and re-Add work on them
-  // between chunks.
-  internal::ListNode urgent_ ABSL_GUARDED_BY(mu_);
-  internal::ListNode flushing_ ABSL_GUARDED_BY(mu_);
-  internal::ListNode staging_ ABSL_GUARDED_BY(mu_);
   // Embedded timers handed to the executor, Run() not started, in due order.
   // A batch holds a null slot for each instead of a pointer, so that an
   // embedded timer destroyed while queued is simply unlinked from here.

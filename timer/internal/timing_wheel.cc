@@ -212,19 +212,17 @@ void TimingWheel::MergeIntoDueList(ListNode* staging) {
 bool TimingWheel::FlushChunk(int64_t now, size_t limit,
                              std::vector<TimerTask*>& expired,
                              FlushCounters* counters) {
-  // Kept in locals for the walk, stored back at the end.
-  size_t staged = staged_;
-  int64_t staged_min = staged_min_;
   int64_t buckets_flushed = 0;
-  int64_t tasks_cascaded = 0;
-  size_t work = 0;
+  // What the chunk may still take (one count rather than a count and its
+  // limit: a register fewer to keep across Place() below).
+  size_t room = limit;
   while (Bucket* bucket = PopDueBucket(now)) {
     ++buckets_flushed;
     if (IsDueList(bucket)) {
       const size_t before = expired.size();
-      PopDueTasks(now, limit - work, expired);
-      work += expired.size() - before;
-      if (work >= limit) break;
+      PopDueTasks(now, room, expired);
+      room -= expired.size() - before;
+      if (room == 0) break;
       continue;
     }
     SpliceAll(&bucket->head, bucket->level == 0 ? &urgent_ : &flushing_);
@@ -236,7 +234,11 @@ bool TimingWheel::FlushChunk(int64_t now, size_t limit,
   // next task is prefetched while this one is placed, and the queue is
   // closed over the walked part when the chunk ends or it runs dry.
   ListNode* node = queue->next;
-  while (work < limit && node != queue) {
+  // The tasks placed again are counted after the walk, not in it (the
+  // walked ones less the expired ones), for the same reason.
+  const size_t room_before_walk = room;
+  const size_t expired_before_walk = expired.size();
+  while (room > 0 && node != queue) {
     ListNode* const next = node->next;
     __builtin_prefetch(next, 1);
     node->prev = node->next = nullptr;  // Unlinked.
@@ -245,16 +247,15 @@ bool TimingWheel::FlushChunk(int64_t now, size_t limit,
     if (due <= now) {
       expired.push_back(task);
     } else {
-      ++tasks_cascaded;
       if (InCurrentTick(due)) {
         LinkBefore(&staging_, AsNode(task));
-        ++staged;
-        staged_min = std::min(staged_min, due);
+        ++staged_;
+        staged_min_ = std::min(staged_min_, due);
       } else {
         Place(task);
       }
     }
-    ++work;
+    --room;
     node = next;
     if (node == queue) {  // Walked it all.
       InitList(queue);
@@ -268,20 +269,20 @@ bool TimingWheel::FlushChunk(int64_t now, size_t limit,
     queue->next = node;
     node->prev = queue;
   }
+  const size_t tasks_cascaded =
+      (room_before_walk - room) - (expired.size() - expired_before_walk);
   bool more =
       !ListEmpty(&urgent_) || !ListEmpty(&flushing_) || EarliestKey() <= now;
-  if (staged > 0 && (!more || staged_min <= now || staged >= merged_)) {
+  if (staged_ > 0 && (!more || staged_min_ <= now || staged_ >= merged_)) {
     MergeIntoDueList(&staging_);
-    merged_ += staged;
-    staged = 0;
-    staged_min = kMaxNanos;
+    merged_ += staged_;
+    staged_ = 0;
+    staged_min_ = kMaxNanos;
     more = more || EarliestKey() <= now;
   }
-  staged_ = staged;
-  staged_min_ = staged_min;
   if (!more) merged_ = 0;  // The flush is over (nothing is staged).
   counters->buckets_flushed += buckets_flushed;
-  counters->tasks_cascaded += tasks_cascaded;
+  counters->tasks_cascaded += static_cast<int64_t>(tasks_cascaded);
   return more;
 }
 

@@ -167,9 +167,6 @@ Timer::Timer(const TimerOptions& options, int64_t tick_nanos, uint32_t id)
       on_next_due_earlier_(options.on_next_due_earlier),
       use_inbox_(options.producer_inboxes && options.max_pending == 0 &&
                  !options.on_next_due_earlier) {
-  internal::InitList(&urgent_);
-  internal::InitList(&flushing_);
-  internal::InitList(&staging_);
   internal::InitList(&embedded_ready_);
 }
 
@@ -327,7 +324,7 @@ absl::Status Timer::AddLocked(TimerTask* task, int64_t base,
     internal::Unlink(internal::TimingWheel::AsNode(task));
   }
   if (kind == kMove) {
-    wheel_.Unlink(task, {&urgent_, &flushing_, &staging_});
+    wheel_.Unlink(task);
   } else {
     // The wheel's reference, until the task runs or is cancelled.
     if (!wheel_ref_taken && counted) task->Ref();
@@ -406,7 +403,7 @@ bool Timer::CancelLocked(TimerTask& task, bool& drop_ref, bool& revoked) {
   const bool unlinked = State::Owner(state) == id_ &&
                         (state & State::kInbox) == 0 &&
                         (state & State::kPending) != 0 && !shutdown_;
-  if (unlinked) wheel_.Unlink(&task, {&urgent_, &flushing_, &staging_});
+  if (unlinked) wheel_.Unlink(&task);
   for (;;) {
     if (State::Owner(state) != id_) return false;  // Idle, or not ours.
     if ((state & State::kInbox) != 0) {
@@ -438,7 +435,7 @@ bool Timer::CancelLocked(TimerTask& task, bool& drop_ref, bool& revoked) {
     task.due_nanos_ = due;
   }
   if ((state & State::kPending) != 0) {
-    if (!unlinked) wheel_.Unlink(&task, {&urgent_, &flushing_, &staging_});
+    if (!unlinked) wheel_.Unlink(&task);
     --counters_.pending;
     drop_ref = !task.Embedded();
   } else {

@@ -1,9 +1,9 @@
 // Copyright 2026 The timingwheel Authors.
 //
 // Operations of Timer over every pending task: CancelAll() and PeekNext().
-// Both drain the producer inboxes first (buffered tasks are pending), and
-// both cover the flush lists (urgent_, flushing_, staging_), which hold
-// tasks between the chunks of a flush running on another thread.
+// Both drain the producer inboxes first (buffered tasks are pending); the
+// wheel's TakeAll() and EarliestTask() cover the lists of a flush running
+// on another thread, which hold tasks between its chunks.
 
 #include <cstdint>
 #include <optional>
@@ -29,11 +29,6 @@ int64_t Timer::CancelAll() {
     DrainInboxesLocked();
     std::vector<internal::ListNode*> chains;
     wheel_.TakeAll(chains);
-    for (internal::ListNode* list : {&urgent_, &flushing_, &staging_}) {
-      if (internal::ListNode* chain = internal::DetachChain(list)) {
-        chains.push_back(chain);
-      }
-    }
     // Under the lock (unlike Shutdown(), the timer goes on: a Cancel() or a
     // move of one of these tasks must find it unlinked and not pending).
     bool embedded_swept = false;
@@ -74,16 +69,6 @@ std::optional<Timer::Peeked> Timer::PeekNext() {
   TimerTask* best = wheel_.EarliestTask();
   int64_t best_due = best != nullptr ? internal::TimingWheel::DueOf(best)
                                      : internal::kMaxNanos;
-  for (const internal::ListNode* list : {&urgent_, &flushing_, &staging_}) {
-    for (internal::ListNode* node = list->next; node != list;
-         node = node->next) {
-      TimerTask* const task = internal::TimingWheel::AsTask(node);
-      if (internal::TimingWheel::DueOf(task) < best_due) {
-        best = task;
-        best_due = internal::TimingWheel::DueOf(task);
-      }
-    }
-  }
   if (best == nullptr) return std::nullopt;
   Peeked peeked;
   peeked.due = origin_ > 0 && best_due > internal::kMaxNanos - origin_

@@ -1,12 +1,13 @@
 // Copyright 2026 The timingwheel Authors.
 //
 // The flush of Timer: FlushDue() takes the due tasks out of the wheel in
-// chunks of kFlushChunk (cascading higher-level buckets on the way, merging
-// tasks due in the current tick into the due list), releasing the lock
-// between chunks; TakeExpired() marks each chunk's tasks queued and counts
-// them in flight; Dispatch() hands a chunk to the executor as one Batch (or
-// keeps it for the reaper to run inline). Called under the timer's lock by
-// the one flusher at a time (see Timer::AdvanceClock()).
+// chunks of kFlushChunk (TimingWheel::FlushChunk() cascades higher-level
+// buckets on the way and merges tasks due in the current tick into the due
+// list), releasing the lock between chunks; TakeExpired() marks each chunk's
+// tasks queued and counts them in flight; Dispatch() hands a chunk to the
+// executor as one Batch (or keeps it for the reaper to run inline). Called
+// under the timer's lock by the one flusher at a time (see
+// Timer::AdvanceClock()).
 
 #include <algorithm>
 #include <cstddef>
@@ -17,7 +18,6 @@
 #include "timer/internal/bucket.h"
 #include "timer/internal/task_state.h"
 #include "timer/internal/timing_wheel.h"
-#include "timer/internal/wheel_math.h"
 #include "timer/timer.h"
 #include "timer/timer_impl.h"
 
@@ -39,85 +39,16 @@ void Timer::FlushDue(int64_t now) {
   wheel_.AdvanceTo(now);
   std::vector<TimerTask*> expired;
   expired.reserve(kFlushChunk);
-  // Each round: pop every due bucket (the due list yields its due tasks at
-  // once; other buckets join a work queue, level 0 ahead of the levels
-  // above: small and urgent before large cascades), drain one chunk of the
-  // queue, then hand the expired tasks over outside the lock, re-read the
-  // clock and go again until nothing is due. A large cascade so never keeps
-  // the tasks due meanwhile waiting for more than a chunk.
-  //
-  // Cascaded tasks due in the current tick wait on staging_ and are merged
-  // into the sorted due list in batches: before the flush ends, when one of
-  // them is due, or when the batch has grown to what this flush merged so
-  // far. A task is so walked over by O(log n) merges: 200,000 tasks due in
-  // one tick merge in O(n log n), not once per chunk (O(n^2 / chunk)).
-  size_t staged = 0;  // An upper bound: Cancel() may take some away.
-  size_t merged = 0;
-  int64_t staged_min = internal::kMaxNanos;
+  // Each round: one chunk of the wheel's flush (see
+  // TimingWheel::FlushChunk()), then the expired tasks are handed over
+  // outside the lock, the clock is re-read and the flush goes on until
+  // nothing is due.
   for (;;) {
     if (shutdown_) break;
-    size_t work = 0;
-    while (internal::Bucket* bucket = wheel_.PopDueBucket(now)) {
-      ++counters_.buckets_flushed;
-      if (wheel_.IsDueList(bucket)) {
-        const size_t before = expired.size();
-        wheel_.PopDueTasks(now, kFlushChunk - work, expired);
-        work += expired.size() - before;
-        if (work >= kFlushChunk) break;
-        continue;
-      }
-      internal::SpliceAll(&bucket->head,
-                          bucket->level == 0 ? &urgent_ : &flushing_);
-      internal::TimingWheel::ResetBucket(bucket);
-    }
-    internal::ListNode* queue =
-        internal::ListEmpty(&urgent_) ? &flushing_ : &urgent_;
-    // The queue is walked without unlinking each task from it, which would
-    // write to the next task at once and so wait for its cache miss: the
-    // next task is prefetched while this one is placed, and the queue is
-    // closed over the walked part when the chunk ends or it runs dry.
-    internal::ListNode* node = queue->next;
-    while (work < kFlushChunk && node != queue) {
-      internal::ListNode* const next = node->next;
-      __builtin_prefetch(next, 1);
-      node->prev = node->next = nullptr;  // Unlinked.
-      TimerTask* task = internal::TimingWheel::AsTask(node);
-      const int64_t due = internal::TimingWheel::DueOf(task);
-      if (due <= now) {
-        expired.push_back(task);
-      } else {
-        ++counters_.tasks_cascaded;
-        if (wheel_.InCurrentTick(due)) {
-          internal::LinkBefore(&staging_, internal::TimingWheel::AsNode(task));
-          ++staged;
-          staged_min = std::min(staged_min, due);
-        } else {
-          wheel_.Place(task);
-        }
-      }
-      ++work;
-      node = next;
-      if (node == queue) {  // Walked it all.
-        internal::InitList(queue);
-        if (queue == &urgent_) {
-          queue = &flushing_;
-          node = queue->next;
-        }
-      }
-    }
-    if (node != queue) {  // The rest waits for the next chunk.
-      queue->next = node;
-      node->prev = queue;
-    }
-    bool more = !internal::ListEmpty(&urgent_) ||
-                !internal::ListEmpty(&flushing_) || wheel_.EarliestKey() <= now;
-    if (staged > 0 && (!more || staged_min <= now || staged >= merged)) {
-      wheel_.MergeIntoDueList(&staging_);
-      merged += staged;
-      staged = 0;
-      staged_min = internal::kMaxNanos;
-      more = more || wheel_.EarliestKey() <= now;
-    }
+    internal::FlushCounters flushed;
+    const bool more = wheel_.FlushChunk(now, kFlushChunk, expired, &flushed);
+    counters_.buckets_flushed += flushed.buckets_flushed;
+    counters_.tasks_cascaded += flushed.tasks_cascaded;
     if (!more) break;
     std::vector<TimerTask*> batch = TakeExpired(expired);
     mu_.Unlock();

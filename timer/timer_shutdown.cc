@@ -41,11 +41,6 @@ std::vector<TaskPtr<TimerTask>> Timer::Shutdown() {
       shutdown_ = true;
       // O(buckets) under the lock: the tasks are walked after it.
       wheel_.TakeAll(chains);
-      for (internal::ListNode* list : {&urgent_, &flushing_, &staging_}) {
-        if (internal::ListNode* chain = internal::DetachChain(list)) {
-          chains.push_back(chain);
-        }
-      }
       count = counters_.pending;
       counters_.pending = 0;
       counters_.cancelled += count;

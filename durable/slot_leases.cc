@@ -18,25 +18,20 @@ std::vector<SlotEpoch> SlotLeases::owned() const {
 absl::StatusOr<SlotLeases::Changes> SlotLeases::Tick(
     Store& store, const std::function<bool(int)>& may_release) {
   Changes changes;
-  absl::StatusOr<int64_t> live = store.Heartbeat(node_id_, ttl_us_);
-  if (!live.ok()) return live.status();
-
-  if (!owned_.empty()) {
-    absl::StatusOr<std::vector<int>> renewed =
-        store.Renew(node_id_, owned(), ttl_us_, horizon_us_);
-    if (!renewed.ok()) return renewed.status();
-    std::set<int> kept(renewed->begin(), renewed->end());
-    for (auto it = owned_.begin(); it != owned_.end();) {
-      if (kept.count(it->first) == 0) {
-        changes.lost.push_back(it->first);
-        it = owned_.erase(it);
-      } else {
-        ++it;
-      }
+  absl::StatusOr<Renewal> round =
+      store.Renew(node_id_, owned(), ttl_us_, horizon_us_);
+  if (!round.ok()) return round.status();
+  std::set<int> kept(round->renewed.begin(), round->renewed.end());
+  for (auto it = owned_.begin(); it != owned_.end();) {
+    if (kept.count(it->first) == 0) {
+      changes.lost.push_back(it->first);
+      it = owned_.erase(it);
+    } else {
+      ++it;
     }
   }
 
-  const int64_t nodes = std::max<int64_t>(1, *live);
+  const int64_t nodes = std::max<int64_t>(1, round->live_nodes);
   const int64_t share = (slot_count_ + nodes - 1) / nodes;
   const int64_t have = static_cast<int64_t>(owned_.size());
   if (have > share) {

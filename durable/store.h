@@ -90,6 +90,12 @@ struct Claimed {
   int64_t db_now_us = 0;
 };
 
+// What `Store::Renew()` returns.
+struct Renewal {
+  int64_t live_nodes = 1;    // Heartbeat within the TTL, this one included.
+  std::vector<int> renewed;  // The owned slots still held (the rest are lost).
+};
+
 // A row to insert. `due_or_delay_us` is absolute (microseconds since the
 // Unix epoch) unless `relative`, when it is a delay after the database's now.
 struct InsertRow {
@@ -350,15 +356,15 @@ class Store {
   absl::Status RegisterKinds(const std::string& node,
                              absl::Span<const std::string> kinds);
 
-  // Leases. Heartbeat() records this node as live and returns the number of
-  // live nodes (heartbeat within `ttl_us`), this one included.
-  absl::StatusOr<int64_t> Heartbeat(const std::string& node, int64_t ttl_us);
-  // Extends the leases of `owned` that are still this node's under the same
-  // epoch, recording the owner's `horizon_us` in them (inserters notify it
-  // of rows due within it); returns the slots renewed (the others are lost).
-  absl::StatusOr<std::vector<int>> Renew(const std::string& node,
-                                         absl::Span<const SlotEpoch> owned,
-                                         int64_t ttl_us, int64_t horizon_us);
+  // Leases. One round of a live owner, in one statement: records `node`'s
+  // heartbeat, extends the leases of `owned` that are still this node's
+  // under the same epoch by `ttl_us`, recording the owner's `horizon_us` in
+  // them (inserters notify it of rows due within it), and counts the live
+  // nodes (heartbeat within `ttl_us`, this one included). The slots not
+  // renewed are lost.
+  absl::StatusOr<Renewal> Renew(const std::string& node,
+                                absl::Span<const SlotEpoch> owned,
+                                int64_t ttl_us, int64_t horizon_us);
   // Takes up to `count` free or expired slots, incrementing their epochs and
   // re-stamping their SCHEDULED and RUNNING tasks as PENDING under the new
   // epoch (RUNNING ones whose attempts are used up become FAILED), and

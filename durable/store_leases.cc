@@ -1,7 +1,7 @@
 // Copyright 2026 The timingwheel Authors.
 //
-// The lease statements: heartbeat, renew, acquire (with the takeover's
-// re-stamp), release, requeue orphans, remove a node.
+// The lease statements: renew (with the heartbeat), acquire (with the
+// takeover's re-stamp), release, requeue orphans, remove a node.
 
 #include <algorithm>
 #include <cstdlib>
@@ -22,24 +22,28 @@ namespace timingwheel {
 namespace durable_internal {
 namespace {
 
-constexpr char kHeartbeatSql[] = R"sql(
+// One round of a live owner: records its heartbeat, extends the leases of
+// `owned` still held under the same epochs (recording the horizon), and
+// counts the live nodes. One statement, so an idle process costs one
+// statement per round. The LEFT JOIN returns one row when nothing was
+// renewed (slot NULL).
+constexpr char kRenewSql[] = R"sql(
 WITH n AS (SELECT tw_now_us() AS now),
 hb AS (
   INSERT INTO tw_node (node_id, heartbeat_us) SELECT $1, now FROM n
   ON CONFLICT (node_id) DO UPDATE SET heartbeat_us = EXCLUDED.heartbeat_us
-  RETURNING node_id)
-SELECT 1 + (SELECT count(*) FROM tw_node, n
-            WHERE heartbeat_us > n.now - $2 AND node_id <> $1)
-FROM hb
-)sql";
-
-constexpr char kRenewSql[] = R"sql(
-WITH n AS (SELECT tw_now_us() AS now)
-UPDATE tw_slot_lease l SET lease_until_us = n.now + $4, horizon_us = $5
-FROM unnest($2::int4[], $3::int8[]) AS m(slot, epoch), n
-WHERE l.slot = m.slot AND l.epoch = m.epoch AND l.owner = $1
-  AND l.lease_until_us > n.now
-RETURNING l.slot
+  RETURNING node_id),
+renewed AS (
+  UPDATE tw_slot_lease l SET lease_until_us = n.now + $2, horizon_us = $5
+  FROM unnest($3::int4[], $4::int8[]) AS m(slot, epoch), n
+  WHERE l.slot = m.slot AND l.epoch = m.epoch AND l.owner = $1
+    AND l.lease_until_us > n.now
+  RETURNING l.slot),
+live AS (
+  SELECT 1 + count(*) AS live_nodes FROM tw_node, n
+  WHERE heartbeat_us > n.now - $2 AND node_id <> $1)
+SELECT live.live_nodes, renewed.slot
+FROM live LEFT JOIN renewed ON true
 )sql";
 
 // Takes free or expired slots (SKIP LOCKED: concurrent takers get disjoint
@@ -99,34 +103,30 @@ DELETE FROM tw_node WHERE node_id = $1
 
 }  // namespace
 
-absl::StatusOr<int64_t> Store::Heartbeat(const std::string& node,
-                                         int64_t ttl_us) {
-  absl::StatusOr<PgResult> r =
-      PgExec(conn_, kHeartbeatSql, PgParams().Text(node).Int64(ttl_us));
-  if (!r.ok()) return r.status();
-  return r->rows() > 0 ? r->Int(0, 0) : 1;
-}
-
-absl::StatusOr<std::vector<int>> Store::Renew(const std::string& node,
-                                              absl::Span<const SlotEpoch> owned,
-                                              int64_t ttl_us,
-                                              int64_t horizon_us) {
+absl::StatusOr<Renewal> Store::Renew(const std::string& node,
+                                     absl::Span<const SlotEpoch> owned,
+                                     int64_t ttl_us, int64_t horizon_us) {
   std::vector<int32_t> slots;
   std::vector<int64_t> epochs;
   SplitSlots(owned, &slots, &epochs);
   absl::StatusOr<PgResult> r = PgExec(conn_, kRenewSql,
                                       PgParams()
                                           .Text(node)
+                                          .Int64(ttl_us)
                                           .Int32Array(slots)
                                           .Int64Array(epochs)
-                                          .Int64(ttl_us)
                                           .Int64(horizon_us));
   if (!r.ok()) return r.status();
-  std::vector<int> renewed;
+  Renewal renewal;
   for (int i = 0; i < r->rows(); ++i) {
-    renewed.push_back(static_cast<int>(r->Int(i, 0)));
+    PgRow row(*r, i);
+    renewal.live_nodes = row.Int("live_nodes");
+    if (!row.IsNull("slot")) {
+      renewal.renewed.push_back(static_cast<int>(row.Int("slot")));
+    }
+    if (!row.status().ok()) return row.status();
   }
-  return renewed;
+  return renewal;
 }
 
 absl::StatusOr<std::vector<SlotEpoch>> Store::Acquire(const std::string& node,

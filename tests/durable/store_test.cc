@@ -225,7 +225,7 @@ TEST_F(StoreTest, OldEpochWritesChangeNothing) {
   EXPECT_EQ(completed->written, 0);
   auto renewed = store_->Renew("node-a", *a_slots, 10'000'000, 3'600'000'000);
   ASSERT_TRUE(renewed.ok());
-  EXPECT_TRUE(renewed->empty());
+  EXPECT_TRUE(renewed->renewed.empty());
   auto a_claim = store_->ClaimDue("node-a", *a_slots, 1'000'000, 100);
   ASSERT_TRUE(a_claim.ok());
   EXPECT_TRUE(a_claim->tasks.empty());
@@ -257,6 +257,46 @@ TEST_F(StoreTest, OldEpochWritesChangeNothing) {
 
 // The fire matches the row's epoch, not only its owner: a row committed
 // SCHEDULED under an epoch the same node no longer holds starts nothing.
+TEST_F(StoreTest, RenewHeartbeatsRenewsAndCountsLiveNodesInOneStatement) {
+  // A first round with nothing owned still records the heartbeat.
+  auto first = store_->Renew("node-a", {}, 10'000'000, 3'600'000'000);
+  ASSERT_TRUE(first.ok()) << first.status();
+  EXPECT_EQ(first->live_nodes, 1);
+  EXPECT_TRUE(first->renewed.empty());
+
+  auto a_slots = store_->Acquire("node-a", 2, 10'000'000, 3, 3'600'000'000);
+  ASSERT_TRUE(a_slots.ok());
+  ASSERT_EQ(a_slots->size(), 2u);
+  ASSERT_TRUE(store_->Renew("node-b", {}, 10'000'000, 3'600'000'000).ok());
+
+  // node-a sees node-b, keeps both slots, and its lease moved forward.
+  ASSERT_TRUE(ExecSql(db_->conninfo(),
+                      "UPDATE tw_slot_lease SET lease_until_us = "
+                      "tw_now_us() + 2000000 WHERE owner = 'node-a'")
+                  .ok());
+  auto round = store_->Renew("node-a", *a_slots, 10'000'000, 3'600'000'000);
+  ASSERT_TRUE(round.ok()) << round.status();
+  EXPECT_EQ(round->live_nodes, 2);
+  std::vector<int> renewed = round->renewed;
+  std::sort(renewed.begin(), renewed.end());
+  EXPECT_EQ(renewed,
+            (std::vector<int>{(*a_slots)[0].slot, (*a_slots)[1].slot}));
+  EXPECT_EQ(*QueryInt(db_->conninfo(),
+                      "SELECT count(*) FROM tw_slot_lease WHERE owner = "
+                      "'node-a' AND lease_until_us > tw_now_us() + 5000000"),
+            2);
+
+  // A node whose heartbeat is older than the TTL is not counted.
+  ASSERT_TRUE(ExecSql(db_->conninfo(),
+                      "UPDATE tw_node SET heartbeat_us = 0 "
+                      "WHERE node_id = 'node-b'")
+                  .ok());
+  round = store_->Renew("node-a", *a_slots, 10'000'000, 3'600'000'000);
+  ASSERT_TRUE(round.ok());
+  EXPECT_EQ(round->live_nodes, 1);
+  EXPECT_EQ(round->renewed.size(), 2u);
+}
+
 TEST_F(StoreTest, FireMatchesTheEpochNotOnlyTheOwner) {
   InsertRow row = Row("stale", "p");
   ASSERT_TRUE(store_->Insert(Client(), {&row, 1}).ok());

@@ -96,5 +96,14 @@ std::string PgRow::Bytes(const char* name) const {
   return col < 0 ? std::string() : result_.Bytes(row_, col);
 }
 
+int PgColumns::operator()(const char* name) {
+  int col = PQfnumber(result_.get(), name);
+  if (col < 0 && status_.ok()) {
+    status_ = absl::InternalError(
+        absl::StrCat("the statement returned no column \"", name, "\""));
+  }
+  return col;
+}
+
 }  // namespace durable_internal
 }  // namespace timingwheel

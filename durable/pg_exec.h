@@ -13,6 +13,7 @@
 //     with the connection's password scrubbed.
 //   * `PgExecScript()`: constant text of several statements (DDL).
 //   * `PgRow`: one row of a result, its columns looked up by name.
+//   * `PgColumns`: a result's columns looked up by name once, for many rows.
 //
 // Thread safety: as the connection: one thread at a time.
 
@@ -77,6 +78,25 @@ class PgRow {
   const PgResult& result_;
   const int row_;
   mutable absl::Status status_;
+};
+
+// PgColumns
+//
+// The columns of `result` looked up by name once, for readers of many rows:
+// `const int id = columns("task_id");` then `result.Bytes(row, id)`. A name
+// the result lacks gives -1 and is remembered: check `status()` before
+// reading any row.
+class PgColumns {
+ public:
+  explicit PgColumns(const PgResult& result) : result_(result) {}
+
+  int operator()(const char* name);
+
+  absl::Status status() const { return status_; }
+
+ private:
+  const PgResult& result_;
+  absl::Status status_;
 };
 
 }  // namespace durable_internal

@@ -52,8 +52,8 @@ c AS (
   FOR UPDATE OF t SKIP LOCKED)
 UPDATE tw_timer t SET state = 1, epoch = c.epoch, version = nextval('tw_version_seq')
 FROM c WHERE t.task_id = c.task_id
-RETURNING t.task_id, t.slot, t.due_us, t.epoch, tw_now_us(), t.kind,
-          t.priority
+RETURNING t.task_id, t.slot, t.due_us, t.epoch, tw_now_us() AS db_now_us,
+          t.kind, t.priority
 )sql";
 
 // The fire CAS: SCHEDULED -> RUNNING for the due rows, claimed under their
@@ -105,8 +105,10 @@ early AS (
     FROM tw_timer t
     WHERE t.task_id = b.task_id AND t.state = 1 AND t.due_us > n.now
     OFFSET 0) x)
-SELECT true, task_id, payload, attempt, version, due_us, slot, epoch,
-       tw_now_us(), kind, priority, (SELECT now FROM n) FROM run
+SELECT true AS run, task_id, payload, attempt, version, due_us, slot, epoch,
+       tw_now_us() AS db_now_us, kind, priority,
+       (SELECT now FROM n) AS started_us
+FROM run
 UNION ALL
 SELECT false, task_id, NULL, 0, 0, due_us, slot, epoch, tw_now_us(), kind,
        priority, (SELECT now FROM n)
@@ -161,7 +163,8 @@ history AS (
                           finished_us, error)
   SELECT task_id, attempt, outcome, $8, started_us, now, nullif(error, '')
   FROM done WHERE $9)
-SELECT task_id, slot, state, due_us, epoch, tw_now_us(), kind, priority
+SELECT task_id, slot, state, due_us, epoch, tw_now_us() AS db_now_us, kind,
+       priority
 FROM done
 )sql";
 
@@ -204,10 +207,15 @@ absl::StatusOr<Claimed> Store::ClaimDue(const std::string& node,
                                           .Int64(horizon_us)
                                           .Int64(limit));
   if (!r.ok()) return r.status();
+  PgColumns column(*r);
+  const EntryColumns entry(column);
+  const int db_now = column("db_now_us");
+  if (!column.status().ok()) return column.status();
   Claimed claimed;
-  claimed.tasks = ReadEntries(*r, 0);
+  claimed.tasks.reserve(r->rows());
   for (int i = 0; i < r->rows(); ++i) {
-    claimed.db_now_us = std::max(claimed.db_now_us, r->Int(i, 4));
+    claimed.tasks.push_back(entry.Read(*r, i));
+    claimed.db_now_us = std::max(claimed.db_now_us, r->Int(i, db_now));
   }
   return claimed;
 }
@@ -219,36 +227,36 @@ absl::StatusOr<FireResult> Store::StartRunning(
   absl::StatusOr<PgResult> r =
       PgExec(conn_, kStartSql, PgParams().Text(node).BytesArray(ids));
   if (!r.ok()) return r.status();
+  PgColumns column(*r);
+  const EntryColumns entry(column);
+  const int run = column("run"), payload = column("payload"),
+            attempt = column("attempt"), version = column("version"),
+            db_now = column("db_now_us"), started_us = column("started_us");
+  if (!column.status().ok()) return column.status();
   FireResult result;
   for (int i = 0; i < r->rows(); ++i) {
-    result.db_now_us = std::max(result.db_now_us, r->Int(i, 8));
-    if (r->Int(i, 0) != 0) {
-      Started s;
-      s.task.id = r->Bytes(i, 1);
-      s.task.payload = r->Bytes(i, 2);
-      s.task.attempt = static_cast<int>(r->Int(i, 3));
-      s.version = r->Int(i, 4);
-      s.task.due = absl::FromUnixMicros(r->Int(i, 5));
-      int64_t occurrence_us = 0;
-      if (ParseOccurrenceId(s.task.id, &s.task.schedule, &occurrence_us)) {
-        s.task.occurrence = absl::FromUnixMicros(occurrence_us);
-      }
-      s.slot = static_cast<int>(r->Int(i, 6));
-      s.epoch = r->Int(i, 7);
-      s.task.kind = r->Bytes(i, 9);
-      s.task.priority = static_cast<int>(r->Int(i, 10));
-      s.started_us = r->Int(i, 11);
-      result.started.push_back(std::move(s));
-    } else {
-      WheelEntry e;
-      e.id = r->Bytes(i, 1);
-      e.due_us = r->Int(i, 5);
-      e.slot = static_cast<int>(r->Int(i, 6));
-      e.epoch = r->Int(i, 7);
-      e.kind = r->Bytes(i, 9);
-      e.priority = static_cast<int>(r->Int(i, 10));
+    result.db_now_us = std::max(result.db_now_us, r->Int(i, db_now));
+    WheelEntry e = entry.Read(*r, i);
+    if (r->Int(i, run) == 0) {
       result.not_due.push_back(std::move(e));
+      continue;
     }
+    Started s;
+    s.task.id = std::move(e.id);
+    s.task.payload = r->Bytes(i, payload);
+    s.task.attempt = static_cast<int>(r->Int(i, attempt));
+    s.version = r->Int(i, version);
+    s.task.due = absl::FromUnixMicros(e.due_us);
+    int64_t occurrence_us = 0;
+    if (ParseOccurrenceId(s.task.id, &s.task.schedule, &occurrence_us)) {
+      s.task.occurrence = absl::FromUnixMicros(occurrence_us);
+    }
+    s.slot = e.slot;
+    s.epoch = e.epoch;
+    s.task.kind = std::move(e.kind);
+    s.task.priority = e.priority;
+    s.started_us = r->Int(i, started_us);
+    result.started.push_back(std::move(s));
   }
   return result;
 }
@@ -282,11 +290,15 @@ absl::StatusOr<CompleteResult> Store::Complete(
                                           .Bool(log.record)
                                           .Int64Array(started));
   if (!r.ok()) return r.status();
+  PgColumns column(*r);
+  const EntryColumns entry(column);
+  const int state_column = column("state"), db_now = column("db_now_us");
+  if (!column.status().ok()) return column.status();
   CompleteResult result;
   result.written = r->rows();
   for (int i = 0; i < r->rows(); ++i) {
-    result.db_now_us = std::max(result.db_now_us, r->Int(i, 5));
-    const int64_t state = r->Int(i, 2);
+    result.db_now_us = std::max(result.db_now_us, r->Int(i, db_now));
+    const int64_t state = r->Int(i, state_column);
     if (state == static_cast<int>(TaskState::kSuccess)) {
       ++result.succeeded;
     } else if (state == static_cast<int>(TaskState::kFailed)) {
@@ -295,14 +307,7 @@ absl::StatusOr<CompleteResult> Store::Complete(
       ++result.retried;
     }
     if (state == static_cast<int>(TaskState::kScheduled)) {
-      WheelEntry e;
-      e.id = r->Bytes(i, 0);
-      e.slot = static_cast<int>(r->Int(i, 1));
-      e.due_us = r->Int(i, 3);
-      e.epoch = r->Int(i, 4);
-      e.kind = r->Bytes(i, 6);
-      e.priority = static_cast<int>(r->Int(i, 7));
-      result.retries.push_back(std::move(e));
+      result.retries.push_back(entry.Read(*r, i));
     }
   }
   return result;

@@ -46,7 +46,7 @@ ins AS (
   SELECT task_id, slot, due_us, 0, payload, kind, priority FROM input
 )sql";
 constexpr char kSkipExisting[] = "  ON CONFLICT (task_id) DO NOTHING\n";
-constexpr char kInsertTail[] = R"sql(
+constexpr char kInsertFlagged[] = R"sql(
   RETURNING task_id, slot, due_us, kind, priority),
 flagged AS (
   SELECT ins.task_id, ins.slot, ins.due_us, ins.kind, ins.priority, l.epoch,
@@ -59,23 +59,37 @@ woken AS (
 notified AS (
   SELECT pg_notify('timingwheel',
                    CASE WHEN length(slots) > $9 THEN '*' ELSE slots END)
-  FROM woken WHERE slots IS NOT NULL)
+  FROM woken WHERE slots IS NOT NULL))sql";
+// Every inserted row (the skipping form checks the others against them).
+constexpr char kSelectEveryRow[] = R"sql(
 SELECT task_id, slot, due_us,
-       mine AND due_us < (SELECT now FROM n) + $8,
-       (SELECT now FROM n), (SELECT count(*) FROM notified), epoch, kind,
-       priority
+       mine AND due_us < (SELECT now FROM n) + $8 AS load_now,
+       (SELECT now FROM n) AS db_now_us,
+       (SELECT count(*) FROM notified) AS notified, epoch, kind, priority
 FROM flagged
+)sql";
+// The count, and only the rows the inserter loads at once (task_id NULL
+// when there are none): a client's batch returns one row.
+constexpr char kSelectRowsToLoad[] = R"sql(,
+totals AS (
+  SELECT (SELECT count(*) FROM ins) AS inserted,
+         (SELECT now FROM n) AS db_now_us,
+         (SELECT count(*) FROM notified) AS notified)
+SELECT totals.inserted, totals.db_now_us, totals.notified, f.task_id,
+       f.slot, f.due_us, f.epoch, f.kind, f.priority
+FROM totals LEFT JOIN flagged f
+  ON f.mine AND f.due_us < totals.db_now_us + $8
 )sql";
 
 const std::string& InsertSql() {
-  static const std::string* const sql =
-      new std::string(absl::StrCat(kInsertHead, kSkipExisting, kInsertTail));
+  static const std::string* const sql = new std::string(absl::StrCat(
+      kInsertHead, kSkipExisting, kInsertFlagged, kSelectEveryRow));
   return *sql;
 }
 
 const std::string& InsertNewSql() {
-  static const std::string* const sql =
-      new std::string(absl::StrCat(kInsertHead, kInsertTail));
+  static const std::string* const sql = new std::string(
+      absl::StrCat(kInsertHead, kInsertFlagged, kSelectRowsToLoad));
   return *sql;
 }
 
@@ -95,13 +109,13 @@ FROM woken WHERE slots IS NOT NULL
 // For ids that were not inserted: does the stored row match the request?
 // And where is it (slot, due time, PENDING or not), as of the clock now.
 constexpr char kConflictSql[] = R"sql(
-SELECT i.task_id, t.task_id IS NOT NULL,
+SELECT i.task_id, t.task_id IS NOT NULL AS stored,
        coalesce(t.payload = i.payload AND (i.relative OR t.due_us = i.due)
                 AND t.kind = convert_from(i.kind, 'UTF8')
                 AND t.priority = i.priority,
-                false),
-       t.slot, t.due_us, coalesce(t.state = 0, false), tw_now_us(), t.kind,
-       t.priority
+                false) AS identical,
+       t.slot, t.due_us, coalesce(t.state = 0, false) AS pending,
+       tw_now_us() AS db_now_us, t.kind, t.priority
 FROM unnest($1::bytea[], $2::int8[], $3::bool[], $4::bytea[], $5::bytea[],
             $6::int2[])
        AS i(task_id, due, relative, payload, kind, priority)
@@ -130,12 +144,55 @@ ON CONFLICT (kind) DO UPDATE
 SET node_id = EXCLUDED.node_id, registered_us = EXCLUDED.registered_us
 )sql";
 
-// InsertTasks(), running the insert statement with `run_insert` (plain or
-// prepared).
+// Which form of the insert ran: they return different rows.
+enum class InsertForm {
+  kSkipExisting,  // InsertSql(): every inserted row.
+  kNewOnly,       // InsertNewSql(): the count and the rows to load only.
+};
+
+// Reads an InsertSql() result: every inserted row, the ones to load at once
+// flagged; their ids go to `fresh`.
+absl::Status ReadEveryRow(const PgResult& r, InsertResult* result,
+                          int64_t* inserted,
+                          absl::flat_hash_set<std::string>* fresh) {
+  PgColumns column(r);
+  const EntryColumns entry(column);
+  const int load_now = column("load_now");
+  const int db_now = column("db_now_us");
+  if (!column.status().ok()) return column.status();
+  *inserted = r.rows();
+  for (int i = 0; i < r.rows(); ++i) {
+    result->db_now_us = r.Int(i, db_now);
+    fresh->insert(r.Bytes(i, entry.id));
+    if (r.Int(i, load_now) != 0) result->mine.push_back(entry.Read(r, i));
+  }
+  return absl::OkStatus();
+}
+
+// Reads an InsertNewSql() result: at least one row holding the count; the
+// rows with a task are the ones to load at once.
+absl::Status ReadRowsToLoad(const PgResult& r, InsertResult* result,
+                            int64_t* inserted) {
+  PgColumns column(r);
+  const EntryColumns entry(column);
+  const int count = column("inserted");
+  const int db_now = column("db_now_us");
+  if (!column.status().ok()) return column.status();
+  for (int i = 0; i < r.rows(); ++i) {
+    *inserted = r.Int(i, count);
+    result->db_now_us = r.Int(i, db_now);
+    if (!r.IsNull(i, entry.id)) result->mine.push_back(entry.Read(r, i));
+  }
+  return absl::OkStatus();
+}
+
+// InsertTasks(), running the insert statement of `form` with `run_insert`
+// (plain or prepared).
 template <typename RunInsert>
 absl::StatusOr<InsertResult> InsertTasksWith(PGconn* conn,
                                              const Inserter& inserter,
                                              absl::Span<const InsertRow> rows,
+                                             InsertForm form,
                                              const RunInsert& run_insert) {
   std::vector<absl::string_view> ids, payloads, kinds;
   std::vector<int32_t> slots;
@@ -166,23 +223,17 @@ absl::StatusOr<InsertResult> InsertTasksWith(PGconn* conn,
   absl::StatusOr<PgResult> inserted = run_insert(params);
   if (!inserted.ok()) return inserted.status();
   InsertResult result;
-  for (int i = 0; i < inserted->rows(); ++i) {
-    result.db_now_us = inserted->Int(i, 4);
-    if (inserted->Int(i, 3) != 0) {
-      WheelEntry e;
-      e.id = inserted->Bytes(i, 0);
-      e.slot = static_cast<int>(inserted->Int(i, 1));
-      e.due_us = inserted->Int(i, 2);
-      e.epoch = inserted->Int(i, 6);
-      e.kind = inserted->Bytes(i, 7);
-      e.priority = static_cast<int>(inserted->Int(i, 8));
-      result.mine.push_back(std::move(e));
-    }
-  }
-  if (inserted->rows() == static_cast<int>(rows.size())) return result;
+  int64_t count = 0;
+  absl::flat_hash_set<std::string> fresh;  // Inserted by this statement.
+  absl::Status read = form == InsertForm::kNewOnly
+                          ? ReadRowsToLoad(*inserted, &result, &count)
+                          : ReadEveryRow(*inserted, &result, &count, &fresh);
+  if (!read.ok()) return read;
+  if (count == static_cast<int64_t>(rows.size())) return result;
 
   // Some ids exist already (or the slot count is wrong): identical retries
-  // are fine, anything else is a conflict.
+  // are fine, anything else is a conflict. (The new-only form inserts all
+  // or fails, so after it `fresh` is rightly empty.)
   PgParams check;
   check.BytesArray(ids)
       .Int64Array(dues)
@@ -192,30 +243,33 @@ absl::StatusOr<InsertResult> InsertTasksWith(PGconn* conn,
       .Int16Array(priorities);
   absl::StatusOr<PgResult> conflicts = PgExec(conn, kConflictSql, check);
   if (!conflicts.ok()) return conflicts.status();
-  absl::flat_hash_set<std::string> fresh;  // Inserted by this statement.
-  for (int i = 0; i < inserted->rows(); ++i) {
-    fresh.insert(inserted->Bytes(i, 0));
-  }
+  PgColumns column(*conflicts);
+  const int id = column("task_id"), stored = column("stored"),
+            identical = column("identical"), slot = column("slot"),
+            due = column("due_us"), pending = column("pending"),
+            db_now = column("db_now_us"), kind = column("kind"),
+            priority = column("priority");
+  if (!column.status().ok()) return column.status();
   for (int i = 0; i < conflicts->rows(); ++i) {
-    if (conflicts->Int(i, 1) == 0) {
+    if (conflicts->Int(i, stored) == 0) {
       return absl::FailedPreconditionError(
           "task not stored: the store's slot count differs from the "
           "scheduler's (or the schema is missing)");
     }
-    if (conflicts->Int(i, 2) == 0) {
+    if (conflicts->Int(i, identical) == 0) {
       return absl::AlreadyExistsError(
           "a task with this id exists with another payload, due time, "
           "kind or priority");
     }
-    result.db_now_us = conflicts->Int(i, 6);
-    std::string id = conflicts->Bytes(i, 0);
-    if (conflicts->Int(i, 5) != 0 && !fresh.contains(id)) {
+    result.db_now_us = conflicts->Int(i, db_now);
+    std::string task_id = conflicts->Bytes(i, id);
+    if (conflicts->Int(i, pending) != 0 && !fresh.contains(task_id)) {
       WheelEntry e;
-      e.id = std::move(id);
-      e.slot = static_cast<int>(conflicts->Int(i, 3));
-      e.due_us = conflicts->Int(i, 4);
-      e.kind = conflicts->Bytes(i, 7);
-      e.priority = static_cast<int>(conflicts->Int(i, 8));
+      e.id = std::move(task_id);
+      e.slot = static_cast<int>(conflicts->Int(i, slot));
+      e.due_us = conflicts->Int(i, due);
+      e.kind = conflicts->Bytes(i, kind);
+      e.priority = static_cast<int>(conflicts->Int(i, priority));
       result.identical.push_back(std::move(e));
     }
   }
@@ -240,7 +294,7 @@ absl::Status CheckKinds(PGconn* conn, absl::Span<const InsertRow> rows,
   if (!r.ok()) return r.status();
   if (r->rows() > 0) {
     return absl::NotFoundError(absl::StrCat(
-        "unknown task kind \"", r->Bytes(0, 0),
+        "unknown task kind \"", PgRow(*r, 0).Bytes("kind"),
         "\": no scheduler has registered it (DurableOptions::kinds); start a "
         "scheduler that handles it before scheduling its tasks"));
   }
@@ -254,9 +308,10 @@ absl::StatusOr<InsertResult> InsertTasks(PGconn* conn, const Inserter& inserter,
                                          absl::Span<const InsertRow> rows) {
   absl::Status kinds = CheckKinds(conn, rows, nullptr);
   if (!kinds.ok()) return kinds;
-  return InsertTasksWith(conn, inserter, rows, [conn](const PgParams& params) {
-    return PgExec(conn, InsertSql().c_str(), params);
-  });
+  return InsertTasksWith(conn, inserter, rows, InsertForm::kSkipExisting,
+                         [conn](const PgParams& params) {
+                           return PgExec(conn, InsertSql().c_str(), params);
+                         });
 }
 
 absl::Status NotifyDue(PGconn* conn, absl::Span<const WheelEntry> entries) {
@@ -286,13 +341,14 @@ absl::StatusOr<InsertResult> Store::Insert(const Inserter& inserter,
   // One statement is atomic on its own: a single row needs no transaction
   // (nor its BEGIN/COMMIT round trips); a batch runs in one.
   const bool in_transaction = rows.size() > 1;
-  auto attempt = [&](const auto& run_insert) -> absl::StatusOr<InsertResult> {
+  auto attempt = [&](InsertForm form,
+                     const auto& run_insert) -> absl::StatusOr<InsertResult> {
     if (in_transaction) {
       absl::Status status = PgExec(conn_, "BEGIN").status();
       if (!status.ok()) return status;
     }
     absl::StatusOr<InsertResult> result =
-        InsertTasksWith(conn_, inserter, rows, run_insert);
+        InsertTasksWith(conn_, inserter, rows, form, run_insert);
     if (!in_transaction) return result;
     if (!result.ok()) {
       (void)PgExec(conn_, "ROLLBACK");
@@ -305,9 +361,10 @@ absl::StatusOr<InsertResult> Store::Insert(const Inserter& inserter,
   // An existing id fails the first form (nothing written, no notification
   // sent, the transaction void); the second skips existing ids and checks
   // them.
-  absl::StatusOr<InsertResult> result = attempt(insert_new);
+  absl::StatusOr<InsertResult> result =
+      attempt(InsertForm::kNewOnly, insert_new);
   if (!absl::IsAlreadyExists(result.status())) return result;
-  return attempt(insert_or_skip);
+  return attempt(InsertForm::kSkipExisting, insert_or_skip);
 }
 
 absl::Status Store::NotifyDue(absl::Span<const WheelEntry> entries) {
@@ -326,14 +383,16 @@ absl::StatusOr<TaskInfo> Store::Get(const std::string& id) {
       ExecPrepared("tw_get", kGetSql, PgParams().Bytes(id));
   if (!r.ok()) return r.status();
   if (r->rows() == 0) return absl::NotFoundError("no task with this id");
+  PgRow row(*r, 0);
   TaskInfo info;
-  info.state = static_cast<TaskState>(r->Int(0, 0));
-  info.attempt = static_cast<int>(r->Int(0, 1));
-  info.due = absl::FromUnixMicros(r->Int(0, 2));
-  info.slot = static_cast<int>(r->Int(0, 3));
-  info.last_error = r->Bytes(0, 4);
-  info.kind = r->Bytes(0, 5);
-  info.priority = static_cast<int>(r->Int(0, 6));
+  info.state = static_cast<TaskState>(row.Int("state"));
+  info.attempt = static_cast<int>(row.Int("attempt"));
+  info.due = absl::FromUnixMicros(row.Int("due_us"));
+  info.slot = static_cast<int>(row.Int("slot"));
+  info.last_error = row.Bytes("last_error");
+  info.kind = row.Bytes("kind");
+  info.priority = static_cast<int>(row.Int("priority"));
+  if (!row.status().ok()) return row.status();
   return info;
 }
 

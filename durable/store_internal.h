@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "absl/types/span.h"
+#include "durable/pg_exec.h"
 #include "durable/pg_params.h"
 #include "durable/store.h"
 
@@ -29,22 +30,33 @@ inline void SplitSlots(absl::Span<const SlotEpoch> owned,
   }
 }
 
-// Rows of (task_id, slot, due_us, epoch, <one column>, kind, priority).
-inline std::vector<WheelEntry> ReadEntries(const PgResult& r, int id_col) {
-  std::vector<WheelEntry> entries;
-  entries.reserve(r.rows());
-  for (int i = 0; i < r.rows(); ++i) {
+// EntryColumns
+//
+// The columns of a task's place in a wheel (task_id, slot, due_us, epoch,
+// kind, priority) in a statement's result, looked up by name once; a
+// missing one is in `column.status()`.
+struct EntryColumns {
+  explicit EntryColumns(PgColumns& column)
+      : id(column("task_id")),
+        slot(column("slot")),
+        due(column("due_us")),
+        epoch(column("epoch")),
+        kind(column("kind")),
+        priority(column("priority")) {}
+
+  WheelEntry Read(const PgResult& r, int row) const {
     WheelEntry e;
-    e.id = r.Bytes(i, id_col);
-    e.slot = static_cast<int>(r.Int(i, id_col + 1));
-    e.due_us = r.Int(i, id_col + 2);
-    e.epoch = r.Int(i, id_col + 3);
-    e.kind = r.Bytes(i, id_col + 5);
-    e.priority = static_cast<int>(r.Int(i, id_col + 6));
-    entries.push_back(std::move(e));
+    e.id = r.Bytes(row, id);
+    e.slot = static_cast<int>(r.Int(row, slot));
+    e.due_us = r.Int(row, due);
+    e.epoch = r.Int(row, epoch);
+    e.kind = r.Bytes(row, kind);
+    e.priority = static_cast<int>(r.Int(row, priority));
+    return e;
   }
-  return entries;
-}
+
+  const int id, slot, due, epoch, kind, priority;
+};
 
 }  // namespace durable_internal
 }  // namespace timingwheel

@@ -69,7 +69,7 @@ restamped AS (
   FROM got WHERE t.slot = got.slot AND t.finished_us IS NULL
     AND t.state IN (1, 2)
   RETURNING 1)
-SELECT slot, epoch, (SELECT count(*) FROM restamped) FROM got
+SELECT slot, epoch, (SELECT count(*) FROM restamped) AS restamped FROM got
 )sql";
 
 constexpr char kReleaseSql[] = R"sql(
@@ -141,9 +141,12 @@ absl::StatusOr<std::vector<SlotEpoch>> Store::Acquire(const std::string& node,
                                           .Int32(max_attempts)
                                           .Int64(horizon_us));
   if (!r.ok()) return r.status();
+  PgColumns column(*r);
+  const int slot = column("slot"), epoch = column("epoch");
+  if (!column.status().ok()) return column.status();
   std::vector<SlotEpoch> got;
   for (int i = 0; i < r->rows(); ++i) {
-    got.push_back({static_cast<int>(r->Int(i, 0)), r->Int(i, 1)});
+    got.push_back({static_cast<int>(r->Int(i, slot)), r->Int(i, epoch)});
   }
   return got;
 }

@@ -123,7 +123,10 @@ TEST_F(RecurringStoreTest, OutageCatchUpRunEachMissedRunsTheNewestMaxRuns) {
   // by the owner's duty once within its horizon (a client's is 0).
   ASSERT_EQ(due.size(), 3u);
   EXPECT_LE(due[2], 0);
-  EXPECT_GT(due[2], -kEveryUs);
+  // The newest missed one: within one period of the advance's clock, which
+  // it read some milliseconds before the write measured from (under load);
+  // the next older one is a whole period further.
+  EXPECT_GT(due[2], -kEveryUs - kEveryUs / 2);
   EXPECT_EQ(due[1] - due[0], kEveryUs);
   EXPECT_EQ(due[2] - due[1], kEveryUs);
 }

@@ -61,30 +61,49 @@ absl::StatusOr<std::unique_ptr<ClientCore>> ClientCore::Create(
       new ClientCore(std::move(options), *std::move(store)));
 }
 
+absl::StatusOr<InsertResult> ClientCore::InsertOnStore(
+    const Inserter& inserter, absl::Span<const InsertRow> rows) {
+  internal::MutexLock lock(mu_);
+  if (store_ == nullptr) {
+    return absl::FailedPreconditionError(options_.closed_message);
+  }
+  absl::StatusOr<InsertResult> inserted = store_->Insert(inserter, rows);
+  if (absl::IsUnavailable(inserted.status()) && store_->Reconnect().ok()) {
+    // Safe to repeat: an insert that committed before the connection
+    // dropped is now an identical retry (and its wake-ups are sent below).
+    inserted = store_->Insert(inserter, rows);
+  }
+  return inserted;
+}
+
 absl::StatusOr<InsertResult> ClientCore::Insert(
     absl::Span<const ScheduleRequest> requests, const Inserter& inserter,
     const AfterInsert& after) {
   absl::StatusOr<std::vector<InsertRow>> rows =
       ToRows(requests, options_.slot_count, options_.limits);
   if (!rows.ok()) return rows.status();
+  {
+    internal::MutexLock lock(mu_);
+    if (closing_) return absl::FailedPreconditionError(options_.closed_message);
+    ++inserts_in_flight_;
+  }
+  absl::StatusOr<InsertResult> inserted = combiner_.Insert(
+      inserter, *rows,
+      [this](const Inserter& who, absl::Span<const InsertRow> batch) {
+        return InsertOnStore(who, batch);
+      });
   internal::MutexLock lock(mu_);
-  if (store_ == nullptr) {
-    return absl::FailedPreconditionError(options_.closed_message);
-  }
-  absl::StatusOr<InsertResult> inserted = store_->Insert(inserter, *rows);
-  if (absl::IsUnavailable(inserted.status()) && store_->Reconnect().ok()) {
-    // Safe to repeat: an insert that committed before the connection
-    // dropped is now an identical retry (and its wake-ups are sent below).
-    inserted = store_->Insert(inserter, *rows);
-  }
-  if (!inserted.ok()) return inserted.status();
-  std::vector<WheelEntry> wake = after ? after(*inserted) : inserted->identical;
-  if (!wake.empty()) {
-    absl::Status status = store_->NotifyDue(wake);
-    if (absl::IsUnavailable(status) && store_->Reconnect().ok()) {
-      (void)store_->NotifyDue(wake);
+  if (inserted.ok()) {
+    std::vector<WheelEntry> wake =
+        after ? after(*inserted) : inserted->identical;
+    if (!wake.empty() && store_ != nullptr) {
+      absl::Status status = store_->NotifyDue(wake);
+      if (absl::IsUnavailable(status) && store_->Reconnect().ok()) {
+        (void)store_->NotifyDue(wake);
+      }
     }
   }
+  if (--inserts_in_flight_ == 0) inserts_done_.notify_all();
   return inserted;
 }
 
@@ -229,6 +248,9 @@ absl::Status ClientCore::RunOnStore(
 
 void ClientCore::Close() {
   internal::MutexLock lock(mu_);
+  closing_ = true;
+  // An insert that committed still sends its wake-ups.
+  while (inserts_in_flight_ > 0) inserts_done_.wait(lock.native());
   store_.reset();
 }
 

@@ -11,6 +11,7 @@
 #ifndef TIMINGWHEEL_DURABLE_CLIENT_CORE_H_
 #define TIMINGWHEEL_DURABLE_CLIENT_CORE_H_
 
+#include <condition_variable>
 #include <cstdint>
 #include <functional>
 #include <memory>
@@ -23,6 +24,7 @@
 #include "absl/time/time.h"
 #include "absl/types/span.h"
 #include "durable/admin_store.h"
+#include "durable/insert_combiner.h"
 #include "durable/request.h"
 #include "durable/store.h"
 #include "durable/task.h"
@@ -84,9 +86,10 @@ class ClientCore {
   // ClientCore::Insert()
   //
   // Checks and stores `requests` as `inserter` (one statement, one
-  // transaction), then wakes the owners `after` names (null: the identical
-  // retries'). A wake-up that fails is not an error: the task is stored, and
-  // its owner's next load finds it.
+  // transaction, maybe shared with concurrent calls: see `InsertCombiner`,
+  // each call still gets its own answer), then wakes the owners `after` names
+  // (null: the identical retries'). A wake-up that fails is not an error: the
+  // task is stored, and its owner's next load finds it.
   absl::StatusOr<InsertResult> Insert(
       absl::Span<const ScheduleRequest> requests, const Inserter& inserter,
       const AfterInsert& after);
@@ -137,9 +140,18 @@ class ClientCore {
   ClientCore(Options options, std::unique_ptr<Store> store)
       : options_(std::move(options)), store_(std::move(store)) {}
 
+  // One insert statement on the connection (retried once after a lost
+  // connection), for the combiner.
+  absl::StatusOr<InsertResult> InsertOnStore(const Inserter& inserter,
+                                             absl::Span<const InsertRow> rows);
+
   const Options options_;
+  InsertCombiner combiner_;  // Concurrent inserts share statements.
   internal::Mutex mu_;
   std::unique_ptr<Store> store_ ABSL_GUARDED_BY(mu_);  // Null once closed.
+  bool closing_ ABSL_GUARDED_BY(mu_) = false;
+  int inserts_in_flight_ ABSL_GUARDED_BY(mu_) = 0;  // Close() waits for 0.
+  std::condition_variable inserts_done_;
   internal::Mutex admin_mu_;
   std::unique_ptr<AdminStore> admin_ ABSL_GUARDED_BY(admin_mu_);
 };

@@ -8,6 +8,7 @@
 
 #include <memory>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "absl/strings/str_cat.h"
@@ -106,6 +107,51 @@ TEST_F(DurableClientTest, ClientSchedulesTasksASchedulerRunsAndHoldsNoSlot) {
   EXPECT_FALSE(*(*client)->Cancel("later"));
   EXPECT_TRUE(absl::IsNotFound((*client)->Get("later").status()));
   EXPECT_TRUE(absl::IsNotFound((*scheduler)->Get("later").status()));
+}
+
+// Concurrent calls share insert statements (InsertCombiner); each still
+// gets its own answer: a conflicting id fails only its own call, an
+// identical retry succeeds, and every task is stored once.
+TEST_F(DurableClientTest, ConcurrentSchedulesEachGetTheirOwnAnswer) {
+  auto client = DurableClient::Create(ClientOptions());
+  ASSERT_TRUE(client.ok()) << client.status();
+  ASSERT_TRUE((*client)->Schedule("taken", absl::Hours(1), "first").ok());
+  constexpr int kThreads = 8;
+  constexpr int kCalls = 100;
+  std::vector<std::vector<absl::Status>> answers(kThreads);
+  std::vector<std::thread> threads;
+  for (int t = 0; t < kThreads; ++t) {
+    threads.emplace_back([&, t] {
+      for (int i = 0; i < kCalls; ++i) {
+        absl::Status status;
+        if (i == 50) {  // Another payload under an existing id.
+          status = (*client)->Schedule("taken", absl::Hours(1), "other");
+        } else if (i == 60) {  // An identical retry.
+          status = (*client)->Schedule("taken", absl::Hours(1), "first");
+        } else {
+          status = (*client)->Schedule(absl::StrCat("t", t, "-", i),
+                                       absl::Hours(1), absl::StrCat(t, i));
+        }
+        answers[t].push_back(status);
+      }
+    });
+  }
+  for (std::thread& thread : threads) thread.join();
+  for (int t = 0; t < kThreads; ++t) {
+    for (int i = 0; i < kCalls; ++i) {
+      if (i == 50) {
+        EXPECT_TRUE(absl::IsAlreadyExists(answers[t][i])) << answers[t][i];
+      } else {
+        EXPECT_TRUE(answers[t][i].ok()) << t << "/" << i << answers[t][i];
+      }
+    }
+  }
+  EXPECT_EQ(Query("SELECT count(*) FROM tw_timer"),
+            1 + kThreads * (kCalls - 2));
+  EXPECT_EQ(Query("SELECT count(*) FROM tw_timer WHERE task_id = "
+                  "convert_to('t3-7', 'UTF8') AND payload = "
+                  "convert_to('37', 'UTF8')"),
+            1);
 }
 
 TEST_F(DurableClientTest, ErrorsAndValidationAreTheSchedulers) {

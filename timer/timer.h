@@ -464,8 +464,21 @@ class Timer {
   friend class TimerHandle;
   friend class internal::PeriodicTaskBase;
   friend class EmbeddedTimer;
-  class CallbackScope;
-  class Batch;
+  friend class PeriodicHandle;
+  // The parts of the timer, one job each, each declared in its own header
+  // (private to //timer:timer) and implemented in the file named there.
+  class Inboxes;        // Producer inboxes and their floor: timer_inbox.h.
+  class Reaper;         // Reaper loop, wake-ups, inline runs: timer_reaper.h.
+  class Flusher;        // Flush of due tasks into batches: timer_flush.h.
+  class Runner;         // Running a handed-over batch: timer_run.h.
+  class EmbeddedSlots;  // Embedded timers' runs and cancels: timer_embedded.h.
+  class Periodic;   // Re-arms and resets of periodic tasks: timer_periodic.h.
+  class Placement;  // Placing a task in the wheel: timer_add.h.
+  class Cancels;    // Taking a task back: timer_cancel.h.
+  class Clocks;     // Clock readings as relative ns: timer_clock.h.
+  class TaskStatuses;   // A handle's view of its task: timer_status.h.
+  class CallbackScope;  // Marks a thread inside a callback: timer_run.cc.
+  class Batch;          // One batch as an executor callback: timer_impl.h.
 
   Timer(const TimerOptions& options, int64_t tick_nanos, uint32_t id);
 
@@ -476,80 +489,6 @@ class Timer {
   absl::Status AddInternal(TimerTask* task, absl::Duration delay,
                            bool wheel_ref_taken = false,
                            bool may_buffer = false);
-  // The producer inboxes (timer_inbox.cc). Pushes `task` (idle, counted;
-  // the caller holds a reference and, with `wheel_ref_taken`, counted the
-  // wheel's) onto this thread's stripe if it is due no earlier than the
-  // floor; returns false, having changed nothing, when it must be added
-  // under the lock instead.
-  // kRefused: Shutdown() came first (the task was withdrawn; any reference
-  // the inbox held is dropped).
-  enum class Buffered { kNo, kYes, kRefused };
-  Buffered TryBuffer(TimerTask* task, int64_t clock_now, int64_t delay_nanos,
-                     bool wheel_ref_taken);
-  // After Shutdown(): takes the buffered tasks withdrawn or cancelled out
-  // of the inbox (their revokers release them) and puts back those whose
-  // producer has yet to withdraw them.
-  void ReleaseAfterShutdownLocked() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
-  // Places every buffered task in the wheel (those cancelled while
-  // buffered are taken out, to be released by their revokers), then wakes
-  // sleepers it made late. A no-op after Shutdown() (which drains last) and
-  // without inboxes.
-  void DrainInboxesLocked() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
-  // The same for the calling thread's stripe only (its adds keep their
-  // order when it next takes the lock).
-  void DrainMineLocked() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
-  // DrainInboxesLocked() for the const readers (Metrics(), NumPending()):
-  // the drain changes where tasks wait, not what the timer holds. (The
-  // analysis cannot follow the const_cast: the caller holds mu_.)
-  void DrainInboxesForReaderLocked() const
-      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) ABSL_NO_THREAD_SAFETY_ANALYSIS {
-    const_cast<Timer*>(this)->DrainInboxesLocked();
-  }
-  void PlaceDrainedLocked(internal::ListNode* chain)
-      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
-  // Cancels `task` if it is buffered in the inbox of the timer with id
-  // `owner`, without any lock: returns 1 if this call cancelled it (the
-  // caller then owns the inbox's reference: see WaitUntilRevokedOut()), 0
-  // if it was buffered and cancelled already, -1 if it is not buffered
-  // there.
-  static int CancelBuffered(TimerTask& task, uint32_t owner);
-  // After this thread revoked `task` in the inbox (CancelBuffered() returned
-  // 1, or CancelLocked() set `revoked`): drains until the task has left the
-  // inbox (whichever thread's drain takes it), so that the caller may drop
-  // the inbox's reference, and with it the task's captures, before its
-  // Cancel() returns. Called without the lock; takes it (never the wheel).
-  static void WaitUntilRevokedOut(internal::TimerControl* control,
-                                  TimerTask& task);
-  // Its locked part: a drain, or after Shutdown() the inbox's sweep.
-  void TakeRevokedLocked() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
-  // Calls `task.OnCancelled()`; an exception is reported on stderr (once
-  // per type) and swallowed. Called without any lock of the timer.
-  static void NotifyCancelled(TimerTask& task);
-  // Sets sleep_deadline_max_ and publishes the inbox floor; returns whether
-  // the floor rose (buffered tasks may then be due before it: the caller
-  // must look at the inbox again before anyone sleeps on it).
-  bool SetSleepDeadlineMaxLocked(int64_t deadline)
-      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
-  bool PublishFloorLocked() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
-  // Wakes the sleepers (and re-arms the watchdog) if the wheel's earliest
-  // key is now before the deadline they sleep for.
-  void NotifySleepersIfEarlierLocked() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
-  // With mu_ held: adds or moves `task`, due at `base` (never before the
-  // wheel's time) plus `delay_nanos`, both relative to origin_. Sets
-  // `drop_ref` when the caller must drop a reference after unlocking (the
-  // one it counted with `wheel_ref_taken`, when refused or moved; never for
-  // an embedded timer, which has no count), `*moved` to whether the task was
-  // waiting already, and `*earlier` to true when the add made the next due
-  // instant earlier (left alone otherwise): the caller then calls
-  // on_next_due_earlier_ after unlocking.
-  absl::Status AddLocked(TimerTask* task, int64_t base, int64_t delay_nanos,
-                         bool wheel_ref_taken, bool& drop_ref,
-                         bool* moved = nullptr, bool* earlier = nullptr)
-      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
-  // The error for an Add() of a task without a reference count.
-  static absl::Status NotCountedError(const TimerTask& task);
-  // The error for an add after Shutdown().
-  static absl::Status ShutdownError();
   // The error of Schedule(callback) and Add(task) without default_timeout.
   static absl::Status NoDefaultTimeoutError();
   // The entry points of timer_scheduling.cc.
@@ -558,101 +497,6 @@ class Timer {
   absl::Status AddPeriodic(internal::PeriodicTaskBase* task,
                            absl::Duration period,
                            const PeriodicOptions& options);
-  // Re-adds a periodic task from its Run(), at its next due time.
-  void RearmPeriodic(internal::PeriodicTaskBase& task);
-  // PeriodicHandle::Reset*() on the timer behind `control` (if it is
-  // alive), and its part with mu_ held: moves the waiting run, or marks the
-  // re-arm of the run in progress; false when the series has ended.
-  friend class PeriodicHandle;
-  static bool ResetPeriodic(internal::TimerControl* control,
-                            internal::PeriodicTaskBase& task,
-                            PeriodicHandle::ResetKind kind, int64_t nanos);
-  bool ResetPeriodicLocked(internal::PeriodicTaskBase& task,
-                           PeriodicHandle::ResetKind kind, int64_t nanos,
-                           bool& drop_ref, bool* earlier)
-      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
-  // `deadline` as a grid point of `period` relative to origin_: as
-  // RelativeOf(), except that one before the origin keeps its phase (the
-  // last grid point at or before the origin, in (-period, 0]).
-  int64_t PeriodicGridOf(TimePoint deadline, int64_t period) const;
-  // A clock reading as a time relative to origin_ (saturated; a reading
-  // before the origin is 0, `TimePoint::Max()` never comes).
-  int64_t RelativeOf(TimePoint deadline) const;
-  void ReaperLoop();
-  // Runs, on the reaper thread, the batches its last flush kept for itself
-  // (inline_batches_), with the standby's watchdog armed to the next due
-  // instant meanwhile; or hands them to the standby when the next due
-  // instant comes before they would end (by run_ns_per_task_, plus a
-  // margin). Called without mu_.
-  void RunInlineBatches();
-  // Arms the standby's watchdog to relative time `key` (kMaxNanos: no
-  // deadline yet) and makes an Add() due earlier than it notify (see
-  // AddLocked). Unless `force`, only ever moves the deadline earlier.
-  void ArmWatchdogLocked(int64_t key, bool force)
-      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
-  // On the standby thread when the watchdog expires: the reaper is still
-  // inside callbacks at a due instant, so this thread flushes and runs what
-  // is due (queued to itself), then re-arms the watchdog while the reaper
-  // is still busy.
-  void OnWatchdog();
-  // Current time relative to origin_, never before the wheel's time.
-  int64_t NowRelative() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
-  // The time a relative delay counts from, relative to origin_: a precise
-  // reading, or with `coarse_clock` a coarse one plus its staleness bound;
-  // never before the clock's true time.
-  int64_t ClockRelative();
-  // `clock_->NowNanos()`, read directly for `Clock::Real()`.
-  int64_t ReadClock() const;
-  // A reading as a time relative to origin_ (saturated, 0 before it).
-  int64_t Relative(int64_t reading) const;
-  // Flushes every bucket due at `now`; releases mu_ between chunks (and
-  // holds it again on return).
-  void FlushDue(int64_t now) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
-  // Moves the expired tasks out of `expired`, sorted by due time, counting
-  // them expired and in flight.
-  std::vector<TimerTask*> TakeExpired(std::vector<TimerTask*>& expired)
-      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
-  // Hands `batch` (whose wheel references it takes over) to the executor as
-  // one callback. Called without mu_.
-  void Dispatch(std::vector<TimerTask*> batch);
-  // Runs `batch` on the executor, then drops the wheel's references.
-  void RunBatch(std::vector<TimerTask*>& batch);
-  // Runs `task`, whose kQueued this thread claimed, then any run deferred to
-  // this thread meanwhile. Returns how many deferred references it dropped.
-  int64_t RunClaimed(TimerTask* task);
-  void InvokeRun(TimerTask* task);
-  // Releases a batch the executor destroyed without running: its tasks are
-  // cancelled. Called without mu_.
-  void ReleaseBatch(std::vector<TimerTask*>& batch);
-  // Decrements in_flight_ by `count` and wakes Shutdown() at zero.
-  void FinishInFlight(int64_t count);
-  // Cancel() with mu_ held; sets `drop_ref` when the caller must drop the
-  // wheel's reference (after unlocking), and `revoked` when it revoked the
-  // task in an inbox (the caller then waits for it to leave with
-  // WaitUntilRevokedOut() and drops the inbox's reference).
-  bool CancelLocked(TimerTask& task, bool& drop_ref, bool& revoked)
-      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
-  bool IsPendingLocked(const TimerTask& task) const
-      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
-  // The status and the deadline of `task`, a handle's or an embedded
-  // timer's, last scheduled on the timer behind `control`, with
-  // `control->mu` held (timer_status.cc; see `TimerHandle::status()` and
-  // `TimerHandle::Deadline()`).
-  static TaskStatus StatusLocked(const internal::TimerControl* control,
-                                 const TimerTask& task);
-  static TimePoint DeadlineLocked(const internal::TimerControl* control,
-                                  const TimerTask& task);
-  // Runs the embedded timer at the front of embedded_ready_ (one batch slot
-  // stands for one of them; see embedded_timer.cc). Called without mu_.
-  void RunEmbeddedSlot();
-  // Cancels embedded `task` of the timer behind `control`, then, unless the
-  // calling thread is inside the task's own run, waits until no thread runs
-  // it. With `destroying`, a run of `task` on the calling thread is told not
-  // to touch it after it returns.
-  static bool CancelEmbedded(internal::TimerControl* control, TimerTask* task,
-                             bool destroying);
-  // Wakes the threads CancelEmbedded() left waiting, if any.
-  void NotifyEmbeddedWaiters() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
 
   // This timer's id in its tasks' state words (see internal::TaskState).
   const uint32_t id_;

@@ -29,6 +29,16 @@
 #include <vector>
 
 #include "timer/timer.h"
+#include "timer/timer_add.h"       // IWYU pragma: export
+#include "timer/timer_cancel.h"    // IWYU pragma: export
+#include "timer/timer_clock.h"     // IWYU pragma: export
+#include "timer/timer_embedded.h"  // IWYU pragma: export
+#include "timer/timer_flush.h"     // IWYU pragma: export
+#include "timer/timer_inbox.h"     // IWYU pragma: export
+#include "timer/timer_periodic.h"  // IWYU pragma: export
+#include "timer/timer_reaper.h"    // IWYU pragma: export
+#include "timer/timer_run.h"       // IWYU pragma: export
+#include "timer/timer_status.h"    // IWYU pragma: export
 #include "timer/timer_task.h"
 
 namespace timingwheel {
@@ -60,10 +70,12 @@ class Timer::Batch {
         tasks_(std::move(other.tasks_)) {}
   Batch& operator=(Batch&&) = delete;
   ~Batch() {
-    if (timer_ != nullptr) timer_->ReleaseBatch(tasks_);
+    if (timer_ != nullptr) Runner::ReleaseBatch(*timer_, tasks_);
   }
 
-  void operator()() && { std::exchange(timer_, nullptr)->RunBatch(tasks_); }
+  void operator()() && {
+    Runner::RunBatch(*std::exchange(timer_, nullptr), tasks_);
+  }
 
  private:
   Timer* timer_;  // Null once run or moved from.

@@ -36,8 +36,8 @@ std::vector<TaskPtr<TimerTask>> Timer::Shutdown() {
       // their push and withdraw their task: see TryBuffer), then drain it:
       // buffered tasks are swept as pending ones.
       inbox_closed_ = true;
-      PublishFloorLocked();
-      DrainInboxesLocked();
+      Inboxes::PublishFloorLocked(*this);
+      Inboxes::DrainInboxesLocked(*this);
       shutdown_ = true;
       // O(buckets) under the lock: the tasks are walked after it.
       wheel_.TakeAll(chains);
@@ -95,10 +95,11 @@ std::vector<TaskPtr<TimerTask>> Timer::Shutdown() {
   }
   if (swept_embedded) {
     internal::MutexLock lock(mu_);
-    NotifyEmbeddedWaiters();
+    EmbeddedSlots::NotifyEmbeddedWaiters(*this);
   }
   ABSL_ASSERT(static_cast<int64_t>(cancelled.size()) == count);
-  for (const TaskPtr<TimerTask>& task : cancelled) NotifyCancelled(*task);
+  for (const TaskPtr<TimerTask>& task : cancelled)
+    Timer::Cancels::NotifyCancelled(*task);
   if (current_callback_timer == this) return cancelled;
 
   std::lock_guard<std::mutex> stop(shutdown_mu_);

@@ -5,16 +5,12 @@
 //
 // The header users include. `Timer` holds any number of "run this after d"
 // tasks in a hierarchical timing wheel (see internal/timing_wheel.h for the
-// algorithm) and runs each on an executor once it is due. This file defines:
-//
-//   * `Timer`: schedule, add, cancel, advance, shut down.
-//   * `TimerBatchEntry`: one task of `Timer::AddBatch()`.
-//
-// and includes, so that this one include gives users everything:
-//
-//   * `TimerOptions` (timer_options.h): tick, wheel size, clock, executor,
-//     reaper, limits.
-//   * `TimerMetrics` (timer_metrics.h): a snapshot of the timer's counters.
+// algorithm) and runs each on an executor once it is due. This file defines
+// `Timer` (schedule, add, cancel, advance, shut down) and `TimerBatchEntry`
+// (one task of `Timer::AddBatch()`), and includes, so that this one include
+// gives users everything, `TimerOptions` (timer_options.h: tick, wheel size,
+// clock, executor, reaper, limits) and `TimerMetrics` (timer_metrics.h: a
+// snapshot of the timer's counters).
 //
 // Rescheduling (`TimerHandle::Reschedule()`), absolute deadlines
 // (`Timer::Now()`, `ScheduleAt()`, `AddAt()`), periodic tasks
@@ -61,8 +57,6 @@
 #include <atomic>
 #include <condition_variable>
 #include <cstdint>
-#include <exception>
-#include <functional>
 #include <memory>
 #include <mutex>
 #include <optional>
@@ -78,10 +72,14 @@
 #include "absl/types/span.h"
 #include "timer/clock.h"
 #include "timer/executor.h"
+#include "timer/internal/in_flight.h"
 #include "timer/internal/inbox.h"
+#include "timer/internal/inline_runs.h"
 #include "timer/internal/mutex.h"
 #include "timer/internal/timer_control.h"
+#include "timer/internal/timer_settings.h"
 #include "timer/internal/timing_wheel.h"
+#include "timer/internal/wake_state.h"
 #include "timer/periodic_task.h"
 #include "timer/time_point.h"
 #include "timer/timer_handle.h"
@@ -114,29 +112,9 @@ struct TimerBatchEntry {
 // one of its own callbacks: the destructor would wait for that callback, so
 // it aborts the process with a message saying so instead.
 //
-// Producer inboxes. `Schedule()` and `Add()` of an idle task (not pending,
-// queued or running anywhere) due no earlier than the deadline every
-// sleeping reaper will wake by (the published "floor") take no lock: the
-// task is pushed onto the calling thread's stripe of a lock-free inbox
-// (internal/inbox.h, 16 stripes) and placed in the wheel later, in batches,
-// under the lock: by the producer once its stripe holds 64 tasks, by the
-// reaper at every wake-up and before it sleeps, and first thing by every
-// call that needs the wheel's view (`AdvanceClock()`, `NextDueIn()`,
-// `Metrics()`, `NumPending()`, `Shutdown()`, a move, `TimeRemaining()`).
-// A task due before the floor takes the lock and wakes the reaper, as
-// before. `Cancel()` of a buffered task marks it with one CAS (so a drain
-// takes it out without touching the wheel), then drains under the lock
-// until it is out, and releases it itself: the task and its captures are
-// released before `Cancel()` returns, also when another thread's drain took
-// it first (TimerInboxTest.CancelReleasesCapturesWhenAnotherDrainTookTheTask).
-// Never-early,
-// exactly-once and per-thread order (tasks one thread adds for the same instant
-// run in the order added) hold as for locked adds; a buffered task counts in
-// `Metrics()`/`NumPending()` from the drain those calls run first. Embedded
-// timers, periodic tasks, `AddAt()`, `AddBatch()`, moves of a pending task,
-// re-adds from `Run()`, and every add of a timer with `max_pending` or
-// `on_next_due_earlier` take the lock. Off with `TimerOptions::producer_inboxes
-// = false`.
+// Producer inboxes. `Schedule()` and `Add()` of an idle task may take no
+// lock: what they promise then, and which adds always lock, is at
+// `TimerOptions::producer_inboxes` (timer_options.h).
 class Timer {
  public:
   // Timer::Create()
@@ -189,10 +167,10 @@ class Timer {
   // timer has no `default_timeout`. Thread-safe.
   template <typename F>
   absl::StatusOr<TimerHandle> Schedule(F&& callback) {
-    if (default_timeout_ == absl::ZeroDuration()) {
+    if (settings_.default_timeout == absl::ZeroDuration()) {
       return NoDefaultTimeoutError();
     }
-    return Schedule(default_timeout_, std::forward<F>(callback));
+    return Schedule(settings_.default_timeout, std::forward<F>(callback));
   }
 
   // Timer::Add()
@@ -238,7 +216,9 @@ class Timer {
   // `AddAt()`, `TimerHandle::RescheduleAt()`). `ScheduleAt(Now() + d, f)`
   // is due when `Schedule(d, f)` would be. Monotonic, not wall time.
   // Thread-safe; takes no lock.
-  TimePoint Now() const { return TimePoint::FromNanos(clock_->NowNanos()); }
+  TimePoint Now() const {
+    return TimePoint::FromNanos(settings_.clock->NowNanos());
+  }
 
   // Timer::ScheduleAt()
   //
@@ -276,12 +256,8 @@ class Timer {
   // added (`*added`, when not null, receives how many), the others were not.
   // The lock is held for the whole batch, so adds, cancels and the reaper
   // wait behind it: keep batches to thousands, not millions. Thread-safe.
-  //
-  // Example:
-  //   std::vector<TimerBatchEntry> entries;
-  //   for (auto& request : requests)
-  //     entries.push_back({request->timeout_task(), absl::Seconds(5)});
-  //   absl::Status status = timer->AddBatch(entries);
+  // Example: docs/timer.md, "Rescheduling, deadlines, periodic tasks,
+  // batches".
   absl::Status AddBatch(absl::Span<const TimerBatchEntry> entries,
                         size_t* added = nullptr);
 
@@ -316,17 +292,9 @@ class Timer {
   // skip, burst or delay; see `MissedRuns`) and the first run's due time
   // (`options.start`, the grid's origin; now or passed: at the next
   // advance). Same errors; one task for the series' whole life, 64 bytes
-  // plus the callback's captures. Tested by PeriodicPolicyTest.
-  //
-  // Example (a heartbeat, the first at once, that after a stall waits a
-  // full period before the next beat):
-  //   timingwheel::PeriodicOptions options;
-  //   options.missed = timingwheel::MissedRuns::kDelay;
-  //   options.start = timer->Now();  // First beat at once.
-  //   timingwheel::PeriodicHandle beat =
-  //       timer->SchedulePeriodic(absl::Seconds(1), options, [] { Beat(); })
-  //           .value();
-  //   beat.Reset();  // Traffic counts as a beat: the next is 1 s from now.
+  // plus the callback's captures. Tested by PeriodicPolicyTest. Example
+  // (options, `Reset()`): docs/timer.md, "Rescheduling, deadlines, periodic
+  // tasks, batches".
   template <typename F>
   absl::StatusOr<PeriodicHandle> SchedulePeriodic(
       absl::Duration period, const PeriodicOptions& options, F&& callback) {
@@ -354,16 +322,9 @@ class Timer {
   // Returns true if this call prevented a run; false if no run was waiting
   // (never added, running with nothing re-added, ran, already cancelled,
   // swept by `Shutdown()`, or the task belongs to another timer, which this
-  // call then leaves alone). Thread-safe.
-  //
-  // Example (a repeating task):
-  //   class Heartbeat : public TimerTask {
-  //     void Run() override {
-  //       Send();
-  //       timer_->Add(*this, absl::Seconds(1)).IgnoreError();  // Again.
-  //     }
-  //   };
-  //   timer->Cancel(*beat);  // No run starts after this returns.
+  // call then leaves alone). Thread-safe. Example (a repeating task that
+  // re-adds itself, ended by one `Cancel()`): docs/timer.md, "Schedule and
+  // cancel".
   bool Cancel(TimerTask& task);
 
   // Timer::CancelAll()
@@ -458,27 +419,26 @@ class Timer {
   // Timer::clock()
   //
   // The clock this timer reads.
-  Clock& clock() const { return *clock_; }
+  Clock& clock() const { return *settings_.clock; }
 
  private:
   friend class TimerHandle;
   friend class internal::PeriodicTaskBase;
   friend class EmbeddedTimer;
   friend class PeriodicHandle;
-  // The parts of the timer, one job each, each declared in its own header
-  // (private to //timer:timer) and implemented in the file named there.
-  class Inboxes;        // Producer inboxes and their floor: timer_inbox.h.
-  class Reaper;         // Reaper loop, wake-ups, inline runs: timer_reaper.h.
-  class Flusher;        // Flush of due tasks into batches: timer_flush.h.
-  class Runner;         // Running a handed-over batch: timer_run.h.
-  class EmbeddedSlots;  // Embedded timers' runs and cancels: timer_embedded.h.
-  class Periodic;   // Re-arms and resets of periodic tasks: timer_periodic.h.
-  class Placement;  // Placing a task in the wheel: timer_add.h.
-  class Cancels;    // Taking a task back: timer_cancel.h.
-  class Clocks;     // Clock readings as relative ns: timer_clock.h.
+  // The parts of the timer, one job each (see timer_impl.h for the list).
+  class Inboxes;        // Producer inboxes, floor: timer_inbox.h.
+  class Reaper;         // Reaper, wake-ups, inline runs: timer_reaper.h.
+  class Flusher;        // Flush into batches: timer_flush.h.
+  class Runner;         // Running a batch: timer_run.h.
+  class EmbeddedSlots;  // Embedded timers: timer_embedded.h.
+  class Periodic;       // Periodic re-arms, resets: timer_periodic.h.
+  class Placement;      // Placing a task in the wheel: timer_add.h.
+  class Cancels;        // Taking a task back: timer_cancel.h.
+  class Clocks;         // Clock readings as relative ns: timer_clock.h.
   class TaskStatuses;   // A handle's view of its task: timer_status.h.
-  class CallbackScope;  // Marks a thread inside a callback: timer_run.cc.
-  class Batch;          // One batch as an executor callback: timer_impl.h.
+  class CallbackScope;  // A thread inside a callback: timer_run.cc.
+  class Batch;          // A batch as executor callback: timer_impl.h.
 
   Timer(const TimerOptions& options, int64_t tick_nanos, uint32_t id);
 
@@ -498,24 +458,14 @@ class Timer {
                            absl::Duration period,
                            const PeriodicOptions& options);
 
-  // This timer's id in its tasks' state words (see internal::TaskState).
-  const uint32_t id_;
+  // What the options fixed for the timer's life (read without the lock).
+  const internal::TimerSettings settings_;
   // The lock and liveness that handles share (one reference is the timer's).
   internal::TimerControl* const control_;
-  Clock* const clock_;
-  const bool real_clock_;       // clock_ is Clock::Real(): read it directly.
-  const int64_t coarse_slack_;  // > 0: ClockRelative() reads coarse.
   // The default executor (null with TimerOptions::executor).
   std::unique_ptr<internal::StandbyExecutor> owned_executor_;
   Executor* const executor_;
-  // Whether the reaper runs the batches it flushes itself (the default
-  // executor, the reaper and the real clock): one wake-up per due instant
-  // for the process. See internal/standby_executor.h.
-  const bool run_inline_;
-  const int64_t origin_;
-  const int64_t max_pending_;
-  const absl::Duration default_timeout_;
-  const std::function<void(std::exception_ptr)> on_callback_error_;
+  const int64_t origin_;  // The clock's reading at creation: relative 0.
 
   internal::Mutex& mu_;         // control_->mu.
   std::condition_variable cv_;  // The flusher sleeps on it; Add wakes it.
@@ -524,43 +474,18 @@ class Timer {
   // A batch holds a null slot for each instead of a pointer, so that an
   // embedded timer destroyed while queued is simply unlinked from here.
   internal::ListNode embedded_ready_ ABSL_GUARDED_BY(mu_);
-  const std::function<void()> on_next_due_earlier_;
   bool shutdown_ ABSL_GUARDED_BY(mu_) = false;
-  // Whether a thread is inside FlushDue() (which releases mu_ between
-  // chunks): flushes never overlap.
-  bool flusher_active_ ABSL_GUARDED_BY(mu_) = false;
-  // At least the latest deadline any thread sleeping in AdvanceClock() waits
-  // for (kNoSleeper when none needs waking): an Add() due earlier notifies.
-  static constexpr int64_t kNoSleeper = -1;
-  int64_t sleep_deadline_max_ ABSL_GUARDED_BY(mu_) = kNoSleeper;
-  // Producer inboxes (see above): whether adds may use them, the inbox, and
-  // whether Shutdown() closed it.
-  const bool use_inbox_;
+  internal::WakeState wake_ ABSL_GUARDED_BY(mu_);  // Flusher, sleepers.
+  // The producer inboxes (see above), and whether Shutdown() closed them.
   internal::Inbox inbox_;
   bool inbox_closed_ ABSL_GUARDED_BY(mu_) = false;
   TimerMetrics counters_ ABSL_GUARDED_BY(mu_);
-  // Whether the reaper runs callbacks inline now, with the watchdog armed
-  // to watchdog_deadline_ (relative; kMaxNanos: none yet).
-  bool watchdog_active_ ABSL_GUARDED_BY(mu_) = false;
-  int64_t watchdog_deadline_ ABSL_GUARDED_BY(mu_) = 0;
-  // The batches the reaper's current flush keeps to run itself, and
-  // whether this flush has handed its batches to the executor instead (it
-  // had more than one chunk). Touched by the reaper thread only.
-  std::vector<std::vector<TimerTask*>> inline_batches_;
-  bool inline_handed_off_ = false;
-  // How long a callback of this timer runs, in ns (an average of recent
-  // batches, on either thread): RunInlineBatches() runs a batch on the
-  // reaper only when nothing else comes due before it would have run.
-  std::atomic<int64_t> run_ns_per_task_{1000};
-
+  internal::Watchdog watchdog_ ABSL_GUARDED_BY(mu_);  // Of inline runs.
+  internal::InlineRuns inline_;  // The reaper's own runs of due batches.
   std::atomic<int64_t> callback_errors_{0};
-
-  // Callbacks handed to the executor and not finished. Decremented under
-  // done_mu_ so that Shutdown() never returns while one is still running.
-  std::atomic<int64_t> in_flight_{0};
-  std::mutex done_mu_;
-  std::condition_variable done_cv_;
-
+  // Callbacks handed to the executor and not finished: Shutdown() never
+  // returns while one is still running.
+  internal::InFlightCallbacks in_flight_;
   // Serializes the joining part of Shutdown() between threads.
   std::mutex shutdown_mu_;
   std::thread reaper_;

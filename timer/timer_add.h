@@ -38,7 +38,7 @@ class Timer::Placement {
   // an embedded timer, which has no count), `*moved` to whether the task was
   // waiting already, and `*earlier` to true when the add made the next due
   // instant earlier (left alone otherwise): the caller then calls
-  // on_next_due_earlier_ after unlocking.
+  // settings_.on_next_due_earlier after unlocking.
   static absl::Status AddLocked(Timer& timer, TimerTask* task, int64_t base,
                                 int64_t delay_nanos, bool wheel_ref_taken,
                                 bool& drop_ref, bool* moved = nullptr,

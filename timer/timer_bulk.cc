@@ -42,7 +42,7 @@ int64_t Timer::CancelAll() {
         task->due_nanos_ = State::kCancelledDue;
         // Re-added while it runs: stopped until Run() returns, as Cancel()
         // does.
-        State::SweepPending(task, id_);
+        State::SweepPending(task, settings_.id);
         ++count;
         if (task->Embedded()) {
           embedded_swept = true;

@@ -19,18 +19,19 @@
 namespace timingwheel {
 
 int64_t Timer::Clocks::ReadClock(const Timer& timer) {
-  return timer.real_clock_ ? internal::ReadMonotonic()
-                           : timer.clock_->NowNanos();
+  return timer.settings_.real_clock ? internal::ReadMonotonic()
+                                    : timer.settings_.clock->NowNanos();
 }
 
 int64_t Timer::Clocks::ClockRelative(Timer& timer) {
-  if (timer.coarse_slack_ > 0) {
-    // The coarse reading lags the true time by at most coarse_slack_:
+  if (timer.settings_.coarse_slack > 0) {
+    // The coarse reading lags the true time by at most settings_.coarse_slack:
     // rounded up by that bound, a due time is never early.
-    const int64_t coarse = timer.real_clock_ ? internal::ReadMonotonicCoarse()
-                                             : timer.clock_->CoarseNowNanos();
+    const int64_t coarse = timer.settings_.real_clock
+                               ? internal::ReadMonotonicCoarse()
+                               : timer.settings_.clock->CoarseNowNanos();
     return std::min(internal::SaturatingAdd(Clocks::Relative(timer, coarse),
-                                            timer.coarse_slack_),
+                                            timer.settings_.coarse_slack),
                     internal::kMaxNanos - 1);
   }
   return Clocks::Relative(timer, Clocks::ReadClock(timer));

@@ -39,7 +39,7 @@ class Timer::Clocks {
   // reading, or with `coarse_clock` a coarse one plus its staleness bound;
   // never before the clock's true time.
   static int64_t ClockRelative(Timer& timer);
-  // `clock_->NowNanos()`, read directly for `Clock::Real()`.
+  // `settings_.clock->NowNanos()`, read directly for `Clock::Real()`.
   static int64_t ReadClock(const Timer& timer);
   // A reading as a time relative to origin_ (saturated, 0 before it).
   static int64_t Relative(const Timer& timer, int64_t reading);

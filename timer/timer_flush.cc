@@ -98,7 +98,7 @@ std::vector<TimerTask*> Timer::Flusher::TakeExpired(
   }
   // Counted in flight while the lock is held: a Shutdown() that follows
   // waits for them.
-  timer.in_flight_.fetch_add(count, std::memory_order_relaxed);
+  timer.in_flight_.Add(count);
   std::vector<TimerTask*> batch;
   batch.reserve(kFlushChunk);
   batch.swap(expired);
@@ -117,16 +117,16 @@ void Timer::Flusher::Dispatch(Timer& timer, std::vector<TimerTask*> batch) {
     // instants to the watchdog, and lateness grew 7-30x in
     // //benchmarks:expiry_lateness; the hand-off keeps the flush and the
     // callbacks on two threads there.
-    if (!timer.inline_handed_off_ && timer.inline_batches_.empty() &&
+    if (!timer.inline_.handed_off && timer.inline_.batches.empty() &&
         batch.size() <= kInlineBatchMax) {
-      timer.inline_batches_.push_back(std::move(batch));
+      timer.inline_.batches.push_back(std::move(batch));
       return;
     }
-    timer.inline_handed_off_ = true;
-    for (std::vector<TimerTask*>& held : timer.inline_batches_) {
+    timer.inline_.handed_off = true;
+    for (std::vector<TimerTask*>& held : timer.inline_.batches) {
       timer.executor_->Execute(Batch(&timer, std::move(held)));
     }
-    timer.inline_batches_.clear();
+    timer.inline_.batches.clear();
   }
   // One executor callback per batch: per-task closures, allocations and
   // completion bookkeeping cost more than the callbacks themselves. An

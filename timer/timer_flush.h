@@ -9,8 +9,8 @@
 // the reaper's inline batches) in batches, with the lock released between
 // chunks of `internal::kFlushChunk` tasks. Implemented in timer_flush.cc.
 //
-// Threads: whichever thread flushes (one at a time: see `flusher_active_`),
-// with the timer's `mu_` held, except `Dispatch()`.
+// Threads: whichever thread flushes (one at a time: see
+// `wake_.flusher_active`), with the timer's `mu_` held, except `Dispatch()`.
 //
 // A part of `Timer`, private to //timer:timer (listed in its srcs): a
 // nested class of static functions on the `Timer` they are given, so that

@@ -46,7 +46,7 @@ Timer::Inboxes::Buffered Timer::Inboxes::TryBuffer(Timer& timer,
   }
   // Only an idle task: anything else (pending, queued, running, buffered,
   // another timer's) is the locked path's to sort out.
-  if (!State::TryMarkInbox(task, timer.id_)) return Buffered::kNo;
+  if (!State::TryMarkInbox(task, timer.settings_.id)) return Buffered::kNo;
   if (!wheel_ref_taken) task->Ref();  // The wheel's, held by the inbox.
   task->due_nanos_ = due;
   internal::Inbox::Stripe& stripe = timer.inbox_.Mine();
@@ -66,7 +66,7 @@ Timer::Inboxes::Buffered Timer::Inboxes::TryBuffer(Timer& timer,
       // Shutdown() closed the floor and drained. If its drain took the
       // task, the add happened before it (the task is among those it
       // returns); if not, the add comes after it: withdrawn and refused.
-      refused = State::WithdrawBuffered(task, timer.id_);
+      refused = State::WithdrawBuffered(task, timer.settings_.id);
       // Takes the withdrawn task (pushed above) out of the inbox.
       Inboxes::ReleaseAfterShutdownLocked(timer);
     } else if (wake) {
@@ -145,12 +145,12 @@ void Timer::Inboxes::WaitUntilRevokedOut(internal::TimerControl* control,
 }
 
 void Timer::Inboxes::DrainInboxesLocked(Timer& timer) {
-  if (!timer.use_inbox_ || timer.shutdown_) return;
+  if (!timer.settings_.use_inbox || timer.shutdown_) return;
   Inboxes::PlaceDrainedLocked(timer, timer.inbox_.TakeAll());
 }
 
 void Timer::Inboxes::DrainMineLocked(Timer& timer) {
-  if (!timer.use_inbox_ || timer.shutdown_) return;
+  if (!timer.settings_.use_inbox || timer.shutdown_) return;
   Inboxes::PlaceDrainedLocked(timer,
                               internal::Inbox::TakeStripe(timer.inbox_.Mine()));
 }
@@ -165,7 +165,8 @@ void Timer::Inboxes::PlaceDrainedLocked(Timer& timer,
     // then use it): clear it first.
     node->next = nullptr;
     TimerTask* const task = internal::TimingWheel::AsTask(node);
-    if (State::TakeFromInbox(task, timer.id_) == State::Drained::kPlaced) {
+    if (State::TakeFromInbox(task, timer.settings_.id) ==
+        State::Drained::kPlaced) {
       ++timer.counters_.pending;
       ++timer.counters_.added;
       timer.wheel_.Place(task);
@@ -182,18 +183,18 @@ void Timer::Inboxes::PlaceDrainedLocked(Timer& timer,
 }
 
 bool Timer::Inboxes::SetSleepDeadlineMaxLocked(Timer& timer, int64_t deadline) {
-  timer.sleep_deadline_max_ = deadline;
+  timer.wake_.sleep_deadline_max = deadline;
   return Inboxes::PublishFloorLocked(timer);
 }
 
 bool Timer::Inboxes::PublishFloorLocked(Timer& timer) {
-  if (!timer.use_inbox_) return false;
+  if (!timer.settings_.use_inbox) return false;
   // While the reaper runs callbacks with the watchdog armed, and once
   // Shutdown() began, nothing is buffered: kMaxNanos is above every due
   // time TryBuffer() accepts.
-  const int64_t floor = timer.inbox_closed_ || timer.watchdog_active_
+  const int64_t floor = timer.inbox_closed_ || timer.watchdog_.active
                             ? internal::kMaxNanos
-                            : timer.sleep_deadline_max_;
+                            : timer.wake_.sleep_deadline_max;
   const int64_t before = timer.inbox_.floor();  // Written under mu_ only.
   if (floor != before) timer.inbox_.set_floor(floor);
   return floor > before;

@@ -84,9 +84,9 @@ class Timer::Inboxes {
   // Its locked part: a drain, or after Shutdown() the inbox's sweep.
   static void TakeRevokedLocked(Timer& timer)
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(timer.mu_);
-  // Sets sleep_deadline_max_ and publishes the inbox floor; returns whether
-  // the floor rose (buffered tasks may then be due before it: the caller
-  // must look at the inbox again before anyone sleeps on it).
+  // Sets wake_.sleep_deadline_max and publishes the inbox floor; returns
+  // whether the floor rose (buffered tasks may then be due before it: the
+  // caller must look at the inbox again before anyone sleeps on it).
   static bool SetSleepDeadlineMaxLocked(Timer& timer, int64_t deadline)
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(timer.mu_);
   static bool PublishFloorLocked(Timer& timer)

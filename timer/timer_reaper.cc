@@ -39,13 +39,13 @@ void Timer::Reaper::ReaperLoop(Timer& timer) {
   // /proc/self/task/*/comm.
   pthread_setname_np(pthread_self(), "tw-reaper");
   for (;;) {
-    if (timer.run_inline_) inline_flusher = &timer;
+    if (timer.settings_.run_inline) inline_flusher = &timer;
     timer.AdvanceClock(absl::InfiniteDuration());
     inline_flusher = nullptr;
-    timer.inline_handed_off_ = false;
-    // After the flush (flusher_active_ is false again and mu_ is free), so
+    timer.inline_.handed_off = false;
+    // After the flush (wake_.flusher_active is false again and mu_ is free), so
     // that the standby can take over flushing while these run.
-    if (!timer.inline_batches_.empty()) Reaper::RunInlineBatches(timer);
+    if (!timer.inline_.batches.empty()) Reaper::RunInlineBatches(timer);
     internal::MutexLock lock(timer.mu_);
     if (timer.shutdown_) return;
   }
@@ -61,12 +61,12 @@ bool Timer::AdvanceClock(absl::Duration timeout) {
         *this);  // At every wake-up: the wheel's view first.
     const int64_t now = Clocks::NowRelative(*this);
     const int64_t earliest = wheel_.EarliestKey();
-    if (earliest <= now && !flusher_active_) {
+    if (earliest <= now && !wake_.flusher_active) {
       // One flusher at a time; it releases mu_ between chunks.
-      flusher_active_ = true;
+      wake_.flusher_active = true;
       Flusher::FlushDue(*this, now);
-      flusher_active_ = false;
-      if (use_inbox_) inbox_.set_time_hint(wheel_.time());
+      wake_.flusher_active = false;
+      if (settings_.use_inbox) inbox_.set_time_hint(wheel_.time());
       cv_.notify_all();  // Callers waiting for this flush to end.
       return true;
     }
@@ -74,9 +74,9 @@ bool Timer::AdvanceClock(absl::Duration timeout) {
     // Sleep until the earliest key, or, while another thread flushes, until
     // that flush ends (it notifies).
     const int64_t sleep_until =
-        flusher_active_ ? deadline : std::min(earliest, deadline);
+        wake_.flusher_active ? deadline : std::min(earliest, deadline);
     if (Inboxes::SetSleepDeadlineMaxLocked(
-            *this, std::max(sleep_deadline_max_, sleep_until)) &&
+            *this, std::max(wake_.sleep_deadline_max, sleep_until)) &&
         inbox_.AnyPushed()) {
       // The floor rose: a task buffered meanwhile may be due before it
       // (its producer checked the lower floor). Drain, and go again.
@@ -90,30 +90,30 @@ bool Timer::AdvanceClock(absl::Duration timeout) {
             : (origin_ > 0 && sleep_until > internal::kMaxNanos - origin_
                    ? kInfiniteFutureNanos
                    : origin_ + sleep_until);
-    clock_->WaitUntil(cv_, lock.native(), wake_at);
+    settings_.clock->WaitUntil(cv_, lock.native(), wake_at);
     ++counters_.reaper_wakeups;
   }
 }
 
 void Timer::Reaper::NotifySleepersIfEarlierLocked(Timer& timer) {
-  if (timer.wheel_.KeyLowerBound() >= timer.sleep_deadline_max_) return;
+  if (timer.wheel_.KeyLowerBound() >= timer.wake_.sleep_deadline_max) return;
   // A sleeper would oversleep the new task. Every sleeper re-registers
   // its deadline when it sleeps again, so one notification suffices.
-  Inboxes::SetSleepDeadlineMaxLocked(timer, timer.kNoSleeper);
+  Inboxes::SetSleepDeadlineMaxLocked(timer, internal::WakeState::kNoSleeper);
   timer.cv_.notify_all();
   // The reaper runs callbacks: its standby must wake for this one.
-  if (timer.watchdog_active_)
+  if (timer.watchdog_.active)
     Reaper::ArmWatchdogLocked(timer, timer.wheel_.EarliestKey(), false);
 }
 
 void Timer::Reaper::RunInlineBatches(Timer& timer) {
   std::vector<std::vector<TimerTask*>> batches;
-  batches.swap(timer.inline_batches_);
+  batches.swap(timer.inline_.batches);
   size_t tasks = 0;
   for (const std::vector<TimerTask*>& batch : batches) tasks += batch.size();
   const int64_t estimate =
       static_cast<int64_t>(tasks) *
-      timer.run_ns_per_task_.load(std::memory_order_relaxed);
+      timer.inline_.run_ns_per_task.load(std::memory_order_relaxed);
   bool hand_off;
   {
     internal::MutexLock lock(timer.mu_);
@@ -129,7 +129,7 @@ void Timer::Reaper::RunInlineBatches(Timer& timer) {
                next - Timer::Clocks::NowRelative(timer) <
                    std::max<int64_t>(estimate, 0) + kInlineMargin;
     if (!hand_off) {
-      timer.watchdog_active_ = true;
+      timer.watchdog_.active = true;
       Reaper::ArmWatchdogLocked(timer, next, /*force=*/true);
       // The inbox floor is closed while the watchdog is armed (see
       // PublishFloorLocked): what was buffered since the drain above goes
@@ -147,18 +147,18 @@ void Timer::Reaper::RunInlineBatches(Timer& timer) {
   {
     // Under the lock: an Add() re-arming meanwhile is not undone later.
     internal::MutexLock lock(timer.mu_);
-    timer.watchdog_active_ = false;
+    timer.watchdog_.active = false;
     Inboxes::PublishFloorLocked(timer);
     timer.owned_executor_->Disarm();
   }
 }
 
 void Timer::Reaper::ArmWatchdogLocked(Timer& timer, int64_t key, bool force) {
-  if (!force && key >= timer.watchdog_deadline_) return;
-  timer.watchdog_deadline_ = key;
+  if (!force && key >= timer.watchdog_.deadline) return;
+  timer.watchdog_.deadline = key;
   // An Add() due before it notifies (AddLocked), and re-arms.
-  Inboxes::SetSleepDeadlineMaxLocked(timer,
-                                     std::max(timer.sleep_deadline_max_, key));
+  Inboxes::SetSleepDeadlineMaxLocked(
+      timer, std::max(timer.wake_.sleep_deadline_max, key));
   if (timer.shutdown_ || key == internal::kMaxNanos ||
       (timer.origin_ > 0 && key > internal::kMaxNanos - timer.origin_)) {
     timer.owned_executor_->Disarm();
@@ -173,7 +173,7 @@ void Timer::Reaper::OnWatchdog(Timer& timer) {
   // next.
   timer.AdvanceClock(absl::ZeroDuration());
   internal::MutexLock lock(timer.mu_);
-  if (timer.watchdog_active_)
+  if (timer.watchdog_.active)
     Reaper::ArmWatchdogLocked(timer, timer.wheel_.EarliestKey(), true);
 }
 

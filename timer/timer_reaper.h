@@ -34,9 +34,9 @@ class Timer::Reaper {
   // The reaper thread's body, until Shutdown().
   static void ReaperLoop(Timer& timer);
   // Runs, on the reaper thread, the batches its last flush kept for itself
-  // (inline_batches_), with the standby's watchdog armed to the next due
+  // (inline_.batches), with the standby's watchdog armed to the next due
   // instant meanwhile; or hands them to the standby when the next due
-  // instant comes before they would end (by run_ns_per_task_, plus a
+  // instant comes before they would end (by inline_.run_ns_per_task, plus a
   // margin). Called without mu_.
   static void RunInlineBatches(Timer& timer);
   // Arms the standby's watchdog to relative time `key` (kMaxNanos: no

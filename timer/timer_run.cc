@@ -54,9 +54,9 @@ void Timer::Runner::InvokeRun(Timer& timer, TimerTask* task) {
     task->Run();
   } catch (...) {
     timer.callback_errors_.fetch_add(1, std::memory_order_relaxed);
-    if (timer.on_callback_error_) {
+    if (timer.settings_.on_callback_error) {
       try {
-        timer.on_callback_error_(std::current_exception());
+        timer.settings_.on_callback_error(std::current_exception());
       } catch (...) {
         // The hook's own failure has nowhere better to go.
       }
@@ -96,7 +96,7 @@ void Timer::Runner::RunBatch(Timer& timer, std::vector<TimerTask*>& batch) {
   // Timed for RunInlineBatches()'s estimate, on either thread. Read now:
   // the batch's in-flight count keeps the timer alive until its tasks are
   // released, and another thread may release some of them (a deferred run).
-  const bool timed = timer.run_inline_;
+  const bool timed = timer.settings_.run_inline;
   const int64_t started = timed ? internal::ReadMonotonic() : 0;
   {
     CallbackScope scope(&timer);
@@ -133,9 +133,10 @@ void Timer::Runner::RunBatch(Timer& timer, std::vector<TimerTask*>& batch) {
     const int64_t per_task =
         std::min<int64_t>(internal::ReadMonotonic() - started, kMaxRunSample) /
         static_cast<int64_t>(batch.size());
-    const int64_t old = timer.run_ns_per_task_.load(std::memory_order_relaxed);
-    timer.run_ns_per_task_.store(old + (per_task - old) / 8,
-                                 std::memory_order_relaxed);
+    const int64_t old =
+        timer.inline_.run_ns_per_task.load(std::memory_order_relaxed);
+    timer.inline_.run_ns_per_task.store(old + (per_task - old) / 8,
+                                        std::memory_order_relaxed);
   }
   // Last: once in_flight_ reaches 0, the timer may be destroyed.
   Runner::FinishInFlight(timer, released);
@@ -171,10 +172,7 @@ void Timer::Runner::ReleaseBatch(Timer& timer, std::vector<TimerTask*>& batch) {
 
 void Timer::Runner::FinishInFlight(Timer& timer, int64_t count) {
   if (count == 0) return;
-  std::lock_guard<std::mutex> lock(timer.done_mu_);
-  if (timer.in_flight_.fetch_sub(count, std::memory_order_acq_rel) == count) {
-    timer.done_cv_.notify_all();
-  }
+  timer.in_flight_.Finish(count);
 }
 
 }  // namespace timingwheel

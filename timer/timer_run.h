@@ -37,7 +37,7 @@ class Timer::Runner {
   // Runs `task`, whose kQueued this thread claimed, then any run deferred to
   // this thread meanwhile. Returns how many deferred references it dropped.
   static int64_t RunClaimed(Timer& timer, TimerTask* task);
-  // Calls `task->Run()`; an exception goes to on_callback_error_.
+  // Calls `task->Run()`; an exception goes to settings_.on_callback_error.
   static void InvokeRun(Timer& timer, TimerTask* task);
   // Releases a batch the executor destroyed without running: its tasks are
   // cancelled. Called without mu_.

@@ -39,7 +39,7 @@ absl::Status Timer::AddAtInternal(TimerTask* task, TimePoint deadline,
                              /*moved=*/nullptr, &earlier);
   }
   if (drop_ref) task->Unref();  // Never the last: the caller holds one.
-  if (earlier && on_next_due_earlier_) on_next_due_earlier_();
+  if (earlier && settings_.on_next_due_earlier) settings_.on_next_due_earlier();
   return status;
 }
 
@@ -81,7 +81,7 @@ absl::Status Timer::AddBatch(absl::Span<const TimerBatchEntry> entries,
   }
   if (added != nullptr) *added = count;
   // Once for the batch, even when it stopped at a refused entry.
-  if (earlier && on_next_due_earlier_) on_next_due_earlier_();
+  if (earlier && settings_.on_next_due_earlier) settings_.on_next_due_earlier();
   return status;
 }
 
@@ -125,7 +125,8 @@ bool Timer::Periodic::ResetPeriodicLocked(Timer& timer,
   const uint32_t state = State::Load(&task);
   // Idle (its series ended: a periodic task is pending, queued or running
   // from its first add until then), or stopped by Cancel() while it runs.
-  if (State::Owner(state) != timer.id_ || (state & State::kStopped) != 0) {
+  if (State::Owner(state) != timer.settings_.id ||
+      (state & State::kStopped) != 0) {
     return false;
   }
   const int64_t period = task.period_nanos();
@@ -179,7 +180,8 @@ void Timer::Periodic::RearmPeriodic(Timer& timer,
   }
   if (drop_ref) task.Unref();
   // The re-arming thread runs the task's callback: the timer is alive.
-  if (earlier && timer.on_next_due_earlier_) timer.on_next_due_earlier_();
+  if (earlier && timer.settings_.on_next_due_earlier)
+    timer.settings_.on_next_due_earlier();
 }
 
 void internal::PeriodicTaskBase::Rearm() {
@@ -206,7 +208,7 @@ bool Timer::Periodic::ResetPeriodic(
         *timer);  // This thread's buffered adds go first.
     reset = Periodic::ResetPeriodicLocked(*timer, task, kind, nanos, drop_ref,
                                           &earlier);
-    if (earlier) on_earlier = timer->on_next_due_earlier_;
+    if (earlier) on_earlier = timer->settings_.on_next_due_earlier;
   }
   if (drop_ref) task.Unref();  // Not reached: no reference was counted.
   if (on_earlier) on_earlier();
@@ -255,7 +257,7 @@ RescheduleResult TimerHandle::RescheduleInternal(bool relative, int64_t nanos)
     status = Timer::Placement::AddLocked(
         *timer, task_.get(), base, relative ? nanos : 0,
         /*wheel_ref_taken=*/false, drop_ref, &moved, &earlier);
-    if (earlier) on_earlier = timer->on_next_due_earlier_;
+    if (earlier) on_earlier = timer->settings_.on_next_due_earlier;
   }
   if (drop_ref) task_->Unref();  // Not reached: no reference was counted.
   if (on_earlier) on_earlier();

@@ -104,10 +104,7 @@ std::vector<TaskPtr<TimerTask>> Timer::Shutdown() {
 
   std::lock_guard<std::mutex> stop(shutdown_mu_);
   if (reaper_.joinable()) reaper_.join();
-  {
-    std::unique_lock<std::mutex> lock(done_mu_);
-    done_cv_.wait(lock, [this] { return in_flight_.load() == 0; });
-  }
+  { in_flight_.WaitUntilNone(); }
   if (owned_executor_ != nullptr) owned_executor_->Shutdown();
   return cancelled;
 }

@@ -95,8 +95,9 @@ void Timer::EmbeddedSlots::RunEmbeddedSlot(Timer& timer) {
 // mu_ is control_->mu, which the analysis cannot see through the pointer.
 void Timer::EmbeddedSlots::NotifyEmbeddedWaiters(Timer& timer)
     ABSL_NO_THREAD_SAFETY_ANALYSIS {
-  if (timer.control_->embedded_waiters > 0)
+  if (timer.control_->embedded_waiters > 0) {
     timer.control_->embedded_done.notify_all();
+  }
 }
 
 // The control block's lock is the timer's (mu_ is control->mu), which the

@@ -204,8 +204,9 @@ Timer::~Timer() {
 
 absl::Status Timer::AddInternal(TimerTask* task, absl::Duration delay,
                                 bool wheel_ref_taken, bool may_buffer) {
-  if (!wheel_ref_taken && !task->Counted())
+  if (!wheel_ref_taken && !task->Counted()) {
     return Timer::Placement::NotCountedError(*task);
+  }
   const int64_t delay_nanos = internal::DelayToNanos(delay);
   const int64_t clock_now = Clocks::ClockRelative(*this);
   if (may_buffer && settings_.use_inbox) {
@@ -246,8 +247,9 @@ absl::Status Timer::NoDefaultTimeoutError() {
 }
 
 absl::Status Timer::Add(const TaskPtr<TimerTask>& task) {
-  if (settings_.default_timeout == absl::ZeroDuration())
+  if (settings_.default_timeout == absl::ZeroDuration()) {
     return NoDefaultTimeoutError();
+  }
   return Add(task, settings_.default_timeout);
 }
 
@@ -283,7 +285,7 @@ absl::Status Timer::Placement::AddLocked(Timer& timer, TimerTask* task,
       // of the same task): the push needs no lock, so this ends. Checked
       // on every pass: a lock-free add may take an idle task between a
       // load here and the CAS below, which then fails and reloads.
-      Inboxes::DrainInboxesLocked(*&timer);
+      Inboxes::DrainInboxesLocked(timer);
       state = State::Load(task);
       if ((state & State::kInbox) != 0) std::this_thread::yield();
       continue;
@@ -357,8 +359,9 @@ absl::Status Timer::Placement::AddLocked(Timer& timer, TimerTask* task,
     *earlier = true;
   }
   ++timer.counters_.added;
-  if (earliest_after < timer.wake_.sleep_deadline_max)
-    Reaper::NotifySleepersIfEarlierLocked(*&timer);
+  if (earliest_after < timer.wake_.sleep_deadline_max) {
+    Reaper::NotifySleepersIfEarlierLocked(timer);
+  }
   // A moved task already had the wheel's reference.
   drop_ref = wheel_ref_taken && counted;
   return absl::OkStatus();

@@ -102,8 +102,9 @@ void Timer::Reaper::NotifySleepersIfEarlierLocked(Timer& timer) {
   Inboxes::SetSleepDeadlineMaxLocked(timer, internal::WakeState::kNoSleeper);
   timer.cv_.notify_all();
   // The reaper runs callbacks: its standby must wake for this one.
-  if (timer.watchdog_.active)
+  if (timer.watchdog_.active) {
     Reaper::ArmWatchdogLocked(timer, timer.wheel_.EarliestKey(), false);
+  }
 }
 
 void Timer::Reaper::RunInlineBatches(Timer& timer) {
@@ -173,8 +174,9 @@ void Timer::Reaper::OnWatchdog(Timer& timer) {
   // next.
   timer.AdvanceClock(absl::ZeroDuration());
   internal::MutexLock lock(timer.mu_);
-  if (timer.watchdog_.active)
+  if (timer.watchdog_.active) {
     Reaper::ArmWatchdogLocked(timer, timer.wheel_.EarliestKey(), true);
+  }
 }
 
 }  // namespace timingwheel

@@ -119,8 +119,9 @@ void Timer::Runner::RunBatch(Timer& timer, std::vector<TimerTask*>& batch) {
       // Run() returns, with this batch's reference.
       const State::Claim claim = State::TryClaimForRun(task);
       if (claim == State::Claim::kHandedOn) continue;
-      if (claim == State::Claim::kClaimed)
+      if (claim == State::Claim::kClaimed) {
         released += Runner::RunClaimed(timer, task);
+      }
       task->Unref();  // The wheel's reference: may run the destructor.
       ++released;
     }

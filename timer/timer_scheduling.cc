@@ -25,8 +25,9 @@ namespace timingwheel {
 
 absl::Status Timer::AddAtInternal(TimerTask* task, TimePoint deadline,
                                   bool wheel_ref_taken) {
-  if (!wheel_ref_taken && !task->Counted())
+  if (!wheel_ref_taken && !task->Counted()) {
     return Timer::Placement::NotCountedError(*task);
+  }
   const int64_t due = Clocks::RelativeOf(*this, deadline);
   bool drop_ref = false;
   bool earlier = false;
@@ -105,8 +106,9 @@ absl::Status Timer::AddPeriodic(internal::PeriodicTaskBase* task,
 
 int64_t Timer::Periodic::PeriodicGridOf(const Timer& timer, TimePoint deadline,
                                         int64_t period) {
-  if (deadline.nanos() >= timer.origin_)
+  if (deadline.nanos() >= timer.origin_) {
     return Timer::Clocks::RelativeOf(timer, deadline);
+  }
   // The grid points are deadline + k * period; the last one at or before
   // the origin is `origin_ - (origin_ - deadline) % period`. The
   // difference fits in uint64, not always int64.
@@ -180,8 +182,9 @@ void Timer::Periodic::RearmPeriodic(Timer& timer,
   }
   if (drop_ref) task.Unref();
   // The re-arming thread runs the task's callback: the timer is alive.
-  if (earlier && timer.settings_.on_next_due_earlier)
+  if (earlier && timer.settings_.on_next_due_earlier) {
     timer.settings_.on_next_due_earlier();
+  }
 }
 
 void internal::PeriodicTaskBase::Rearm() {

@@ -64,6 +64,10 @@ namespace timingwheel {
 class DelayedOperation;
 template <typename Key, typename Hash, typename Eq>
 class DelayedOperationPurgatory;
+namespace internal {
+template <typename Key, typename Hash, typename Eq>
+class WatchLists;
+}  // namespace internal
 
 // OperationState
 //
@@ -307,6 +311,8 @@ class DelayedOperation : public TimerTask {
  private:
   template <typename Key, typename Hash, typename Eq>
   friend class DelayedOperationPurgatory;
+  template <typename Key, typename Hash, typename Eq>
+  friend class internal::WatchLists;
 
   static constexpr int kWaiting = static_cast<int>(OperationState::kWaiting);
 

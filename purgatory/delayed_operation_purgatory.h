@@ -16,8 +16,11 @@
 //     while nothing is due, or one the caller shares between purgatories)
 //     expires operations whose delay passed.
 //
-// This file defines `PurgatoryOptions`, `PurgatoryMetrics`, `WatchOutcome`
-// (what `TryCompleteElseWatch()` did) and `DelayedOperationPurgatory`.
+// This file defines `WatchOutcome` (what `TryCompleteElseWatch()` did) and
+// `DelayedOperationPurgatory`, and includes `PurgatoryOptions`
+// (purgatory_options.h) and `PurgatoryMetrics` (purgatory_metrics.h), so
+// that this one include gives users everything. The watch lists are in
+// internal/watch_lists.h.
 //
 // Beyond Kafka: a completed operation leaves every watch list at once (no
 // periodic purge, so completed operations never pile up on other keys), and
@@ -46,8 +49,6 @@
 // clang-format on
 
 #include <atomic>
-#include <cassert>
-#include <cstddef>
 #include <cstdint>
 #include <exception>
 #include <functional>
@@ -57,71 +58,20 @@
 #include <utility>
 #include <vector>
 
-#include "absl/base/thread_annotations.h"
-#include "absl/container/flat_hash_map.h"
-#include "absl/container/inlined_vector.h"
 #include "absl/hash/hash.h"
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "absl/strings/str_format.h"
 #include "absl/types/span.h"
 #include "purgatory/delayed_operation.h"
+#include "purgatory/internal/watch_lists.h"
+#include "purgatory/purgatory_metrics.h"  // IWYU pragma: export
+#include "purgatory/purgatory_options.h"  // IWYU pragma: export
 #include "timer/internal/mutex.h"
 #include "timer/internal/report_error.h"
-#include "timer/internal/task_pool.h"
 #include "timer/timer.h"
 
 namespace timingwheel {
-
-// PurgatoryOptions
-//
-// How a `DelayedOperationPurgatory` is built.
-struct PurgatoryOptions {
-  // Watch-list shards; keys in different shards never contend. At least 1.
-  int shards = 32;
-
-  // The purgatory's own timer, when `shared_timer` is null. Its reaper is
-  // always started (the purgatory's expiration reaper); tick, wheel size,
-  // clock, executor (where expirations run) and max_pending are used as
-  // given.
-  TimerOptions timer;
-
-  // A timer the caller owns, to share between purgatories (and other uses)
-  // instead of one timer, with its reaper and executor threads, per
-  // purgatory. Not owned; `timer` is then ignored, and expirations run on
-  // that timer's executor, driven by its reaper (or by whoever calls its
-  // `AdvanceClock()`). Lifetimes: the timer must outlive the purgatory.
-  // Shut down or destroy the purgatory first: it expires its operations,
-  // takes them off the timer, and leaves the timer running for its other
-  // users. If the timer shuts down first, the purgatory's operations still
-  // on it are among the tasks `Timer::Shutdown()` returns (running such a
-  // task expires its operation); the others stay watched until they
-  // complete or the purgatory's `Shutdown()` expires them, and an operation
-  // handed in afterwards expires at once (`WatchOutcome::kExpired`).
-  Timer* shared_timer = nullptr;
-
-  // Called with every exception thrown by an operation's `TryComplete()`,
-  // `OnComplete()` or `OnExpiration()`, on the thread that ran it. Null
-  // reports each distinct exception type once on stderr. An exception thrown
-  // by the hook itself is swallowed.
-  std::function<void(std::exception_ptr)> on_callback_error;
-};
-
-// PurgatoryMetrics
-//
-// A snapshot of a purgatory's counters (see `Metrics()`).
-struct PurgatoryMetrics {
-  int64_t delayed = 0;          // Operations held now (see NumDelayed()).
-  int64_t watched = 0;          // Watch-list entries now (one per key).
-  int64_t keys = 0;             // Keys with a non-empty watch list now.
-  int64_t completed = 0;        // Operations completed (including expired).
-  int64_t expired = 0;          // Operations expired (delay or shutdown).
-  int64_t purged = 0;           // Watch entries removed because their
-                                // operation completed or expired.
-  int64_t callback_errors = 0;  // Exceptions thrown by callbacks.
-  int64_t reaper_wakeups = 0;   // Wake-ups of the timer's reaper (of the
-                                // shared timer, for all its users).
-};
 
 // WatchOutcome
 //
@@ -271,7 +221,7 @@ class DelayedOperationPurgatory final : private internal::OperationOwner {
       timer_->Cancel(*op);
       return OutcomeOf(*op);
     }
-    Watch(op, keys);
+    watch_lists_.Watch(op, keys);
     op->MaybeTryComplete(*this);
     // Shutdown() may have swept the watch lists before this operation was
     // on them.
@@ -300,43 +250,9 @@ class DelayedOperationPurgatory final : private internal::OperationOwner {
   // callbacks go to the error hook, and the other operations are still
   // tried. Thread-safe.
   int CheckAndComplete(const Key& key) {
-    // Raw pointers, on the stack up to 128 operations (1 KiB; with 32, a
-    // check of Kafka's workload at 500,000/s spilled to the heap). No
-    // reference per candidate (two locked instructions each): while this
-    // check is registered on the shard, a reference that leaving one of the
-    // shard's lists drops is first copied to `scan.kept` (see Unwatch()),
-    // so every candidate stays alive until the check ends.
-    absl::InlinedVector<DelayedOperation*, 128> candidates;
-    Shard& shard = ShardFor(key);
-    Scan scan;
-    {
-      internal::MutexLock lock(shard.mu);
-      auto it = shard.watchers.find(key);
-      if (it == shard.watchers.end()) return 0;
-      candidates.reserve(it->second->slots.size());
-      for (const Slot& slot : it->second->slots) {
-        candidates.push_back(slot.op.get());
-      }
-      scan.next = shard.scans;
-      shard.scans = &scan;
-    }
-    // Unregisters the check before `scan.kept` drops its references (also
-    // if a push below throws bad_alloc).
-    struct EndScan {
-      Shard& shard;
-      Scan& scan;
-      ~EndScan() {
-        internal::MutexLock lock(shard.mu);
-        Scan** link = &shard.scans;
-        while (*link != &scan) link = &(*link)->next;
-        *link = scan.next;
-      }
-    } end_scan{shard, scan};
-    int completed = 0;
-    for (DelayedOperation* op : candidates) {
-      if (op->MaybeTryComplete(*this)) ++completed;
-    }
-    return completed;
+    return watch_lists_.TryEach(key, [this](DelayedOperation* op) {
+      return op->MaybeTryComplete(*this);
+    });
   }
 
   // DelayedOperationPurgatory::CancelForKey()
@@ -353,15 +269,7 @@ class DelayedOperationPurgatory final : private internal::OperationOwner {
   // progress returns `WatchOutcome::kCancelled`. An unknown key returns
   // nothing. Thread-safe.
   std::vector<OperationPtr> CancelForKey(const Key& key) {
-    std::vector<OperationPtr> candidates;
-    {
-      Shard& shard = ShardFor(key);
-      internal::MutexLock lock(shard.mu);
-      auto it = shard.watchers.find(key);
-      if (it == shard.watchers.end()) return candidates;
-      candidates.reserve(it->second->slots.size());
-      for (const Slot& slot : it->second->slots) candidates.push_back(slot.op);
-    }
+    std::vector<OperationPtr> candidates = watch_lists_.WatchedUnder(key);
     std::vector<OperationPtr> cancelled;
     cancelled.reserve(candidates.size());
     for (OperationPtr& op : candidates) {
@@ -379,7 +287,8 @@ class DelayedOperationPurgatory final : private internal::OperationOwner {
       }
       if (op->timed_.load(std::memory_order_seq_cst)) timer_->Cancel(*op);
       internal::KeepAlive released;
-      Unwatch(std::move(keys), /*count_as_purged=*/false, released);
+      watch_lists_.Unwatch(std::move(keys), /*count_as_purged=*/false,
+                           released);
       if (held) held_.fetch_sub(1, std::memory_order_relaxed);
       cancelled.push_back(std::move(op));
     }
@@ -396,7 +305,7 @@ class DelayedOperationPurgatory final : private internal::OperationOwner {
   //
   // The number of watch-list entries (an operation watched under three keys
   // counts three). Completed operations are not counted. Thread-safe.
-  int64_t Watched() const { return watched_.load(std::memory_order_relaxed); }
+  int64_t Watched() const { return watch_lists_.watched(); }
 
   // DelayedOperationPurgatory::Metrics()
   //
@@ -408,12 +317,9 @@ class DelayedOperationPurgatory final : private internal::OperationOwner {
     metrics.watched = Watched();
     metrics.completed = completed_.load(std::memory_order_relaxed);
     metrics.expired = expired_.load(std::memory_order_relaxed);
-    metrics.purged = purged_.load(std::memory_order_relaxed);
+    metrics.purged = watch_lists_.purged();
     metrics.callback_errors = callback_errors_.load(std::memory_order_relaxed);
-    for (const auto& shard : shards_) {
-      internal::MutexLock lock(shard->mu);
-      metrics.keys += static_cast<int64_t>(shard->watchers.size());
-    }
+    metrics.keys = watch_lists_.NumKeys();
     return metrics;
   }
 
@@ -451,93 +357,23 @@ class DelayedOperationPurgatory final : private internal::OperationOwner {
     // expiry takes its operation off it), except during a racing
     // TryCompleteElseWatch() between its Add() and its watch: that call
     // expires it itself once it sees the shutdown.
-    for (const OperationPtr& op : AllWatched()) op->Expire();
+    for (const OperationPtr& op : watch_lists_.AllWatched()) {
+      op->Expire();
+    }
     anchor_->MarkShutDown();
     anchor_->WaitIdle();
   }
 
  private:
-  struct Shard;
-  struct WatcherList;
-
-  // Where an operation stands on one watch list: its list and its index in
-  // the list's slots (kept up to date under the shard's lock when another
-  // slot moves into its place).
-  struct Entry {
-    Shard* shard;
-    WatcherList* list;
-    size_t index;  // Guarded by shard->mu.
-  };
-
-  // An operation's watch entries, one per distinct key (one allocation,
-  // from the timer's task pool: it is made on the thread that hands the
-  // operation in and usually freed on the one that completes it, where
-  // malloc takes its slow path).
-  struct WatchKeys final : internal::WatchKeysBase {
-    static void* operator new(std::size_t size) {
-      return internal::TaskPool::Allocate(size);
-    }
-    static void operator delete(void* block, std::size_t size) noexcept {
-      internal::TaskPool::Free(block, size);
-    }
-    absl::InlinedVector<Entry, 4> entries;
-  };
-  static_assert(alignof(WatchKeys) <= internal::TaskPool::kAlignment,
-                "WatchKeys must fit the task pool's alignment");
-
-  // One slot of a watch list: the operation (a reference the list holds)
-  // and its entry for this list, whose index is updated when the slot moves.
-  struct Slot {
-    OperationPtr op;
-    Entry* entry;
-  };
-
-  // The operations watched under one key, in no particular order: removal
-  // swaps the last slot into the hole (O(1), no hashing), and a check scans
-  // a contiguous array. Removed from its shard when it empties.
-  struct WatcherList {
-    explicit WatcherList(const Key& k) : key(k) {}
-    const Key key;
-    std::vector<Slot> slots;
-  };
-
-  // A CheckAndComplete() in progress on a shard (on its stack), which
-  // tries operations it holds only raw pointers to: each reference that
-  // leaves one of the shard's lists meanwhile is copied to `kept`, released
-  // when the check ends.
-  struct Scan {
-    Scan* next = nullptr;                       // Guarded by the shard's mu.
-    absl::InlinedVector<OperationPtr, 8> kept;  // Guarded by the shard's mu
-                                                // while registered.
-  };
-
-  struct Shard {
-    internal::Mutex mu;
-    // Lists are boxed so entries can point at them across rehashes.
-    absl::flat_hash_map<Key, std::unique_ptr<WatcherList>, Hash, Eq> watchers
-        ABSL_GUARDED_BY(mu);
-    Scan* scans ABSL_GUARDED_BY(mu) = nullptr;  // The checks in progress.
-  };
-
   DelayedOperationPurgatory(const PurgatoryOptions& options,
                             std::unique_ptr<Timer> timer)
       : owned_timer_(std::move(timer)),
         timer_(owned_timer_ != nullptr ? owned_timer_.get()
                                        : options.shared_timer),
         on_callback_error_(options.on_callback_error),
+        watch_lists_(options.shards),
         anchor_(std::make_shared<internal::OwnerAnchor>(
-            static_cast<internal::OperationOwner*>(this))) {
-    shards_.reserve(static_cast<size_t>(options.shards));
-    for (int i = 0; i < options.shards; ++i) {
-      shards_.push_back(std::make_unique<Shard>());
-    }
-  }
-
-  Shard& ShardFor(const Key& key) const {
-    const uint64_t hash = static_cast<uint64_t>(Hash()(key));
-    // High bits: the shard's hash map indexes by the low ones.
-    return *shards_[(hash >> 32) % shards_.size()];
-  }
+            static_cast<internal::OperationOwner*>(this))) {}
 
   // What became of an operation this purgatory accepted.
   static WatchOutcome OutcomeOf(const DelayedOperation& op) {
@@ -573,90 +409,11 @@ class DelayedOperationPurgatory final : private internal::OperationOwner {
     return OutcomeOf(op);
   }
 
-  // Watches `op` under `keys`, unless it finished meanwhile.
-  void Watch(const OperationPtr& op, absl::Span<const Key> keys) {
-    internal::MutexLock watch_lock(op->watch_mu_);
-    // Finished by another thread: its Detach() already ran (or finds the
-    // keys below), so watching it now would leave it on the lists.
-    if (!op->IsWaiting()) return;
-    auto watch_keys = std::make_unique<WatchKeys>();
-    // Reserved up front: slots point at the entries.
-    watch_keys->entries.reserve(keys.size());
-    for (const Key& key : keys) {
-      Shard& shard = ShardFor(key);
-      internal::MutexLock shard_lock(shard.mu);
-      std::unique_ptr<WatcherList>& list = shard.watchers[key];
-      if (list == nullptr) list = std::make_unique<WatcherList>(key);
-      // A key given twice is watched once.
-      bool seen = false;
-      for (const Entry& entry : watch_keys->entries) {
-        if (entry.list == list.get()) seen = true;
-      }
-      if (seen) continue;
-      watch_keys->entries.push_back(
-          Entry{&shard, list.get(), list->slots.size()});
-      list->slots.push_back(Slot{op, &watch_keys->entries.back()});
-    }
-    watched_.fetch_add(static_cast<int64_t>(watch_keys->entries.size()),
-                       std::memory_order_relaxed);
-    op->watch_keys_ = std::move(watch_keys);
-  }
-
-  // Every operation on a watch list now.
-  std::vector<OperationPtr> AllWatched() {
-    std::vector<OperationPtr> all;
-    for (const auto& shard : shards_) {
-      internal::MutexLock lock(shard->mu);
-      for (const auto& watchers : shard->watchers) {
-        for (const Slot& slot : watchers.second->slots) {
-          all.push_back(slot.op);
-        }
-      }
-    }
-    return all;
-  }
-
-  // Removes an operation from every watch list in `taken` (its watch keys,
-  // which the caller took from it under its watch_mu_ after its final
-  // transition, so no other thread unwatches it), moving the dropped
-  // references to `released`. With `count_as_purged`, counts the removed
-  // entries as purged.
-  void Unwatch(std::unique_ptr<internal::WatchKeysBase> taken,
-               bool count_as_purged, internal::KeepAlive& released) {
-    if (taken == nullptr) return;
-    // The slots point at these entries until each is removed below.
-    auto* watch_keys = static_cast<WatchKeys*>(taken.get());
-    int64_t removed = 0;
-    for (Entry& entry : watch_keys->entries) {
-      Shard& shard = *entry.shard;
-      internal::MutexLock shard_lock(shard.mu);
-      WatcherList& list = *entry.list;
-      std::vector<Slot>& slots = list.slots;
-      Slot& slot = slots[entry.index];
-      assert(slot.entry == &entry);
-      // A check in progress may hold a raw pointer to it.
-      for (Scan* scan = shard.scans; scan != nullptr; scan = scan->next) {
-        scan->kept.push_back(slot.op);
-      }
-      released.push_back(std::move(slot.op));
-      if (&slot != &slots.back()) {
-        slot = std::move(slots.back());
-        slot.entry->index = entry.index;
-      }
-      slots.pop_back();
-      // An empty list goes (no entry points at it any more).
-      if (slots.empty()) shard.watchers.erase(list.key);
-      ++removed;
-    }
-    watched_.fetch_sub(removed, std::memory_order_relaxed);
-    if (count_as_purged) purged_.fetch_add(removed, std::memory_order_relaxed);
-  }
-
   void Detach(DelayedOperation& op, bool expired,
               std::unique_ptr<internal::WatchKeysBase> keys,
               internal::KeepAlive& keep) override {
     // Off the lists first: they hold references, so the timer's may go.
-    Unwatch(std::move(keys), /*count_as_purged=*/true, keep);
+    watch_lists_.Unwatch(std::move(keys), /*count_as_purged=*/true, keep);
     // Never added to the timer (it completed in its first try): no lock.
     if (op.timed_.load(std::memory_order_seq_cst)) timer_->Cancel(op);
     completed_.fetch_add(1, std::memory_order_relaxed);
@@ -682,14 +439,12 @@ class DelayedOperationPurgatory final : private internal::OperationOwner {
   const std::unique_ptr<Timer> owned_timer_;
   Timer* const timer_;
   const std::function<void(std::exception_ptr)> on_callback_error_;
-  std::vector<std::unique_ptr<Shard>> shards_;
+  internal::WatchLists<Key, Hash, Eq> watch_lists_;
   const std::shared_ptr<internal::OwnerAnchor> anchor_;
   std::atomic<bool> shutdown_{false};
   std::atomic<int64_t> held_{0};
-  std::atomic<int64_t> watched_{0};
   std::atomic<int64_t> completed_{0};
   std::atomic<int64_t> expired_{0};
-  std::atomic<int64_t> purged_{0};
   std::atomic<int64_t> callback_errors_{0};
 };
 

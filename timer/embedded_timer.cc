@@ -27,6 +27,7 @@
 #include "timer/internal/timer_control.h"
 #include "timer/internal/timing_wheel.h"
 #include "timer/internal/wheel_math.h"
+#include "timer/timer_impl.h"
 
 namespace timingwheel {
 namespace {
@@ -57,15 +58,15 @@ bool InOwnRun(const TimerTask* task, bool destroying) {
 
 }  // namespace
 
-void Timer::RunEmbeddedSlot() {
+void Timer::EmbeddedSlots::RunEmbeddedSlot(Timer& timer) {
   TimerTask* task;
   {
-    internal::MutexLock lock(mu_);
+    internal::MutexLock lock(timer.mu_);
     // Empty when the timer embedded timers this slot stood for were
     // cancelled, moved, or claimed by an earlier slot.
-    if (internal::ListEmpty(&embedded_ready_)) return;
-    task = internal::TimingWheel::AsTask(embedded_ready_.next);
-    internal::Unlink(embedded_ready_.next);
+    if (internal::ListEmpty(&timer.embedded_ready_)) return;
+    task = internal::TimingWheel::AsTask(timer.embedded_ready_.next);
+    internal::Unlink(timer.embedded_ready_.next);
     ABSL_ASSERT((State::Load(task) & State::kQueued) != 0);
     // Not claimed: running on another thread, which runs it again when its
     // Run() returns (never concurrently with itself).
@@ -74,10 +75,10 @@ void Timer::RunEmbeddedSlot() {
   for (;;) {
     EmbeddedRunFrame frame{task, false, embedded_runs};
     embedded_runs = &frame;
-    InvokeRun(task);
+    Runner::InvokeRun(timer, task);
     embedded_runs = frame.outer;
     if (frame.destroyed) return;  // Gone: never touched again.
-    internal::MutexLock lock(mu_);
+    internal::MutexLock lock(timer.mu_);
     if (State::FinishRun(task) == State::RunEnd::kAgain) {
       // Re-queued while it ran: it may still be on embedded_ready_ (a later
       // slot would then find it gone) or handed on by a slot.
@@ -86,27 +87,32 @@ void Timer::RunEmbeddedSlot() {
       }
       continue;
     }
-    NotifyEmbeddedWaiters();
+    EmbeddedSlots::NotifyEmbeddedWaiters(timer);
     return;
   }
 }
 
 // mu_ is control_->mu, which the analysis cannot see through the pointer.
-void Timer::NotifyEmbeddedWaiters() ABSL_NO_THREAD_SAFETY_ANALYSIS {
-  if (control_->embedded_waiters > 0) control_->embedded_done.notify_all();
+void Timer::EmbeddedSlots::NotifyEmbeddedWaiters(Timer& timer)
+    ABSL_NO_THREAD_SAFETY_ANALYSIS {
+  if (timer.control_->embedded_waiters > 0) {
+    timer.control_->embedded_done.notify_all();
+  }
 }
 
 // The control block's lock is the timer's (mu_ is control->mu), which the
 // analysis cannot see through the pointer.
-bool Timer::CancelEmbedded(internal::TimerControl* control, TimerTask* task,
-                           bool destroying) ABSL_NO_THREAD_SAFETY_ANALYSIS {
+bool Timer::EmbeddedSlots::CancelEmbedded(internal::TimerControl* control,
+                                          TimerTask* task, bool destroying)
+    ABSL_NO_THREAD_SAFETY_ANALYSIS {
   const bool own_run = InOwnRun(task, destroying);
   internal::MutexLock lock(control->mu);
   Timer* const timer = control->timer;
   if (timer == nullptr) return false;  // Destroyed: nothing of it is left.
   bool drop_ref = false;               // Never set for an embedded timer.
   bool revoked = false;  // Never set: embedded timers are never buffered.
-  const bool cancelled = timer->CancelLocked(*task, drop_ref, revoked);
+  const bool cancelled =
+      Timer::Cancels::CancelLocked(*timer, *task, drop_ref, revoked);
   // Still kPending after a cancel: Shutdown() took it off the wheel and is
   // walking its list outside the lock; wait until it let go (it runs no
   // user code meanwhile). A run in progress on another thread is waited
@@ -129,7 +135,7 @@ bool Timer::CancelEmbedded(internal::TimerControl* control, TimerTask* task,
 
 EmbeddedTimer::~EmbeddedTimer() {
   if (control_ == nullptr) return;
-  Timer::CancelEmbedded(control_, this, /*destroying=*/true);
+  Timer::EmbeddedSlots::CancelEmbedded(control_, this, /*destroying=*/true);
   control_->Unref();
 }
 
@@ -153,13 +159,15 @@ absl::Status EmbeddedTimer::Schedule(Timer& timer, absl::Duration delay) {
 
 bool EmbeddedTimer::Cancel() {
   if (control_ == nullptr) return false;
-  return Timer::CancelEmbedded(control_, this, /*destroying=*/false);
+  return Timer::EmbeddedSlots::CancelEmbedded(control_, this,
+                                              /*destroying=*/false);
 }
 
 bool EmbeddedTimer::IsScheduled() const ABSL_NO_THREAD_SAFETY_ANALYSIS {
   if (control_ == nullptr) return false;
   internal::MutexLock lock(control_->mu);
-  return control_->timer != nullptr && control_->timer->IsPendingLocked(*this);
+  return control_->timer != nullptr &&
+         Timer::Cancels::IsPendingLocked(*control_->timer, *this);
 }
 
 // As TimerHandle::TimeRemaining() (an embedded timer is never buffered in
@@ -169,7 +177,7 @@ absl::Duration EmbeddedTimer::TimeRemaining() const
   if (control_ == nullptr) return absl::InfiniteDuration();
   internal::MutexLock lock(control_->mu);
   Timer* const timer = control_->timer;
-  if (timer == nullptr || !timer->IsPendingLocked(*this)) {
+  if (timer == nullptr || !Timer::Cancels::IsPendingLocked(*timer, *this)) {
     return absl::InfiniteDuration();
   }
   if ((State::Load(this) & State::kQueued) != 0) {
@@ -177,7 +185,7 @@ absl::Duration EmbeddedTimer::TimeRemaining() const
   }
   const int64_t due = due_nanos_;
   if (due == internal::kMaxNanos) return absl::InfiniteDuration();
-  const int64_t now = timer->NowRelative();
+  const int64_t now = Timer::Clocks::NowRelative(*timer);
   return due <= now ? absl::ZeroDuration() : absl::Nanoseconds(due - now);
 }
 

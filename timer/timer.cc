@@ -1,10 +1,10 @@
 // Copyright 2026 The timingwheel Authors.
 //
 // The facade of Timer: Create() and its checks, the constructor and the
-// destructor, Add() (the one place that places a task, AddLocked()),
-// Cancel(), the counters (Metrics(), NumPending(), NextDueIn()) and the
-// handle's methods. The rest of Timer is in one file per job (see
-// timer_impl.h for the list).
+// destructor, Add() (and Timer::Placement, the one place that places a
+// task: AddLocked()) and the counters (Metrics(), NumPending(),
+// NextDueIn()). The rest of Timer is in one file per job (see timer_impl.h
+// for the list).
 
 #include "timer/timer.h"
 
@@ -21,11 +21,9 @@
 #include "absl/base/macros.h"
 #include "absl/strings/str_format.h"
 #include "timer/internal/bucket.h"
-#include "timer/internal/report_error.h"
 #include "timer/internal/standby_executor.h"
 #include "timer/internal/task_pool.h"
 #include "timer/internal/task_state.h"
-#include "timer/internal/test_hooks.h"
 #include "timer/internal/wheel_math.h"
 #include "timer/timer_impl.h"
 
@@ -84,6 +82,25 @@ void ReleaseTimerId(uint32_t id) {
   ids.free.push_back(id);
 }
 
+// The settings `options` give the timer with id `id`.
+internal::TimerSettings SettingsFor(const TimerOptions& options, uint32_t id) {
+  Clock* const clock = options.clock != nullptr ? options.clock : Clock::Real();
+  return internal::TimerSettings{
+      id,
+      clock,
+      /*real_clock=*/clock == Clock::Real(),
+      /*coarse_slack=*/options.coarse_clock ? clock->CoarseStalenessNanos() : 0,
+      /*run_inline=*/options.executor == nullptr && options.start_reaper &&
+          clock == Clock::Real(),
+      options.max_pending,
+      options.default_timeout,
+      options.on_callback_error,
+      options.on_next_due_earlier,
+      /*use_inbox=*/options.producer_inboxes && options.max_pending == 0 &&
+          !options.on_next_due_earlier,
+  };
+}
+
 }  // namespace
 
 absl::StatusOr<std::unique_ptr<Timer>> Timer::Create(TimerOptions options) {
@@ -139,34 +156,23 @@ absl::StatusOr<std::unique_ptr<Timer>> Timer::Create(TimerOptions options) {
   std::unique_ptr<Timer> timer(new Timer(options, tick_nanos, id));
   if (options.start_reaper) {
     Timer* raw = timer.get();
-    timer->reaper_ = std::thread([raw] { raw->ReaperLoop(); });
+    timer->reaper_ = std::thread([raw] { Reaper::ReaperLoop(*raw); });
   }
   return timer;
 }
 
 Timer::Timer(const TimerOptions& options, int64_t tick_nanos, uint32_t id)
-    : id_(id),
+    : settings_(SettingsFor(options, id)),
       control_(new internal::TimerControl(this, id)),
-      clock_(options.clock != nullptr ? options.clock : Clock::Real()),
-      real_clock_(clock_ == Clock::Real()),
-      coarse_slack_(options.coarse_clock ? clock_->CoarseStalenessNanos() : 0),
       owned_executor_(options.executor != nullptr
                           ? nullptr
                           : std::make_unique<internal::StandbyExecutor>(
-                                [this] { OnWatchdog(); })),
+                                [this] { Reaper::OnWatchdog(*this); })),
       executor_(options.executor != nullptr ? options.executor
                                             : owned_executor_.get()),
-      run_inline_(options.executor == nullptr && options.start_reaper &&
-                  clock_ == Clock::Real()),
-      origin_(ReadClock()),
-      max_pending_(options.max_pending),
-      default_timeout_(options.default_timeout),
-      on_callback_error_(options.on_callback_error),
+      origin_(Clocks::ReadClock(*this)),
       mu_(control_->mu),
-      wheel_(tick_nanos, options.wheel_size),
-      on_next_due_earlier_(options.on_next_due_earlier),
-      use_inbox_(options.producer_inboxes && options.max_pending == 0 &&
-                 !options.on_next_due_earlier) {
+      wheel_(tick_nanos, options.wheel_size) {
   internal::InitList(&embedded_ready_);
 }
 
@@ -179,10 +185,7 @@ Timer::~Timer() {
   Shutdown();
   // Shutdown() from a callback could not wait; the destructor, which does
   // not run inside a callback, finishes the job.
-  {
-    std::unique_lock<std::mutex> lock(done_mu_);
-    done_cv_.wait(lock, [this] { return in_flight_.load() == 0; });
-  }
+  { in_flight_.WaitUntilNone(); }
   if (reaper_.joinable()) reaper_.join();
   {
     // Handles that outlive the timer find it gone.
@@ -195,22 +198,25 @@ Timer::~Timer() {
   }
   // No task carries the id any more: every one was run, cancelled or
   // released above.
-  ReleaseTimerId(id_);
+  ReleaseTimerId(settings_.id);
   control_->Unref();
 }
 
 absl::Status Timer::AddInternal(TimerTask* task, absl::Duration delay,
                                 bool wheel_ref_taken, bool may_buffer) {
-  if (!wheel_ref_taken && !task->Counted()) return NotCountedError(*task);
+  if (!wheel_ref_taken && !task->Counted()) {
+    return Timer::Placement::NotCountedError(*task);
+  }
   const int64_t delay_nanos = internal::DelayToNanos(delay);
-  const int64_t clock_now = ClockRelative();
-  if (may_buffer && use_inbox_) {
-    switch (TryBuffer(task, clock_now, delay_nanos, wheel_ref_taken)) {
-      case Buffered::kYes:
+  const int64_t clock_now = Clocks::ClockRelative(*this);
+  if (may_buffer && settings_.use_inbox) {
+    switch (Inboxes::TryBuffer(*this, task, clock_now, delay_nanos,
+                               wheel_ref_taken)) {
+      case Inboxes::Buffered::kYes:
         return absl::OkStatus();
-      case Buffered::kRefused:
-        return ShutdownError();
-      case Buffered::kNo:
+      case Inboxes::Buffered::kRefused:
+        return Timer::Placement::ShutdownError();
+      case Inboxes::Buffered::kNo:
         break;
     }
   }
@@ -219,16 +225,17 @@ absl::Status Timer::AddInternal(TimerTask* task, absl::Duration delay,
   absl::Status status;
   {
     internal::MutexLock lock(mu_);
-    DrainMineLocked();  // This thread's buffered adds go first.
-    status = AddLocked(task, clock_now, delay_nanos, wheel_ref_taken, drop_ref,
-                       /*moved=*/nullptr, &earlier);
+    Inboxes::DrainMineLocked(*this);  // This thread's buffered adds go first.
+    status = Placement::AddLocked(*this, task, clock_now, delay_nanos,
+                                  wheel_ref_taken, drop_ref,
+                                  /*moved=*/nullptr, &earlier);
   }
   if (drop_ref) task->Unref();  // Never the last: the caller holds one.
-  if (earlier && on_next_due_earlier_) on_next_due_earlier_();
+  if (earlier && settings_.on_next_due_earlier) settings_.on_next_due_earlier();
   return status;
 }
 
-absl::Status Timer::ShutdownError() {
+absl::Status Timer::Placement::ShutdownError() {
   return absl::FailedPreconditionError(
       "timingwheel: cannot add a task after Timer::Shutdown()");
 }
@@ -240,11 +247,13 @@ absl::Status Timer::NoDefaultTimeoutError() {
 }
 
 absl::Status Timer::Add(const TaskPtr<TimerTask>& task) {
-  if (default_timeout_ == absl::ZeroDuration()) return NoDefaultTimeoutError();
-  return Add(task, default_timeout_);
+  if (settings_.default_timeout == absl::ZeroDuration()) {
+    return NoDefaultTimeoutError();
+  }
+  return Add(task, settings_.default_timeout);
 }
 
-absl::Status Timer::NotCountedError(const TimerTask& task) {
+absl::Status Timer::Placement::NotCountedError(const TimerTask& task) {
   return absl::InvalidArgumentError(
       task.Embedded()
           ? "timingwheel: Add() of an EmbeddedTimer: schedule it with "
@@ -254,9 +263,10 @@ absl::Status Timer::NotCountedError(const TimerTask& task) {
             "delete it");
 }
 
-absl::Status Timer::AddLocked(TimerTask* task, int64_t base,
-                              int64_t delay_nanos, bool wheel_ref_taken,
-                              bool& drop_ref, bool* moved, bool* earlier) {
+absl::Status Timer::Placement::AddLocked(Timer& timer, TimerTask* task,
+                                         int64_t base, int64_t delay_nanos,
+                                         bool wheel_ref_taken, bool& drop_ref,
+                                         bool* moved, bool* earlier) {
   // An embedded timer (EmbeddedTimer::Schedule() passes wheel_ref_taken)
   // has no reference count: the wheel holds it by its owner's promise, and
   // nothing here may Ref() or Unref() it.
@@ -267,25 +277,25 @@ absl::Status Timer::AddLocked(TimerTask* task, int64_t base,
   enum { kMove, kWithdraw, kNew } kind = kNew;
   uint32_t state = State::Load(task);
   for (;;) {
-    if ((state & State::kInbox) != 0 && State::Owner(state) == id_ &&
-        !shutdown_) {
+    if ((state & State::kInbox) != 0 &&
+        State::Owner(state) == timer.settings_.id && !timer.shutdown_) {
       // In a producer inbox of this timer: its link is in use until a drain
       // takes it (after which it is pending, or idle if it was cancelled
       // there). Its producer may not have pushed it yet (a concurrent add
       // of the same task): the push needs no lock, so this ends. Checked
       // on every pass: a lock-free add may take an idle task between a
       // load here and the CAS below, which then fails and reloads.
-      DrainInboxesLocked();
+      Inboxes::DrainInboxesLocked(timer);
       state = State::Load(task);
       if ((state & State::kInbox) != 0) std::this_thread::yield();
       continue;
     }
     const uint32_t owner = State::Owner(state);
-    if (shutdown_) {
-      refused = ShutdownError();
+    if (timer.shutdown_) {
+      refused = Timer::Placement::ShutdownError();
       break;
     }
-    if (owner != 0 && owner != id_) {
+    if (owner != 0 && owner != timer.settings_.id) {
       refused = absl::FailedPreconditionError(
           "timingwheel: the task belongs to another Timer (pending, queued "
           "or running there); a task is in one timer at a time");
@@ -302,16 +312,18 @@ absl::Status Timer::AddLocked(TimerTask* task, int64_t base,
       break;
     }
     kind = (state & State::kQueued) != 0 ? kWithdraw : kNew;
-    if (kind == kNew && max_pending_ > 0 && counters_.pending >= max_pending_) {
-      refused = absl::ResourceExhaustedError(absl::StrFormat(
-          "timingwheel: %d %s pending, the limit (max_pending)",
-          counters_.pending, counters_.pending == 1 ? "task" : "tasks"));
+    if (kind == kNew && timer.settings_.max_pending > 0 &&
+        timer.counters_.pending >= timer.settings_.max_pending) {
+      refused = absl::ResourceExhaustedError(
+          absl::StrFormat("timingwheel: %d %s pending, the limit (max_pending)",
+                          timer.counters_.pending,
+                          timer.counters_.pending == 1 ? "task" : "tasks"));
       break;
     }
     // A withdrawn run stays in its batch, which skips it (and drops the
     // batch's reference) once it sees kQueued cleared.
-    const uint32_t desired =
-        State::Make(id_, (state & ~State::kQueued) | State::kPending);
+    const uint32_t desired = State::Make(
+        timer.settings_.id, (state & ~State::kQueued) | State::kPending);
     if (State::Cas(task, state, desired)) break;
   }
   if (!refused.ok()) {
@@ -324,30 +336,32 @@ absl::Status Timer::AddLocked(TimerTask* task, int64_t base,
     internal::Unlink(internal::TimingWheel::AsNode(task));
   }
   if (kind == kMove) {
-    wheel_.Unlink(task);
+    timer.wheel_.Unlink(task);
   } else {
     // The wheel's reference, until the task runs or is cancelled.
     if (!wheel_ref_taken && counted) task->Ref();
     wheel_ref_taken = false;
-    ++counters_.pending;
-    if (kind == kWithdraw) --counters_.expired;
+    ++timer.counters_.pending;
+    if (kind == kWithdraw) --timer.counters_.expired;
   }
   if (moved != nullptr) *moved = kind != kNew;
   // Never before the wheel's time: an injected clock that stepped back
   // cannot make the task due earlier than the timer has already seen.
   task->due_nanos_ =
-      internal::SaturatingAdd(std::max(base, wheel_.time()), delay_nanos);
+      internal::SaturatingAdd(std::max(base, timer.wheel_.time()), delay_nanos);
   // Lower bounds that may be a cancel-emptied bucket's key (not discarded
   // here: that is the sleepers' job), never below what a sleeper or
   // NextDueIn() saw, so comparing them tells whether this add is earlier.
-  const int64_t earliest_before = wheel_.KeyLowerBound();
-  wheel_.Place(task);
-  const int64_t earliest_after = wheel_.KeyLowerBound();
+  const int64_t earliest_before = timer.wheel_.KeyLowerBound();
+  timer.wheel_.Place(task);
+  const int64_t earliest_after = timer.wheel_.KeyLowerBound();
   if (earlier != nullptr && earliest_after < earliest_before) {
     *earlier = true;
   }
-  ++counters_.added;
-  if (earliest_after < sleep_deadline_max_) NotifySleepersIfEarlierLocked();
+  ++timer.counters_.added;
+  if (earliest_after < timer.wake_.sleep_deadline_max) {
+    Reaper::NotifySleepersIfEarlierLocked(timer);
+  }
   // A moved task already had the wheel's reference.
   drop_ref = wheel_ref_taken && counted;
   return absl::OkStatus();
@@ -361,110 +375,12 @@ absl::Status Timer::Add(const TaskPtr<TimerTask>& task, absl::Duration delay) {
                      /*may_buffer=*/true);
 }
 
-bool Timer::Cancel(TimerTask& task) {
-  bool cancelled;
-  bool drop_ref = false;
-  bool revoked = false;
-  const int buffered = use_inbox_ ? CancelBuffered(task, id_) : -1;
-  if (buffered >= 0) {
-    cancelled = revoked = buffered == 1;
-  } else {
-    internal::MutexLock lock(mu_);
-    cancelled = CancelLocked(task, drop_ref, revoked);
-  }
-  if (revoked) {
-    internal::RunAfterRevokeHook();
-    // Out of the inbox first: then the inbox's reference is this call's.
-    WaitUntilRevokedOut(control_, task);
-    drop_ref = true;
-  }
-  if (cancelled) NotifyCancelled(task);
-  if (drop_ref) task.Unref();  // The wheel's; the caller holds another.
-  return cancelled;
-}
-
-void Timer::NotifyCancelled(TimerTask& task) {
-  try {
-    task.OnCancelled();
-  } catch (...) {
-    // Not to on_callback_error: a handle may cancel after its timer is gone.
-    internal::ReportUnhandledError(std::current_exception(),
-                                   "a timer task's OnCancelled()",
-                                   "a try/catch inside OnCancelled()");
-  }
-}
-
-bool Timer::CancelLocked(TimerTask& task, bool& drop_ref, bool& revoked) {
-  uint32_t state = State::Load(&task);
-  // A pending task leaves its list before its state leaves kPending: once
-  // the word is idle, a lock-free add (TryBuffer) may take the task and
-  // write its link at once. Only this lock's holder clears kPending, so the
-  // loop below is sure to take the pending branch.
-  const bool unlinked = State::Owner(state) == id_ &&
-                        (state & State::kInbox) == 0 &&
-                        (state & State::kPending) != 0 && !shutdown_;
-  if (unlinked) wheel_.Unlink(&task);
-  for (;;) {
-    if (State::Owner(state) != id_) return false;  // Idle, or not ours.
-    if ((state & State::kInbox) != 0) {
-      // Buffered: the drain takes it out (and counts it cancelled); the
-      // caller releases it.
-      if ((state & State::kRevoked) != 0) return false;
-      if (State::Cas(&task, state, state | State::kRevoked)) {
-        revoked = true;
-        return true;
-      }
-      continue;
-    }
-    // A pending task after Shutdown() is on Shutdown()'s list: swept.
-    const bool pending = (state & State::kPending) != 0 && !shutdown_;
-    const bool queued = (state & State::kQueued) != 0;
-    const bool running = (state & State::kRunning) != 0;
-    if (!pending && !queued) {
-      if (!running || (state & State::kStopped) != 0) return false;
-      // Running, nothing waiting: stop re-adds until Run() returns.
-      if (State::Cas(&task, state, state | State::kStopped)) return false;
-      continue;
-    }
-    uint32_t flags = state & ~(State::kPending | State::kQueued);
-    if (running) flags |= State::kStopped;
-    // Before the word may go idle (a lock-free add may then write it).
-    const int64_t due = task.due_nanos_;
-    task.due_nanos_ = State::kCancelledDue;
-    if (State::Cas(&task, state, State::Make(id_, flags))) break;
-    task.due_nanos_ = due;
-  }
-  if ((state & State::kPending) != 0) {
-    if (!unlinked) wheel_.Unlink(&task);
-    --counters_.pending;
-    drop_ref = !task.Embedded();
-  } else {
-    if (task.Embedded() &&
-        internal::TimingWheel::AsNode(&task)->prev != nullptr) {
-      internal::Unlink(internal::TimingWheel::AsNode(&task));
-    }
-    // Taken back from its batch, which drops its reference when it gets
-    // there (or the running thread, for a deferred run).
-    --counters_.expired;
-  }
-  ++counters_.cancelled;
-  return true;
-}
-
-bool Timer::IsPendingLocked(const TimerTask& task) const {
-  const uint32_t state = State::Load(&task);
-  if (State::Owner(state) != id_) return false;
-  if ((state & State::kInbox) != 0) return (state & State::kRevoked) == 0;
-  return ((state & State::kPending) != 0 && !shutdown_) ||
-         (state & State::kQueued) != 0;
-}
-
 TimerMetrics Timer::Metrics() const {
   // Drains the inboxes (buffered tasks count from there): logically const.
   TimerMetrics metrics;
   {
     internal::MutexLock lock(mu_);
-    DrainInboxesForReaderLocked();
+    Inboxes::DrainInboxesForReaderLocked(*this);
     metrics = counters_;
     metrics.levels = wheel_.num_levels();
   }
@@ -474,53 +390,20 @@ TimerMetrics Timer::Metrics() const {
 
 absl::Duration Timer::NextDueIn() {
   internal::MutexLock lock(mu_);
-  DrainInboxesLocked();
+  Inboxes::DrainInboxesLocked(*this);
   const int64_t earliest = wheel_.EarliestKey();
   if (shutdown_ || earliest == internal::kMaxNanos) {
     return absl::InfiniteDuration();
   }
-  const int64_t now = NowRelative();
+  const int64_t now = Clocks::NowRelative(*this);
   return earliest <= now ? absl::ZeroDuration()
                          : absl::Nanoseconds(earliest - now);
 }
 
 int64_t Timer::NumPending() const {
   internal::MutexLock lock(mu_);
-  DrainInboxesForReaderLocked();
+  Inboxes::DrainInboxesForReaderLocked(*this);
   return counters_.pending;
-}
-
-// The handle's control block holds the timer's lock (mu_ is control_->mu),
-// which the analysis cannot see through the pointer.
-bool TimerHandle::Cancel() ABSL_NO_THREAD_SAFETY_ANALYSIS {
-  if (task_ == nullptr) return false;
-  // Buffered in its timer's inbox: no lock (a handle's task is only ever
-  // added to its own timer).
-  const int buffered = Timer::CancelBuffered(*task_, control_->timer_id);
-  bool cancelled = buffered == 1;
-  bool drop_ref = false;
-  bool revoked = buffered == 1;
-  if (buffered < 0) {
-    internal::MutexLock lock(control_->mu);
-    if (control_->timer != nullptr) {
-      cancelled = control_->timer->CancelLocked(*task_, drop_ref, revoked);
-    }
-  }
-  if (revoked) {
-    internal::RunAfterRevokeHook();
-    // Released now, as a cancelled pending task is: out of the inbox first.
-    Timer::WaitUntilRevokedOut(control_, *task_);
-    drop_ref = true;
-  }
-  if (cancelled) Timer::NotifyCancelled(*task_);
-  if (drop_ref) task_->Unref();  // The wheel's; the handle holds another.
-  return cancelled;
-}
-
-bool TimerHandle::pending() const ABSL_NO_THREAD_SAFETY_ANALYSIS {
-  if (task_ == nullptr) return false;
-  internal::MutexLock lock(control_->mu);
-  return control_->timer != nullptr && control_->timer->IsPendingLocked(*task_);
 }
 
 }  // namespace timingwheel

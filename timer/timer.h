@@ -5,16 +5,12 @@
 //
 // The header users include. `Timer` holds any number of "run this after d"
 // tasks in a hierarchical timing wheel (see internal/timing_wheel.h for the
-// algorithm) and runs each on an executor once it is due. This file defines:
-//
-//   * `Timer`: schedule, add, cancel, advance, shut down.
-//   * `TimerBatchEntry`: one task of `Timer::AddBatch()`.
-//
-// and includes, so that this one include gives users everything:
-//
-//   * `TimerOptions` (timer_options.h): tick, wheel size, clock, executor,
-//     reaper, limits.
-//   * `TimerMetrics` (timer_metrics.h): a snapshot of the timer's counters.
+// algorithm) and runs each on an executor once it is due. This file defines
+// `Timer` (schedule, add, cancel, advance, shut down) and `TimerBatchEntry`
+// (one task of `Timer::AddBatch()`), and includes, so that this one include
+// gives users everything, `TimerOptions` (timer_options.h: tick, wheel size,
+// clock, executor, reaper, limits) and `TimerMetrics` (timer_metrics.h: a
+// snapshot of the timer's counters).
 //
 // Rescheduling (`TimerHandle::Reschedule()`), absolute deadlines
 // (`Timer::Now()`, `ScheduleAt()`, `AddAt()`), periodic tasks
@@ -61,8 +57,6 @@
 #include <atomic>
 #include <condition_variable>
 #include <cstdint>
-#include <exception>
-#include <functional>
 #include <memory>
 #include <mutex>
 #include <optional>
@@ -78,10 +72,14 @@
 #include "absl/types/span.h"
 #include "timer/clock.h"
 #include "timer/executor.h"
+#include "timer/internal/in_flight.h"
 #include "timer/internal/inbox.h"
+#include "timer/internal/inline_runs.h"
 #include "timer/internal/mutex.h"
 #include "timer/internal/timer_control.h"
+#include "timer/internal/timer_settings.h"
 #include "timer/internal/timing_wheel.h"
+#include "timer/internal/wake_state.h"
 #include "timer/periodic_task.h"
 #include "timer/time_point.h"
 #include "timer/timer_handle.h"
@@ -114,29 +112,9 @@ struct TimerBatchEntry {
 // one of its own callbacks: the destructor would wait for that callback, so
 // it aborts the process with a message saying so instead.
 //
-// Producer inboxes. `Schedule()` and `Add()` of an idle task (not pending,
-// queued or running anywhere) due no earlier than the deadline every
-// sleeping reaper will wake by (the published "floor") take no lock: the
-// task is pushed onto the calling thread's stripe of a lock-free inbox
-// (internal/inbox.h, 16 stripes) and placed in the wheel later, in batches,
-// under the lock: by the producer once its stripe holds 64 tasks, by the
-// reaper at every wake-up and before it sleeps, and first thing by every
-// call that needs the wheel's view (`AdvanceClock()`, `NextDueIn()`,
-// `Metrics()`, `NumPending()`, `Shutdown()`, a move, `TimeRemaining()`).
-// A task due before the floor takes the lock and wakes the reaper, as
-// before. `Cancel()` of a buffered task marks it with one CAS (so a drain
-// takes it out without touching the wheel), then drains under the lock
-// until it is out, and releases it itself: the task and its captures are
-// released before `Cancel()` returns, also when another thread's drain took
-// it first (TimerInboxTest.CancelReleasesCapturesWhenAnotherDrainTookTheTask).
-// Never-early,
-// exactly-once and per-thread order (tasks one thread adds for the same instant
-// run in the order added) hold as for locked adds; a buffered task counts in
-// `Metrics()`/`NumPending()` from the drain those calls run first. Embedded
-// timers, periodic tasks, `AddAt()`, `AddBatch()`, moves of a pending task,
-// re-adds from `Run()`, and every add of a timer with `max_pending` or
-// `on_next_due_earlier` take the lock. Off with `TimerOptions::producer_inboxes
-// = false`.
+// Producer inboxes. `Schedule()` and `Add()` of an idle task may take no
+// lock: what they promise then, and which adds always lock, is at
+// `TimerOptions::producer_inboxes` (timer_options.h).
 class Timer {
  public:
   // Timer::Create()
@@ -189,10 +167,10 @@ class Timer {
   // timer has no `default_timeout`. Thread-safe.
   template <typename F>
   absl::StatusOr<TimerHandle> Schedule(F&& callback) {
-    if (default_timeout_ == absl::ZeroDuration()) {
+    if (settings_.default_timeout == absl::ZeroDuration()) {
       return NoDefaultTimeoutError();
     }
-    return Schedule(default_timeout_, std::forward<F>(callback));
+    return Schedule(settings_.default_timeout, std::forward<F>(callback));
   }
 
   // Timer::Add()
@@ -238,7 +216,9 @@ class Timer {
   // `AddAt()`, `TimerHandle::RescheduleAt()`). `ScheduleAt(Now() + d, f)`
   // is due when `Schedule(d, f)` would be. Monotonic, not wall time.
   // Thread-safe; takes no lock.
-  TimePoint Now() const { return TimePoint::FromNanos(clock_->NowNanos()); }
+  TimePoint Now() const {
+    return TimePoint::FromNanos(settings_.clock->NowNanos());
+  }
 
   // Timer::ScheduleAt()
   //
@@ -276,12 +256,8 @@ class Timer {
   // added (`*added`, when not null, receives how many), the others were not.
   // The lock is held for the whole batch, so adds, cancels and the reaper
   // wait behind it: keep batches to thousands, not millions. Thread-safe.
-  //
-  // Example:
-  //   std::vector<TimerBatchEntry> entries;
-  //   for (auto& request : requests)
-  //     entries.push_back({request->timeout_task(), absl::Seconds(5)});
-  //   absl::Status status = timer->AddBatch(entries);
+  // Example: docs/timer.md, "Rescheduling, deadlines, periodic tasks,
+  // batches".
   absl::Status AddBatch(absl::Span<const TimerBatchEntry> entries,
                         size_t* added = nullptr);
 
@@ -316,17 +292,9 @@ class Timer {
   // skip, burst or delay; see `MissedRuns`) and the first run's due time
   // (`options.start`, the grid's origin; now or passed: at the next
   // advance). Same errors; one task for the series' whole life, 64 bytes
-  // plus the callback's captures. Tested by PeriodicPolicyTest.
-  //
-  // Example (a heartbeat, the first at once, that after a stall waits a
-  // full period before the next beat):
-  //   timingwheel::PeriodicOptions options;
-  //   options.missed = timingwheel::MissedRuns::kDelay;
-  //   options.start = timer->Now();  // First beat at once.
-  //   timingwheel::PeriodicHandle beat =
-  //       timer->SchedulePeriodic(absl::Seconds(1), options, [] { Beat(); })
-  //           .value();
-  //   beat.Reset();  // Traffic counts as a beat: the next is 1 s from now.
+  // plus the callback's captures. Tested by PeriodicPolicyTest. Example
+  // (options, `Reset()`): docs/timer.md, "Rescheduling, deadlines, periodic
+  // tasks, batches".
   template <typename F>
   absl::StatusOr<PeriodicHandle> SchedulePeriodic(
       absl::Duration period, const PeriodicOptions& options, F&& callback) {
@@ -354,16 +322,9 @@ class Timer {
   // Returns true if this call prevented a run; false if no run was waiting
   // (never added, running with nothing re-added, ran, already cancelled,
   // swept by `Shutdown()`, or the task belongs to another timer, which this
-  // call then leaves alone). Thread-safe.
-  //
-  // Example (a repeating task):
-  //   class Heartbeat : public TimerTask {
-  //     void Run() override {
-  //       Send();
-  //       timer_->Add(*this, absl::Seconds(1)).IgnoreError();  // Again.
-  //     }
-  //   };
-  //   timer->Cancel(*beat);  // No run starts after this returns.
+  // call then leaves alone). Thread-safe. Example (a repeating task that
+  // re-adds itself, ended by one `Cancel()`): docs/timer.md, "Schedule and
+  // cancel".
   bool Cancel(TimerTask& task);
 
   // Timer::CancelAll()
@@ -458,14 +419,26 @@ class Timer {
   // Timer::clock()
   //
   // The clock this timer reads.
-  Clock& clock() const { return *clock_; }
+  Clock& clock() const { return *settings_.clock; }
 
  private:
   friend class TimerHandle;
   friend class internal::PeriodicTaskBase;
   friend class EmbeddedTimer;
-  class CallbackScope;
-  class Batch;
+  friend class PeriodicHandle;
+  // The parts of the timer, one job each (see timer_impl.h for the list).
+  class Inboxes;        // Producer inboxes, floor: timer_inbox.h.
+  class Reaper;         // Reaper, wake-ups, inline runs: timer_reaper.h.
+  class Flusher;        // Flush into batches: timer_flush.h.
+  class Runner;         // Running a batch: timer_run.h.
+  class EmbeddedSlots;  // Embedded timers: timer_embedded.h.
+  class Periodic;       // Periodic re-arms, resets: timer_periodic.h.
+  class Placement;      // Placing a task in the wheel: timer_add.h.
+  class Cancels;        // Taking a task back: timer_cancel.h.
+  class Clocks;         // Clock readings as relative ns: timer_clock.h.
+  class TaskStatuses;   // A handle's view of its task: timer_status.h.
+  class CallbackScope;  // A thread inside a callback: timer_run.cc.
+  class Batch;          // A batch as executor callback: timer_impl.h.
 
   Timer(const TimerOptions& options, int64_t tick_nanos, uint32_t id);
 
@@ -476,80 +449,6 @@ class Timer {
   absl::Status AddInternal(TimerTask* task, absl::Duration delay,
                            bool wheel_ref_taken = false,
                            bool may_buffer = false);
-  // The producer inboxes (timer_inbox.cc). Pushes `task` (idle, counted;
-  // the caller holds a reference and, with `wheel_ref_taken`, counted the
-  // wheel's) onto this thread's stripe if it is due no earlier than the
-  // floor; returns false, having changed nothing, when it must be added
-  // under the lock instead.
-  // kRefused: Shutdown() came first (the task was withdrawn; any reference
-  // the inbox held is dropped).
-  enum class Buffered { kNo, kYes, kRefused };
-  Buffered TryBuffer(TimerTask* task, int64_t clock_now, int64_t delay_nanos,
-                     bool wheel_ref_taken);
-  // After Shutdown(): takes the buffered tasks withdrawn or cancelled out
-  // of the inbox (their revokers release them) and puts back those whose
-  // producer has yet to withdraw them.
-  void ReleaseAfterShutdownLocked() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
-  // Places every buffered task in the wheel (those cancelled while
-  // buffered are taken out, to be released by their revokers), then wakes
-  // sleepers it made late. A no-op after Shutdown() (which drains last) and
-  // without inboxes.
-  void DrainInboxesLocked() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
-  // The same for the calling thread's stripe only (its adds keep their
-  // order when it next takes the lock).
-  void DrainMineLocked() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
-  // DrainInboxesLocked() for the const readers (Metrics(), NumPending()):
-  // the drain changes where tasks wait, not what the timer holds. (The
-  // analysis cannot follow the const_cast: the caller holds mu_.)
-  void DrainInboxesForReaderLocked() const
-      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) ABSL_NO_THREAD_SAFETY_ANALYSIS {
-    const_cast<Timer*>(this)->DrainInboxesLocked();
-  }
-  void PlaceDrainedLocked(internal::ListNode* chain)
-      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
-  // Cancels `task` if it is buffered in the inbox of the timer with id
-  // `owner`, without any lock: returns 1 if this call cancelled it (the
-  // caller then owns the inbox's reference: see WaitUntilRevokedOut()), 0
-  // if it was buffered and cancelled already, -1 if it is not buffered
-  // there.
-  static int CancelBuffered(TimerTask& task, uint32_t owner);
-  // After this thread revoked `task` in the inbox (CancelBuffered() returned
-  // 1, or CancelLocked() set `revoked`): drains until the task has left the
-  // inbox (whichever thread's drain takes it), so that the caller may drop
-  // the inbox's reference, and with it the task's captures, before its
-  // Cancel() returns. Called without the lock; takes it (never the wheel).
-  static void WaitUntilRevokedOut(internal::TimerControl* control,
-                                  TimerTask& task);
-  // Its locked part: a drain, or after Shutdown() the inbox's sweep.
-  void TakeRevokedLocked() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
-  // Calls `task.OnCancelled()`; an exception is reported on stderr (once
-  // per type) and swallowed. Called without any lock of the timer.
-  static void NotifyCancelled(TimerTask& task);
-  // Sets sleep_deadline_max_ and publishes the inbox floor; returns whether
-  // the floor rose (buffered tasks may then be due before it: the caller
-  // must look at the inbox again before anyone sleeps on it).
-  bool SetSleepDeadlineMaxLocked(int64_t deadline)
-      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
-  bool PublishFloorLocked() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
-  // Wakes the sleepers (and re-arms the watchdog) if the wheel's earliest
-  // key is now before the deadline they sleep for.
-  void NotifySleepersIfEarlierLocked() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
-  // With mu_ held: adds or moves `task`, due at `base` (never before the
-  // wheel's time) plus `delay_nanos`, both relative to origin_. Sets
-  // `drop_ref` when the caller must drop a reference after unlocking (the
-  // one it counted with `wheel_ref_taken`, when refused or moved; never for
-  // an embedded timer, which has no count), `*moved` to whether the task was
-  // waiting already, and `*earlier` to true when the add made the next due
-  // instant earlier (left alone otherwise): the caller then calls
-  // on_next_due_earlier_ after unlocking.
-  absl::Status AddLocked(TimerTask* task, int64_t base, int64_t delay_nanos,
-                         bool wheel_ref_taken, bool& drop_ref,
-                         bool* moved = nullptr, bool* earlier = nullptr)
-      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
-  // The error for an Add() of a task without a reference count.
-  static absl::Status NotCountedError(const TimerTask& task);
-  // The error for an add after Shutdown().
-  static absl::Status ShutdownError();
   // The error of Schedule(callback) and Add(task) without default_timeout.
   static absl::Status NoDefaultTimeoutError();
   // The entry points of timer_scheduling.cc.
@@ -558,120 +457,15 @@ class Timer {
   absl::Status AddPeriodic(internal::PeriodicTaskBase* task,
                            absl::Duration period,
                            const PeriodicOptions& options);
-  // Re-adds a periodic task from its Run(), at its next due time.
-  void RearmPeriodic(internal::PeriodicTaskBase& task);
-  // PeriodicHandle::Reset*() on the timer behind `control` (if it is
-  // alive), and its part with mu_ held: moves the waiting run, or marks the
-  // re-arm of the run in progress; false when the series has ended.
-  friend class PeriodicHandle;
-  static bool ResetPeriodic(internal::TimerControl* control,
-                            internal::PeriodicTaskBase& task,
-                            PeriodicHandle::ResetKind kind, int64_t nanos);
-  bool ResetPeriodicLocked(internal::PeriodicTaskBase& task,
-                           PeriodicHandle::ResetKind kind, int64_t nanos,
-                           bool& drop_ref, bool* earlier)
-      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
-  // `deadline` as a grid point of `period` relative to origin_: as
-  // RelativeOf(), except that one before the origin keeps its phase (the
-  // last grid point at or before the origin, in (-period, 0]).
-  int64_t PeriodicGridOf(TimePoint deadline, int64_t period) const;
-  // A clock reading as a time relative to origin_ (saturated; a reading
-  // before the origin is 0, `TimePoint::Max()` never comes).
-  int64_t RelativeOf(TimePoint deadline) const;
-  void ReaperLoop();
-  // Runs, on the reaper thread, the batches its last flush kept for itself
-  // (inline_batches_), with the standby's watchdog armed to the next due
-  // instant meanwhile; or hands them to the standby when the next due
-  // instant comes before they would end (by run_ns_per_task_, plus a
-  // margin). Called without mu_.
-  void RunInlineBatches();
-  // Arms the standby's watchdog to relative time `key` (kMaxNanos: no
-  // deadline yet) and makes an Add() due earlier than it notify (see
-  // AddLocked). Unless `force`, only ever moves the deadline earlier.
-  void ArmWatchdogLocked(int64_t key, bool force)
-      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
-  // On the standby thread when the watchdog expires: the reaper is still
-  // inside callbacks at a due instant, so this thread flushes and runs what
-  // is due (queued to itself), then re-arms the watchdog while the reaper
-  // is still busy.
-  void OnWatchdog();
-  // Current time relative to origin_, never before the wheel's time.
-  int64_t NowRelative() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
-  // The time a relative delay counts from, relative to origin_: a precise
-  // reading, or with `coarse_clock` a coarse one plus its staleness bound;
-  // never before the clock's true time.
-  int64_t ClockRelative();
-  // `clock_->NowNanos()`, read directly for `Clock::Real()`.
-  int64_t ReadClock() const;
-  // A reading as a time relative to origin_ (saturated, 0 before it).
-  int64_t Relative(int64_t reading) const;
-  // Flushes every bucket due at `now`; releases mu_ between chunks (and
-  // holds it again on return).
-  void FlushDue(int64_t now) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
-  // Moves the expired tasks out of `expired`, sorted by due time, counting
-  // them expired and in flight.
-  std::vector<TimerTask*> TakeExpired(std::vector<TimerTask*>& expired)
-      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
-  // Hands `batch` (whose wheel references it takes over) to the executor as
-  // one callback. Called without mu_.
-  void Dispatch(std::vector<TimerTask*> batch);
-  // Runs `batch` on the executor, then drops the wheel's references.
-  void RunBatch(std::vector<TimerTask*>& batch);
-  // Runs `task`, whose kQueued this thread claimed, then any run deferred to
-  // this thread meanwhile. Returns how many deferred references it dropped.
-  int64_t RunClaimed(TimerTask* task);
-  void InvokeRun(TimerTask* task);
-  // Releases a batch the executor destroyed without running: its tasks are
-  // cancelled. Called without mu_.
-  void ReleaseBatch(std::vector<TimerTask*>& batch);
-  // Decrements in_flight_ by `count` and wakes Shutdown() at zero.
-  void FinishInFlight(int64_t count);
-  // Cancel() with mu_ held; sets `drop_ref` when the caller must drop the
-  // wheel's reference (after unlocking), and `revoked` when it revoked the
-  // task in an inbox (the caller then waits for it to leave with
-  // WaitUntilRevokedOut() and drops the inbox's reference).
-  bool CancelLocked(TimerTask& task, bool& drop_ref, bool& revoked)
-      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
-  bool IsPendingLocked(const TimerTask& task) const
-      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
-  // The status and the deadline of `task`, a handle's or an embedded
-  // timer's, last scheduled on the timer behind `control`, with
-  // `control->mu` held (timer_status.cc; see `TimerHandle::status()` and
-  // `TimerHandle::Deadline()`).
-  static TaskStatus StatusLocked(const internal::TimerControl* control,
-                                 const TimerTask& task);
-  static TimePoint DeadlineLocked(const internal::TimerControl* control,
-                                  const TimerTask& task);
-  // Runs the embedded timer at the front of embedded_ready_ (one batch slot
-  // stands for one of them; see embedded_timer.cc). Called without mu_.
-  void RunEmbeddedSlot();
-  // Cancels embedded `task` of the timer behind `control`, then, unless the
-  // calling thread is inside the task's own run, waits until no thread runs
-  // it. With `destroying`, a run of `task` on the calling thread is told not
-  // to touch it after it returns.
-  static bool CancelEmbedded(internal::TimerControl* control, TimerTask* task,
-                             bool destroying);
-  // Wakes the threads CancelEmbedded() left waiting, if any.
-  void NotifyEmbeddedWaiters() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
 
-  // This timer's id in its tasks' state words (see internal::TaskState).
-  const uint32_t id_;
+  // What the options fixed for the timer's life (read without the lock).
+  const internal::TimerSettings settings_;
   // The lock and liveness that handles share (one reference is the timer's).
   internal::TimerControl* const control_;
-  Clock* const clock_;
-  const bool real_clock_;       // clock_ is Clock::Real(): read it directly.
-  const int64_t coarse_slack_;  // > 0: ClockRelative() reads coarse.
   // The default executor (null with TimerOptions::executor).
   std::unique_ptr<internal::StandbyExecutor> owned_executor_;
   Executor* const executor_;
-  // Whether the reaper runs the batches it flushes itself (the default
-  // executor, the reaper and the real clock): one wake-up per due instant
-  // for the process. See internal/standby_executor.h.
-  const bool run_inline_;
-  const int64_t origin_;
-  const int64_t max_pending_;
-  const absl::Duration default_timeout_;
-  const std::function<void(std::exception_ptr)> on_callback_error_;
+  const int64_t origin_;  // The clock's reading at creation: relative 0.
 
   internal::Mutex& mu_;         // control_->mu.
   std::condition_variable cv_;  // The flusher sleeps on it; Add wakes it.
@@ -680,43 +474,18 @@ class Timer {
   // A batch holds a null slot for each instead of a pointer, so that an
   // embedded timer destroyed while queued is simply unlinked from here.
   internal::ListNode embedded_ready_ ABSL_GUARDED_BY(mu_);
-  const std::function<void()> on_next_due_earlier_;
   bool shutdown_ ABSL_GUARDED_BY(mu_) = false;
-  // Whether a thread is inside FlushDue() (which releases mu_ between
-  // chunks): flushes never overlap.
-  bool flusher_active_ ABSL_GUARDED_BY(mu_) = false;
-  // At least the latest deadline any thread sleeping in AdvanceClock() waits
-  // for (kNoSleeper when none needs waking): an Add() due earlier notifies.
-  static constexpr int64_t kNoSleeper = -1;
-  int64_t sleep_deadline_max_ ABSL_GUARDED_BY(mu_) = kNoSleeper;
-  // Producer inboxes (see above): whether adds may use them, the inbox, and
-  // whether Shutdown() closed it.
-  const bool use_inbox_;
+  internal::WakeState wake_ ABSL_GUARDED_BY(mu_);  // Flusher, sleepers.
+  // The producer inboxes (see above), and whether Shutdown() closed them.
   internal::Inbox inbox_;
   bool inbox_closed_ ABSL_GUARDED_BY(mu_) = false;
   TimerMetrics counters_ ABSL_GUARDED_BY(mu_);
-  // Whether the reaper runs callbacks inline now, with the watchdog armed
-  // to watchdog_deadline_ (relative; kMaxNanos: none yet).
-  bool watchdog_active_ ABSL_GUARDED_BY(mu_) = false;
-  int64_t watchdog_deadline_ ABSL_GUARDED_BY(mu_) = 0;
-  // The batches the reaper's current flush keeps to run itself, and
-  // whether this flush has handed its batches to the executor instead (it
-  // had more than one chunk). Touched by the reaper thread only.
-  std::vector<std::vector<TimerTask*>> inline_batches_;
-  bool inline_handed_off_ = false;
-  // How long a callback of this timer runs, in ns (an average of recent
-  // batches, on either thread): RunInlineBatches() runs a batch on the
-  // reaper only when nothing else comes due before it would have run.
-  std::atomic<int64_t> run_ns_per_task_{1000};
-
+  internal::Watchdog watchdog_ ABSL_GUARDED_BY(mu_);  // Of inline runs.
+  internal::InlineRuns inline_;  // The reaper's own runs of due batches.
   std::atomic<int64_t> callback_errors_{0};
-
-  // Callbacks handed to the executor and not finished. Decremented under
-  // done_mu_ so that Shutdown() never returns while one is still running.
-  std::atomic<int64_t> in_flight_{0};
-  std::mutex done_mu_;
-  std::condition_variable done_cv_;
-
+  // Callbacks handed to the executor and not finished: Shutdown() never
+  // returns while one is still running.
+  internal::InFlightCallbacks in_flight_;
   // Serializes the joining part of Shutdown() between threads.
   std::mutex shutdown_mu_;
   std::thread reaper_;

@@ -15,6 +15,7 @@
 #include "timer/internal/timing_wheel.h"
 #include "timer/internal/wheel_math.h"
 #include "timer/timer.h"
+#include "timer/timer_impl.h"
 
 namespace timingwheel {
 
@@ -26,7 +27,7 @@ int64_t Timer::CancelAll() {
   {
     internal::MutexLock lock(mu_);
     if (shutdown_) return 0;
-    DrainInboxesLocked();
+    Inboxes::DrainInboxesLocked(*this);
     std::vector<internal::ListNode*> chains;
     wheel_.TakeAll(chains);
     // Under the lock (unlike Shutdown(), the timer goes on: a Cancel() or a
@@ -41,7 +42,7 @@ int64_t Timer::CancelAll() {
         task->due_nanos_ = State::kCancelledDue;
         // Re-added while it runs: stopped until Run() returns, as Cancel()
         // does.
-        State::SweepPending(task, id_);
+        State::SweepPending(task, settings_.id);
         ++count;
         if (task->Embedded()) {
           embedded_swept = true;
@@ -53,10 +54,10 @@ int64_t Timer::CancelAll() {
     }
     counters_.pending -= count;
     counters_.cancelled += count;
-    if (embedded_swept) NotifyEmbeddedWaiters();
+    if (embedded_swept) EmbeddedSlots::NotifyEmbeddedWaiters(*this);
   }
   for (TimerTask* task : counted) {
-    NotifyCancelled(*task);
+    Timer::Cancels::NotifyCancelled(*task);
     task->Unref();  // The wheel's.
   }
   return count;
@@ -65,7 +66,7 @@ int64_t Timer::CancelAll() {
 std::optional<Timer::Peeked> Timer::PeekNext() {
   internal::MutexLock lock(mu_);
   if (shutdown_) return std::nullopt;
-  DrainInboxesLocked();
+  Inboxes::DrainInboxesLocked(*this);
   TimerTask* best = wheel_.EarliestTask();
   int64_t best_due = best != nullptr ? internal::TimingWheel::DueOf(best)
                                      : internal::kMaxNanos;

@@ -14,49 +14,54 @@
 #include "timer/internal/wheel_math.h"
 #include "timer/time_point.h"
 #include "timer/timer.h"
+#include "timer/timer_impl.h"
 
 namespace timingwheel {
 
-int64_t Timer::ReadClock() const {
-  return real_clock_ ? internal::ReadMonotonic() : clock_->NowNanos();
+int64_t Timer::Clocks::ReadClock(const Timer& timer) {
+  return timer.settings_.real_clock ? internal::ReadMonotonic()
+                                    : timer.settings_.clock->NowNanos();
 }
 
-int64_t Timer::ClockRelative() {
-  if (coarse_slack_ > 0) {
-    // The coarse reading lags the true time by at most coarse_slack_:
+int64_t Timer::Clocks::ClockRelative(Timer& timer) {
+  if (timer.settings_.coarse_slack > 0) {
+    // The coarse reading lags the true time by at most settings_.coarse_slack:
     // rounded up by that bound, a due time is never early.
-    const int64_t coarse = real_clock_ ? internal::ReadMonotonicCoarse()
-                                       : clock_->CoarseNowNanos();
-    return std::min(internal::SaturatingAdd(Relative(coarse), coarse_slack_),
+    const int64_t coarse = timer.settings_.real_clock
+                               ? internal::ReadMonotonicCoarse()
+                               : timer.settings_.clock->CoarseNowNanos();
+    return std::min(internal::SaturatingAdd(Clocks::Relative(timer, coarse),
+                                            timer.settings_.coarse_slack),
                     internal::kMaxNanos - 1);
   }
-  return Relative(ReadClock());
+  return Clocks::Relative(timer, Clocks::ReadClock(timer));
 }
 
-int64_t Timer::Relative(int64_t now) const {
-  if (now <= origin_) return 0;  // A clock reading before the origin.
+int64_t Timer::Clocks::Relative(const Timer& timer, int64_t now) {
+  if (now <= timer.origin_) return 0;  // A clock reading before the origin.
   // The difference fits in uint64 (both are int64 and now > origin_) but
   // not always in int64: a clock spanning more than 2^63 ns (a negative
   // origin, a positive reading) saturates, one short of kMaxNanos, the key
   // of an empty delay queue and the due time of a task that never runs.
   const uint64_t elapsed =
-      static_cast<uint64_t>(now) - static_cast<uint64_t>(origin_);
+      static_cast<uint64_t>(now) - static_cast<uint64_t>(timer.origin_);
   constexpr int64_t kLatest = internal::kMaxNanos - 1;
   return elapsed > static_cast<uint64_t>(kLatest)
              ? kLatest
              : static_cast<int64_t>(elapsed);
 }
 
-int64_t Timer::NowRelative() {
-  return std::max(Relative(ReadClock()), wheel_.time());
+int64_t Timer::Clocks::NowRelative(Timer& timer) {
+  return std::max(Clocks::Relative(timer, Clocks::ReadClock(timer)),
+                  timer.wheel_.time());
 }
 
-int64_t Timer::RelativeOf(TimePoint deadline) const {
+int64_t Timer::Clocks::RelativeOf(const Timer& timer, TimePoint deadline) {
   if (deadline == TimePoint::Max()) return internal::kMaxNanos;
-  if (deadline.nanos() <= origin_) return 0;
+  if (deadline.nanos() <= timer.origin_) return 0;
   // As in ClockRelative(): the difference fits in uint64, not always int64.
-  const uint64_t elapsed =
-      static_cast<uint64_t>(deadline.nanos()) - static_cast<uint64_t>(origin_);
+  const uint64_t elapsed = static_cast<uint64_t>(deadline.nanos()) -
+                           static_cast<uint64_t>(timer.origin_);
   constexpr int64_t kLatest = internal::kMaxNanos - 1;
   return elapsed > static_cast<uint64_t>(kLatest)
              ? kLatest

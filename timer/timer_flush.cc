@@ -35,8 +35,8 @@ using internal::inline_flusher;
 using internal::kFlushChunk;
 using State = internal::TaskState;
 
-void Timer::FlushDue(int64_t now) {
-  wheel_.AdvanceTo(now);
+void Timer::Flusher::FlushDue(Timer& timer, int64_t now) {
+  timer.wheel_.AdvanceTo(now);
   std::vector<TimerTask*> expired;
   expired.reserve(kFlushChunk);
   // Each round: one chunk of the wheel's flush (see
@@ -44,31 +44,33 @@ void Timer::FlushDue(int64_t now) {
   // outside the lock, the clock is re-read and the flush goes on until
   // nothing is due.
   for (;;) {
-    if (shutdown_) break;
+    if (timer.shutdown_) break;
     internal::FlushCounters flushed;
-    const bool more = wheel_.FlushChunk(now, kFlushChunk, expired, &flushed);
-    counters_.buckets_flushed += flushed.buckets_flushed;
-    counters_.tasks_cascaded += flushed.tasks_cascaded;
+    const bool more =
+        timer.wheel_.FlushChunk(now, kFlushChunk, expired, &flushed);
+    timer.counters_.buckets_flushed += flushed.buckets_flushed;
+    timer.counters_.tasks_cascaded += flushed.tasks_cascaded;
     if (!more) break;
-    std::vector<TimerTask*> batch = TakeExpired(expired);
-    mu_.Unlock();
-    Dispatch(std::move(batch));
-    mu_.Lock();
-    now = NowRelative();
-    wheel_.AdvanceTo(now);
+    std::vector<TimerTask*> batch = Flusher::TakeExpired(timer, expired);
+    timer.mu_.Unlock();
+    Flusher::Dispatch(timer, std::move(batch));
+    timer.mu_.Lock();
+    now = Timer::Clocks::NowRelative(timer);
+    timer.wheel_.AdvanceTo(now);
   }
   if (!expired.empty()) {
-    std::vector<TimerTask*> batch = TakeExpired(expired);
-    mu_.Unlock();
-    Dispatch(std::move(batch));
-    mu_.Lock();
+    std::vector<TimerTask*> batch = Flusher::TakeExpired(timer, expired);
+    timer.mu_.Unlock();
+    Flusher::Dispatch(timer, std::move(batch));
+    timer.mu_.Lock();
   }
 }
 
-std::vector<TimerTask*> Timer::TakeExpired(std::vector<TimerTask*>& expired) {
+std::vector<TimerTask*> Timer::Flusher::TakeExpired(
+    Timer& timer, std::vector<TimerTask*>& expired) {
   const int64_t count = static_cast<int64_t>(expired.size());
-  counters_.pending -= count;
-  counters_.expired += count;
+  timer.counters_.pending -= count;
+  timer.counters_.expired += count;
   // Tasks that became due in the same wake-up run in due-time order (the
   // due list already yields them so; buckets flushed together may not).
   // Sorted here, under the lock: once out of the wheel a task may be added
@@ -89,23 +91,23 @@ std::vector<TimerTask*> Timer::TakeExpired(std::vector<TimerTask*>& expired) {
     if (task->Embedded()) {
       // The batch gets a null slot; the timer keeps the task (see
       // RunEmbeddedSlot), so that destroying it never waits for a batch.
-      internal::LinkBefore(&embedded_ready_,
+      internal::LinkBefore(&timer.embedded_ready_,
                            internal::TimingWheel::AsNode(task));
       task = nullptr;
     }
   }
   // Counted in flight while the lock is held: a Shutdown() that follows
   // waits for them.
-  in_flight_.fetch_add(count, std::memory_order_relaxed);
+  timer.in_flight_.Add(count);
   std::vector<TimerTask*> batch;
   batch.reserve(kFlushChunk);
   batch.swap(expired);
   return batch;
 }
 
-void Timer::Dispatch(std::vector<TimerTask*> batch) {
+void Timer::Flusher::Dispatch(Timer& timer, std::vector<TimerTask*> batch) {
   if (batch.empty()) return;
-  if (inline_flusher == this) {
+  if (inline_flusher == &timer) {
     // The reaper's flush with the default executor: its first chunk is kept
     // for the reaper to run once the flush ends (RunInlineBatches), with no
     // hand-off. A flush of more chunks is large: the executor thread runs
@@ -115,22 +117,22 @@ void Timer::Dispatch(std::vector<TimerTask*> batch) {
     // instants to the watchdog, and lateness grew 7-30x in
     // //benchmarks:expiry_lateness; the hand-off keeps the flush and the
     // callbacks on two threads there.
-    if (!inline_handed_off_ && inline_batches_.empty() &&
+    if (!timer.inline_.handed_off && timer.inline_.batches.empty() &&
         batch.size() <= kInlineBatchMax) {
-      inline_batches_.push_back(std::move(batch));
+      timer.inline_.batches.push_back(std::move(batch));
       return;
     }
-    inline_handed_off_ = true;
-    for (std::vector<TimerTask*>& held : inline_batches_) {
-      executor_->Execute(Batch(this, std::move(held)));
+    timer.inline_.handed_off = true;
+    for (std::vector<TimerTask*>& held : timer.inline_.batches) {
+      timer.executor_->Execute(Batch(&timer, std::move(held)));
     }
-    inline_batches_.clear();
+    timer.inline_.batches.clear();
   }
   // One executor callback per batch: per-task closures, allocations and
   // completion bookkeeping cost more than the callbacks themselves. An
   // executor that destroys the callback without running it releases the
   // batch (see Batch).
-  executor_->Execute(Batch(this, std::move(batch)));
+  timer.executor_->Execute(Batch(&timer, std::move(batch)));
 }
 
 }  // namespace timingwheel

@@ -9,17 +9,30 @@
 // executor callback for one batch of expired tasks. Private to //timer:timer
 // (listed in its srcs).
 //
-// The files, one job each:
+// The files, one job each, and the part of Timer each implements (a nested
+// class declared in its own header, which says what it promises and which
+// threads call it):
 //   timer.cc            the facade: Create(), the constructor and destructor,
-//                       Add(), Cancel(), Metrics(), the handle's methods.
-//   timer_clock.cc      clock readings to the timer's relative nanoseconds.
-//   timer_flush.cc      the flush of due tasks and their hand-over in batches.
-//   timer_run.cc        running (or releasing) a handed-over batch.
-//   timer_reaper.cc     the reaper loop, sleeping and waking, inline runs and
-//                       the watchdog.
-//   timer_shutdown.cc   Shutdown().
-//   timer_inbox.cc, timer_scheduling.cc, timer_bulk.cc, timer_status.cc,
-//   embedded_timer.cc   (see each file's header comment).
+//                       Add(), Metrics(); Timer::Placement (timer_add.h).
+//   timer_cancel.cc     Cancel(), the handle's cancel; Timer::Cancels.
+//   timer_clock.cc      clock readings to the timer's relative nanoseconds:
+//                       Timer::Clocks (timer_clock.h).
+//   timer_flush.cc      the flush of due tasks and their hand-over in
+//                       batches: Timer::Flusher (timer_flush.h).
+//   timer_run.cc        running (or releasing) a handed-over batch:
+//                       Timer::Runner (timer_run.h).
+//   timer_reaper.cc     AdvanceClock(); the reaper loop, sleeping and waking,
+//                       inline runs and the watchdog: Timer::Reaper.
+//   timer_inbox.cc      the producer inboxes: Timer::Inboxes.
+//   timer_scheduling.cc AddAt(), AddBatch(), periodic tasks: Timer::Periodic.
+//   timer_status.cc     a handle's status and deadline: Timer::TaskStatuses.
+//   embedded_timer.cc   EmbeddedTimer: Timer::EmbeddedSlots.
+//   timer_shutdown.cc, timer_bulk.cc: Shutdown(); CancelAll(), PeekNext().
+//
+// The timer's state that is not the wheel's is in plain classes under
+// internal/: TimerSettings (what the options fixed), WakeState (flusher and
+// sleepers), InlineRuns and Watchdog (the reaper's own runs),
+// InFlightCallbacks (what Shutdown() waits for).
 
 #ifndef TIMINGWHEEL_TIMER_TIMER_IMPL_H_
 #define TIMINGWHEEL_TIMER_TIMER_IMPL_H_
@@ -29,6 +42,16 @@
 #include <vector>
 
 #include "timer/timer.h"
+#include "timer/timer_add.h"       // IWYU pragma: export
+#include "timer/timer_cancel.h"    // IWYU pragma: export
+#include "timer/timer_clock.h"     // IWYU pragma: export
+#include "timer/timer_embedded.h"  // IWYU pragma: export
+#include "timer/timer_flush.h"     // IWYU pragma: export
+#include "timer/timer_inbox.h"     // IWYU pragma: export
+#include "timer/timer_periodic.h"  // IWYU pragma: export
+#include "timer/timer_reaper.h"    // IWYU pragma: export
+#include "timer/timer_run.h"       // IWYU pragma: export
+#include "timer/timer_status.h"    // IWYU pragma: export
 #include "timer/timer_task.h"
 
 namespace timingwheel {
@@ -60,10 +83,12 @@ class Timer::Batch {
         tasks_(std::move(other.tasks_)) {}
   Batch& operator=(Batch&&) = delete;
   ~Batch() {
-    if (timer_ != nullptr) timer_->ReleaseBatch(tasks_);
+    if (timer_ != nullptr) Runner::ReleaseBatch(*timer_, tasks_);
   }
 
-  void operator()() && { std::exchange(timer_, nullptr)->RunBatch(tasks_); }
+  void operator()() && {
+    Runner::RunBatch(*std::exchange(timer_, nullptr), tasks_);
+  }
 
  private:
   Timer* timer_;  // Null once run or moved from.

@@ -26,49 +26,53 @@
 #include "timer/internal/timing_wheel.h"
 #include "timer/internal/wheel_math.h"
 #include "timer/timer.h"
+#include "timer/timer_impl.h"
 
 namespace timingwheel {
 
 using State = internal::TaskState;
 
-Timer::Buffered Timer::TryBuffer(TimerTask* task, int64_t clock_now,
-                                 int64_t delay_nanos, bool wheel_ref_taken) {
+Timer::Inboxes::Buffered Timer::Inboxes::TryBuffer(Timer& timer,
+                                                   TimerTask* task,
+                                                   int64_t clock_now,
+                                                   int64_t delay_nanos,
+                                                   bool wheel_ref_taken) {
   // As a locked add: never before the wheel's time (see AddLocked).
   const int64_t due = internal::SaturatingAdd(
-      std::max(clock_now, inbox_.time_hint()), delay_nanos);
+      std::max(clock_now, timer.inbox_.time_hint()), delay_nanos);
   // A task that never runs stays out (kMaxNanos is also the closed floor).
-  if (due >= internal::kMaxNanos || due < inbox_.floor_hint()) {
+  if (due >= internal::kMaxNanos || due < timer.inbox_.floor_hint()) {
     return Buffered::kNo;
   }
   // Only an idle task: anything else (pending, queued, running, buffered,
   // another timer's) is the locked path's to sort out.
-  if (!State::TryMarkInbox(task, id_)) return Buffered::kNo;
+  if (!State::TryMarkInbox(task, timer.settings_.id)) return Buffered::kNo;
   if (!wheel_ref_taken) task->Ref();  // The wheel's, held by the inbox.
   task->due_nanos_ = due;
-  internal::Inbox::Stripe& stripe = inbox_.Mine();
+  internal::Inbox::Stripe& stripe = timer.inbox_.Mine();
   const int32_t depth =
-      inbox_.Push(stripe, internal::TimingWheel::AsNode(task));
+      timer.inbox_.Push(stripe, internal::TimingWheel::AsNode(task));
   // The second look (seq_cst, after the push): a sleeper that published a
   // later deadline, the reaper running callbacks, or Shutdown() (all
   // publish a floor above `due`) may have missed the push.
-  const bool wake = due < inbox_.floor();
+  const bool wake = due < timer.inbox_.floor();
   if (!wake && depth < internal::Inbox::kDrainThreshold) {
     return Buffered::kYes;
   }
   bool refused = false;
   {
-    internal::MutexLock lock(mu_);
-    if (shutdown_) {
+    internal::MutexLock lock(timer.mu_);
+    if (timer.shutdown_) {
       // Shutdown() closed the floor and drained. If its drain took the
       // task, the add happened before it (the task is among those it
       // returns); if not, the add comes after it: withdrawn and refused.
-      refused = State::WithdrawBuffered(task, id_);
+      refused = State::WithdrawBuffered(task, timer.settings_.id);
       // Takes the withdrawn task (pushed above) out of the inbox.
-      ReleaseAfterShutdownLocked();
+      Inboxes::ReleaseAfterShutdownLocked(timer);
     } else if (wake) {
-      DrainInboxesLocked();
+      Inboxes::DrainInboxesLocked(timer);
     } else {
-      DrainMineLocked();
+      Inboxes::DrainMineLocked(timer);
     }
   }
   if (refused) {
@@ -78,8 +82,8 @@ Timer::Buffered Timer::TryBuffer(TimerTask* task, int64_t clock_now,
   return Buffered::kYes;
 }
 
-void Timer::ReleaseAfterShutdownLocked() {
-  internal::ListNode* node = inbox_.TakeAll();
+void Timer::Inboxes::ReleaseAfterShutdownLocked(Timer& timer) {
+  internal::ListNode* node = timer.inbox_.TakeAll();
   while (node != nullptr) {
     internal::ListNode* const next = node->next;
     TimerTask* const task = internal::TimingWheel::AsTask(node);
@@ -91,13 +95,13 @@ void Timer::ReleaseAfterShutdownLocked() {
     } else {
       // Another producer's, still inside its add: it withdraws it itself
       // once it holds the lock. Back in the inbox until then.
-      inbox_.Push(inbox_.Mine(), node);
+      timer.inbox_.Push(timer.inbox_.Mine(), node);
     }
     node = next;
   }
 }
 
-int Timer::CancelBuffered(TimerTask& task, uint32_t owner) {
+int Timer::Inboxes::CancelBuffered(TimerTask& task, uint32_t owner) {
   switch (State::TryRevokeBuffered(&task, owner)) {
     case State::Revoke::kRevoked:
       return 1;
@@ -109,18 +113,18 @@ int Timer::CancelBuffered(TimerTask& task, uint32_t owner) {
   return -1;
 }
 
-void Timer::TakeRevokedLocked() {
-  if (shutdown_) {
-    ReleaseAfterShutdownLocked();
+void Timer::Inboxes::TakeRevokedLocked(Timer& timer) {
+  if (timer.shutdown_) {
+    Inboxes::ReleaseAfterShutdownLocked(timer);
   } else {
-    DrainInboxesLocked();
+    Inboxes::DrainInboxesLocked(timer);
   }
 }
 
 // The control block's lock is the timer's (mu_ is control->mu), which the
 // analysis cannot see through the pointer.
-void Timer::WaitUntilRevokedOut(internal::TimerControl* control,
-                                TimerTask& task)
+void Timer::Inboxes::WaitUntilRevokedOut(internal::TimerControl* control,
+                                         TimerTask& task)
     ABSL_NO_THREAD_SAFETY_ANALYSIS {
   constexpr uint32_t kRevokedInInbox = State::kInbox | State::kRevoked;
   for (;;) {
@@ -130,7 +134,7 @@ void Timer::WaitUntilRevokedOut(internal::TimerControl* control,
       // Every drain takes a revoked task out without releasing it. Its
       // producer may not have pushed it yet (the push takes no lock, and
       // ends): until then, drain again.
-      if (timer != nullptr) timer->TakeRevokedLocked();
+      if (timer != nullptr) Inboxes::TakeRevokedLocked(*timer);
       if (timer == nullptr ||
           (State::Load(&task) & kRevokedInInbox) != kRevokedInInbox) {
         break;
@@ -140,17 +144,19 @@ void Timer::WaitUntilRevokedOut(internal::TimerControl* control,
   }
 }
 
-void Timer::DrainInboxesLocked() {
-  if (!use_inbox_ || shutdown_) return;
-  PlaceDrainedLocked(inbox_.TakeAll());
+void Timer::Inboxes::DrainInboxesLocked(Timer& timer) {
+  if (!timer.settings_.use_inbox || timer.shutdown_) return;
+  Inboxes::PlaceDrainedLocked(timer, timer.inbox_.TakeAll());
 }
 
-void Timer::DrainMineLocked() {
-  if (!use_inbox_ || shutdown_) return;
-  PlaceDrainedLocked(internal::Inbox::TakeStripe(inbox_.Mine()));
+void Timer::Inboxes::DrainMineLocked(Timer& timer) {
+  if (!timer.settings_.use_inbox || timer.shutdown_) return;
+  Inboxes::PlaceDrainedLocked(timer,
+                              internal::Inbox::TakeStripe(timer.inbox_.Mine()));
 }
 
-void Timer::PlaceDrainedLocked(internal::ListNode* chain) {
+void Timer::Inboxes::PlaceDrainedLocked(Timer& timer,
+                                        internal::ListNode* chain) {
   if (chain == nullptr) return;
   for (internal::ListNode* node = chain; node != nullptr;) {
     internal::ListNode* const next = node->next;
@@ -159,36 +165,38 @@ void Timer::PlaceDrainedLocked(internal::ListNode* chain) {
     // then use it): clear it first.
     node->next = nullptr;
     TimerTask* const task = internal::TimingWheel::AsTask(node);
-    if (State::TakeFromInbox(task, id_) == State::Drained::kPlaced) {
-      ++counters_.pending;
-      ++counters_.added;
-      wheel_.Place(task);
+    if (State::TakeFromInbox(task, timer.settings_.id) ==
+        State::Drained::kPlaced) {
+      ++timer.counters_.pending;
+      ++timer.counters_.added;
+      timer.wheel_.Place(task);
     } else {
       // Cancelled while buffered: counted as the add and the cancel it
       // was. Out of the inbox; its revoker drops the inbox's reference
       // (WaitUntilRevokedOut).
-      ++counters_.added;
-      ++counters_.cancelled;
+      ++timer.counters_.added;
+      ++timer.counters_.cancelled;
     }
     node = next;
   }
-  NotifySleepersIfEarlierLocked();
+  Reaper::NotifySleepersIfEarlierLocked(timer);
 }
 
-bool Timer::SetSleepDeadlineMaxLocked(int64_t deadline) {
-  sleep_deadline_max_ = deadline;
-  return PublishFloorLocked();
+bool Timer::Inboxes::SetSleepDeadlineMaxLocked(Timer& timer, int64_t deadline) {
+  timer.wake_.sleep_deadline_max = deadline;
+  return Inboxes::PublishFloorLocked(timer);
 }
 
-bool Timer::PublishFloorLocked() {
-  if (!use_inbox_) return false;
+bool Timer::Inboxes::PublishFloorLocked(Timer& timer) {
+  if (!timer.settings_.use_inbox) return false;
   // While the reaper runs callbacks with the watchdog armed, and once
   // Shutdown() began, nothing is buffered: kMaxNanos is above every due
   // time TryBuffer() accepts.
-  const int64_t floor = inbox_closed_ || watchdog_active_ ? internal::kMaxNanos
-                                                          : sleep_deadline_max_;
-  const int64_t before = inbox_.floor();  // Written under mu_ only.
-  if (floor != before) inbox_.set_floor(floor);
+  const int64_t floor = timer.inbox_closed_ || timer.watchdog_.active
+                            ? internal::kMaxNanos
+                            : timer.wake_.sleep_deadline_max;
+  const int64_t before = timer.inbox_.floor();  // Written under mu_ only.
+  if (floor != before) timer.inbox_.set_floor(floor);
   return floor > before;
 }
 

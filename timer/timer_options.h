@@ -104,9 +104,28 @@ struct TimerOptions {
   int64_t expected_pending = 0;
 
   // Whether `Schedule()` and `Add()` may buffer a task in a per-thread
-  // producer inbox instead of taking the timer's lock (see "Producer
-  // inboxes" at `Timer`). On by default; ignored (every add locks) with
+  // producer inbox instead of taking the timer's lock ("Producer inboxes"
+  // at `Timer` points here). On by default; ignored (every add locks) with
   // `max_pending > 0` or an `on_next_due_earlier` hook.
+  //
+  // `Schedule()` and `Add()` of an idle task (not pending, queued or running
+  // anywhere) due no earlier than the deadline every sleeping reaper will wake
+  // by (the published "floor") take no lock: the task is buffered and placed in
+  // the wheel later, in batches, under the lock (when: docs/timer.md, "Producer
+  // threads"), and first thing by every call that needs the wheel's view
+  // (`AdvanceClock()`, `NextDueIn()`, `Metrics()`, `NumPending()`,
+  // `Shutdown()`, a move, `TimeRemaining()`). A task due before the floor takes
+  // the lock and wakes the reaper. `Cancel()` of a buffered task releases the
+  // task and its captures before it returns, also when another thread's drain
+  // took it first
+  // (TimerInboxTest.CancelReleasesCapturesWhenAnotherDrainTookTheTask).
+  // Never-early, exactly-once and per-thread order (tasks one thread adds for
+  // the same instant run in the order added) hold as for locked adds; a
+  // buffered task counts in `Metrics()`/`NumPending()` from the drain those
+  // calls run first. Embedded timers, periodic tasks, `AddAt()`, `AddBatch()`,
+  // moves of a pending task, re-adds from `Run()`, and every add of a timer
+  // with `max_pending` or `on_next_due_earlier` take the lock. Off with
+  // `TimerOptions::producer_inboxes = false`.
   bool producer_inboxes = true;
 
   // Called on the executor with the exception a task's `Run()` threw. The

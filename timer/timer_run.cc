@@ -49,14 +49,14 @@ class Timer::CallbackScope {
   const Timer* const previous_;
 };
 
-void Timer::InvokeRun(TimerTask* task) {
+void Timer::Runner::InvokeRun(Timer& timer, TimerTask* task) {
   try {
     task->Run();
   } catch (...) {
-    callback_errors_.fetch_add(1, std::memory_order_relaxed);
-    if (on_callback_error_) {
+    timer.callback_errors_.fetch_add(1, std::memory_order_relaxed);
+    if (timer.settings_.on_callback_error) {
       try {
-        on_callback_error_(std::current_exception());
+        timer.settings_.on_callback_error(std::current_exception());
       } catch (...) {
         // The hook's own failure has nowhere better to go.
       }
@@ -68,11 +68,11 @@ void Timer::InvokeRun(TimerTask* task) {
   }
 }
 
-int64_t Timer::RunClaimed(TimerTask* task) {
+int64_t Timer::Runner::RunClaimed(Timer& timer, TimerTask* task) {
   int64_t dropped = 0;
   bool deferred_run = false;  // Whether this run is a deferred one.
   for (;;) {
-    InvokeRun(task);
+    Runner::InvokeRun(timer, task);
     // kAgain: a batch left a run to this thread; run again, still kRunning.
     const State::RunEnd end = State::FinishRun(task);
     const bool again = end == State::RunEnd::kAgain;
@@ -91,15 +91,15 @@ int64_t Timer::RunClaimed(TimerTask* task) {
   }
 }
 
-void Timer::RunBatch(std::vector<TimerTask*>& batch) {
+void Timer::Runner::RunBatch(Timer& timer, std::vector<TimerTask*>& batch) {
   int64_t released = 0;
   // Timed for RunInlineBatches()'s estimate, on either thread. Read now:
   // the batch's in-flight count keeps the timer alive until its tasks are
   // released, and another thread may release some of them (a deferred run).
-  const bool timed = run_inline_;
+  const bool timed = timer.settings_.run_inline;
   const int64_t started = timed ? internal::ReadMonotonic() : 0;
   {
-    CallbackScope scope(this);
+    CallbackScope scope(&timer);
     for (size_t i = 0; i < batch.size(); ++i) {
       TimerTask* task = batch[i];
       // A few tasks ahead (its state word is written, its vtable read).
@@ -108,7 +108,7 @@ void Timer::RunBatch(std::vector<TimerTask*>& batch) {
         __builtin_prefetch(batch[i + kAhead], 1);
       }
       if (task == nullptr) {  // A slot for an embedded timer.
-        RunEmbeddedSlot();
+        EmbeddedSlots::RunEmbeddedSlot(timer);
         ++released;
         continue;
       }
@@ -119,7 +119,9 @@ void Timer::RunBatch(std::vector<TimerTask*>& batch) {
       // Run() returns, with this batch's reference.
       const State::Claim claim = State::TryClaimForRun(task);
       if (claim == State::Claim::kHandedOn) continue;
-      if (claim == State::Claim::kClaimed) released += RunClaimed(task);
+      if (claim == State::Claim::kClaimed) {
+        released += Runner::RunClaimed(timer, task);
+      }
       task->Unref();  // The wheel's reference: may run the destructor.
       ++released;
     }
@@ -132,48 +134,46 @@ void Timer::RunBatch(std::vector<TimerTask*>& batch) {
     const int64_t per_task =
         std::min<int64_t>(internal::ReadMonotonic() - started, kMaxRunSample) /
         static_cast<int64_t>(batch.size());
-    const int64_t old = run_ns_per_task_.load(std::memory_order_relaxed);
-    run_ns_per_task_.store(old + (per_task - old) / 8,
-                           std::memory_order_relaxed);
+    const int64_t old =
+        timer.inline_.run_ns_per_task.load(std::memory_order_relaxed);
+    timer.inline_.run_ns_per_task.store(old + (per_task - old) / 8,
+                                        std::memory_order_relaxed);
   }
   // Last: once in_flight_ reaches 0, the timer may be destroyed.
-  FinishInFlight(released);
+  Runner::FinishInFlight(timer, released);
 }
 
-void Timer::ReleaseBatch(std::vector<TimerTask*>& batch) {
+void Timer::Runner::ReleaseBatch(Timer& timer, std::vector<TimerTask*>& batch) {
   std::vector<TimerTask*> cancelled;  // Counted tasks: told after unlocking.
   {
-    internal::MutexLock lock(mu_);
+    internal::MutexLock lock(timer.mu_);
     for (TimerTask* task : batch) {
       if (task == nullptr) {
         // A slot for an embedded timer: the front one is dropped (any one
         // would do; each slot stands for one of them). Touched under the
         // lock only: its owner may destroy it once the lock is released.
-        if (internal::ListEmpty(&embedded_ready_)) continue;
-        task = internal::TimingWheel::AsTask(embedded_ready_.next);
-        internal::Unlink(embedded_ready_.next);
+        if (internal::ListEmpty(&timer.embedded_ready_)) continue;
+        task = internal::TimingWheel::AsTask(timer.embedded_ready_.next);
+        internal::Unlink(timer.embedded_ready_.next);
       }
       if (State::TryCancelQueued(task)) {
-        --counters_.expired;
-        ++counters_.cancelled;
+        --timer.counters_.expired;
+        ++timer.counters_.cancelled;
         if (!task->Embedded()) cancelled.push_back(task);
       }
     }
   }
   // The batch still holds their references (dropped below).
-  for (TimerTask* task : cancelled) NotifyCancelled(*task);
+  for (TimerTask* task : cancelled) Timer::Cancels::NotifyCancelled(*task);
   for (TimerTask* task : batch) {
     if (task != nullptr) task->Unref();  // Null: an embedded timer's slot.
   }
-  FinishInFlight(static_cast<int64_t>(batch.size()));
+  Runner::FinishInFlight(timer, static_cast<int64_t>(batch.size()));
 }
 
-void Timer::FinishInFlight(int64_t count) {
+void Timer::Runner::FinishInFlight(Timer& timer, int64_t count) {
   if (count == 0) return;
-  std::lock_guard<std::mutex> lock(done_mu_);
-  if (in_flight_.fetch_sub(count, std::memory_order_acq_rel) == count) {
-    done_cv_.notify_all();
-  }
+  timer.in_flight_.Finish(count);
 }
 
 }  // namespace timingwheel

@@ -19,24 +19,28 @@
 #include "timer/time_point.h"
 #include "timer/timer.h"
 #include "timer/timer_handle.h"
+#include "timer/timer_impl.h"
 
 namespace timingwheel {
 
 absl::Status Timer::AddAtInternal(TimerTask* task, TimePoint deadline,
                                   bool wheel_ref_taken) {
-  if (!wheel_ref_taken && !task->Counted()) return NotCountedError(*task);
-  const int64_t due = RelativeOf(deadline);
+  if (!wheel_ref_taken && !task->Counted()) {
+    return Timer::Placement::NotCountedError(*task);
+  }
+  const int64_t due = Clocks::RelativeOf(*this, deadline);
   bool drop_ref = false;
   bool earlier = false;
   absl::Status status;
   {
     internal::MutexLock lock(mu_);
-    DrainMineLocked();  // This thread's buffered adds go first.
-    status = AddLocked(task, due, 0, wheel_ref_taken, drop_ref,
-                       /*moved=*/nullptr, &earlier);
+    Inboxes::DrainMineLocked(*this);  // This thread's buffered adds go first.
+    status =
+        Placement::AddLocked(*this, task, due, 0, wheel_ref_taken, drop_ref,
+                             /*moved=*/nullptr, &earlier);
   }
   if (drop_ref) task->Unref();  // Never the last: the caller holds one.
-  if (earlier && on_next_due_earlier_) on_next_due_earlier_();
+  if (earlier && settings_.on_next_due_earlier) settings_.on_next_due_earlier();
   return status;
 }
 
@@ -52,10 +56,11 @@ absl::Status Timer::AddBatch(absl::Span<const TimerBatchEntry> entries,
   size_t count = 0;
   bool earlier = false;
   absl::Status status;
-  const int64_t clock_now = ClockRelative();  // One reading for all.
+  const int64_t clock_now =
+      Clocks::ClockRelative(*this);  // One reading for all.
   {
     internal::MutexLock lock(mu_);
-    DrainMineLocked();  // This thread's buffered adds go first.
+    Inboxes::DrainMineLocked(*this);  // This thread's buffered adds go first.
     for (const TimerBatchEntry& entry : entries) {
       if (entry.task == nullptr) {
         status = absl::InvalidArgumentError(
@@ -63,21 +68,21 @@ absl::Status Timer::AddBatch(absl::Span<const TimerBatchEntry> entries,
         break;
       }
       if (!entry.task->Counted()) {
-        status = NotCountedError(*entry.task);
+        status = Timer::Placement::NotCountedError(*entry.task);
         break;
       }
       bool drop_ref = false;  // Stays false: no reference was counted.
-      status = AddLocked(entry.task.get(), clock_now,
-                         internal::DelayToNanos(entry.delay),
-                         /*wheel_ref_taken=*/false, drop_ref,
-                         /*moved=*/nullptr, &earlier);
+      status = Placement::AddLocked(*this, entry.task.get(), clock_now,
+                                    internal::DelayToNanos(entry.delay),
+                                    /*wheel_ref_taken=*/false, drop_ref,
+                                    /*moved=*/nullptr, &earlier);
       if (!status.ok()) break;
       ++count;
     }
   }
   if (added != nullptr) *added = count;
   // Once for the batch, even when it stopped at a refused entry.
-  if (earlier && on_next_due_earlier_) on_next_due_earlier_();
+  if (earlier && settings_.on_next_due_earlier) settings_.on_next_due_earlier();
   return status;
 }
 
@@ -95,29 +100,35 @@ absl::Status Timer::AddPeriodic(internal::PeriodicTaskBase* task,
   const TimePoint first =
       options.start.has_value() ? *options.start : Now() + period;
   task->SetSchedule(period_nanos, options.missed,
-                    PeriodicGridOf(first, period_nanos));
+                    Periodic::PeriodicGridOf(*this, first, period_nanos));
   return AddAtInternal(task, first, /*wheel_ref_taken=*/true);
 }
 
-int64_t Timer::PeriodicGridOf(TimePoint deadline, int64_t period) const {
-  if (deadline.nanos() >= origin_) return RelativeOf(deadline);
+int64_t Timer::Periodic::PeriodicGridOf(const Timer& timer, TimePoint deadline,
+                                        int64_t period) {
+  if (deadline.nanos() >= timer.origin_) {
+    return Timer::Clocks::RelativeOf(timer, deadline);
+  }
   // The grid points are deadline + k * period; the last one at or before
   // the origin is `origin_ - (origin_ - deadline) % period`. The
   // difference fits in uint64, not always int64.
-  const uint64_t before =
-      static_cast<uint64_t>(origin_) - static_cast<uint64_t>(deadline.nanos());
+  const uint64_t before = static_cast<uint64_t>(timer.origin_) -
+                          static_cast<uint64_t>(deadline.nanos());
   return -static_cast<int64_t>(before % static_cast<uint64_t>(period));
 }
 
-bool Timer::ResetPeriodicLocked(internal::PeriodicTaskBase& task,
-                                PeriodicHandle::ResetKind kind, int64_t nanos,
-                                bool& drop_ref, bool* earlier) {
+bool Timer::Periodic::ResetPeriodicLocked(Timer& timer,
+                                          internal::PeriodicTaskBase& task,
+                                          PeriodicHandle::ResetKind kind,
+                                          int64_t nanos, bool& drop_ref,
+                                          bool* earlier) {
   using State = internal::TaskState;
-  if (shutdown_) return false;
+  if (timer.shutdown_) return false;
   const uint32_t state = State::Load(&task);
   // Idle (its series ended: a periodic task is pending, queued or running
   // from its first add until then), or stopped by Cancel() while it runs.
-  if (State::Owner(state) != id_ || (state & State::kStopped) != 0) {
+  if (State::Owner(state) != timer.settings_.id ||
+      (state & State::kStopped) != 0) {
     return false;
   }
   const int64_t period = task.period_nanos();
@@ -126,21 +137,24 @@ bool Timer::ResetPeriodicLocked(internal::PeriodicTaskBase& task,
     case PeriodicHandle::ResetKind::kPeriod:
       grid = period >= internal::kMaxPeriodNanos
                  ? internal::kMaxNanos
-                 : internal::SaturatingAdd(NowRelative(), period);
+                 : internal::SaturatingAdd(Timer::Clocks::NowRelative(timer),
+                                           period);
       break;
     case PeriodicHandle::ResetKind::kAfter:
-      grid = internal::SaturatingAdd(NowRelative(), nanos);
+      grid = internal::SaturatingAdd(Timer::Clocks::NowRelative(timer), nanos);
       break;
     case PeriodicHandle::ResetKind::kAt:
     default:
-      grid = PeriodicGridOf(TimePoint::FromNanos(nanos), period);
+      grid =
+          Periodic::PeriodicGridOf(timer, TimePoint::FromNanos(nanos), period);
       break;
   }
   if ((state & (State::kPending | State::kQueued)) != 0) {
     // Waiting (a run in progress may have re-armed it already): move it.
     task.SetReset(grid, /*running=*/false);
-    return AddLocked(&task, grid, 0, /*wheel_ref_taken=*/false, drop_ref,
-                     /*moved=*/nullptr, earlier)
+    return Timer::Placement::AddLocked(timer, &task, grid, 0,
+                                       /*wheel_ref_taken=*/false, drop_ref,
+                                       /*moved=*/nullptr, earlier)
         .ok();
   }
   if ((state & State::kRunning) != 0) {
@@ -150,33 +164,39 @@ bool Timer::ResetPeriodicLocked(internal::PeriodicTaskBase& task,
   return false;
 }
 
-void Timer::RearmPeriodic(internal::PeriodicTaskBase& task) {
+void Timer::Periodic::RearmPeriodic(Timer& timer,
+                                    internal::PeriodicTaskBase& task) {
   bool drop_ref = false;
   bool earlier = false;
   {
-    internal::MutexLock lock(mu_);
-    DrainMineLocked();  // This thread's buffered adds go first.
+    internal::MutexLock lock(timer.mu_);
+    Inboxes::DrainMineLocked(timer);  // This thread's buffered adds go first.
     // Fixed rate: from this run's grid point, not from now; a late run
     // follows the series' MissedRuns (see NextPeriodicDue()).
-    const int64_t next = task.TakeNextDue(NowRelative());
+    const int64_t next = task.TakeNextDue(Timer::Clocks::NowRelative(timer));
     // Refused after Cancel() (kStopped) or Shutdown(): the series ends.
-    AddLocked(&task, next, 0, /*wheel_ref_taken=*/false, drop_ref,
-              /*moved=*/nullptr, &earlier)
+    Timer::Placement::AddLocked(timer, &task, next, 0,
+                                /*wheel_ref_taken=*/false, drop_ref,
+                                /*moved=*/nullptr, &earlier)
         .IgnoreError();
   }
   if (drop_ref) task.Unref();
   // The re-arming thread runs the task's callback: the timer is alive.
-  if (earlier && on_next_due_earlier_) on_next_due_earlier_();
+  if (earlier && timer.settings_.on_next_due_earlier) {
+    timer.settings_.on_next_due_earlier();
+  }
 }
 
-void internal::PeriodicTaskBase::Rearm() { timer_->RearmPeriodic(*this); }
+void internal::PeriodicTaskBase::Rearm() {
+  Timer::Periodic::RearmPeriodic(*timer_, *this);
+}
 
 // As in TimerHandle::RescheduleInternal(): the control block holds the
 // timer's lock, which the analysis cannot see through the pointer.
-bool Timer::ResetPeriodic(internal::TimerControl* control,
-                          internal::PeriodicTaskBase& task,
-                          PeriodicHandle::ResetKind kind,
-                          int64_t nanos) ABSL_NO_THREAD_SAFETY_ANALYSIS {
+bool Timer::Periodic::ResetPeriodic(
+    internal::TimerControl* control, internal::PeriodicTaskBase& task,
+    PeriodicHandle::ResetKind kind,
+    int64_t nanos) ABSL_NO_THREAD_SAFETY_ANALYSIS {
   bool drop_ref = false;
   bool earlier = false;
   bool reset = false;
@@ -187,9 +207,11 @@ bool Timer::ResetPeriodic(internal::TimerControl* control,
     internal::MutexLock lock(control->mu);
     Timer* const timer = control->timer;
     if (timer == nullptr) return false;
-    timer->DrainMineLocked();  // This thread's buffered adds go first.
-    reset = timer->ResetPeriodicLocked(task, kind, nanos, drop_ref, &earlier);
-    if (earlier) on_earlier = timer->on_next_due_earlier_;
+    Timer::Inboxes::DrainMineLocked(
+        *timer);  // This thread's buffered adds go first.
+    reset = Periodic::ResetPeriodicLocked(*timer, task, kind, nanos, drop_ref,
+                                          &earlier);
+    if (earlier) on_earlier = timer->settings_.on_next_due_earlier;
   }
   if (drop_ref) task.Unref();  // Not reached: no reference was counted.
   if (on_earlier) on_earlier();
@@ -199,7 +221,7 @@ bool Timer::ResetPeriodic(internal::TimerControl* control,
 bool PeriodicHandle::ResetInternal(ResetKind kind, int64_t nanos) {
   if (handle_.task_ == nullptr) return false;
   // Only SchedulePeriodic() makes a PeriodicHandle.
-  return Timer::ResetPeriodic(
+  return Timer::Periodic::ResetPeriodic(
       handle_.control_,
       static_cast<internal::PeriodicTaskBase&>(*handle_.task_), kind, nanos);
 }
@@ -230,14 +252,15 @@ RescheduleResult TimerHandle::RescheduleInternal(bool relative, int64_t nanos)
     internal::MutexLock lock(control_->mu);
     Timer* const timer = control_->timer;
     if (timer == nullptr) return RescheduleResult::kTimerGone;
-    timer->DrainMineLocked();  // This thread's buffered adds go first.
-    const int64_t base = relative
-                             ? timer->ClockRelative()
-                             : timer->RelativeOf(TimePoint::FromNanos(nanos));
-    status =
-        timer->AddLocked(task_.get(), base, relative ? nanos : 0,
-                         /*wheel_ref_taken=*/false, drop_ref, &moved, &earlier);
-    if (earlier) on_earlier = timer->on_next_due_earlier_;
+    Timer::Inboxes::DrainMineLocked(
+        *timer);  // This thread's buffered adds go first.
+    const int64_t base = relative ? Timer::Clocks::ClockRelative(*timer)
+                                  : Timer::Clocks::RelativeOf(
+                                        *timer, TimePoint::FromNanos(nanos));
+    status = Timer::Placement::AddLocked(
+        *timer, task_.get(), base, relative ? nanos : 0,
+        /*wheel_ref_taken=*/false, drop_ref, &moved, &earlier);
+    if (earlier) on_earlier = timer->settings_.on_next_due_earlier;
   }
   if (drop_ref) task_->Unref();  // Not reached: no reference was counted.
   if (on_earlier) on_earlier();
@@ -268,8 +291,8 @@ absl::Duration TimerHandle::TimeRemaining() const
   internal::MutexLock lock(control_->mu);
   Timer* const timer = control_->timer;
   // A buffered task's due time is the drain's to read: place it first.
-  if (timer != nullptr) timer->DrainInboxesLocked();
-  if (timer == nullptr || !timer->IsPendingLocked(*task_)) {
+  if (timer != nullptr) Timer::Inboxes::DrainInboxesLocked(*timer);
+  if (timer == nullptr || !Timer::Cancels::IsPendingLocked(*timer, *task_)) {
     return absl::InfiniteDuration();
   }
   const uint32_t state = internal::TaskState::Load(task_.get());
@@ -278,7 +301,7 @@ absl::Duration TimerHandle::TimeRemaining() const
   }
   const int64_t due = task_->due_nanos_;
   if (due == internal::kMaxNanos) return absl::InfiniteDuration();
-  const int64_t now = timer->NowRelative();
+  const int64_t now = Timer::Clocks::NowRelative(*timer);
   return due <= now ? absl::ZeroDuration() : absl::Nanoseconds(due - now);
 }
 

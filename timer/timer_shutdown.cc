@@ -36,8 +36,8 @@ std::vector<TaskPtr<TimerTask>> Timer::Shutdown() {
       // their push and withdraw their task: see TryBuffer), then drain it:
       // buffered tasks are swept as pending ones.
       inbox_closed_ = true;
-      PublishFloorLocked();
-      DrainInboxesLocked();
+      Inboxes::PublishFloorLocked(*this);
+      Inboxes::DrainInboxesLocked(*this);
       shutdown_ = true;
       // O(buckets) under the lock: the tasks are walked after it.
       wheel_.TakeAll(chains);
@@ -95,18 +95,16 @@ std::vector<TaskPtr<TimerTask>> Timer::Shutdown() {
   }
   if (swept_embedded) {
     internal::MutexLock lock(mu_);
-    NotifyEmbeddedWaiters();
+    EmbeddedSlots::NotifyEmbeddedWaiters(*this);
   }
   ABSL_ASSERT(static_cast<int64_t>(cancelled.size()) == count);
-  for (const TaskPtr<TimerTask>& task : cancelled) NotifyCancelled(*task);
+  for (const TaskPtr<TimerTask>& task : cancelled)
+    Timer::Cancels::NotifyCancelled(*task);
   if (current_callback_timer == this) return cancelled;
 
   std::lock_guard<std::mutex> stop(shutdown_mu_);
   if (reaper_.joinable()) reaper_.join();
-  {
-    std::unique_lock<std::mutex> lock(done_mu_);
-    done_cv_.wait(lock, [this] { return in_flight_.load() == 0; });
-  }
+  { in_flight_.WaitUntilNone(); }
   if (owned_executor_ != nullptr) owned_executor_->Shutdown();
   return cancelled;
 }

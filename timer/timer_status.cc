@@ -12,6 +12,7 @@
 #include "timer/internal/wheel_math.h"
 #include "timer/timer.h"
 #include "timer/timer_handle.h"
+#include "timer/timer_impl.h"
 
 namespace timingwheel {
 
@@ -19,9 +20,9 @@ using State = internal::TaskState;
 
 // The control block's lock is the timer's, which the analysis cannot see
 // through the pointer.
-TaskStatus Timer::StatusLocked(const internal::TimerControl* control,
-                               const TimerTask& task)
-    ABSL_NO_THREAD_SAFETY_ANALYSIS {
+TaskStatus Timer::TaskStatuses::StatusLocked(
+    const internal::TimerControl* control,
+    const TimerTask& task) ABSL_NO_THREAD_SAFETY_ANALYSIS {
   const uint32_t state = State::Load(&task);
   const Timer* const timer = control->timer;
   if (State::Owner(state) == control->timer_id && state != 0) {
@@ -44,10 +45,10 @@ TaskStatus Timer::StatusLocked(const internal::TimerControl* control,
                                                  : TaskStatus::kRan;
 }
 
-TimePoint Timer::DeadlineLocked(const internal::TimerControl* control,
-                                const TimerTask& task)
-    ABSL_NO_THREAD_SAFETY_ANALYSIS {
-  const TaskStatus status = StatusLocked(control, task);
+TimePoint Timer::TaskStatuses::DeadlineLocked(
+    const internal::TimerControl* control,
+    const TimerTask& task) ABSL_NO_THREAD_SAFETY_ANALYSIS {
+  const TaskStatus status = Timer::TaskStatuses::StatusLocked(control, task);
   const Timer* const timer = control->timer;
   if (timer == nullptr ||
       (status != TaskStatus::kPending && status != TaskStatus::kRunning)) {
@@ -65,25 +66,25 @@ TimePoint Timer::DeadlineLocked(const internal::TimerControl* control,
 TaskStatus TimerHandle::status() const ABSL_NO_THREAD_SAFETY_ANALYSIS {
   if (task_ == nullptr) return TaskStatus::kNone;
   internal::MutexLock lock(control_->mu);
-  return Timer::StatusLocked(control_, *task_);
+  return Timer::TaskStatuses::StatusLocked(control_, *task_);
 }
 
 TimePoint TimerHandle::Deadline() const ABSL_NO_THREAD_SAFETY_ANALYSIS {
   if (task_ == nullptr) return TimePoint::Max();
   internal::MutexLock lock(control_->mu);
-  return Timer::DeadlineLocked(control_, *task_);
+  return Timer::TaskStatuses::DeadlineLocked(control_, *task_);
 }
 
 TaskStatus EmbeddedTimer::status() const ABSL_NO_THREAD_SAFETY_ANALYSIS {
   if (control_ == nullptr) return TaskStatus::kNone;
   internal::MutexLock lock(control_->mu);
-  return Timer::StatusLocked(control_, *this);
+  return Timer::TaskStatuses::StatusLocked(control_, *this);
 }
 
 TimePoint EmbeddedTimer::Deadline() const ABSL_NO_THREAD_SAFETY_ANALYSIS {
   if (control_ == nullptr) return TimePoint::Max();
   internal::MutexLock lock(control_->mu);
-  return Timer::DeadlineLocked(control_, *this);
+  return Timer::TaskStatuses::DeadlineLocked(control_, *this);
 }
 
 }  // namespace timingwheel

@@ -40,6 +40,10 @@ namespace durable_testing {
 
 class FakeStore;
 
+// FakeDatabase
+//
+// One database's tables in memory, for the `FakeStore`s over it (share it
+// by `std::shared_ptr`). Thread-safe.
 class FakeDatabase {
  public:
   FakeDatabase();

@@ -34,6 +34,9 @@
 namespace timingwheel {
 namespace durable_testing {
 
+// FakeStore
+//
+// `StoreApi` over a `FakeDatabase` (one "connection"). Thread-compatible.
 class FakeStore final : public durable_internal::StoreApi {
  public:
   explicit FakeStore(std::shared_ptr<FakeDatabase> db);

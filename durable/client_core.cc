@@ -55,10 +55,17 @@ absl::StatusOr<std::unique_ptr<ClientCore>> ClientCore::Create(
   absl::StatusOr<std::unique_ptr<Store>> store =
       Store::Connect(options.conninfo, options.session_limits);
   if (!store.ok()) return store.status();
-  status = (*store)->EnsureSchema(options.slot_count);
+  return CreateOver(std::move(options), *std::move(store));
+}
+
+absl::StatusOr<std::unique_ptr<ClientCore>> ClientCore::CreateOver(
+    Options options, std::unique_ptr<StoreApi> store) {
+  absl::Status status = CheckClientLimits(options.slot_count, options.limits);
+  if (!status.ok()) return status;
+  status = store->EnsureSchema(options.slot_count);
   if (!status.ok()) return status;
   return std::unique_ptr<ClientCore>(
-      new ClientCore(std::move(options), *std::move(store)));
+      new ClientCore(std::move(options), std::move(store)));
 }
 
 absl::StatusOr<InsertResult> ClientCore::InsertOnStore(
@@ -234,7 +241,7 @@ absl::StatusOr<AdminStore*> ClientCore::Admin() {
 }
 
 absl::Status ClientCore::RunOnStore(
-    const std::function<absl::Status(Store&)>& fn) {
+    const std::function<absl::Status(StoreApi&)>& fn) {
   internal::MutexLock lock(mu_);
   if (store_ == nullptr) {
     return absl::FailedPreconditionError(options_.closed_message);

@@ -83,6 +83,13 @@ class ClientCore {
   // Connects, and creates or checks the schema (`Store::EnsureSchema()`).
   static absl::StatusOr<std::unique_ptr<ClientCore>> Create(Options options);
 
+  // ClientCore::CreateOver()
+  //
+  // As `Create()`, over `store` (already connected; `options.conninfo`
+  // serves `Admin()` only).
+  static absl::StatusOr<std::unique_ptr<ClientCore>> CreateOver(
+      Options options, std::unique_ptr<StoreApi> store);
+
   // ClientCore::Insert()
   //
   // Checks and stores `requests` as `inserter` (one statement, one
@@ -117,7 +124,7 @@ class ClientCore {
   // (Unavailable) reconnects and runs it once more, so `fn` must be safe
   // to repeat (the recurring schedules' transactions are: they re-read the
   // schedule's row). FailedPrecondition after `Close()`.
-  absl::Status RunOnStore(const std::function<absl::Status(Store&)>& fn);
+  absl::Status RunOnStore(const std::function<absl::Status(StoreApi&)>& fn);
 
   const RequestLimits& limits() const { return options_.limits; }
 
@@ -137,7 +144,7 @@ class ClientCore {
   absl::StatusOr<AdminStore*> Admin();
 
  private:
-  ClientCore(Options options, std::unique_ptr<Store> store)
+  ClientCore(Options options, std::unique_ptr<StoreApi> store)
       : options_(std::move(options)), store_(std::move(store)) {}
 
   // One insert statement on the connection (retried once after a lost
@@ -148,7 +155,7 @@ class ClientCore {
   const Options options_;
   InsertCombiner combiner_;  // Concurrent inserts share statements.
   internal::Mutex mu_;
-  std::unique_ptr<Store> store_ ABSL_GUARDED_BY(mu_);  // Null once closed.
+  std::unique_ptr<StoreApi> store_ ABSL_GUARDED_BY(mu_);  // Null once closed.
   bool closing_ ABSL_GUARDED_BY(mu_) = false;
   int inserts_in_flight_ ABSL_GUARDED_BY(mu_) = 0;  // Close() waits for 0.
   std::condition_variable inserts_done_;

@@ -154,11 +154,17 @@ DurableScheduler::DurableScheduler(DurableOptions options)
 
 absl::StatusOr<std::unique_ptr<DurableScheduler>> DurableScheduler::Create(
     DurableOptions options) {
+  return Create(std::move(options), nullptr);
+}
+
+absl::StatusOr<std::unique_ptr<DurableScheduler>> DurableScheduler::Create(
+    DurableOptions options, durable_internal::StoreFactory stores) {
   absl::Status status = CheckOptions(options);
   if (!status.ok()) return status;
   if (options.node_id.empty()) options.node_id = DefaultNodeId();
   std::unique_ptr<DurableScheduler> scheduler(
       new DurableScheduler(std::move(options)));
+  scheduler->store_factory_ = std::move(stores);
   status = scheduler->Start();
   if (!status.ok()) return status;
   return scheduler;
@@ -179,11 +185,21 @@ absl::Status DurableScheduler::Start() {
   client_options.limits = {options_.max_id_bytes, options_.max_payload_bytes};
   client_options.closed_message = "scheduler is shut down";
   client_options.session_limits = limits;
-  absl::StatusOr<std::unique_ptr<durable_internal::ClientCore>> client =
-      durable_internal::ClientCore::Create(std::move(client_options));
-  if (!client.ok()) return client.status();
-  absl::StatusOr<std::unique_ptr<Store>> store =
-      Store::Connect(options_.conninfo, limits);
+  absl::StatusOr<std::unique_ptr<durable_internal::ClientCore>> client;
+  absl::StatusOr<std::unique_ptr<durable_internal::StoreApi>> store;
+  if (store_factory_ == nullptr) {
+    client = durable_internal::ClientCore::Create(std::move(client_options));
+    if (!client.ok()) return client.status();
+    store = Store::Connect(options_.conninfo, limits);
+  } else {
+    absl::StatusOr<std::unique_ptr<durable_internal::StoreApi>> client_store =
+        store_factory_();
+    if (!client_store.ok()) return client_store.status();
+    client = durable_internal::ClientCore::CreateOver(std::move(client_options),
+                                                      *std::move(client_store));
+    if (!client.ok()) return client.status();
+    store = store_factory_();
+  }
   if (!store.ok()) return store.status();
   // A live duplicate holds it for good; a crashed predecessor's session
   // ends within a statement timeout: wait up to half a TTL.

@@ -86,6 +86,9 @@ namespace timingwheel {
 namespace durable_internal {
 struct SchedulerHistograms;
 }  // namespace durable_internal
+namespace durable_testing {
+struct SchedulerStoreAccess;
+}  // namespace durable_testing
 
 // DurableScheduler
 //
@@ -369,6 +372,14 @@ class DurableScheduler {
   // AfterInsert() as a ClientCore callback, for the schedule calls.
   durable_internal::ClientCore::AfterInsert AfterThis();
 
+  friend struct durable_testing::SchedulerStoreAccess;
+
+  // As the public `Create()`, over the stores `stores` opens (one for the
+  // client calls, one for the maintenance thread) instead of PostgreSQL
+  // connections; null: PostgreSQL.
+  static absl::StatusOr<std::unique_ptr<DurableScheduler>> Create(
+      DurableOptions options, durable_internal::StoreFactory stores);
+
   explicit DurableScheduler(DurableOptions options);
 
   absl::Status Start();
@@ -459,7 +470,8 @@ class DurableScheduler {
   // late_mu_). Not annotated: the maintenance thread uses them without
   // late_mu_ while it runs.
   internal::Mutex late_mu_;
-  std::unique_ptr<durable_internal::Store> store_;
+  std::unique_ptr<durable_internal::StoreApi> store_;
+  durable_internal::StoreFactory store_factory_;  // Null: PostgreSQL.
   std::unique_ptr<durable_internal::SlotLeases> leases_;
   // Real clock; written by the maintenance thread, read by handler threads.
   std::atomic<int64_t> lease_valid_until_{0};

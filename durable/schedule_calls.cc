@@ -13,7 +13,15 @@ namespace timingwheel {
 namespace durable_internal {
 namespace {
 
-void Wake(Store& store, const InsertResult& inserted,
+// The connection the schedules' transactions run on, or why there is none.
+absl::StatusOr<PGconn*> ConnOf(StoreApi& store) {
+  if (store.conn() == nullptr) {
+    return absl::FailedPreconditionError(kNeedsPostgres);
+  }
+  return store.conn();
+}
+
+void Wake(StoreApi& store, const InsertResult& inserted,
           const ClientCore::AfterInsert& after) {
   std::vector<WheelEntry> wake = after ? after(inserted) : inserted.identical;
   if (!wake.empty()) (void)store.NotifyDue(wake);
@@ -23,8 +31,10 @@ void Wake(Store& store, const InsertResult& inserted,
 template <typename Tx>
 absl::Status Write(ClientCore& core, const ClientCore::AfterInsert& after,
                    Tx tx) {
-  return core.RunOnStore([&](Store& store) -> absl::Status {
-    absl::StatusOr<ScheduleWrite> write = tx(store.conn());
+  return core.RunOnStore([&](StoreApi& store) -> absl::Status {
+    absl::StatusOr<PGconn*> conn = ConnOf(store);
+    if (!conn.ok()) return conn.status();
+    absl::StatusOr<ScheduleWrite> write = tx(*conn);
     if (!write.ok()) return write.status();
     Wake(store, write->inserted, after);
     return absl::OkStatus();
@@ -60,8 +70,11 @@ absl::Status UpdateScheduleCall(ClientCore& core,
 
 absl::Status PauseScheduleCall(ClientCore& core, absl::string_view name) {
   const std::string key(name);
-  return core.RunOnStore(
-      [&](Store& store) { return PauseScheduleTx(store.conn(), key); });
+  return core.RunOnStore([&](StoreApi& store) -> absl::Status {
+    absl::StatusOr<PGconn*> conn = ConnOf(store);
+    if (!conn.ok()) return conn.status();
+    return PauseScheduleTx(*conn, key);
+  });
 }
 
 absl::Status ResumeScheduleCall(ClientCore& core, absl::string_view name,
@@ -77,8 +90,10 @@ absl::StatusOr<bool> DeleteScheduleCall(ClientCore& core,
                                         absl::string_view name) {
   const std::string key(name);
   bool deleted = false;
-  absl::Status status = core.RunOnStore([&](Store& store) -> absl::Status {
-    absl::StatusOr<bool> done = DeleteScheduleTx(store.conn(), key);
+  absl::Status status = core.RunOnStore([&](StoreApi& store) -> absl::Status {
+    absl::StatusOr<PGconn*> conn = ConnOf(store);
+    if (!conn.ok()) return conn.status();
+    absl::StatusOr<bool> done = DeleteScheduleTx(*conn, key);
     if (!done.ok()) return done.status();
     // A retry after a lost reply finds nothing: the first try deleted it.
     deleted = deleted || *done;
@@ -90,9 +105,10 @@ absl::StatusOr<bool> DeleteScheduleCall(ClientCore& core,
 
 absl::StatusOr<std::vector<ScheduleInfo>> ListSchedulesCall(ClientCore& core) {
   std::vector<ScheduleInfo> infos;
-  absl::Status status = core.RunOnStore([&](Store& store) -> absl::Status {
-    absl::StatusOr<std::vector<ScheduleInfo>> list =
-        ListSchedulesTx(store.conn());
+  absl::Status status = core.RunOnStore([&](StoreApi& store) -> absl::Status {
+    absl::StatusOr<PGconn*> conn = ConnOf(store);
+    if (!conn.ok()) return conn.status();
+    absl::StatusOr<std::vector<ScheduleInfo>> list = ListSchedulesTx(*conn);
     if (!list.ok()) return list.status();
     infos = *std::move(list);
     return absl::OkStatus();
@@ -105,8 +121,10 @@ absl::StatusOr<ScheduleInfo> GetScheduleCall(ClientCore& core,
                                              absl::string_view name) {
   const std::string key(name);
   ScheduleInfo info;
-  absl::Status status = core.RunOnStore([&](Store& store) -> absl::Status {
-    absl::StatusOr<ScheduleInfo> got = GetScheduleTx(store.conn(), key);
+  absl::Status status = core.RunOnStore([&](StoreApi& store) -> absl::Status {
+    absl::StatusOr<PGconn*> conn = ConnOf(store);
+    if (!conn.ok()) return conn.status();
+    absl::StatusOr<ScheduleInfo> got = GetScheduleTx(*conn, key);
     if (!got.ok()) return got.status();
     info = *std::move(got);
     return absl::OkStatus();

@@ -413,10 +413,11 @@ absl::StatusOr<ScheduleWrite> AdvanceScheduleTx(PGconn* conn,
 }
 
 absl::StatusOr<CompleteAndAdvanceResult> CompleteAndAdvance(
-    Store& store, absl::Span<const Completion> completions, int64_t horizon_us,
-    absl::Span<const std::string> names, const Inserter& inserter,
-    const AttemptLog& log) {
+    StoreApi& store, absl::Span<const Completion> completions,
+    int64_t horizon_us, absl::Span<const std::string> names,
+    const Inserter& inserter, const AttemptLog& log) {
   PGconn* conn = store.conn();
+  if (conn == nullptr) return absl::FailedPreconditionError(kNeedsPostgres);
   return InTransaction<CompleteAndAdvanceResult>(
       conn, [&]() -> absl::StatusOr<CompleteAndAdvanceResult> {
         CompleteAndAdvanceResult result;

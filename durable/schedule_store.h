@@ -114,9 +114,9 @@ struct CompleteAndAdvanceResult {
   bool advance_failed = false;
 };
 absl::StatusOr<CompleteAndAdvanceResult> CompleteAndAdvance(
-    Store& store, absl::Span<const Completion> completions, int64_t horizon_us,
-    absl::Span<const std::string> names, const Inserter& inserter,
-    const AttemptLog& log);
+    StoreApi& store, absl::Span<const Completion> completions,
+    int64_t horizon_us, absl::Span<const std::string> names,
+    const Inserter& inserter, const AttemptLog& log);
 
 // DueSchedules()
 //

@@ -76,6 +76,8 @@ absl::StatusOr<ScheduleInfo> DurableScheduler::GetSchedule(
 // The maintenance thread's half.
 
 void DurableScheduler::AdvanceScheduleOnMaintenance(const std::string& name) {
+  // A store without PostgreSQL holds no schedules.
+  if (store_->conn() == nullptr) return;
   absl::StatusOr<ScheduleWrite> write =
       durable_internal::AdvanceScheduleTx(store_->conn(), name, InserterOf());
   if (!write.ok()) {
@@ -94,7 +96,7 @@ void DurableScheduler::RunScheduleDuty() {
   for (const durable_internal::SlotEpoch& owned : leases_->owned()) {
     slots.push_back(owned.slot);
   }
-  if (slots.empty()) return;
+  if (slots.empty() || store_->conn() == nullptr) return;
   absl::StatusOr<std::vector<std::string>> due = durable_internal::DueSchedules(
       store_->conn(), slots, absl::ToInt64Microseconds(options_.horizon),
       kMaxSchedulesPerRound);
@@ -117,7 +119,9 @@ DurableScheduler::CompleteAndAdvance(absl::Span<const Completion> batch) {
       names.push_back(std::move(name));
     }
   }
-  if (names.empty()) return store_->Complete(batch, horizon_us, AttemptLogOf());
+  if (names.empty() || store_->conn() == nullptr) {
+    return store_->Complete(batch, horizon_us, AttemptLogOf());
+  }
   // In name order, so that two transactions that lock several schedules'
   // rows cannot deadlock.
   std::sort(names.begin(), names.end());

@@ -16,7 +16,7 @@ std::vector<SlotEpoch> SlotLeases::owned() const {
 }
 
 absl::StatusOr<SlotLeases::Changes> SlotLeases::Tick(
-    Store& store, const std::function<bool(int)>& may_release) {
+    StoreApi& store, const std::function<bool(int)>& may_release) {
   Changes changes;
   absl::StatusOr<Renewal> round =
       store.Renew(node_id_, owned(), ttl_us_, horizon_us_);
@@ -59,7 +59,7 @@ absl::StatusOr<SlotLeases::Changes> SlotLeases::Tick(
   return changes;
 }
 
-absl::Status SlotLeases::ReleaseAll(Store& store) {
+absl::Status SlotLeases::ReleaseAll(StoreApi& store) {
   if (owned_.empty()) return absl::OkStatus();
   absl::Status status = store.Release(node_id_, owned());
   if (status.ok()) owned_.clear();

@@ -56,13 +56,13 @@ class SlotLeases {
   //
   // One renewal round (see the file comment). `may_release(slot)` says
   // whether a surplus slot may be given up now (no attempt running).
-  absl::StatusOr<Changes> Tick(Store& store,
+  absl::StatusOr<Changes> Tick(StoreApi& store,
                                const std::function<bool(int)>& may_release);
 
   // SlotLeases::ReleaseAll()
   //
   // Gives every owned slot up at once (shutdown) and forgets them.
-  absl::Status ReleaseAll(Store& store);
+  absl::Status ReleaseAll(StoreApi& store);
 
   // SlotLeases::Forget()
   //

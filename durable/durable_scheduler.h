@@ -30,8 +30,9 @@
 //   * `DurableScheduler`: schedule, replace, cancel, look up, shut down;
 //     recurring schedules (create, update, pause, resume, delete, list;
 //     recurring.h).
-//   * `ScheduleInTransaction()`: add a task on the caller's own libpq
-//     connection, inside the caller's transaction.
+//
+// and exports `ScheduleInTransaction()` (schedule_in_transaction.h): add
+// tasks on the caller's own libpq connection, inside its transaction.
 //
 // Guarantees (at least once, fencing, never early against the database's
 // clock, bounded shutdown), each with the tests that fail when it breaks,
@@ -50,7 +51,6 @@
 #define TIMINGWHEEL_DURABLE_DURABLE_SCHEDULER_H_
 
 #include <atomic>
-#include <condition_variable>
 #include <cstdint>
 #include <functional>
 #include <memory>
@@ -72,6 +72,7 @@
 #include "durable/fire_queue.h"
 #include "durable/handler_outcome.h"  // IWYU pragma: export
 #include "durable/recurring.h"
+#include "durable/schedule_in_transaction.h"  // IWYU pragma: export
 #include "durable/slot_leases.h"
 #include "durable/store.h"
 #include "durable/task.h"
@@ -79,8 +80,6 @@
 #include "timer/executor.h"
 #include "timer/internal/mutex.h"
 #include "timer/timer.h"
-
-typedef struct pg_conn PGconn;
 
 namespace timingwheel {
 namespace durable_internal {
@@ -230,13 +229,9 @@ class DurableScheduler {
 
   // DurableScheduler::Admin()
   //
-  // The operators' API on this object (`AdminStore`, admin_store.h): list
-  // tasks by state, due range and id prefix, paged by a cursor; counts by
-  // state; one task in detail; retry a FAILED task (one, or all matching a
-  // filter: `RetryMatching()`), discard it (`Discard()`), cancel,
-  // reschedule. Over a second connection, opened on the first call and
-  // kept; its errors are `AdminStore::Connect()`'s. Thread-safe; the
-  // pointer lives as long as this object. Test:
+  // The operators' API (`AdminStore`, admin_store.h) over a second
+  // connection, as `DurableClient::Admin()`. Thread-safe; the pointer lives
+  // as long as this object. Test:
   // AdminStoreTest.TheClientAndTheSchedulerHandTheAdminApi.
   absl::StatusOr<AdminStore*> Admin();
 
@@ -246,32 +241,7 @@ class DurableScheduler {
   // `OccurrenceId(name, instant)` and the schedule's payload, run by the
   // handler (`DurableTask::schedule` and `DurableTask::occurrence` say
   // which); its slot is the name's, so its owner runs its occurrences.
-  // Guarantees (tests in //tests/durable):
-  //   * Exactly one task per occurrence, whatever the number of processes,
-  //     takeovers, stalls and lost replies: the schedule's row is locked
-  //     while its next occurrences are written and records the newest one
-  //     in the same transaction, and occurrence ids are deterministic (the
-  //     primary key). Each task then runs at least once, as any task.
-  //     RecurringTest.TwoSchedulersWriteEachOccurrenceOnce,
-  //     RecurringTest.OwnerStalledBeforeACompletionWritesNothingTwice,
-  //     RecurringTest.CancelledOccurrenceIsRepairedByTheOwnersDuty,
-  //     RecurringTest.AdvanceWhoseCommitReplyIsLostWritesNothingTwice,
-  //     RecurringStoreTest.ConcurrentAdvancesWriteEachOccurrenceOnce.
-  //   * Never early: an occurrence's task is due at its instant on the
-  //     database's clock. RecurringTest.IntervalRunsEachOccurrenceOnTime.
-  //   * Overlap::kSkipWhileRunning: runs never overlap: the next occurrence
-  //     is written once the current one's task has finished, in the
-  //     transaction that records its outcome (or, when that could not be,
-  //     by the slot's owner at its next load); what came due meanwhile goes
-  //     to the catch-up policy (kSkipMissed with a grace shorter than the
-  //     interval skips it). RecurringTest.SkipWhileRunningNeverOverlaps.
-  //     Overlap::kRunAnyway: occurrences within the horizon are written
-  //     ahead by the owner's load. RecurringTest.RunAnywayRunsEvery...
-  //   * Catch-up after an outage of every scheduler, or a pause:
-  //     `policy.catch_up`. RecurringStoreTest.OutageCatchUp*,
-  //     RecurringTest.PausedScheduleRunsNothingAndResumesByItsCatchUp.
-  //   * Cron schedules in a time zone follow recurrence.h's daylight-saving
-  //     rules, each occurrence once. SchedulePlanTest.CronAcrossNewYorkDst*.
+  // Guarantees, each with its tests: recurring.h.
   // Errors: InvalidArgument naming the field (RecurringTest.InvalidInput*),
   // Unavailable, FailedPrecondition after `Shutdown()`. Thread-safe.
 
@@ -374,9 +344,8 @@ class DurableScheduler {
 
   friend struct durable_testing::SchedulerStoreAccess;
 
-  // As the public `Create()`, over the stores `stores` opens (one for the
-  // client calls, one for the maintenance thread) instead of PostgreSQL
-  // connections; null: PostgreSQL.
+  // As the public `Create()`, over the stores `stores` opens (client calls,
+  // maintenance thread) instead of PostgreSQL connections (null: those).
   static absl::StatusOr<std::unique_ptr<DurableScheduler>> Create(
       DurableOptions options, durable_internal::StoreFactory stores);
 
@@ -476,8 +445,7 @@ class DurableScheduler {
   // Real clock; written by the maintenance thread, read by handler threads.
   std::atomic<int64_t> lease_valid_until_{0};
   int64_t backoff_until_ = 0;  // Real clock; maintenance thread only.
-  // Rows a horizon load claims at most (halved after a statement timeout).
-  int64_t load_limit_ = 0;  // Maintenance thread only.
+  int64_t load_limit_ = 0;     // Rows a load claims (halved after a timeout).
   // Shared with the attempts on the executor (which may outlive us).
   std::shared_ptr<AttemptLink> link_;
 
@@ -485,7 +453,6 @@ class DurableScheduler {
   // thread, the wheel's fires, handler threads and the public calls. Held
   // only around bookkeeping, never around a statement or a handler.
   mutable internal::Mutex mu_;
-  std::condition_variable done_cv_;
   bool stopping_ ABSL_GUARDED_BY(mu_) = false;
   uint64_t next_generation_ ABSL_GUARDED_BY(mu_) = 1;
   absl::flat_hash_map<std::string, LiveEntry> wheel_ ABSL_GUARDED_BY(mu_);
@@ -526,23 +493,6 @@ class DurableScheduler {
   std::thread maintenance_;
   internal::Mutex shutdown_mu_;  // Serializes Shutdown().
 };
-
-// ScheduleInTransaction()
-//
-// Inserts `requests` on `conn`, the caller's own libpq connection, without
-// opening or committing a transaction: inside the caller's `BEGIN ...
-// COMMIT` the tasks commit (and become visible to the schedulers: the
-// owners of tasks due within their own horizons are woken by a notification
-// at commit; tested by wakeup_test.cc) together with the caller's own rows,
-// or not at all. Errors as `DurableScheduler::ScheduleBatch()`; on
-// AlreadyExists earlier rows of the call are not undone: roll the transaction
-// back. The store must exist (a `DurableScheduler` created it) with
-// `slot_count` slots. Thread-compatible (as `conn` is).
-absl::Status ScheduleInTransaction(PGconn* conn,
-                                   absl::Span<const ScheduleRequest> requests,
-                                   int slot_count = 1024,
-                                   int64_t max_id_bytes = 1024,
-                                   int64_t max_payload_bytes = 16 << 20);
 
 }  // namespace timingwheel
 

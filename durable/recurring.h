@@ -19,6 +19,33 @@
 // (occurrence_id.h) and the schedule's payload; its handler sees the
 // schedule's name and the occurrence's instant in `DurableTask::schedule`
 // and `DurableTask::occurrence`.
+//
+// Guarantees of recurring schedules (tests in //tests/durable):
+//   * Exactly one task per occurrence, whatever the number of processes,
+//     takeovers, stalls and lost replies: the schedule's row is locked
+//     while its next occurrences are written and records the newest one
+//     in the same transaction, and occurrence ids are deterministic (the
+//     primary key). Each task then runs at least once, as any task.
+//     RecurringTest.TwoSchedulersWriteEachOccurrenceOnce,
+//     RecurringTest.OwnerStalledBeforeACompletionWritesNothingTwice,
+//     RecurringTest.CancelledOccurrenceIsRepairedByTheOwnersDuty,
+//     RecurringTest.AdvanceWhoseCommitReplyIsLostWritesNothingTwice,
+//     RecurringStoreTest.ConcurrentAdvancesWriteEachOccurrenceOnce.
+//   * Never early: an occurrence's task is due at its instant on the
+//     database's clock. RecurringTest.IntervalRunsEachOccurrenceOnTime.
+//   * Overlap::kSkipWhileRunning: runs never overlap: the next occurrence
+//     is written once the current one's task has finished, in the
+//     transaction that records its outcome (or, when that could not be,
+//     by the slot's owner at its next load); what came due meanwhile goes
+//     to the catch-up policy (kSkipMissed with a grace shorter than the
+//     interval skips it). RecurringTest.SkipWhileRunningNeverOverlaps.
+//     Overlap::kRunAnyway: occurrences within the horizon are written
+//     ahead by the owner's load. RecurringTest.RunAnywayRunsEvery...
+//   * Catch-up after an outage of every scheduler, or a pause:
+//     `policy.catch_up`. RecurringStoreTest.OutageCatchUp*,
+//     RecurringTest.PausedScheduleRunsNothingAndResumesByItsCatchUp.
+//   * Cron schedules in a time zone follow recurrence.h's daylight-saving
+//     rules, each occurrence once. SchedulePlanTest.CronAcrossNewYorkDst*.
 
 #ifndef TIMINGWHEEL_DURABLE_RECURRING_H_
 #define TIMINGWHEEL_DURABLE_RECURRING_H_

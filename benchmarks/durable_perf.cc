@@ -6,7 +6,8 @@
 // starts itself (through .ci/with-postgres: Unix socket only, stopped and
 // deleted at exit, also on failure). Each run measures, for both:
 //
-//   * adds/s, one Schedule() per task (unbatched) and 1000 per statement
+//   * adds/s, one Schedule() per task (unbatched; also from --add_threads
+//     threads at once) and 1000 per statement
 //     (batched), 32-byte payloads, due in 48 h (beyond the horizon);
 //   * bytes per stored timer: pg_total_relation_size(table) / rows after
 //     those adds (heap + indexes + TOAST, 32-byte payloads);
@@ -46,6 +47,7 @@
 #include <map>
 #include <memory>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "absl/flags/flag.h"
@@ -63,6 +65,8 @@
 
 ABSL_FLAG(int, runs, 3, "Repetitions; medians are reported.");
 ABSL_FLAG(int, adds, 2000, "Unbatched adds per run.");
+ABSL_FLAG(int, add_threads, 8,
+          "Threads calling Schedule() at once for the threaded adds row.");
 ABSL_FLAG(int, batched_adds, 50000, "Batched adds per run (batches of 1000).");
 ABSL_FLAG(int, fire_tasks, 20000, "Tasks due at one instant (fire rate).");
 ABSL_FLAG(int, lateness_tasks, 2000, "Tasks spread over --lateness_span.");
@@ -155,6 +159,29 @@ void MeasureInProcess(const std::string& admin, Sample* ours, Sample* poller) {
     }
     (*poller)["adds_unbatched"] =
         adds / absl::ToDoubleSeconds(absl::Now() - start);
+  }
+  {
+    // The same number of single adds from --add_threads threads at once.
+    const int threads = absl::GetFlag(FLAGS_add_threads);
+    auto threaded = [&](const std::function<void(int, int)>& add) {
+      const absl::Time start = absl::Now();
+      std::vector<std::thread> workers;
+      for (int t = 0; t < threads; ++t) {
+        workers.emplace_back([&, t] {
+          for (int i = t; i < adds; i += threads) add(t, i);
+        });
+      }
+      for (std::thread& w : workers) w.join();
+      return adds / absl::ToDoubleSeconds(absl::Now() - start);
+    };
+    (*ours)["adds_threaded"] = threaded([&](int t, int i) {
+      Must(sched->Schedule(absl::StrCat("m-", t, "-", i), absl::Hours(48),
+                           kPayload));
+    });
+    (*poller)["adds_threaded"] = threaded([&](int t, int i) {
+      Must(poll->Schedule(absl::StrCat("m-", t, "-", i),
+                          absl::Now() + absl::Hours(48), kPayload));
+    });
   }
   {
     absl::Time due = absl::Now() + absl::Hours(48);
@@ -452,6 +479,8 @@ int Main(int argc, char** argv) {
       absl::FormatDuration(absl::GetFlag(FLAGS_poll_interval));
   const Row rows[] = {
       {"adds_unbatched", "adds/s, unbatched", 0, ">= 15,000"},
+      {"adds_threaded", "adds/s, unbatched from 8 threads", 0,
+       ">= 5x unbatched"},
       {"adds_batched", "adds/s, batched (1000)", 0, ">= 150,000"},
       {"fires_per_s", "fires completed/s, end to end", 0, ">= 50,000"},
       {"late_mean_ms", "lateness mean, ms", 2, ""},

@@ -338,11 +338,14 @@ absl::StatusOr<InsertResult> Store::Insert(const Inserter& inserter,
   };
   absl::Status kinds = CheckKinds(conn_, rows, &known_kinds_);
   if (!kinds.ok()) return kinds;
-  // One statement is atomic on its own: a single row needs no transaction
-  // (nor its BEGIN/COMMIT round trips); a batch runs in one.
-  const bool in_transaction = rows.size() > 1;
+  // One statement is atomic on its own: the new-only form (all rows or,
+  // on an existing id, none) and a single row need no transaction (nor its
+  // BEGIN/COMMIT round trips); the skipping form of a batch runs in one, so
+  // that a conflict found by its check undoes the rows it inserted.
   auto attempt = [&](InsertForm form,
                      const auto& run_insert) -> absl::StatusOr<InsertResult> {
+    const bool in_transaction =
+        form == InsertForm::kSkipExisting && rows.size() > 1;
     if (in_transaction) {
       absl::Status status = PgExec(conn_, "BEGIN").status();
       if (!status.ok()) return status;

@@ -111,9 +111,7 @@ absl::StatusOr<std::unique_ptr<AdminStore>> AdminStore::Connect(
     std::string message = durable_internal::ScrubSecrets(
         durable_internal::PgScrubbed(conn, PQerrorMessage(conn)), secrets);
     PQfinish(conn);
-    while (!message.empty() && message.back() == '\n') message.pop_back();
-    return absl::UnavailableError(absl::StrCat("cannot connect to PostgreSQL (",
-                                               redacted, "): ", message));
+    return durable_internal::PgConnectError(redacted, message);
   }
   std::string target = redacted;
   auto impl = std::make_unique<Impl>(conn, std::move(redacted),

@@ -90,7 +90,7 @@ absl::StatusOr<InsertResult> ClientCore::Insert(
       ToRows(requests, options_.slot_count, options_.limits);
   if (!rows.ok()) return rows.status();
   {
-    internal::MutexLock lock(mu_);
+    internal::MutexLock lock(in_flight_mu_);
     if (closing_) return absl::FailedPreconditionError(options_.closed_message);
     ++inserts_in_flight_;
   }
@@ -99,8 +99,8 @@ absl::StatusOr<InsertResult> ClientCore::Insert(
       [this](const Inserter& who, absl::Span<const InsertRow> batch) {
         return InsertOnStore(who, batch);
       });
-  internal::MutexLock lock(mu_);
   if (inserted.ok()) {
+    internal::MutexLock lock(mu_);
     std::vector<WheelEntry> wake =
         after ? after(*inserted) : inserted->identical;
     if (!wake.empty() && store_ != nullptr) {
@@ -110,6 +110,7 @@ absl::StatusOr<InsertResult> ClientCore::Insert(
       }
     }
   }
+  internal::MutexLock lock(in_flight_mu_);
   if (--inserts_in_flight_ == 0) inserts_done_.notify_all();
   return inserted;
 }
@@ -254,10 +255,13 @@ absl::Status ClientCore::RunOnStore(
 }
 
 void ClientCore::Close() {
+  {
+    internal::MutexLock lock(in_flight_mu_);
+    closing_ = true;
+    // An insert that committed still sends its wake-ups.
+    while (inserts_in_flight_ > 0) inserts_done_.wait(lock.native());
+  }
   internal::MutexLock lock(mu_);
-  closing_ = true;
-  // An insert that committed still sends its wake-ups.
-  while (inserts_in_flight_ > 0) inserts_done_.wait(lock.native());
   store_.reset();
 }
 

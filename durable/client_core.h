@@ -156,8 +156,11 @@ class ClientCore {
   InsertCombiner combiner_;  // Concurrent inserts share statements.
   internal::Mutex mu_;
   std::unique_ptr<StoreApi> store_ ABSL_GUARDED_BY(mu_);  // Null once closed.
-  bool closing_ ABSL_GUARDED_BY(mu_) = false;
-  int inserts_in_flight_ ABSL_GUARDED_BY(mu_) = 0;  // Close() waits for 0.
+  // Inserts in flight, counted apart from mu_ (which a running statement
+  // holds), so that calls queue in the combiner while one runs.
+  internal::Mutex in_flight_mu_;
+  bool closing_ ABSL_GUARDED_BY(in_flight_mu_) = false;
+  int inserts_in_flight_ ABSL_GUARDED_BY(in_flight_mu_) = 0;  // Close(): 0.
   std::condition_variable inserts_done_;
   internal::Mutex admin_mu_;
   std::unique_ptr<AdminStore> admin_ ABSL_GUARDED_BY(admin_mu_);

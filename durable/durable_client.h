@@ -22,10 +22,10 @@
 // Guarantees (as `DurableScheduler`'s client calls; the same code runs
 // both):
 //   * Same semantics, validation and errors: idempotent identical retries,
-//     AlreadyExists for another payload, InvalidArgument for bad input,
-//     Unavailable when the database stays unreachable after one reconnect,
-//     FailedPrecondition after `Close()`. No error contains the connection's
-//     password.
+//     AlreadyExists for another task under the id, InvalidArgument for bad
+//     input, Unavailable when the database stays unreachable after one
+//     reconnect, FailedPrecondition after `Close()`. No error contains the
+//     connection's password.
 //   * A task due within its owner's horizon wakes the owner at commit, also
 //     when the call is an identical retry of one whose reply was lost, and
 //     for a batch over any number of slots.

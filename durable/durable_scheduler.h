@@ -103,30 +103,29 @@ class DurableScheduler {
   // DurableScheduler::Create()
   //
   // Connects, creates or checks the schema, and starts taking its share of
-  // the slots. Returns `absl::InvalidArgumentError` for invalid options,
-  // `absl::UnavailableError` when the database cannot be reached,
-  // `absl::FailedPreconditionError` for a schema of a newer version or
-  // another slot count.
+  // the slots. Returns `absl::InvalidArgumentError` for invalid options
+  // (and connection strings: StoreConnectTest.Malformed*), Unavailable when
+  // the database cannot be reached, FailedPrecondition for a schema of a
+  // newer version or another slot count.
   static absl::StatusOr<std::unique_ptr<DurableScheduler>> Create(
       DurableOptions options);
 
   DurableScheduler(const DurableScheduler&) = delete;
   DurableScheduler& operator=(const DurableScheduler&) = delete;
 
-  // Shuts down (see `Shutdown()`).
-  ~DurableScheduler();
+  ~DurableScheduler();  // Shuts down (see `Shutdown()`).
 
   // DurableScheduler::Schedule()
   //
   // Stores a task due `delay` after the database's now (negative: now).
-  // OK when stored (durably committed), or when an identical task (same id
-  // and payload) exists already, in any state (waiting, running, or
-  // finished and not yet cleaned up: it is not run again): retries are
-  // idempotent, and an existing task is never changed (to change one, see
-  // `ScheduleOrReplace()` and `Reschedule()`; test:
+  // OK when stored (durably committed), or when an identical task (same id,
+  // payload, kind and priority; for ScheduleAt the due time too) exists, in any
+  // state (waiting, running, or finished and not yet cleaned up: it is not run
+  // again): retries are idempotent, and an existing task is never changed (to
+  // change one, see `ScheduleOrReplace()` and `Reschedule()`; test:
   // ReplaceTest.ScheduleOfAnExistingIdIsAnIdempotentInsertOnly). Errors:
   // InvalidArgument (empty or oversized id or payload, a delay past year
-  // 9999), AlreadyExists (the id exists with another payload),
+  // 9999), AlreadyExists (the id exists and is not identical),
   // Unavailable (database unreachable even after reconnecting once),
   // FailedPrecondition after `Shutdown()`.
   absl::Status Schedule(absl::string_view id, absl::Duration delay,
@@ -311,8 +310,10 @@ class DurableScheduler {
   // object exists; one that returns after the destructor has run is
   // forgotten (its row stays RUNNING and the slot's next owner runs the
   // attempt again after the lease TTL: the documented at-least-once
-  // window). Schedule/Cancel/Get then fail with FailedPrecondition.
-  // Idempotent. Tests: DurableShutdownTest.*.
+  // window). Schedule/Cancel/Get then fail with FailedPrecondition. No
+  // handler is asked to stop (only `CancelTask()` does that); the node id
+  // stays taken until this object is destroyed. Idempotent. Tests:
+  // DurableShutdownTest.*.
   void Shutdown();
 
   // The node id this scheduler holds leases under.

@@ -96,6 +96,17 @@ std::string PgRow::Bytes(const char* name) const {
   return col < 0 ? std::string() : result_.Bytes(row_, col);
 }
 
+absl::Status PgConnectError(absl::string_view redacted_conninfo,
+                            absl::string_view message) {
+  while (!message.empty() && message.back() == '\n') message.remove_suffix(1);
+  if (absl::StartsWith(message, "invalid ")) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "invalid connection string (", redacted_conninfo, "): ", message));
+  }
+  return absl::UnavailableError(absl::StrCat(
+      "cannot connect to PostgreSQL (", redacted_conninfo, "): ", message));
+}
+
 int PgColumns::operator()(const char* name) {
   int col = PQfnumber(result_.get(), name);
   if (col < 0 && status_.ok()) {

@@ -51,6 +51,16 @@ absl::StatusOr<PgResult> PgCheckResult(PGconn* conn, PgResult result);
 // no parameters).
 absl::Status PgExecScript(PGconn* conn, const char* sql);
 
+// PgConnectError()
+//
+// The status for a connection that failed with libpq's `message` (already
+// scrubbed of secrets): InvalidArgument for a value libpq refuses ("invalid
+// integer value ... for connection option", "invalid sslmode value": a
+// typo that no retry mends), Unavailable for anything else (the server
+// unreachable, refused, or rejecting the login).
+absl::Status PgConnectError(absl::string_view redacted_conninfo,
+                            absl::string_view message);
+
 // PgScrubbed()
 //
 // `message` without the connection's password.

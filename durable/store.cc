@@ -89,9 +89,7 @@ absl::StatusOr<std::unique_ptr<Store>> Store::Connect(
     std::string message =
         ScrubSecrets(PgScrubbed(conn, PQerrorMessage(conn)), secrets);
     PQfinish(conn);
-    while (!message.empty() && message.back() == '\n') message.pop_back();
-    return absl::UnavailableError(absl::StrCat("cannot connect to PostgreSQL (",
-                                               redacted, "): ", message));
+    return PgConnectError(redacted, message);
   }
   PQsetNoticeProcessor(conn, &IgnoreNotice, nullptr);
   std::unique_ptr<Store> store(
@@ -152,7 +150,7 @@ absl::Status Store::EnsureSchema(int slot_count) {
   if (!applied.ok()) return applied.status();
   if (info.slot_count != slot_count) {
     return absl::FailedPreconditionError(absl::StrCat(
-        "the store has ", info.slot_count, " slots, the scheduler asks for ",
+        "the store has ", info.slot_count, " slots, this process asks for ",
         slot_count, ": the slot count is fixed when the store is created"));
   }
   return absl::OkStatus();

@@ -10,6 +10,7 @@
 #include "absl/container/flat_hash_set.h"
 #include "absl/time/time.h"
 #include "durable/testing/fake_store.h"
+#include "durable/testing/fake_store_internal.h"
 
 namespace timingwheel {
 namespace durable_testing {
@@ -24,12 +25,6 @@ using durable_internal::Started;
 using durable_internal::StartMark;
 using durable_internal::WheelEntry;
 using Task = FakeDatabase::Task;
-
-#define TW_FAKE_FAIL(method)                          \
-  do {                                                \
-    absl::Status injected = db_->TakeFailure(method); \
-    if (!injected.ok()) return injected;              \
-  } while (false)
 
 namespace {
 

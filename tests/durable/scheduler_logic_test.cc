@@ -208,6 +208,12 @@ TEST_P(SchedulerLogicTest, TwoSchedulersSplitTheSlotsAndEachTaskFiresOnce) {
   for (const auto& [id, count] : recorder_.CountById()) {
     EXPECT_EQ(count, 1) << id;
   }
+  // An outcome is counted once its completion is written, after the
+  // handler returned: wait for all 40, then each owner ran some.
+  ASSERT_TRUE(WaitFor([&] {
+    return a->Metrics().succeeded + b->Metrics().succeeded == 40;
+  })) << a->Metrics().succeeded
+      << " + " << b->Metrics().succeeded;
   EXPECT_GT(a->Metrics().succeeded, 0);
   EXPECT_GT(b->Metrics().succeeded, 0);
 }

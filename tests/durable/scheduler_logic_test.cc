@@ -61,6 +61,22 @@ class SchedulerLogicTest : public ::testing::TestWithParam<std::string> {
     return scheduler.ok() ? *std::move(scheduler) : nullptr;
   }
 
+  // Starts schedulers "a" and "b" over 8 slots and waits until each holds
+  // its fair share (4); false (with a failure) if they do not.
+  bool StartTwo(std::unique_ptr<DurableScheduler>* a,
+                std::unique_ptr<DurableScheduler>* b) {
+    *a = Start(Options("a", 8));
+    *b = Start(Options("b", 8));
+    if (*a == nullptr || *b == nullptr) return false;
+    const bool split = WaitFor([&] {
+      return (*a)->Metrics().slots_owned == 4 &&
+             (*b)->Metrics().slots_owned == 4;
+    });
+    EXPECT_TRUE(split) << (*a)->Metrics().slots_owned << " "
+                       << (*b)->Metrics().slots_owned;
+    return split;
+  }
+
   static bool StateIs(DurableScheduler& s, const std::string& id,
                       TaskState state) {
     absl::StatusOr<TaskInfo> info = s.Get(id);
@@ -191,14 +207,8 @@ TEST_P(SchedulerLogicTest, GetReportsTheState) {
 }
 
 TEST_P(SchedulerLogicTest, TwoSchedulersSplitTheSlotsAndEachTaskFiresOnce) {
-  auto a = Start(Options("a", 8));
-  ASSERT_NE(a, nullptr);
-  auto b = Start(Options("b", 8));
-  ASSERT_NE(b, nullptr);
-  ASSERT_TRUE(WaitFor([&] {
-    return a->Metrics().slots_owned == 4 && b->Metrics().slots_owned == 4;
-  })) << a->Metrics().slots_owned
-      << " " << b->Metrics().slots_owned;
+  std::unique_ptr<DurableScheduler> a, b;
+  ASSERT_TRUE(StartTwo(&a, &b));
   for (int i = 0; i < 40; ++i) {
     DurableScheduler& via = i % 2 == 0 ? *a : *b;
     ASSERT_TRUE(
@@ -219,13 +229,8 @@ TEST_P(SchedulerLogicTest, TwoSchedulersSplitTheSlotsAndEachTaskFiresOnce) {
 }
 
 TEST_P(SchedulerLogicTest, AfterOneShutsDownTheOtherTakesItsSlots) {
-  auto a = Start(Options("a", 8));
-  ASSERT_NE(a, nullptr);
-  auto b = Start(Options("b", 8));
-  ASSERT_NE(b, nullptr);
-  ASSERT_TRUE(WaitFor([&] {
-    return a->Metrics().slots_owned == 4 && b->Metrics().slots_owned == 4;
-  }));
+  std::unique_ptr<DurableScheduler> a, b;
+  ASSERT_TRUE(StartTwo(&a, &b));
   for (int i = 0; i < 20; ++i) {
     ASSERT_TRUE(b->Schedule(absl::StrCat("t", i), absl::Seconds(2), "p").ok());
   }

@@ -16,6 +16,7 @@
 #include "durable/durable_scheduler.h"
 #include "durable/fault_point.h"
 #include "durable/fire_batch.h"
+#include "durable/periodic_duties.h"
 #include "durable/scheduler_metrics.h"
 #include "durable/scheduler_shared.h"
 
@@ -267,22 +268,36 @@ void DurableScheduler::MaintenanceLoop() {
   const int64_t ttl = absl::ToInt64Nanoseconds(options_.lease_ttl);
   const int64_t half_horizon =
       std::max<int64_t>(1, absl::ToInt64Nanoseconds(options_.horizon) / 2);
-  int64_t next_lease = RealNanos() + ttl / 3;
-  int64_t next_load = RealNanos() + half_horizon;
   // Finished rows are deleted every minute, or every half retention when
   // that is shorter (at most every 100 ms).
   const int64_t cleanup_every = std::max<int64_t>(
       absl::ToInt64Nanoseconds(absl::Milliseconds(100)),
       std::min(absl::ToInt64Nanoseconds(absl::Minutes(1)),
                absl::ToInt64Nanoseconds(options_.retain_finished) / 2));
-  int64_t next_cleanup = RealNanos() + cleanup_every;
+  // What a healthy round does, in this order; the load also runs when a
+  // wake-up or a takeover asks for one (`load_now`, read each round).
+  bool load_now = false;
+  const int64_t start = RealNanos();
+  durable_internal::PeriodicDuties duties;
+  duties.Add("lease round", ttl / 3, start + ttl / 3, [this] { LeaseRound(); });
+  duties.Add("requeue abandoned", 0, 0, [this] { RequeueAbandoned(); });
+  duties.Add(
+      "horizon load", half_horizon, start + half_horizon,
+      [this] {
+        LoadHorizon();
+        RunScheduleDuty();  // Recurring schedules (scheduler_schedules.cc).
+      },
+      [&load_now] { return load_now; });
+  duties.Add("fire", 0, 0, [this] { FireWaiting(); });
+  duties.Add("delete finished", cleanup_every, start + cleanup_every,
+             [this] { DeleteFinished(); });
   int64_t next_reconnect = 0;
   int64_t shutdown_deadline = 0;
   bool shutdown_seen = false;
 
   for (;;) {
     int64_t now = RealNanos();
-    bool stopping, broken, load_now;
+    bool stopping, broken;
     {
       internal::MutexLock lock(mu_);
       stopping = stopping_;
@@ -301,23 +316,7 @@ void DurableScheduler::MaintenanceLoop() {
       }
     }
     const bool backing_off = now < backoff_until_;
-    if (!broken && !stopping && !backing_off) {
-      if (now >= next_lease) {
-        LeaseRound();
-        next_lease = now + ttl / 3;
-      }
-      RequeueAbandoned();
-      if (load_now || now >= next_load) {
-        LoadHorizon();
-        RunScheduleDuty();  // Recurring schedules (scheduler_schedules.cc).
-        next_load = now + half_horizon;
-      }
-      FireWaiting();
-      if (now >= next_cleanup) {
-        DeleteFinished();
-        next_cleanup = now + cleanup_every;
-      }
-    }
+    if (!broken && !stopping && !backing_off) duties.RunDue(now);
     if (!broken && !backing_off) {
       WriteCompletions();
       if (stopping) RequeueAbandoned();
@@ -356,7 +355,7 @@ void DurableScheduler::MaintenanceLoop() {
     if (!broken) ConsumeNotifications();
 
     // Sleep until the next deadline, a wake-up, or a notification.
-    int64_t next = std::min(next_lease, next_load);
+    int64_t next = duties.NextDue();
     if (broken) next = std::min(next, next_reconnect);
     if (RealNanos() < backoff_until_) next = std::min(next, backoff_until_);
     if (stopping) next = std::min(next, RealNanos() + 10 * 1000 * 1000);

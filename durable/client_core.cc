@@ -100,13 +100,18 @@ absl::StatusOr<InsertResult> ClientCore::Insert(
         return InsertOnStore(who, batch);
       });
   if (inserted.ok()) {
-    internal::MutexLock lock(mu_);
+    // Not under the connection's lock: the next group's statement holds it
+    // while it runs, and calls that wait here for it would not be queued in
+    // the combiner for the group after (Close() still waits for this call).
     std::vector<WheelEntry> wake =
         after ? after(*inserted) : inserted->identical;
-    if (!wake.empty() && store_ != nullptr) {
-      absl::Status status = store_->NotifyDue(wake);
-      if (absl::IsUnavailable(status) && store_->Reconnect().ok()) {
-        (void)store_->NotifyDue(wake);
+    if (!wake.empty()) {
+      internal::MutexLock lock(mu_);
+      if (store_ != nullptr) {
+        absl::Status status = store_->NotifyDue(wake);
+        if (absl::IsUnavailable(status) && store_->Reconnect().ok()) {
+          (void)store_->NotifyDue(wake);
+        }
       }
     }
   }

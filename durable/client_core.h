@@ -72,8 +72,9 @@ class ClientCore {
     SessionLimits session_limits;
   };
 
-  // Called after an insert committed (under the connection's lock, before
-  // `Close()` can run): returns the rows whose owners should be woken now
+  // Called after an insert committed (not under the connection's lock;
+  // maybe from several inserting threads at once; before `Close()` can
+  // return): returns the rows whose owners should be woken now
   // (see `NotifyDue()` in store.h).
   using AfterInsert =
       std::function<std::vector<WheelEntry>(const InsertResult& result)>;

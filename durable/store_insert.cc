@@ -45,6 +45,24 @@ ins AS (
   INSERT INTO tw_timer (task_id, slot, due_us, state, payload, kind, priority)
   SELECT task_id, slot, due_us, 0, payload, kind, priority FROM input
 )sql";
+// The same for one row, from scalar parameters in the same places. The
+// planner cannot tell how many rows an unnest of array parameters holds,
+// and planned one row as if it were many (a hash join over every lease
+// row); with scalars it knows there is one: about half the server time of
+// the array form for a single add (pgbench -M prepared: 0.09-0.12 ms
+// against 0.21-0.26 ms).
+constexpr char kInsertHeadOne[] = R"sql(
+WITH n AS (SELECT tw_now_us() AS now),
+input AS (
+  SELECT $1::bytea AS task_id, $2::int4 AS slot, $5::bytea AS payload,
+         convert_from($10::bytea, 'UTF8') AS kind, $11::int2 AS priority,
+         CASE WHEN $4::bool THEN n.now + $3::int8 ELSE $3::int8 END AS due_us
+  FROM n
+  WHERE (SELECT value FROM tw_meta WHERE key = 'slot_count') = $6),
+ins AS (
+  INSERT INTO tw_timer (task_id, slot, due_us, state, payload, kind, priority)
+  SELECT task_id, slot, due_us, 0, payload, kind, priority FROM input
+)sql";
 constexpr char kSkipExisting[] = "  ON CONFLICT (task_id) DO NOTHING\n";
 constexpr char kInsertFlagged[] = R"sql(
   RETURNING task_id, slot, due_us, kind, priority),
@@ -81,16 +99,23 @@ FROM totals LEFT JOIN flagged f
   ON f.mine AND f.due_us < totals.db_now_us + $8
 )sql";
 
-const std::string& InsertSql() {
-  static const std::string* const sql = new std::string(absl::StrCat(
+// Whether `rows` rows are inserted by the one-row forms (kInsertHeadOne).
+bool OneRow(size_t rows) { return rows == 1; }
+
+const std::string& InsertSql(bool one_row) {
+  static const std::string* const many = new std::string(absl::StrCat(
       kInsertHead, kSkipExisting, kInsertFlagged, kSelectEveryRow));
-  return *sql;
+  static const std::string* const one = new std::string(absl::StrCat(
+      kInsertHeadOne, kSkipExisting, kInsertFlagged, kSelectEveryRow));
+  return one_row ? *one : *many;
 }
 
-const std::string& InsertNewSql() {
-  static const std::string* const sql = new std::string(
+const std::string& InsertNewSql(bool one_row) {
+  static const std::string* const many = new std::string(
       absl::StrCat(kInsertHead, kInsertFlagged, kSelectRowsToLoad));
-  return *sql;
+  static const std::string* const one = new std::string(
+      absl::StrCat(kInsertHeadOne, kInsertFlagged, kSelectRowsToLoad));
+  return one_row ? *one : *many;
 }
 
 // Wakes the owners of the given (slot, due) pairs due within their
@@ -209,17 +234,28 @@ absl::StatusOr<InsertResult> InsertTasksWith(PGconn* conn,
     priorities.push_back(static_cast<int16_t>(row.priority));
   }
   PgParams params;
-  params.BytesArray(ids)
-      .Int32Array(slots)
-      .Int64Array(dues)
-      .BoolArray(relative)
-      .BytesArray(payloads)
-      .Int64(inserter.slot_count)
+  if (OneRow(rows.size())) {
+    params.Bytes(ids[0])
+        .Int32(slots[0])
+        .Int64(dues[0])
+        .Bool(relative[0])
+        .Bytes(payloads[0]);
+  } else {
+    params.BytesArray(ids)
+        .Int32Array(slots)
+        .Int64Array(dues)
+        .BoolArray(relative)
+        .BytesArray(payloads);
+  }
+  params.Int64(inserter.slot_count)
       .Text(inserter.node_id)
       .Int64(inserter.horizon_us)
-      .Int64(kMaxNotifyPayloadBytes)
-      .BytesArray(kinds)
-      .Int16Array(priorities);
+      .Int64(kMaxNotifyPayloadBytes);
+  if (OneRow(rows.size())) {
+    params.Bytes(kinds[0]).Int32(priorities[0]);
+  } else {
+    params.BytesArray(kinds).Int16Array(priorities);
+  }
   absl::StatusOr<PgResult> inserted = run_insert(params);
   if (!inserted.ok()) return inserted.status();
   InsertResult result;
@@ -308,10 +344,11 @@ absl::StatusOr<InsertResult> InsertTasks(PGconn* conn, const Inserter& inserter,
                                          absl::Span<const InsertRow> rows) {
   absl::Status kinds = CheckKinds(conn, rows, nullptr);
   if (!kinds.ok()) return kinds;
-  return InsertTasksWith(conn, inserter, rows, InsertForm::kSkipExisting,
-                         [conn](const PgParams& params) {
-                           return PgExec(conn, InsertSql().c_str(), params);
-                         });
+  return InsertTasksWith(
+      conn, inserter, rows, InsertForm::kSkipExisting,
+      [conn, &rows](const PgParams& params) {
+        return PgExec(conn, InsertSql(OneRow(rows.size())).c_str(), params);
+      });
 }
 
 absl::Status NotifyDue(PGconn* conn, absl::Span<const WheelEntry> entries) {
@@ -330,11 +367,17 @@ absl::Status NotifyDue(PGconn* conn, absl::Span<const WheelEntry> entries) {
 
 absl::StatusOr<InsertResult> Store::Insert(const Inserter& inserter,
                                            absl::Span<const InsertRow> rows) {
-  auto insert_new = [this](const PgParams& params) {
-    return ExecPrepared("tw_insert_new", InsertNewSql().c_str(), params);
+  const bool one_row = OneRow(rows.size());
+  auto insert_new = [this, one_row](const PgParams& params) {
+    return one_row ? ExecPrepared("tw_insert_new_one",
+                                  InsertNewSql(true).c_str(), params)
+                   : ExecPrepared("tw_insert_new", InsertNewSql(false).c_str(),
+                                  params);
   };
-  auto insert_or_skip = [this](const PgParams& params) {
-    return ExecPrepared("tw_insert", InsertSql().c_str(), params);
+  auto insert_or_skip = [this, one_row](const PgParams& params) {
+    return one_row
+               ? ExecPrepared("tw_insert_one", InsertSql(true).c_str(), params)
+               : ExecPrepared("tw_insert", InsertSql(false).c_str(), params);
   };
   absl::Status kinds = CheckKinds(conn_, rows, &known_kinds_);
   if (!kinds.ok()) return kinds;

@@ -75,7 +75,9 @@ class ClientCore {
   // Called after an insert committed (not under the connection's lock;
   // maybe from several inserting threads at once; before `Close()` can
   // return): returns the rows whose owners should be woken now
-  // (see `NotifyDue()` in store.h).
+  // (see `NotifyDue()` in store.h). Tests:
+  // ClientCoreTest.AnInsertsCallbackDoesNotHoldTheConnectionFromTheNext,
+  // ClientCoreTest.CloseWaitsForAnInsertInFlightToFinishItsCallback.
   using AfterInsert =
       std::function<std::vector<WheelEntry>(const InsertResult& result)>;
 
@@ -131,7 +133,8 @@ class ClientCore {
 
   // ClientCore::Close()
   //
-  // Waits for the statement running now, closes the connection; every later
+  // Waits for the statement running now and for inserts in flight (their
+  // callbacks and wake-ups included), closes the connection; every later
   // call fails with FailedPrecondition. Idempotent.
   void Close();
 

@@ -2,12 +2,13 @@
 //
 // ClientCore over the in-memory store: what a committed insert does after
 // its statement (the `after` callback, the wake-ups) does not hold the
-// connection, so the next calls' statement runs meanwhile. The first
-// call's callback is held open by a gate, so the window is reached every
-// run.
+// connection, so the next calls' statement runs meanwhile; and Close()
+// waits for it. The first call's callback is held open by a gate, so the
+// window is reached every run.
 
 #include "durable/client_core.h"
 
+#include <chrono>
 #include <condition_variable>
 #include <memory>
 #include <mutex>
@@ -15,6 +16,7 @@
 #include <utility>
 #include <vector>
 
+#include "absl/status/status.h"
 #include "absl/time/time.h"
 #include "durable/testing/fake_database.h"
 #include "durable/testing/fake_store.h"
@@ -112,6 +114,53 @@ TEST(ClientCoreTest, AnInsertsCallbackDoesNotHoldTheConnectionFromTheNext) {
   second.join();
   EXPECT_TRUE(second_status.ok()) << second_status;
   core->Close();
+}
+
+TEST(ClientCoreTest, CloseWaitsForAnInsertInFlightToFinishItsCallback) {
+  std::unique_ptr<ClientCore> core = CoreOverFake();
+  ASSERT_NE(core, nullptr);
+  const Inserter inserter = Producer();
+  Gate gate;
+  std::thread insert([&] {
+    const ScheduleRequest request = RequestAfter("only", absl::Hours(1), "p");
+    absl::StatusOr<InsertResult> inserted =
+        core->Insert({&request, 1}, inserter, [&](const InsertResult&) {
+          gate.Arrive();  // Committed; held here while Close() is called.
+          return std::vector<WheelEntry>();
+        });
+    EXPECT_TRUE(inserted.ok()) << inserted.status();
+  });
+  ASSERT_TRUE(gate.WaitArrived(absl::Seconds(30)));
+
+  std::mutex mu;
+  std::condition_variable cv;
+  bool closed = false;
+  std::thread closer([&] {
+    core->Close();
+    std::lock_guard<std::mutex> lock(mu);
+    closed = true;
+    cv.notify_all();
+  });
+  {
+    // A Close() that did not wait would return at once; this one must
+    // still be waiting after a while.
+    std::unique_lock<std::mutex> lock(mu);
+    EXPECT_FALSE(cv.wait_for(lock, std::chrono::milliseconds(300), [&] {
+      return closed;
+    })) << "Close() returned while an insert's callback was running";
+  }
+  gate.Open();
+  insert.join();
+  {
+    std::unique_lock<std::mutex> lock(mu);
+    EXPECT_TRUE(cv.wait_for(lock, std::chrono::seconds(30), [&] {
+      return closed;
+    })) << "Close() did not return once the insert finished";
+  }
+  closer.join();
+  const ScheduleRequest late = RequestAfter("late", absl::Hours(1), "p");
+  EXPECT_TRUE(absl::IsFailedPrecondition(
+      core->Insert({&late, 1}, inserter, nullptr).status()));
 }
 
 }  // namespace

@@ -187,10 +187,13 @@ absl::Status DurableScheduler::Start() {
   client_options.session_limits = limits;
   absl::StatusOr<std::unique_ptr<durable_internal::ClientCore>> client;
   absl::StatusOr<std::unique_ptr<durable_internal::StoreApi>> store;
+  // The renewals' own connection.
+  absl::StatusOr<std::unique_ptr<durable_internal::StoreApi>> renew_store;
   if (store_factory_ == nullptr) {
     client = durable_internal::ClientCore::Create(std::move(client_options));
     if (!client.ok()) return client.status();
     store = Store::Connect(options_.conninfo, limits);
+    if (store.ok()) renew_store = Store::Connect(options_.conninfo, limits);
   } else {
     absl::StatusOr<std::unique_ptr<durable_internal::StoreApi>> client_store =
         store_factory_();
@@ -199,8 +202,10 @@ absl::Status DurableScheduler::Start() {
                                                       *std::move(client_store));
     if (!client.ok()) return client.status();
     store = store_factory_();
+    if (store.ok()) renew_store = store_factory_();
   }
   if (!store.ok()) return store.status();
+  if (!renew_store.ok()) return renew_store.status();
   // A live duplicate holds it for good; a crashed predecessor's session
   // ends within a statement timeout: wait up to half a TTL.
   absl::StatusOr<bool> node_free = false;
@@ -244,11 +249,29 @@ absl::Status DurableScheduler::Start() {
       options_.retry.max_attempts, absl::ToInt64Microseconds(options_.horizon));
   wake_fd_ = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
   if (wake_fd_ < 0) return absl::InternalError("eventfd failed");
+  durable_internal::LeaseRenewer::Options renewal;
+  renewal.node_id = options_.node_id;
+  renewal.ttl = options_.lease_ttl;
+  renewal.horizon_us = absl::ToInt64Microseconds(options_.horizon);
+  // A maintenance thread silent for this long is wedged (each of its
+  // statements ends within the statement timeout).
+  renewal.stall_limit = 2 * options_.lease_ttl + 4 * statement_timeout;
+  renewal.retry_after = kReconnectBackoff;
+  renewal.wake = [this] { Wake(); };
+  durable_internal::SchedulerHistograms* histograms = histograms_.get();
+  renewal.timed = [histograms](SteadyClock::time_point started) {
+    histograms->ObserveStatement(durable_internal::StatementKind::kLeaseRound,
+                                 started);
+  };
+  renewer_ = std::make_unique<durable_internal::LeaseRenewer>(
+      std::move(renewal), *std::move(renew_store), leases_.get());
 
   // Take the first share and load it before returning, so that a lone
   // scheduler owns its slots when Create() returns.
+  (void)renewer_->RenewNow();  // On failure, the loop's rounds retry.
   LeaseRound();
   LoadHorizon();
+  renewer_->Start();
   maintenance_ = std::thread([this] { MaintenanceLoop(); });
   return absl::OkStatus();
 }
@@ -277,6 +300,10 @@ DurableMetrics DurableScheduler::Metrics() const {
   m.wheel_pending = static_cast<int64_t>(wheel_.size());
   m.waiting = static_cast<int64_t>(fire_queue_.size());
   m.slots_owned = static_cast<int64_t>(owned_.size());
+  if (renewer_ != nullptr) {
+    m.db_errors += renewer_->errors();
+    m.statement_timeouts += renewer_->timeouts();
+  }
   return m;
 }
 

@@ -71,9 +71,9 @@
 #include "durable/durable_options.h"     // IWYU pragma: export
 #include "durable/fire_queue.h"
 #include "durable/handler_outcome.h"  // IWYU pragma: export
+#include "durable/lease_renewer.h"
 #include "durable/recurring.h"
 #include "durable/schedule_in_transaction.h"  // IWYU pragma: export
-#include "durable/slot_leases.h"
 #include "durable/store.h"
 #include "durable/task.h"
 #include "durable/task_kind.h"  // IWYU pragma: export
@@ -372,7 +372,10 @@ class DurableScheduler {
                   int64_t local_after_nanos);
   void OnWheelFire(const std::string& id, uint64_t generation);
   void MaintenanceLoop();
+  // Applies the renewer's lost slots; releases the surplus or takes the
+  // fair share (the balancing round).
   void LeaseRound();
+  void ApplyLostSlots();
   void LoadHorizon();
   void FireWaiting();
   // Whether waiting tasks should be fired now.
@@ -443,8 +446,8 @@ class DurableScheduler {
   std::unique_ptr<durable_internal::StoreApi> store_;
   durable_internal::StoreFactory store_factory_;  // Null: PostgreSQL.
   std::unique_ptr<durable_internal::SlotLeases> leases_;
-  // Real clock; written by the maintenance thread, read by handler threads.
-  std::atomic<int64_t> lease_valid_until_{0};
+  // Renews leases_ on its own thread and connection (thread-safe).
+  std::unique_ptr<durable_internal::LeaseRenewer> renewer_;
   int64_t backoff_until_ = 0;  // Real clock; maintenance thread only.
   int64_t load_limit_ = 0;     // Rows a load claims (halved after a timeout).
   // Shared with the attempts on the executor (which may outlive us).

@@ -180,7 +180,7 @@ bool DurableScheduler::BeginAttempt(const Started& started) {
   internal::MutexLock lock(mu_);
   auto owned = owned_.find(started.slot);
   const bool held = owned != owned_.end() && owned->second == started.epoch &&
-                    !stopping_ && RealNanos() < lease_valid_until_.load();
+                    !stopping_ && RealNanos() < renewer_->valid_until_nanos();
   if (!held) {
     // The process stalled (or the slot moved, or we are shutting down)
     // between the fire and now: another owner may hold the slot and run

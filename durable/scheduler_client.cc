@@ -75,7 +75,7 @@ std::vector<WheelEntry> DurableScheduler::AfterInsert(
   // estimate of the database's) is still valid now, it was at the commit,
   // so no other process can have taken the slot before the row existed.
   const bool lease_valid =
-      durable_internal::RealNanos() < lease_valid_until_.load();
+      durable_internal::RealNanos() < renewer_->valid_until_nanos();
   const int64_t horizon_end =
       result.db_now_us + absl::ToInt64Microseconds(options_.horizon);
   std::vector<WheelEntry> notify;

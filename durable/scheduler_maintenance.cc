@@ -53,28 +53,39 @@ void DurableScheduler::NoteDbError(const absl::Status& status) {
   if (absl::IsUnavailable(status)) store_broken_ = true;
 }
 
+void DurableScheduler::ApplyLostSlots() {
+  std::vector<int> lost = leases_->DropLost(renewer_->TakeLost());
+  if (lost.empty()) return;
+  DropSlots(lost);
+  internal::MutexLock lock(mu_);
+  metrics_.slots_lost += static_cast<int64_t>(lost.size());
+}
+
 void DurableScheduler::LeaseRound() {
-  const int64_t started = RealNanos();
+  ApplyLostSlots();
+  // A slot taken now is valid until the renewals' validity at most: take
+  // none while they are failing (less than a third of the TTL left).
+  const bool may_acquire = renewer_->valid_until_nanos() - RealNanos() >
+                           absl::ToInt64Nanoseconds(options_.lease_ttl) / 3;
   const SteadyClock::time_point timed = SteadyClock::now();
   absl::StatusOr<durable_internal::SlotLeases::Changes> changes =
-      leases_->Tick(*store_, [this](int slot) {
-        internal::MutexLock lock(mu_);
-        auto it = running_per_slot_.find(slot);
-        return it == running_per_slot_.end() || it->second == 0;
-      });
+      leases_->Balance(
+          *store_, renewer_->live_nodes(), may_acquire, [this](int slot) {
+            internal::MutexLock lock(mu_);
+            auto it = running_per_slot_.find(slot);
+            return it == running_per_slot_.end() || it->second == 0;
+          });
   histograms_->ObserveStatement(StatementKind::kLeaseRound, timed);
   if (!changes.ok()) {
     NoteDbError(changes.status());
     return;
   }
-  lease_valid_until_ = started + absl::ToInt64Nanoseconds(options_.lease_ttl);
-  std::vector<int> dropped = changes->lost;
+  std::vector<int> dropped;
   for (const SlotEpoch& s : changes->released) dropped.push_back(s.slot);
   DropSlots(dropped);
   internal::MutexLock lock(mu_);
   for (const SlotEpoch& s : changes->acquired) owned_[s.slot] = s.epoch;
   metrics_.slots_acquired += static_cast<int64_t>(changes->acquired.size());
-  metrics_.slots_lost += static_cast<int64_t>(changes->lost.size());
   if (!changes->acquired.empty()) load_requested_ = true;
 }
 
@@ -226,6 +237,9 @@ void DurableScheduler::ConsumeNotifications() {
 }
 
 void DurableScheduler::FinishMaintenance(bool broken) {
+  // No heartbeat may follow the node's removal below; the slots still
+  // owned (handlers running) keep their leases until the TTL runs out.
+  renewer_->Stop();
   internal::MutexLock late(late_mu_);
   absl::flat_hash_set<int> busy;
   {
@@ -278,24 +292,41 @@ void DurableScheduler::MaintenanceLoop() {
   // wake-up or a takeover asks for one (`load_now`, read each round).
   bool load_now = false;
   const int64_t start = RealNanos();
+  // The balancing round also runs as soon as the live-node count changes.
+  int64_t balanced_for_nodes = renewer_->live_nodes();
   durable_internal::PeriodicDuties duties;
-  duties.Add("lease round", ttl / 3, start + ttl / 3, [this] { LeaseRound(); });
-  duties.Add("requeue abandoned", 0, 0, [this] { RequeueAbandoned(); });
+  // Each duty first tells the renewer that this thread is alive.
+  auto alive = [this](std::function<void()> duty) {
+    return [this, duty = std::move(duty)] {
+      renewer_->NoteProgress();
+      duty();
+    };
+  };
+  duties.Add("lease round", ttl / 3, start + ttl / 3,
+             alive([this, &balanced_for_nodes] {
+               balanced_for_nodes = renewer_->live_nodes();
+               LeaseRound();
+             }),
+             [this, &balanced_for_nodes] {
+               return renewer_->live_nodes() != balanced_for_nodes;
+             });
+  duties.Add("requeue abandoned", 0, 0, alive([this] { RequeueAbandoned(); }));
   duties.Add(
-      "horizon load", half_horizon, start + half_horizon,
-      [this] {
+      "horizon load", half_horizon, start + half_horizon, alive([this] {
         LoadHorizon();
         RunScheduleDuty();  // Recurring schedules (scheduler_schedules.cc).
-      },
+      }),
       [&load_now] { return load_now; });
-  duties.Add("fire", 0, 0, [this] { FireWaiting(); });
+  duties.Add("fire", 0, 0, alive([this] { FireWaiting(); }));
   duties.Add("delete finished", cleanup_every, start + cleanup_every,
-             [this] { DeleteFinished(); });
+             alive([this] { DeleteFinished(); }));
   int64_t next_reconnect = 0;
   int64_t shutdown_deadline = 0;
   bool shutdown_seen = false;
 
   for (;;) {
+    renewer_->NoteProgress();
+    ApplyLostSlots();
     int64_t now = RealNanos();
     bool stopping, broken;
     {
@@ -323,7 +354,8 @@ void DurableScheduler::MaintenanceLoop() {
     }
     RetryOverflow();
 
-    if (!stopping && leases_->size() > 0 && now > lease_valid_until_) {
+    if (!stopping && leases_->size() > 0 &&
+        now > renewer_->valid_until_nanos()) {
       // Unrenewed for a whole TTL: others may hold our slots by now.
       std::vector<int> lost = leases_->Forget();
       DropSlots(lost);

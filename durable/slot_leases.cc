@@ -3,56 +3,65 @@
 #include "durable/slot_leases.h"
 
 #include <algorithm>
-#include <set>
 
 namespace timingwheel {
 namespace durable_internal {
 
 std::vector<SlotEpoch> SlotLeases::owned() const {
+  internal::MutexLock lock(mu_);
   std::vector<SlotEpoch> out;
   out.reserve(owned_.size());
   for (const auto& [slot, epoch] : owned_) out.push_back({slot, epoch});
   return out;
 }
 
-absl::StatusOr<SlotLeases::Changes> SlotLeases::Tick(
-    StoreApi& store, const std::function<bool(int)>& may_release) {
-  Changes changes;
-  absl::StatusOr<Renewal> round =
-      store.Renew(node_id_, owned(), ttl_us_, horizon_us_);
-  if (!round.ok()) return round.status();
-  std::set<int> kept(round->renewed.begin(), round->renewed.end());
-  for (auto it = owned_.begin(); it != owned_.end();) {
-    if (kept.count(it->first) == 0) {
-      changes.lost.push_back(it->first);
-      it = owned_.erase(it);
-    } else {
-      ++it;
+size_t SlotLeases::size() const {
+  internal::MutexLock lock(mu_);
+  return owned_.size();
+}
+
+std::vector<int> SlotLeases::DropLost(const std::vector<SlotEpoch>& lost) {
+  internal::MutexLock lock(mu_);
+  std::vector<int> dropped;
+  for (const SlotEpoch& s : lost) {
+    auto it = owned_.find(s.slot);
+    if (it != owned_.end() && it->second == s.epoch) {
+      dropped.push_back(s.slot);
+      owned_.erase(it);
     }
   }
+  return dropped;
+}
 
-  const int64_t nodes = std::max<int64_t>(1, round->live_nodes);
+absl::StatusOr<SlotLeases::Changes> SlotLeases::Balance(
+    StoreApi& store, int64_t live_nodes, bool may_acquire,
+    const std::function<bool(int)>& may_release) {
+  Changes changes;
+  const int64_t nodes = std::max<int64_t>(1, live_nodes);
   const int64_t share = (slot_count_ + nodes - 1) / nodes;
-  const int64_t have = static_cast<int64_t>(owned_.size());
+  const std::vector<SlotEpoch> held = owned();
+  const int64_t have = static_cast<int64_t>(held.size());
   if (have > share) {
     // Give the surplus up from the top, skipping slots with running attempts.
     int64_t surplus = have - share;
-    for (auto it = owned_.rbegin(); it != owned_.rend() && surplus > 0; ++it) {
-      if (may_release(it->first)) {
-        changes.released.push_back({it->first, it->second});
+    for (auto it = held.rbegin(); it != held.rend() && surplus > 0; ++it) {
+      if (may_release(it->slot)) {
+        changes.released.push_back(*it);
         --surplus;
       }
     }
     if (!changes.released.empty()) {
       absl::Status status = store.Release(node_id_, changes.released);
       if (!status.ok()) return status;
+      internal::MutexLock lock(mu_);
       for (const SlotEpoch& s : changes.released) owned_.erase(s.slot);
     }
-  } else if (have < share) {
+  } else if (have < share && may_acquire) {
     absl::StatusOr<std::vector<SlotEpoch>> got =
         store.Acquire(node_id_, static_cast<int>(share - have), ttl_us_,
                       max_attempts_, horizon_us_);
     if (!got.ok()) return got.status();
+    internal::MutexLock lock(mu_);
     for (const SlotEpoch& s : *got) owned_[s.slot] = s.epoch;
     changes.acquired = *std::move(got);
   }
@@ -60,13 +69,18 @@ absl::StatusOr<SlotLeases::Changes> SlotLeases::Tick(
 }
 
 absl::Status SlotLeases::ReleaseAll(StoreApi& store) {
-  if (owned_.empty()) return absl::OkStatus();
-  absl::Status status = store.Release(node_id_, owned());
-  if (status.ok()) owned_.clear();
+  const std::vector<SlotEpoch> held = owned();
+  if (held.empty()) return absl::OkStatus();
+  absl::Status status = store.Release(node_id_, held);
+  if (status.ok()) {
+    internal::MutexLock lock(mu_);
+    owned_.clear();
+  }
   return status;
 }
 
 std::vector<int> SlotLeases::Forget() {
+  internal::MutexLock lock(mu_);
   std::vector<int> slots;
   for (const auto& [slot, epoch] : owned_) slots.push_back(slot);
   owned_.clear();

@@ -3,18 +3,18 @@
 // slot_leases.h
 // -----------------------------------------------------------------------------
 //
-// Which slots this process owns, and the renewal round that keeps, balances
-// and takes them. Lease times are the database's; every slot is held under
-// an epoch that the database increments at each takeover, and every later
-// write for the slot's tasks is conditional on it (fencing).
+// Which slots this process owns, and the balancing round that gives the
+// surplus up and takes the fair share. Lease times are the database's;
+// every slot is held under an epoch that the database increments at each
+// takeover, and every later write for the slot's tasks is conditional on it
+// (fencing). Renewals (and the heartbeat that counts the live nodes) are
+// not here: `LeaseRenewer` runs them on a thread and connection of their
+// own, reads `owned()` and reports the slots it could not renew.
 //
-// One round (`Tick()`), every third of the lease TTL:
-//   1. heartbeat: record this node live, count the live nodes;
-//   2. renew the leases still held under the same epochs (the others are
-//      lost: a stalled process learns here that it was fenced out);
-//   3. fair share = ceil(slots / live nodes): release the surplus (only
-//      slots the caller says are idle), or acquire up to the share from
-//      free or expired slots (epoch + 1, their claimed rows re-stamped).
+// One balancing round (`Balance()`), every third of the lease TTL:
+// fair share = ceil(slots / live nodes): release the surplus (only slots
+// the caller says are idle), or acquire up to the share from free or
+// expired slots (epoch + 1, their claimed rows re-stamped).
 
 #ifndef TIMINGWHEEL_DURABLE_SLOT_LEASES_H_
 #define TIMINGWHEEL_DURABLE_SLOT_LEASES_H_
@@ -25,15 +25,21 @@
 #include <string>
 #include <vector>
 
+#include "absl/base/thread_annotations.h"
 #include "absl/status/statusor.h"
 #include "durable/store.h"
+#include "timer/internal/mutex.h"
 
 namespace timingwheel {
 namespace durable_internal {
 
 // SlotLeases
 //
-// Thread-compatible: used by the scheduler's maintenance thread only.
+// Thread-safe for `owned()` and `size()` (the renewer's thread reads the set
+// it renews); every other method changes the set and is called by the
+// scheduler's maintenance thread only (or by Create() before that thread
+// starts). Tests: tests/durable/lease_renewal_test.cc,
+// tests/durable/multi_scheduler_test.cc.
 class SlotLeases {
  public:
   struct Changes {
@@ -52,12 +58,22 @@ class SlotLeases {
         max_attempts_(max_attempts),
         horizon_us_(horizon_us) {}
 
-  // SlotLeases::Tick()
+  // SlotLeases::Balance()
   //
-  // One renewal round (see the file comment). `may_release(slot)` says
-  // whether a surplus slot may be given up now (no attempt running).
-  absl::StatusOr<Changes> Tick(StoreApi& store,
-                               const std::function<bool(int)>& may_release);
+  // One balancing round (see the file comment) for `live_nodes` live nodes
+  // (this one included). `may_release(slot)` says whether a surplus slot
+  // may be given up now (no attempt running); with `may_acquire` false it
+  // takes nothing (the renewals are failing: a new slot could not be kept).
+  // `Changes::lost` stays empty.
+  absl::StatusOr<Changes> Balance(StoreApi& store, int64_t live_nodes,
+                                  bool may_acquire,
+                                  const std::function<bool(int)>& may_release);
+
+  // SlotLeases::DropLost()
+  //
+  // Forgets the slots of `lost` still held under the same epochs (a renewal
+  // found them taken or expired) and returns those.
+  std::vector<int> DropLost(const std::vector<SlotEpoch>& lost);
 
   // SlotLeases::ReleaseAll()
   //
@@ -71,7 +87,7 @@ class SlotLeases {
   std::vector<int> Forget();
 
   std::vector<SlotEpoch> owned() const;
-  size_t size() const { return owned_.size(); }
+  size_t size() const;
 
  private:
   const std::string node_id_;
@@ -79,7 +95,8 @@ class SlotLeases {
   const int64_t ttl_us_;
   const int max_attempts_;
   const int64_t horizon_us_;
-  std::map<int, int64_t> owned_;  // slot -> epoch.
+  mutable internal::Mutex mu_;
+  std::map<int, int64_t> owned_ ABSL_GUARDED_BY(mu_);  // slot -> epoch.
 };
 
 }  // namespace durable_internal

@@ -25,11 +25,12 @@ namespace durable_internal {
 namespace {
 
 // The horizon load: one statement for all the slots this node holds. It
-// locks the lease rows it claims under (FOR SHARE) until it commits: a
+// locks the lease rows it claims under (FOR KEY SHARE) until it commits: a
 // takeover either waits and is skipped (its FOR UPDATE SKIP LOCKED passes
 // the slot over until the next round, when it re-stamps what this load
 // committed), or committed first, and then this load re-reads the lease row
-// and claims nothing in that slot. The
+// and claims nothing in that slot. The owner's own renewals (an UPDATE of
+// no key column, on the renewer's connection) do not wait for it. The
 // last column reads the database's clock again as each row is returned (not
 // `n.now`, read when the statement started): the process converts due times
 // with the latest reading, so a slow statement does not make every task it
@@ -42,7 +43,7 @@ mine AS (
   JOIN unnest($2::int4[], $3::int8[]) AS m(slot, epoch)
     ON l.slot = m.slot AND l.epoch = m.epoch, n
   WHERE l.owner = $1 AND l.lease_until_us > n.now
-  FOR SHARE OF l),
+  FOR KEY SHARE OF l),
 c AS (
   SELECT t.task_id, mine.epoch
   FROM tw_timer t JOIN mine ON t.slot = mine.slot

@@ -46,7 +46,7 @@ class NeverLostTest : public DurableFixture {
 };
 
 // A load that read the lease before a takeover and commits after it: the
-// load holds the lease row (FOR SHARE) until it commits, so the taker skips
+// load holds the lease row (FOR KEY SHARE) until it commits, so the taker skips
 // the slot instead of re-stamping a table without the load's rows.
 TEST_F(NeverLostTest, LoadInFlightDuringATakeoverLosesNothing) {
   auto a = Start(Options("node-a"));

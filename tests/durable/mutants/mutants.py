@@ -18,7 +18,7 @@ M = {
  "cleanup_unfinished": ("durable/store.cc", "WHERE slot = ANY($1::int4[]) AND state >= 3\n    AND finished_us < tw_now_us() - $2", "WHERE slot = ANY($1::int4[])\n    AND coalesce(finished_us, 0) < tw_now_us() - $2"),
  "notdue_clock_before": ("durable/durable_scheduler.cc", "  absl::StatusOr<durable_internal::FireResult> result =\n      store_->StartRunning(options_.node_id, batch);\n  const int64_t local_after = clock_->NowNanos();", "  const int64_t local_after = clock_->NowNanos();\n  absl::StatusOr<durable_internal::FireResult> result =\n      store_->StartRunning(options_.node_id, batch);"),
  "acquire_no_skip_locked": ("durable/store.cc", "  ORDER BY slot LIMIT $2\n  FOR UPDATE SKIP LOCKED),", "  ORDER BY slot LIMIT $2\n  FOR UPDATE),"),
- "load_no_lease_lock": ("durable/store.cc", "  FOR SHARE OF l),", "),"),
+ "load_no_lease_lock": ("durable/store_attempts.cc", "  FOR KEY SHARE OF l),", "),"),
 }
 name = sys.argv[1]
 if name == "list":

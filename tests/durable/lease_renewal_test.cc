@@ -1,0 +1,126 @@
+// Copyright 2026 The timingwheel Authors.
+//
+// The leases are renewed on a thread and connection of their own: a
+// maintenance thread held between statements for longer than the TTL, or a
+// load held inside the server with its lease row locked, does not delay a
+// renewal; a maintenance thread wedged past the stall limit stops the
+// renewals, and a live process takes its slots. Each window is forced: the
+// maintenance thread is held at a fault point, the load at a trigger, the
+// renewer at its own fault point.
+
+#include <memory>
+#include <string>
+
+#include "absl/strings/str_cat.h"
+#include "absl/time/time.h"
+#include "durable/durable_scheduler.h"
+#include "durable/testing/pause_points.h"
+#include "durable/testing/statement_gate.h"
+#include "gtest/gtest.h"
+#include "tests/durable/durable_test_fixture.h"
+
+namespace timingwheel {
+namespace {
+
+using durable_test::DurableFixture;
+using durable_test::WaitFor;
+using durable_testing::PausePoint;
+using durable_testing::StatementGate;
+
+// The horizon load, by a piece of its text (durable/store_attempts.cc).
+constexpr char kLoadSql[] = "SET state = 1, epoch = c.epoch";
+
+class LeaseRenewalTest : public DurableFixture {
+ protected:
+  int64_t LeaseUntil() {
+    return Query("SELECT lease_until_us FROM tw_slot_lease WHERE slot = 0");
+  }
+  // Waits (bounded) until the database's clock passes `until_us`.
+  bool WaitForDbTime(int64_t until_us) {
+    return WaitFor([&] {
+      return Query(absl::StrCat("SELECT (tw_now_us() > ", until_us,
+                                ")::int")) == 1;
+    });
+  }
+};
+
+// The maintenance thread holds claimed rows it has not put in its wheel yet
+// for two TTLs (under the stall limit of 2 TTLs + 4 statement timeouts):
+// the lease is renewed meanwhile, a second process takes nothing, and the
+// task runs once, in the first.
+TEST_F(LeaseRenewalTest, AMaintenanceThreadHeldPastTheTtlKeepsItsSlot) {
+  auto a = Start(Options("node-a"));
+  ASSERT_NE(a, nullptr);
+  ASSERT_EQ(a->Metrics().slots_owned, 1);
+  const int64_t epoch = Query("SELECT epoch FROM tw_slot_lease WHERE slot = 0");
+  PausePoint claimed("load.claimed");
+  ASSERT_TRUE(a->Schedule("t", absl::Milliseconds(300), "p").ok());
+  ASSERT_TRUE(claimed.WaitReached(absl::Seconds(10)));
+  const int64_t held_from = LeaseUntil();
+  ASSERT_TRUE(WaitForDbTime(held_from + 1'000'000));  // One TTL past.
+  auto b = Start(Options("node-b"));
+  ASSERT_NE(b, nullptr);
+  ASSERT_TRUE(WaitForDbTime(held_from + 1'500'000));
+  EXPECT_EQ(Query(absl::StrCat("SELECT count(*) FROM tw_slot_lease WHERE "
+                               "slot = 0 AND owner = 'node-a' AND epoch = ",
+                               epoch, " AND lease_until_us > tw_now_us()")),
+            1)
+      << "the lease ran out while the maintenance thread was held";
+  EXPECT_EQ(b->Metrics().slots_owned, 0);
+  claimed.Resume();
+  EXPECT_TRUE(Succeeded("t"));
+  EXPECT_EQ(recorder_.size(), 1u);
+  EXPECT_EQ(a->Metrics().slots_lost, 0);
+}
+
+// A load holds its lease row (FOR KEY SHARE) inside the server: a renewal
+// released while it waits commits at once (it does not wait for the load's
+// lock), and the load then completes.
+TEST_F(LeaseRenewalTest, ARenewalDoesNotWaitForALoadInFlight) {
+  DurableOptions options = Options("node-a");
+  // Rounds every 4 s; statements (the held load too) end after 3 s.
+  options.lease_ttl = absl::Seconds(12);
+  auto a = Start(options);
+  ASSERT_NE(a, nullptr);
+  PausePoint renew("renew.before");
+  ASSERT_TRUE(renew.WaitReached(absl::Seconds(10)));
+  auto gate =
+      StatementGate::Install(db_->conninfo(), "tw_timer", "UPDATE", kLoadSql,
+                             StatementGate::When::kAfterWrite);
+  ASSERT_TRUE(gate.ok()) << gate.status();
+  ASSERT_TRUE(a->Schedule("t", absl::Milliseconds(300), "p").ok());
+  ASSERT_TRUE((*gate)->WaitBlocked(absl::Seconds(10)));
+  const int64_t before = LeaseUntil();
+  renew.Resume();
+  EXPECT_TRUE(WaitFor([&] { return LeaseUntil() > before; }, absl::Seconds(2)))
+      << "the renewal waited for the load's lock on the lease row";
+  (*gate)->Release();
+  EXPECT_TRUE(Succeeded("t"));
+  EXPECT_EQ(recorder_.size(), 1u);
+}
+
+// A maintenance thread held past the stall limit (2 TTLs + 4 statement
+// timeouts: 3 s here) is treated as wedged: its renewals stop, a second
+// process takes the slot and runs the task, and the first, let go, learns
+// it lost the slot and runs nothing.
+TEST_F(LeaseRenewalTest, AWedgedMaintenanceThreadLosesItsSlot) {
+  auto a = Start(Options("node-a"));
+  ASSERT_NE(a, nullptr);
+  PausePoint claimed("load.claimed");
+  ASSERT_TRUE(a->Schedule("t", absl::Milliseconds(300), "p").ok());
+  ASSERT_TRUE(claimed.WaitReached(absl::Seconds(10)));
+  auto b = Start(Options("node-b"));
+  ASSERT_NE(b, nullptr);
+  EXPECT_TRUE(
+      WaitFor([&] { return b->Metrics().slots_owned == 1; }, absl::Seconds(15)))
+      << "the held process kept renewing its lease";
+  EXPECT_TRUE(Succeeded("t"));
+  claimed.Resume();
+  EXPECT_TRUE(WaitFor([&] { return a->Metrics().slots_lost >= 1; }));
+  b->Shutdown();
+  a->Shutdown();
+  EXPECT_EQ(recorder_.size(), 1u);
+}
+
+}  // namespace
+}  // namespace timingwheel

@@ -258,6 +258,15 @@ absl::Status DurableScheduler::Start() {
   renewal.stall_limit = 2 * options_.lease_ttl + 4 * statement_timeout;
   renewal.retry_after = kReconnectBackoff;
   renewal.wake = [this] { Wake(); };
+  renewal.on_lost = [this](const std::vector<SlotEpoch>& lost) {
+    // The maintenance thread drops the rest (ApplyLostSlots()); it alone
+    // adds slots, so an epoch that moved on is a newer acquisition.
+    internal::MutexLock lock(mu_);
+    for (const SlotEpoch& s : lost) {
+      auto it = owned_.find(s.slot);
+      if (it != owned_.end() && it->second == s.epoch) owned_.erase(it);
+    }
+  };
   durable_internal::SchedulerHistograms* histograms = histograms_.get();
   renewal.timed = [histograms](SteadyClock::time_point started) {
     histograms->ObserveStatement(durable_internal::StatementKind::kLeaseRound,

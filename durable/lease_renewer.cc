@@ -84,18 +84,22 @@ bool LeaseRenewer::Round() {
     if (absl::IsUnavailable(round.status())) broken_ = true;
     return false;
   }
-  valid_until_ = started + absl::ToInt64Nanoseconds(options_.ttl);
-  const bool nodes_changed =
-      live_nodes_.exchange(round->live_nodes) != round->live_nodes;
   const std::set<int> kept(round->renewed.begin(), round->renewed.end());
   std::vector<SlotEpoch> lost;
   for (const SlotEpoch& s : held) {
     if (kept.count(s.slot) == 0) lost.push_back(s);
   }
   if (!lost.empty()) {
+    // Before the new validity: a handler about to start in a lost slot
+    // must not see it as valid.
+    if (options_.on_lost) options_.on_lost(lost);
     internal::MutexLock lock(mu_);
     lost_.insert(lost_.end(), lost.begin(), lost.end());
   }
+  valid_until_ = started + absl::ToInt64Nanoseconds(options_.ttl);
+  const bool nodes_changed =
+      live_nodes_.exchange(round->live_nodes) != round->live_nodes;
+  FaultPoint("renew.after");
   if ((nodes_changed || !lost.empty()) && options_.wake) options_.wake();
   return true;
 }

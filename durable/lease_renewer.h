@@ -71,6 +71,10 @@ class LeaseRenewer {
     // live-node count changed, so that the maintenance thread applies them
     // (and balances) soon.
     std::function<void()> wake;
+    // Called (on the renewer's thread) with the slots a round could not
+    // renew, before that round's validity is published: whatever checks
+    // the validity must no longer count them as held.
+    std::function<void(const std::vector<SlotEpoch>&)> on_lost;
     // Called after each round's statement with the instant it began
     // (statement histograms).
     std::function<void(std::chrono::steady_clock::time_point)> timed;

@@ -99,6 +99,37 @@ TEST_F(LeaseRenewalTest, ARenewalDoesNotWaitForALoadInFlight) {
   EXPECT_EQ(recorder_.size(), 1u);
 }
 
+// A fire committed RUNNING and its handler is about to start when the lease
+// turns out lost (expired here by hand, as a stall would; a second process
+// takes the slot): the renewal that finds it lost publishes its validity
+// only after the slot stopped counting as held, so the handler does not
+// start in the first process; the second runs the task.
+TEST_F(LeaseRenewalTest,
+       ARenewalThatFindsTheSlotTakenStopsAHandlerAboutToStart) {
+  auto a = Start(Options("node-a"));
+  ASSERT_NE(a, nullptr);
+  PausePoint started("fire.started");
+  ASSERT_TRUE(a->Schedule("t", absl::ZeroDuration(), "p").ok());
+  ASSERT_TRUE(started.WaitReached(absl::Seconds(10)));
+  PausePoint before("renew.before");
+  ASSERT_TRUE(before.WaitReached(absl::Seconds(10)));
+  Exec("UPDATE tw_slot_lease SET lease_until_us = 0");
+  auto b = Start(Options("node-b"));
+  ASSERT_NE(b, nullptr);
+  ASSERT_EQ(b->Metrics().slots_owned, 1);
+  PausePoint after("renew.after");
+  before.Resume();
+  ASSERT_TRUE(after.WaitReached(absl::Seconds(10)));
+  after.Resume();
+  started.Resume();
+  EXPECT_TRUE(Succeeded("t"));
+  EXPECT_TRUE(WaitFor([&] { return a->Metrics().abandoned >= 1; }))
+      << "node-a's attempt was neither abandoned nor run";
+  b->Shutdown();
+  a->Shutdown();
+  EXPECT_EQ(recorder_.size(), 1u) << "node-a ran the handler, fenced out";
+}
+
 // A maintenance thread held past the stall limit (2 TTLs + 4 statement
 // timeouts: 3 s here) is treated as wedged: its renewals stop, a second
 // process takes the slot and runs the task, and the first, let go, learns

@@ -224,6 +224,7 @@ absl::Status DurableScheduler::Start() {
   status = (*store)->RegisterKinds(options_.node_id, kinds_->names());
   if (!status.ok()) return status;
   load_limit_ = kMaxLoad;
+  acquire_limit_ = options_.slot_count;
   link_ = std::make_shared<AttemptLink>();
   link_->kinds = kinds_;
   link_->retry = options_.retry;

@@ -72,6 +72,7 @@
 #include "durable/fire_queue.h"
 #include "durable/handler_outcome.h"  // IWYU pragma: export
 #include "durable/lease_renewer.h"
+#include "durable/mirror_task.h"
 #include "durable/recurring.h"
 #include "durable/schedule_in_transaction.h"  // IWYU pragma: export
 #include "durable/store.h"
@@ -320,18 +321,6 @@ class DurableScheduler {
   const std::string& node_id() const { return options_.node_id; }
 
  private:
-  // A task in the wheel: its slot, epoch and due time, and the handle that
-  // cancels its timer. `generation` tells a stale timer firing apart.
-  struct LiveEntry {
-    int slot = 0;
-    int16_t kind = 0;  // KindTable index.
-    int16_t priority = 0;
-    int64_t epoch = 0;
-    int64_t due_us = 0;
-    uint64_t generation = 0;
-    TimerHandle handle;
-  };
-
   // Recurring schedules (scheduler_schedules.cc). The maintenance
   // thread's duty: advances the due schedules of the owned slots.
   void RunScheduleDuty();
@@ -370,7 +359,8 @@ class DurableScheduler {
       const durable_internal::InsertResult& result);
   void AddToWheel(const durable_internal::WheelEntry& entry, int64_t db_now_us,
                   int64_t local_after_nanos);
-  void OnWheelFire(const std::string& id, uint64_t generation);
+  // A task of the wheel is due (on the timer's executor).
+  static void OnWheelFire(void* self, durable_internal::MirrorTask* task);
   void MaintenanceLoop();
   // Applies the renewer's lost slots; releases the surplus or takes the
   // fair share (the balancing round).
@@ -450,6 +440,10 @@ class DurableScheduler {
   std::unique_ptr<durable_internal::LeaseRenewer> renewer_;
   int64_t backoff_until_ = 0;  // Real clock; maintenance thread only.
   int64_t load_limit_ = 0;     // Rows a load claims (halved after a timeout).
+  // Slots one takeover statement takes (halved after a timeout), and
+  // whether the balancing round should run again at once.
+  int acquire_limit_ = 0;
+  bool balance_again_ = false;
   // Shared with the attempts on the executor (which may outlive us).
   std::shared_ptr<AttemptLink> link_;
 
@@ -458,8 +452,9 @@ class DurableScheduler {
   // only around bookkeeping, never around a statement or a handler.
   mutable internal::Mutex mu_;
   bool stopping_ ABSL_GUARDED_BY(mu_) = false;
-  uint64_t next_generation_ ABSL_GUARDED_BY(mu_) = 1;
-  absl::flat_hash_map<std::string, LiveEntry> wheel_ ABSL_GUARDED_BY(mu_);
+  // The claimed tasks in the wheel, by id; each is due through router_.
+  durable_internal::MirrorSet wheel_ ABSL_GUARDED_BY(mu_);
+  const durable_internal::MirrorTask::Router router_{&OnWheelFire, this};
   durable_internal::FireQueue fire_queue_ ABSL_GUARDED_BY(mu_);
   std::vector<durable_internal::Completion> completed_ ABSL_GUARDED_BY(mu_);
   // slot -> epoch.

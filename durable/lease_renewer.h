@@ -25,9 +25,10 @@
 // so a wedged maintenance thread loses its slots to live processes rather
 // than holding their tasks forever.
 //
-// Tests: tests/durable/lease_renewal_test.cc (a load held inside the server
-// for three TTLs: no slot lost, the lease extended meanwhile; a stalled
-// maintenance thread loses its slots).
+// Tests: tests/durable/lease_renewal_test.cc (a maintenance thread held
+// past the TTL keeps its slot; a renewal does not wait for a load holding
+// its lease row; a renewal that finds the slot taken stops a handler about
+// to start; a wedged maintenance thread loses its slot).
 
 #ifndef TIMINGWHEEL_DURABLE_LEASE_RENEWER_H_
 #define TIMINGWHEEL_DURABLE_LEASE_RENEWER_H_

@@ -112,9 +112,9 @@ absl::StatusOr<bool> DurableScheduler::Cancel(absl::string_view id) {
   if (cancelled.ok() && *cancelled) {
     // Tidy our own wheel; the fire statement would find no row anyway.
     internal::MutexLock lock(mu_);
-    auto it = wheel_.find(std::string(id));
+    auto it = wheel_.find(id);
     if (it != wheel_.end()) {
-      it->second.handle.Cancel();
+      timer_->Cancel(**it);
       wheel_.erase(it);
     }
   }

@@ -68,17 +68,36 @@ void DurableScheduler::LeaseRound() {
   const bool may_acquire = renewer_->valid_until_nanos() - RealNanos() >
                            absl::ToInt64Nanoseconds(options_.lease_ttl) / 3;
   const SteadyClock::time_point timed = SteadyClock::now();
+  balance_again_ = false;
   absl::StatusOr<durable_internal::SlotLeases::Changes> changes =
-      leases_->Balance(
-          *store_, renewer_->live_nodes(), may_acquire, [this](int slot) {
-            internal::MutexLock lock(mu_);
-            auto it = running_per_slot_.find(slot);
-            return it == running_per_slot_.end() || it->second == 0;
-          });
+      leases_->Balance(*store_, renewer_->live_nodes(), may_acquire,
+                       acquire_limit_, [this](int slot) {
+                         internal::MutexLock lock(mu_);
+                         auto it = running_per_slot_.find(slot);
+                         return it == running_per_slot_.end() ||
+                                it->second == 0;
+                       });
   histograms_->ObserveStatement(StatementKind::kLeaseRound, timed);
   if (!changes.ok()) {
+    if (absl::IsDeadlineExceeded(changes.status())) {
+      // Too many rows to re-stamp within the timeout: fewer slots per
+      // statement, and again soon.
+      acquire_limit_ = std::max(1, acquire_limit_ / 2);
+      balance_again_ = true;
+      internal::MutexLock lock(mu_);
+      ++metrics_.statement_timeouts;
+    }
     NoteDbError(changes.status());
     return;
+  }
+  if (changes->wants_more) {
+    balance_again_ = true;
+    // Grow back only while a statement takes under a sixteenth of the TTL
+    // (a quarter of the longest statement timeout).
+    if (SteadyClock::now() - timed <
+        absl::ToChronoNanoseconds(options_.lease_ttl / 16)) {
+      acquire_limit_ = std::min(options_.slot_count, acquire_limit_ * 2);
+    }
   }
   std::vector<int> dropped;
   for (const SlotEpoch& s : changes->released) dropped.push_back(s.slot);
@@ -308,7 +327,8 @@ void DurableScheduler::MaintenanceLoop() {
                LeaseRound();
              }),
              [this, &balanced_for_nodes] {
-               return renewer_->live_nodes() != balanced_for_nodes;
+               return balance_again_ ||
+                      renewer_->live_nodes() != balanced_for_nodes;
              });
   duties.Add("requeue abandoned", 0, 0, alive([this] { RequeueAbandoned(); }));
   duties.Add(

@@ -53,23 +53,19 @@ bool DurableScheduler::AddToWheelLocked(const WheelEntry& entry,
   // A waiting entry of the id is stale (a replacement may have changed its
   // kind): firing it would start the row outside its kind's limit.
   fire_queue_.RemoveId(entry.id);
-  LiveEntry& live = wheel_[entry.id];
-  live.handle.Cancel();  // A previous timer for the same id, if any.
-  live.slot = entry.slot;
-  live.kind = static_cast<int16_t>(kinds_->IndexOf(entry.kind));
-  live.priority = static_cast<int16_t>(entry.priority);
-  live.epoch = entry.epoch;
-  live.due_us = entry.due_us;
-  live.generation = next_generation_++;
+  auto previous = wheel_.find(entry.id);
+  if (previous != wheel_.end()) {
+    timer_->Cancel(**previous);  // A previous timer for the same id.
+    wheel_.erase(previous);
+  }
+  TaskPtr<durable_internal::MirrorTask> task =
+      MakeTask<durable_internal::MirrorTask>(
+          &router_, entry, static_cast<int16_t>(kinds_->IndexOf(entry.kind)));
   const int64_t delay = local_due - clock_->NowNanos();
-  absl::StatusOr<TimerHandle> handle =
-      timer_->Schedule(absl::Nanoseconds(std::max<int64_t>(0, delay)),
-                       [this, id = entry.id, generation = live.generation] {
-                         OnWheelFire(id, generation);
-                       });
-  if (!handle.ok()) {
-    wheel_.erase(entry.id);
-    if (absl::IsResourceExhausted(handle.status())) {
+  absl::Status added =
+      timer_->Add(task, absl::Nanoseconds(std::max<int64_t>(0, delay)));
+  if (!added.ok()) {
+    if (absl::IsResourceExhausted(added)) {
       // The wheel is full (timer_options.max_pending): keep the claimed
       // row in memory, with its due time on our clock, until there is room.
       overflow_.emplace_back(entry, local_due);
@@ -78,7 +74,7 @@ bool DurableScheduler::AddToWheelLocked(const WheelEntry& entry,
     }
     return true;  // Shutting down.
   }
-  live.handle = *std::move(handle);
+  wheel_.insert(std::move(task));
   return true;
 }
 
@@ -98,33 +94,32 @@ void DurableScheduler::RetryOverflow() {
                    std::make_move_iterator(kept.end()));
 }
 
-void DurableScheduler::OnWheelFire(const std::string& id, uint64_t generation) {
+void DurableScheduler::OnWheelFire(void* self,
+                                   durable_internal::MirrorTask* task) {
+  auto* scheduler = static_cast<DurableScheduler*>(self);
   bool first;
   {
-    internal::MutexLock lock(mu_);
-    auto it = wheel_.find(id);
-    if (it == wheel_.end() || it->second.generation != generation) return;
-    first = fire_queue_.empty();
+    internal::MutexLock lock(scheduler->mu_);
+    auto it = scheduler->wheel_.find(task->id());
+    // A task cancelled or replaced after it came due: not ours to fire.
+    if (it == scheduler->wheel_.end() || it->get() != task) return;
+    first = scheduler->fire_queue_.empty();
     durable_internal::FireQueue::Waiting waiting;
-    waiting.entry.id = id;
-    waiting.entry.slot = it->second.slot;
-    waiting.entry.due_us = it->second.due_us;
-    waiting.entry.epoch = it->second.epoch;
-    waiting.entry.priority = it->second.priority;
-    waiting.kind = it->second.kind;
-    fire_queue_.Push(std::move(waiting));
-    wheel_.erase(it);
+    waiting.entry = task->Entry();
+    waiting.kind = task->kind();
+    scheduler->fire_queue_.Push(std::move(waiting));
+    scheduler->wheel_.erase(it);  // The timer holds the task until Run ends.
     // Room in a full wheel: take what waited for it (the overflow, then a
     // load for the rows a load left PENDING).
-    if (load_waits_for_room_) {
-      load_waits_for_room_ = false;
-      load_requested_ = true;
+    if (scheduler->load_waits_for_room_) {
+      scheduler->load_waits_for_room_ = false;
+      scheduler->load_requested_ = true;
       first = true;
     }
   }
   // One wake-up per batch: the maintenance thread takes what accumulated
   // meanwhile in one statement.
-  if (first) Wake();
+  if (first) scheduler->Wake();
 }
 
 void DurableScheduler::DropSlots(const std::vector<int>& slots) {
@@ -133,8 +128,8 @@ void DurableScheduler::DropSlots(const std::vector<int>& slots) {
   internal::MutexLock lock(mu_);
   for (int slot : slots) owned_.erase(slot);
   for (auto it = wheel_.begin(); it != wheel_.end();) {
-    if (gone.contains(it->second.slot)) {
-      it->second.handle.Cancel();
+    if (gone.contains((*it)->slot())) {
+      timer_->Cancel(**it);
       wheel_.erase(it++);
     } else {
       ++it;

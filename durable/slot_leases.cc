@@ -34,7 +34,7 @@ std::vector<int> SlotLeases::DropLost(const std::vector<SlotEpoch>& lost) {
 }
 
 absl::StatusOr<SlotLeases::Changes> SlotLeases::Balance(
-    StoreApi& store, int64_t live_nodes, bool may_acquire,
+    StoreApi& store, int64_t live_nodes, bool may_acquire, int max_acquire,
     const std::function<bool(int)>& may_release) {
   Changes changes;
   const int64_t nodes = std::max<int64_t>(1, live_nodes);
@@ -57,10 +57,13 @@ absl::StatusOr<SlotLeases::Changes> SlotLeases::Balance(
       for (const SlotEpoch& s : changes.released) owned_.erase(s.slot);
     }
   } else if (have < share && may_acquire) {
-    absl::StatusOr<std::vector<SlotEpoch>> got =
-        store.Acquire(node_id_, static_cast<int>(share - have), ttl_us_,
-                      max_attempts_, horizon_us_);
+    const int64_t asked =
+        std::min<int64_t>(share - have, std::max(1, max_acquire));
+    absl::StatusOr<std::vector<SlotEpoch>> got = store.Acquire(
+        node_id_, static_cast<int>(asked), ttl_us_, max_attempts_, horizon_us_);
     if (!got.ok()) return got.status();
+    changes.wants_more =
+        static_cast<int64_t>(got->size()) == asked && have + asked < share;
     internal::MutexLock lock(mu_);
     for (const SlotEpoch& s : *got) owned_[s.slot] = s.epoch;
     changes.acquired = *std::move(got);

@@ -46,6 +46,9 @@ class SlotLeases {
     std::vector<SlotEpoch> acquired;
     std::vector<SlotEpoch> released;
     std::vector<int> lost;
+    // Acquire() took all it asked for (`max_acquire`) and the share wants
+    // more: balance again soon.
+    bool wants_more = false;
   };
 
   // `horizon_us`: the owner's horizon, recorded in its lease rows at every
@@ -64,9 +67,11 @@ class SlotLeases {
   // (this one included). `may_release(slot)` says whether a surplus slot
   // may be given up now (no attempt running); with `may_acquire` false it
   // takes nothing (the renewals are failing: a new slot could not be kept).
-  // `Changes::lost` stays empty.
+  // It takes at most `max_acquire` slots in one statement (a takeover
+  // re-stamps each slot's claimed rows, so the statement must end within
+  // its timeout). `Changes::lost` stays empty.
   absl::StatusOr<Changes> Balance(StoreApi& store, int64_t live_nodes,
-                                  bool may_acquire,
+                                  bool may_acquire, int max_acquire,
                                   const std::function<bool(int)>& may_release);
 
   // SlotLeases::DropLost()

@@ -48,6 +48,13 @@ FROM live LEFT JOIN renewed ON true
 
 // Takes free or expired slots (SKIP LOCKED: concurrent takers get disjoint
 // slots), bumps their epochs, and re-stamps their unfinished claimed rows.
+// The re-stamp reaches each slot's rows through the live-row index, one
+// slot at a time (a LATERAL subquery fenced with OFFSET 0, so the planner
+// cannot turn it into a hash join over the whole table, as it did with 10^6
+// rows: a full scan per takeover, longer than the statement timeout), locks
+// them (a row a late write of the former owner changed meanwhile is re-read
+// and its new version locked, so its ctid is the one updated), and updates
+// them by their ctids (a TID scan of the array).
 constexpr char kAcquireSql[] = R"sql(
 WITH cand AS (
   SELECT slot FROM tw_slot_lease
@@ -60,14 +67,21 @@ got AS (
       horizon_us = $5
   FROM cand WHERE l.slot = cand.slot
   RETURNING l.slot, l.epoch),
+claimed AS (
+  SELECT x.tid
+  FROM got, LATERAL (
+    SELECT c.ctid AS tid FROM tw_timer c
+    WHERE c.slot = got.slot AND c.finished_us IS NULL AND c.state IN (1, 2)
+    OFFSET 0 FOR UPDATE OF c) x),
 restamped AS (
   UPDATE tw_timer t
   SET state = CASE WHEN t.state = 2 AND t.attempt >= $4 THEN 4 ELSE 0 END,
       finished_us = CASE WHEN t.state = 2 AND t.attempt >= $4
                          THEN tw_now_us() END,
-      epoch = got.epoch, version = nextval('tw_version_seq')
-  FROM got WHERE t.slot = got.slot AND t.finished_us IS NULL
-    AND t.state IN (1, 2)
+      epoch = (SELECT got.epoch FROM got WHERE got.slot = t.slot),
+      version = nextval('tw_version_seq')
+  WHERE t.ctid = ANY (ARRAY(SELECT tid FROM claimed))
+    AND t.finished_us IS NULL AND t.state IN (1, 2)
   RETURNING 1)
 SELECT slot, epoch, (SELECT count(*) FROM restamped) AS restamped FROM got
 )sql";

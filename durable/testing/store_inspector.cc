@@ -370,6 +370,18 @@ absl::StatusOr<int64_t> StoreInspector::CountSchedules() const {
   return RunInt(conninfo_, "SELECT count(*) FROM tw_schedule");
 }
 
+absl::StatusOr<int64_t> StoreInspector::SchemaVersion() const {
+  return RunInt(conninfo_,
+                "SELECT value FROM tw_meta WHERE key = 'schema_version'");
+}
+
+absl::Status StoreInspector::ForceSchemaVersion(int64_t version) const {
+  return Run(conninfo_,
+             "UPDATE tw_meta SET value = $1 WHERE key = 'schema_version'",
+             PgParams().Int64(version))
+      .status();
+}
+
 absl::StatusOr<int64_t> StoreInspector::ExpireLeases() const {
   return RunWrite(conninfo_, "UPDATE tw_slot_lease SET lease_until_us = 0");
 }
@@ -396,11 +408,15 @@ absl::StatusOr<int64_t> StoreInspector::ForceState(const std::string& id,
                   PgParams().Bytes(id).Int32(static_cast<int32_t>(state)));
 }
 
-absl::StatusOr<int64_t> StoreInspector::ForceClaimed(int64_t epoch) const {
-  return RunWrite(conninfo_, "UPDATE tw_timer SET state = $1, epoch = $2",
-                  PgParams()
-                      .Int32(static_cast<int32_t>(TaskState::kScheduled))
-                      .Int64(epoch));
+absl::StatusOr<int64_t> StoreInspector::ForceClaimed(const std::string& id,
+                                                     int64_t epoch) const {
+  return RunWrite(
+      conninfo_,
+      "UPDATE tw_timer SET state = $2, epoch = $3 WHERE task_id = $1",
+      PgParams()
+          .Bytes(id)
+          .Int32(static_cast<int32_t>(TaskState::kScheduled))
+          .Int64(epoch));
 }
 
 absl::StatusOr<int64_t> StoreInspector::ForceAllSucceeded() const {

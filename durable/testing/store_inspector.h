@@ -388,7 +388,18 @@ class StoreInspector {
   // The number of recurring schedules stored.
   absl::StatusOr<int64_t> CountSchedules() const;
 
+  // StoreInspector::SchemaVersion()
+  //
+  // The schema version the store records.
+  absl::StatusOr<int64_t> SchemaVersion() const;
+
   // Writes that fake a fault (tests only) -----------------------------------
+
+  // StoreInspector::ForceSchemaVersion()
+  //
+  // Records `version` as the schema's version (as a newer or older binary
+  // would have left it), changing nothing else.
+  absl::Status ForceSchemaVersion(int64_t version) const;
 
   // StoreInspector::ExpireLeases()
   //
@@ -418,9 +429,10 @@ class StoreInspector {
 
   // StoreInspector::ForceClaimed()
   //
-  // Sets every task SCHEDULED under `epoch` (as a claim by an owner of
-  // that epoch would). Returns the rows changed.
-  absl::StatusOr<int64_t> ForceClaimed(int64_t epoch) const;
+  // Sets task `id` SCHEDULED under `epoch` (as a claim by an owner of that
+  // epoch would, committed late). Returns the rows changed.
+  absl::StatusOr<int64_t> ForceClaimed(const std::string& id,
+                                       int64_t epoch) const;
 
   // StoreInspector::ForceAllSucceeded()
   //

@@ -370,6 +370,13 @@ absl::StatusOr<int64_t> StoreInspector::CountSchedules() const {
   return RunInt(conninfo_, "SELECT count(*) FROM tw_schedule");
 }
 
+absl::StatusOr<bool> StoreInspector::SchemaExists() const {
+  absl::StatusOr<int64_t> exists =
+      RunInt(conninfo_, "SELECT (to_regclass('tw_meta') IS NOT NULL)::int");
+  if (!exists.ok()) return exists.status();
+  return *exists != 0;
+}
+
 absl::StatusOr<int64_t> StoreInspector::SchemaVersion() const {
   return RunInt(conninfo_,
                 "SELECT value FROM tw_meta WHERE key = 'schema_version'");
@@ -442,7 +449,9 @@ absl::Status StoreInspector::InsertTask(const InsertedTask& task) const {
              "INSERT INTO tw_timer (task_id, slot, due_us, state, epoch, "
              "attempt, payload, kind, priority, last_error, finished_us) "
              "VALUES ($1, $2, CASE WHEN $4 THEN $3 ELSE tw_now_us() + $3 END, "
-             "$5, $6, $7, $8, $9, $10, CASE WHEN $11 THEN $12 END, "
+             "$5, CASE WHEN $16 THEN (SELECT epoch FROM tw_slot_lease "
+             "WHERE slot = $2) ELSE $6 END, $7, $8, $9, $10, "
+             "CASE WHEN $11 THEN $12 END, "
              "CASE WHEN $13 THEN tw_now_us() WHEN $14 THEN $15 END)",
              PgParams()
                  .Bytes(task.id)
@@ -459,7 +468,8 @@ absl::Status StoreInspector::InsertTask(const InsertedTask& task) const {
                  .Bytes(task.last_error.value_or(""))
                  .Bool(task.finished_now)
                  .Bool(task.finished_us.has_value())
-                 .Int64(task.finished_us.value_or(0)))
+                 .Int64(task.finished_us.value_or(0))
+                 .Bool(task.epoch_of_lease))
       .status();
 }
 
@@ -481,13 +491,21 @@ absl::Status StoreInspector::InsertAttempt(const std::string& id,
       .status();
 }
 
-absl::Status StoreInspector::RegisterKind(const std::string& kind,
-                                          const std::string& node,
-                                          int64_t registered_us) const {
+absl::StatusOr<int64_t> StoreInspector::DeleteAttempts() const {
+  return RunWrite(conninfo_, "DELETE FROM tw_attempt");
+}
+
+absl::Status StoreInspector::RegisterKind(
+    const std::string& kind, const std::string& node,
+    std::optional<int64_t> registered_us) const {
   return Run(conninfo_,
              "INSERT INTO tw_kind (kind, node_id, registered_us) "
-             "VALUES ($1, $2, $3)",
-             PgParams().Text(kind).Text(node).Int64(registered_us))
+             "VALUES ($1, $2, CASE WHEN $3 THEN $4 ELSE tw_now_us() END)",
+             PgParams()
+                 .Text(kind)
+                 .Text(node)
+                 .Bool(registered_us.has_value())
+                 .Int64(registered_us.value_or(0)))
       .status();
 }
 

@@ -272,6 +272,7 @@ struct InsertedTask {
   TaskState state = TaskState::kPending;
   std::string payload = "p";
   int64_t epoch = 0;
+  bool epoch_of_lease = false;  // Its slot lease's epoch instead of `epoch`.
   int attempt = 0;
   std::string kind;
   int priority = 0;
@@ -388,6 +389,11 @@ class StoreInspector {
   // The number of recurring schedules stored.
   absl::StatusOr<int64_t> CountSchedules() const;
 
+  // StoreInspector::SchemaExists()
+  //
+  // Whether the store's schema has been created (its version table exists).
+  absl::StatusOr<bool> SchemaExists() const;
+
   // StoreInspector::SchemaVersion()
   //
   // The schema version the store records.
@@ -464,11 +470,18 @@ class StoreInspector {
   absl::Status InsertAttempt(const std::string& id,
                              const AttemptRow& row) const;
 
+  // StoreInspector::DeleteAttempts()
+  //
+  // Deletes every attempt-history row. Returns the rows deleted.
+  absl::StatusOr<int64_t> DeleteAttempts() const;
+
   // StoreInspector::RegisterKind()
   //
-  // Records `kind` as reserved by `node` at `registered_us`.
-  absl::Status RegisterKind(const std::string& kind, const std::string& node,
-                            int64_t registered_us) const;
+  // Records `kind` as reserved by `node` at `registered_us` (Unix
+  // microseconds; by default the database's now).
+  absl::Status RegisterKind(
+      const std::string& kind, const std::string& node,
+      std::optional<int64_t> registered_us = std::nullopt) const;
 
   // StoreInspector::SetKindAndPriority()
   //

@@ -73,7 +73,7 @@ std::optional<std::string> OptionalBytes(const PgRow& row, const char* name) {
 }
 
 // The conditions of a `TaskMatch` over `tw_timer t`, and their parameters
-// ($1 to $17, in this order).
+// ($1 to $19, in this order).
 constexpr char kTaskWhere[] = R"sql(
  WHERE (NOT $1 OR t.task_id = $2)
    AND substring(t.task_id FROM 1 FOR length($3)) = $3
@@ -88,7 +88,8 @@ constexpr char kTaskWhere[] = R"sql(
    AND (NOT $14 OR t.epoch = (SELECT l2.epoch FROM tw_slot_lease l2
                                WHERE l2.slot = t.slot))
    AND (NOT $15 OR t.finished_us > $16)
-   AND $17)sql";
+   AND $17
+   AND (NOT $18 OR t.payload = $19))sql";
 
 int32_t StateOr(const std::optional<TaskState>& state) {
   return state ? static_cast<int32_t>(*state) : -1;
@@ -112,7 +113,9 @@ PgParams TaskParams(const TaskMatch& match) {
       .Bool(match.at_lease_epoch)
       .Bool(match.finished_after_us.has_value())
       .Int64(match.finished_after_us.value_or(0))
-      .Bool(true);
+      .Bool(true)
+      .Bool(match.payload.has_value())
+      .Bytes(match.payload.value_or(""));
   return params;
 }
 
@@ -389,7 +392,12 @@ absl::Status StoreInspector::ForceSchemaVersion(int64_t version) const {
       .status();
 }
 
-absl::StatusOr<int64_t> StoreInspector::ExpireLeases() const {
+absl::StatusOr<int64_t> StoreInspector::ExpireLeases(bool skip_locked) const {
+  if (skip_locked) {
+    return RunWrite(conninfo_,
+                    "UPDATE tw_slot_lease SET lease_until_us = 0 WHERE slot IN "
+                    "(SELECT slot FROM tw_slot_lease FOR UPDATE SKIP LOCKED)");
+  }
   return RunWrite(conninfo_, "UPDATE tw_slot_lease SET lease_until_us = 0");
 }
 

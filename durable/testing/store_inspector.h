@@ -20,7 +20,8 @@
 // This file defines:
 //
 //   * `TaskMatch`: which tasks a count or summary covers (state, id, id
-//     prefix, attempt, epoch), each condition optional, all of them ANDed.
+//     prefix, payload, attempt, epoch), each condition optional, all of
+//     them ANDed.
 //   * `TaskSummary`: count, attempt, due-time and slot aggregates over the
 //     matching tasks, with the database's clock at the same instant.
 //   * `TaskRow`: one task's row, with its slot's lease owner.
@@ -72,6 +73,11 @@ struct TaskMatch {
   // TaskMatch::IdPrefix(): ids that start with `prefix` (bytes).
   TaskMatch& IdPrefix(std::string prefix) {
     id_prefix = std::move(prefix);
+    return *this;
+  }
+  // TaskMatch::Payload(): whose payload is `payload` (bytes).
+  TaskMatch& Payload(std::string value) {
+    payload = std::move(value);
     return *this;
   }
   // TaskMatch::State(): in `state`.
@@ -131,6 +137,7 @@ struct TaskMatch {
 
   std::optional<std::string> id;
   std::string id_prefix;  // Empty: any id.
+  std::optional<std::string> payload;
   std::optional<TaskState> state;
   std::optional<TaskState> not_state;
   std::optional<TaskState> state_before;
@@ -410,8 +417,10 @@ class StoreInspector {
   // StoreInspector::ExpireLeases()
   //
   // Makes every slot's lease run out now (as after an owner's stall), with
-  // owners and epochs left as they are. Returns the rows changed.
-  absl::StatusOr<int64_t> ExpireLeases() const;
+  // owners and epochs left as they are. With `skip_locked`, leaves alone
+  // (without waiting) the lease rows another transaction holds locked.
+  // Returns the rows changed.
+  absl::StatusOr<int64_t> ExpireLeases(bool skip_locked = false) const;
 
   // StoreInspector::SetLeasesOf()
   //

@@ -22,6 +22,8 @@
 namespace timingwheel {
 namespace {
 
+using durable_testing::TaskMatch;
+
 using durable_test::DurableFixture;
 using durable_test::WaitFor;
 using durable_testing::PausePoint;
@@ -68,7 +70,7 @@ TEST_F(DurableShutdownTest, ReturnsWithinTheTtlWhileAHandlerNeverReturns) {
   EXPECT_LT(took, absl::Seconds(5));
   release = true;  // The handler returns to a scheduler that is gone.
   // Its row stays RUNNING: the next owner runs it again after the lease.
-  EXPECT_EQ(Count("task_id = 'stuck'::bytea AND state = 2"), 1);
+  EXPECT_EQ(Count(TaskMatch().Id("stuck").State(TaskState::kRunning)), 1);
   auto next = Start(Options("node-b"));
   ASSERT_NE(next, nullptr);
   EXPECT_TRUE(Succeeded("stuck"));
@@ -100,8 +102,8 @@ TEST_F(DurableShutdownTest, OutcomeOfAHandlerReturningDuringShutdownIsKept) {
   waiting.Resume();
   release = true;  // Returns while Shutdown() waits for it.
   shutdown.join();
-  EXPECT_EQ(Count("task_id = 't'::bytea AND state = 3"), 1);
-  EXPECT_EQ(Count("state = 2"), 0);
+  EXPECT_EQ(Count(TaskMatch().Id("t").State(TaskState::kSuccess)), 1);
+  EXPECT_EQ(Count(TaskMatch().State(TaskState::kRunning)), 0);
   EXPECT_EQ(recorder_.size(), 1u);
 }
 
@@ -126,8 +128,7 @@ TEST_F(DurableShutdownTest, ShutdownFromInsideAHandlerKeepsItsOutcome) {
   s.reset();
   EXPECT_EQ(recorder_.size(), 1u);
   // Its slot was released once the handler returned.
-  EXPECT_EQ(Query("SELECT count(*) FROM tw_slot_lease WHERE owner IS NOT "
-                  "NULL"),
+  EXPECT_EQ(Value(Store().CountSlots(durable_testing::LeaseMatch().Owned())),
             0);
 }
 

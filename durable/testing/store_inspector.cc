@@ -147,7 +147,7 @@ PgParams LeaseParams(const LeaseMatch& match) {
 constexpr char kTaskColumns[] = R"sql(
 SELECT t.task_id, t.slot, t.state, t.due_us, t.version, t.epoch, t.attempt,
        t.payload, t.last_error, t.finished_us, t.kind, t.priority,
-       l.owner, tw_now_us() AS now_us
+       l.owner, coalesce(l.epoch, 0) AS lease_epoch, tw_now_us() AS now_us
   FROM tw_timer t LEFT JOIN tw_slot_lease l ON l.slot = t.slot)sql";
 
 TaskRow ReadTask(const PgRow& row) {
@@ -165,6 +165,7 @@ TaskRow ReadTask(const PgRow& row) {
   task.kind = row.Bytes("kind");
   task.priority = static_cast<int>(row.Int("priority"));
   task.owner = OptionalBytes(row, "owner");
+  task.lease_epoch = row.Int("lease_epoch");
   task.now_us = row.Int("now_us");
   return task;
 }
@@ -215,9 +216,12 @@ absl::StatusOr<TaskRow> StoreInspector::Task(const std::string& id) const {
 }
 
 absl::StatusOr<std::vector<TaskRow>> StoreInspector::Tasks(
-    const TaskMatch& match) const {
+    const TaskMatch& match, bool by_due) const {
   absl::StatusOr<PgResult> result =
-      Run(conninfo_, absl::StrCat(kTaskColumns, kTaskWhere, " ORDER BY 1"),
+      Run(conninfo_,
+          absl::StrCat(
+              kTaskColumns, kTaskWhere,
+              by_due ? " ORDER BY t.due_us, t.task_id" : " ORDER BY t.task_id"),
           TaskParams(match));
   if (!result.ok()) return result.status();
   std::vector<TaskRow> rows;
@@ -371,6 +375,18 @@ absl::StatusOr<int64_t> StoreInspector::CountKinds(
 
 absl::StatusOr<int64_t> StoreInspector::CountSchedules() const {
   return RunInt(conninfo_, "SELECT count(*) FROM tw_schedule");
+}
+
+absl::StatusOr<int64_t> StoreInspector::ScheduleWrittenUs(
+    const std::string& name) const {
+  absl::StatusOr<PgResult> result =
+      Run(conninfo_, "SELECT updated_us FROM tw_schedule WHERE name = $1",
+          PgParams().Bytes(name));
+  if (!result.ok()) return result.status();
+  if (result->rows() == 0) {
+    return absl::NotFoundError(absl::StrCat("no schedule \"", name, "\""));
+  }
+  return result->Int(0, 0);
 }
 
 absl::StatusOr<bool> StoreInspector::SchemaExists() const {

@@ -182,6 +182,7 @@ struct TaskRow {
   std::string kind;
   int priority = 0;
   std::optional<std::string> owner;  // Its slot's lease owner, if any.
+  int64_t lease_epoch = 0;           // Its slot lease's epoch now.
   int64_t now_us = 0;  // The database's clock when the row was read.
 };
 
@@ -320,8 +321,10 @@ class StoreInspector {
 
   // StoreInspector::Tasks()
   //
-  // The rows of the tasks `match` covers, in id order.
-  absl::StatusOr<std::vector<TaskRow>> Tasks(const TaskMatch& match = {}) const;
+  // The rows of the tasks `match` covers, in id order (by due time with
+  // `by_due`).
+  absl::StatusOr<std::vector<TaskRow>> Tasks(const TaskMatch& match = {},
+                                             bool by_due = false) const;
 
   // StoreInspector::DueTimes()
   //
@@ -395,6 +398,13 @@ class StoreInspector {
   //
   // The number of recurring schedules stored.
   absl::StatusOr<int64_t> CountSchedules() const;
+
+  // StoreInspector::ScheduleWrittenUs()
+  //
+  // When recurring schedule `name` was last written (its creation or the
+  // last advance: the database's clock, Unix microseconds); NotFound when
+  // there is no such schedule.
+  absl::StatusOr<int64_t> ScheduleWrittenUs(const std::string& name) const;
 
   // StoreInspector::SchemaExists()
   //

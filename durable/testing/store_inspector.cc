@@ -24,18 +24,26 @@ struct ConnCloser {
 
 void IgnoreNotice(void*, const char*) {}
 
-// Runs the constant statement `sql` with `params` on a new connection.
-absl::StatusOr<PgResult> Run(const std::string& conninfo,
-                             const std::string& sql,
-                             const PgParams& params = PgParams()) {
-  std::unique_ptr<PGconn, ConnCloser> conn(PQconnectdb(conninfo.c_str()));
+using Conn = std::unique_ptr<PGconn, ConnCloser>;
+
+absl::StatusOr<Conn> Connect(const std::string& conninfo) {
+  Conn conn(PQconnectdb(conninfo.c_str()));
   if (conn == nullptr || PQstatus(conn.get()) != CONNECTION_OK) {
     return absl::UnavailableError(
         absl::StrCat("StoreInspector cannot connect: ",
                      conn ? PQerrorMessage(conn.get()) : "out of memory"));
   }
   PQsetNoticeProcessor(conn.get(), &IgnoreNotice, nullptr);
-  absl::StatusOr<PgResult> result = PgExec(conn.get(), sql.c_str(), params);
+  return conn;
+}
+
+// Runs the constant statement `sql` with `params` on a new connection.
+absl::StatusOr<PgResult> Run(const std::string& conninfo,
+                             const std::string& sql,
+                             const PgParams& params = PgParams()) {
+  absl::StatusOr<Conn> conn = Connect(conninfo);
+  if (!conn.ok()) return conn.status();
+  absl::StatusOr<PgResult> result = PgExec(conn->get(), sql.c_str(), params);
   if (!result.ok()) {
     return absl::Status(
         result.status().code(),
@@ -143,6 +151,24 @@ PgParams LeaseParams(const LeaseMatch& match) {
       .Bool(true);
   return params;
 }
+
+// The early-takeover log (`WatchEarlyTakeovers()`).
+constexpr char kWatchEarlyTakeovers[] = R"sql(
+CREATE TABLE lease_takeovers (slot int, old_owner text, new_owner text,
+                              early_us bigint);
+CREATE FUNCTION tw_test_lease_check() RETURNS trigger LANGUAGE plpgsql AS $$
+BEGIN
+  IF NEW.owner IS NOT NULL AND OLD.owner IS NOT NULL
+     AND NEW.owner <> OLD.owner AND OLD.lease_until_us > tw_now_us() THEN
+    INSERT INTO lease_takeovers
+      VALUES (NEW.slot, OLD.owner, NEW.owner,
+              OLD.lease_until_us - tw_now_us());
+  END IF;
+  RETURN NEW;
+END $$;
+CREATE TRIGGER tw_test_lease_check BEFORE UPDATE ON tw_slot_lease
+  FOR EACH ROW EXECUTE FUNCTION tw_test_lease_check();
+)sql";
 
 constexpr char kTaskColumns[] = R"sql(
 SELECT t.task_id, t.slot, t.state, t.due_us, t.version, t.epoch, t.attempt,
@@ -406,6 +432,16 @@ absl::Status StoreInspector::ForceSchemaVersion(int64_t version) const {
              "UPDATE tw_meta SET value = $1 WHERE key = 'schema_version'",
              PgParams().Int64(version))
       .status();
+}
+
+absl::Status StoreInspector::WatchEarlyTakeovers() const {
+  absl::StatusOr<Conn> conn = Connect(conninfo_);
+  if (!conn.ok()) return conn.status();
+  return durable_internal::PgExecScript(conn->get(), kWatchEarlyTakeovers);
+}
+
+absl::StatusOr<int64_t> StoreInspector::CountEarlyTakeovers() const {
+  return RunInt(conninfo_, "SELECT count(*) FROM lease_takeovers");
 }
 
 absl::StatusOr<int64_t> StoreInspector::ExpireLeases(bool skip_locked) const {

@@ -416,6 +416,20 @@ class StoreInspector {
   // The schema version the store records.
   absl::StatusOr<int64_t> SchemaVersion() const;
 
+  // StoreInspector::WatchEarlyTakeovers()
+  //
+  // Once the schema exists: from now on, logs every slot taken from an
+  // owner whose lease had not run out on the database's clock (a trigger
+  // on the lease table writes the table `lease_takeovers`: slot,
+  // old_owner, new_owner, early_us). Call once per database.
+  absl::Status WatchEarlyTakeovers() const;
+
+  // StoreInspector::CountEarlyTakeovers()
+  //
+  // The number of slots taken early since `WatchEarlyTakeovers()` (must
+  // stay 0).
+  absl::StatusOr<int64_t> CountEarlyTakeovers() const;
+
   // Writes that fake a fault (tests only) -----------------------------------
 
   // StoreInspector::ForceSchemaVersion()

@@ -127,8 +127,13 @@ std::string LoadChaosHistory(const std::string& conninfo,
     }
   }
   if (error.empty()) {
-    error = ForEachRow(conn, "SELECT count(*) FROM lease_takeovers",
-                       [&](auto v) { history->early_takeovers = Int(v(0)); });
+    auto early =
+        durable_testing::StoreInspector(conninfo).CountEarlyTakeovers();
+    if (early.ok()) {
+      history->early_takeovers = *early;
+    } else {
+      error = early.status().ToString();
+    }
   }
   PQfinish(conn);
   return error;

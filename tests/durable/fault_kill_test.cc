@@ -68,7 +68,7 @@ class FaultKillTest : public ::testing::TestWithParam<const char*> {
         << db_->CountTasks(TaskMatch().State(TaskState::kSuccess)) << " of "
         << kTasks;
     EXPECT_EQ(db_->CountTasks(), kTasks);
-    EXPECT_EQ(db_->Query("SELECT count(*) FROM lease_takeovers"), 0)
+    EXPECT_EQ(db_->EarlyTakeovers(), 0)
         << "a slot was taken before its lease ran out";
     // Never early against the database's clock.
     EXPECT_EQ(db_->RunsBeforeDue(), 0);

@@ -11,9 +11,9 @@
 //     test ends early. Only ever signals the positive pid it started.
 //   * `FaultDb`: the test's database plus the tables the tests read:
 //     test_runs (one row per handler call, with the database's clock at the
-//     call) and lease_takeovers (a trigger logs every slot that changes owner
-//     while the previous owner's lease was still valid: must stay empty).
-//     The store's own tables are read through `store()`, a
+//     call) and the early-takeover log (`WatchLeases()`: every slot that
+//     changes owner while the previous owner's lease was still valid; must
+//     stay empty). The store's own tables are read through `store()`, a
 //     `durable_testing::StoreInspector`.
 
 #ifndef TIMINGWHEEL_TESTS_DURABLE_FAULT_UTIL_H_
@@ -240,23 +240,12 @@ class FaultDb {
   //
   // Once the schema exists: logs in lease_takeovers every slot taken from
   // an owner whose lease had not run out on the database's clock.
-  bool WatchLeases() const {
-    return Exec(R"sql(
-CREATE TABLE lease_takeovers (slot int, old_owner text, new_owner text,
-                              early_us bigint);
-CREATE FUNCTION tw_test_lease_check() RETURNS trigger LANGUAGE plpgsql AS $$
-BEGIN
-  IF NEW.owner IS NOT NULL AND OLD.owner IS NOT NULL
-     AND NEW.owner <> OLD.owner AND OLD.lease_until_us > tw_now_us() THEN
-    INSERT INTO lease_takeovers
-      VALUES (NEW.slot, OLD.owner, NEW.owner,
-              OLD.lease_until_us - tw_now_us());
-  END IF;
-  RETURN NEW;
-END $$;
-CREATE TRIGGER tw_test_lease_check BEFORE UPDATE ON tw_slot_lease
-  FOR EACH ROW EXECUTE FUNCTION tw_test_lease_check();
-)sql");
+  bool WatchLeases() const { return store().WatchEarlyTakeovers().ok(); }
+
+  // Slots taken early since `WatchLeases()` (must stay 0), or -1 on error.
+  int64_t EarlyTakeovers() const {
+    auto n = store().CountEarlyTakeovers();
+    return n.ok() ? *n : -1;
   }
 
   // The store's tables.

@@ -15,8 +15,8 @@
 #include "durable/durable_scheduler.h"
 #include "durable/testing/postgres_fixture.h"
 #include "durable/testing/store_inspector.h"
+#include "durable/testing/store_lock.h"
 #include "gtest/gtest.h"
-#include "libpq-fe.h"
 #include "tests/durable/test_util.h"
 
 namespace timingwheel {
@@ -198,16 +198,12 @@ TEST_F(DurableClientTest, StatementTimeoutEndsACallWaitingOnALock) {
   options.statement_timeout = absl::Milliseconds(300);
   auto client = DurableClient::Create(options);
   ASSERT_TRUE(client.ok()) << client.status();
-  PGconn* conn = PQconnectdb(db_->conninfo().c_str());
-  ASSERT_EQ(PQstatus(conn), CONNECTION_OK);
-  PQclear(PQexec(conn, "BEGIN"));
-  PGresult* held = PQexec(conn, "LOCK TABLE tw_timer IN ACCESS EXCLUSIVE MODE");
-  ASSERT_EQ(PQresultStatus(held), PGRES_COMMAND_OK);
-  PQclear(held);
+  auto held = durable_testing::StoreLock::LockTable(
+      db_->conninfo(), durable_testing::StoreLock::Table::kTasks);
+  ASSERT_TRUE(held.ok()) << held.status();
   absl::Status status = (*client)->Schedule("t", absl::ZeroDuration(), "p");
   EXPECT_TRUE(absl::IsDeadlineExceeded(status)) << status;
-  PQclear(PQexec(conn, "ROLLBACK"));
-  PQfinish(conn);
+  held->reset();  // Released.
   EXPECT_TRUE((*client)->Schedule("t", absl::ZeroDuration(), "p").ok());
   options.statement_timeout = -absl::Seconds(1);
   EXPECT_TRUE(absl::IsInvalidArgument(DurableClient::Create(options).status()));

@@ -16,8 +16,8 @@
 #include "durable/testing/pause_points.h"
 #include "durable/testing/pg_proxy.h"
 #include "durable/testing/statement_gate.h"
+#include "durable/testing/store_lock.h"
 #include "gtest/gtest.h"
-#include "libpq-fe.h"
 #include "tests/durable/durable_test_fixture.h"
 #include "timer/testing/manual_clock.h"
 #include "timer/testing/pool_executor.h"
@@ -198,17 +198,11 @@ TEST_F(NeverLostTest, RowLockedElsewhereDelaysOnlyItself) {
   auto a = Start(Options("node-a"));
   ASSERT_NE(a, nullptr);
   InsertPending("locked", 0);
-  PGconn* conn = PQconnectdb(db_->conninfo().c_str());
-  ASSERT_EQ(PQstatus(conn), CONNECTION_OK);
-  PQclear(PQexec(conn, "BEGIN"));
-  PGresult* held = PQexec(
-      conn, "SELECT 1 FROM tw_timer WHERE task_id = 'locked' FOR UPDATE");
-  ASSERT_EQ(PQresultStatus(held), PGRES_TUPLES_OK);
-  PQclear(held);
+  auto held = durable_testing::StoreLock::LockTask(db_->conninfo(), "locked");
+  ASSERT_TRUE(held.ok()) << held.status();
   ASSERT_TRUE(a->Schedule("free", absl::Milliseconds(100), "p").ok());
   EXPECT_TRUE(Succeeded("free"));
-  PQclear(PQexec(conn, "COMMIT"));
-  PQfinish(conn);
+  held->reset();  // Released.
   // The next load takes it.
   ASSERT_TRUE(a->Schedule("poke", absl::ZeroDuration(), "p").ok());
   EXPECT_TRUE(Succeeded("locked"));
@@ -221,19 +215,13 @@ TEST_F(NeverLostTest, LockedLeaseRowDelaysOnlyItsSlot) {
   DurableOptions options = Options("node-a");
   options.slot_count = 4;
   Start(options).reset();
-  PGconn* conn = PQconnectdb(db_->conninfo().c_str());
-  ASSERT_EQ(PQstatus(conn), CONNECTION_OK);
-  PQclear(PQexec(conn, "BEGIN"));
-  PGresult* held =
-      PQexec(conn, "SELECT 1 FROM tw_slot_lease WHERE slot = 0 FOR UPDATE");
-  ASSERT_EQ(PQresultStatus(held), PGRES_TUPLES_OK);
-  PQclear(held);
+  auto held = durable_testing::StoreLock::LockLease(db_->conninfo(), 0);
+  ASSERT_TRUE(held.ok()) << held.status();
   options.node_id = "node-b";
   auto b = Start(options);
   ASSERT_NE(b, nullptr);
   EXPECT_EQ(b->Metrics().slots_owned, 3);  // When Create() returns.
-  PQclear(PQexec(conn, "COMMIT"));
-  PQfinish(conn);
+  held->reset();                           // Released.
   EXPECT_TRUE(WaitFor([&] { return b->Metrics().slots_owned == 4; }));
 }
 

@@ -2,7 +2,8 @@
 //
 // StoreInspector against a real PostgreSQL: every condition of a TaskMatch
 // and a LeaseMatch selects exactly the rows it names (ids of any byte
-// included), and the named writes change what they say. The other tests'
+// included), the named writes change what they say, and StoreLock locks
+// only rows that exist and releases when destroyed. The other tests'
 // assertions rest on these answers.
 
 #include "durable/testing/store_inspector.h"
@@ -12,6 +13,7 @@
 
 #include "durable/durable_client.h"
 #include "durable/testing/postgres_fixture.h"
+#include "durable/testing/store_lock.h"
 #include "gtest/gtest.h"
 
 namespace timingwheel {
@@ -189,6 +191,22 @@ TEST_F(StoreInspectorTest, LeasesNodesAndSchema) {
   EXPECT_EQ(*store_->CountSchedules(), 0);
   EXPECT_TRUE(store_->ForceSchemaVersion(99).ok());
   EXPECT_EQ(*store_->SchemaVersion(), 99);
+}
+
+TEST_F(StoreInspectorTest, LocksNeedTheirRow) {
+  ASSERT_NO_FATAL_FAILURE(Fill());
+  EXPECT_TRUE(StoreLock::LockTask(db_->conninfo(), kBinaryId).ok());
+  EXPECT_TRUE(
+      absl::IsNotFound(StoreLock::LockTask(db_->conninfo(), "b").status()));
+  EXPECT_TRUE(StoreLock::LockLease(db_->conninfo(), kSlots - 1).ok());
+  EXPECT_TRUE(
+      absl::IsNotFound(StoreLock::LockLease(db_->conninfo(), kSlots).status()));
+  {
+    auto lock = StoreLock::LockTable(db_->conninfo(), StoreLock::Table::kTasks);
+    ASSERT_TRUE(lock.ok()) << lock.status();
+  }
+  // Released on destruction: the table reads again.
+  EXPECT_EQ(Count(TaskMatch()), 4);
 }
 
 }  // namespace

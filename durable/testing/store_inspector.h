@@ -33,6 +33,8 @@
 //     a fault (a lease run out, a node's heartbeat lost, a row deleted
 //     under its owner).
 //
+// Its companion `StoreLock` (store_lock.h) holds a table or a row locked.
+//
 // Example:
 //
 //   StoreInspector store(db->conninfo());
@@ -270,8 +272,10 @@ struct AttemptRow {
 // InsertedTask
 //
 // A task row `StoreInspector::InsertTask()` writes straight into the table.
-// `due_in_us` is relative to the database's now; `finished_in_us`, when
-// set, likewise (a finished row, as the owner's cleanup would find it).
+// `due_in_us` is relative to the database's now (absolute with
+// `due_absolute`); a finished row (as the owner's cleanup would find it)
+// sets `finished_us` or `finished_now`. The version comes from the store's
+// sequence, as an insert of its own would take it.
 struct InsertedTask {
   std::string id;
   int slot = 0;

@@ -240,12 +240,22 @@ class AdminHistoryTest : public AdminStoreTest {
 
   // A task due in an hour, of `kind` and `priority`, in `state`.
   void InsertTask(const std::string& id, const std::string& kind,
-                  int priority = 0, int state = 0) {
-    Exec(absl::StrCat(
-        "INSERT INTO tw_timer (task_id, slot, due_us, state, payload, kind, "
-        "priority, finished_us) VALUES ('",
-        id, "'::bytea, 0, tw_now_us() + 3600000000, ", state, ", 'p', '", kind,
-        "', ", priority, ", ", state >= 3 ? "tw_now_us()" : "NULL", ")"));
+                  int priority = 0, TaskState state = TaskState::kPending) {
+    durable_testing::InsertedTask task;
+    task.id = id;
+    task.due_in_us = int64_t{3600} * 1000000;
+    task.state = state;
+    task.kind = kind;
+    task.priority = priority;
+    task.finished_now = state >= TaskState::kSuccess;
+    ASSERT_NO_FATAL_FAILURE(Insert(task));
+  }
+
+  // Writes attempt-history row `row` of task `id`.
+  void InsertAttempt(const std::string& id,
+                     const durable_testing::AttemptRow& row) {
+    absl::Status status = Store().InsertAttempt(id, row);
+    ASSERT_TRUE(status.ok()) << status << " for " << id;
   }
 
   std::vector<std::string> Ids(const TaskFilter& filter) {
@@ -313,7 +323,7 @@ TEST_F(AdminHistoryTest, ListByKindRefusesBadKinds) {
   EXPECT_TRUE(CheckKindFilter("").ok());
   EXPECT_NE(CheckKindFilter(std::string(200, 'k')).message().find("128"),
             std::string::npos);
-  EXPECT_EQ(Count("true"), 1);
+  EXPECT_EQ(Count(), 1);
 }
 
 // Page 1, then rows inserted before and after the cursor: page 2 is
@@ -329,7 +339,7 @@ TEST_F(AdminHistoryTest, ListCursorHoldsAcrossInserts) {
   for (const char* id : {"a", "c", "e", "ea", "g", "i", "m"}) {
     InsertTask(id, "k");
   }
-  Exec("DELETE FROM tw_timer WHERE task_id = 'b'::bytea");
+  ASSERT_TRUE(Store().DeleteTask("b").ok());
   filter.after_id = first->next_after;
   std::vector<std::string> rest;
   for (int pages = 0; pages < 10; ++pages) {
@@ -343,14 +353,13 @@ TEST_F(AdminHistoryTest, ListCursorHoldsAcrossInserts) {
 }
 
 TEST_F(AdminHistoryTest, StatusListsKindsAndTheirTasks) {
-  Exec(
-      "INSERT INTO tw_kind (kind, node_id, registered_us) VALUES "
-      "('email', 'node-a', 1764637323000000), ('idle', 'node-b', 1)");
-  InsertTask("e1", "email", 0, 0);
-  InsertTask("e2", "email", 0, 2);
-  InsertTask("e3", "email", 0, 3);
-  InsertTask("o1", "orphan", 0, 1);
-  InsertTask("d1", "", 0, 4);
+  ASSERT_TRUE(Store().RegisterKind("email", "node-a", 1764637323000000).ok());
+  ASSERT_TRUE(Store().RegisterKind("idle", "node-b", 1).ok());
+  InsertTask("e1", "email", 0, TaskState::kPending);
+  InsertTask("e2", "email", 0, TaskState::kRunning);
+  InsertTask("e3", "email", 0, TaskState::kSuccess);
+  InsertTask("o1", "orphan", 0, TaskState::kScheduled);
+  InsertTask("d1", "", 0, TaskState::kFailed);
   auto status = admin_->Status();
   ASSERT_TRUE(status.ok()) << status.status();
   ASSERT_EQ(status->kinds.size(), 4u);
@@ -381,17 +390,20 @@ TEST_F(AdminHistoryTest, StatusListsKindsAndTheirTasks) {
 }
 
 TEST_F(AdminHistoryTest, ShowListsTheNewestAttemptsOldestFirst) {
-  InsertTask("many", "email", -5, 4);
+  InsertTask("many", "email", -5, TaskState::kFailed);
   InsertTask("none", "");
   // 105 attempts, finished 1 s apart; the last one FAILED, the one before
   // a success with no error.
-  Exec(
-      "INSERT INTO tw_attempt (task_id, attempt, outcome, node_id, "
-      "started_us, finished_us, error) SELECT 'many'::bytea, i, "
-      "CASE WHEN i = 105 THEN 2 WHEN i = 104 THEN 0 ELSE 1 END, "
-      "'node-' || (i % 2), 1000000 * i, 1000000 * i + 2500, "
-      "CASE WHEN i = 104 THEN NULL ELSE ('error <' || i || '>')::bytea END "
-      "FROM generate_series(1, 105) i");
+  for (int i = 1; i <= 105; ++i) {
+    durable_testing::AttemptRow row;
+    row.attempt = i;
+    row.outcome = i == 105 ? 2 : i == 104 ? 0 : 1;
+    row.node_id = absl::StrCat("node-", i % 2);
+    row.started_us = int64_t{1000000} * i;
+    row.finished_us = int64_t{1000000} * i + 2500;
+    if (i != 104) row.error = absl::StrCat("error <", i, ">");
+    ASSERT_NO_FATAL_FAILURE(InsertAttempt("many", row));
+  }
   auto shown = admin_->Show("many");
   ASSERT_TRUE(shown.ok()) << shown.status();
   EXPECT_EQ(shown->kind, "email");
@@ -422,28 +434,26 @@ TEST_F(AdminHistoryTest, ShowListsTheNewestAttemptsOldestFirst) {
 // tw_attempt rows go with their task's row: a raw DELETE (the owner's
 // cleanup), a Cancel and a Discard.
 TEST_F(AdminHistoryTest, DeletingATaskDeletesItsAttempts) {
-  InsertTask("gone", "k", 0, 3);
-  InsertTask("cancelled", "k", 0, 0);
-  InsertTask("discarded", "k", 0, 4);
-  InsertTask("kept", "k", 0, 4);
+  InsertTask("gone", "k", 0, TaskState::kSuccess);
+  InsertTask("cancelled", "k", 0, TaskState::kPending);
+  InsertTask("discarded", "k", 0, TaskState::kFailed);
+  InsertTask("kept", "k", 0, TaskState::kFailed);
   for (const char* id : {"gone", "cancelled", "discarded", "kept"}) {
-    Exec(absl::StrCat(
-        "INSERT INTO tw_attempt (task_id, attempt, outcome, node_id, "
-        "started_us, finished_us) SELECT '",
-        id, "'::bytea, i, 1, 'n', i, i + 1 FROM generate_series(1, 3) i"));
+    for (int i = 1; i <= 3; ++i) {
+      ASSERT_NO_FATAL_FAILURE(InsertAttempt(
+          id, durable_testing::AttemptRow{i, 1, "n", i, i + 1, std::nullopt}));
+    }
   }
-  ASSERT_EQ(Query("SELECT count(*) FROM tw_attempt"), 12);
-  Exec("DELETE FROM tw_timer WHERE task_id = 'gone'::bytea");
+  ASSERT_EQ(Value(Store().CountAttempts()), 12);
+  ASSERT_TRUE(Store().DeleteTask("gone").ok());
   auto cancelled = admin_->Cancel("cancelled");
   ASSERT_TRUE(cancelled.ok()) << cancelled.status();
   EXPECT_EQ(cancelled->outcome, ActionOutcome::kDone);
   auto discarded = admin_->Discard("discarded");
   ASSERT_TRUE(discarded.ok()) << discarded.status();
   EXPECT_EQ(discarded->outcome, ActionOutcome::kDone);
-  EXPECT_EQ(Query("SELECT count(*) FROM tw_attempt"), 3);
-  EXPECT_EQ(Query("SELECT count(*) FROM tw_attempt WHERE task_id = "
-                  "'kept'::bytea"),
-            3);
+  EXPECT_EQ(Value(Store().CountAttempts()), 3);
+  EXPECT_EQ(Value(Store().CountAttempts("kept")), 3);
   auto kept = admin_->Show("kept");
   ASSERT_TRUE(kept.ok()) << kept.status();
   EXPECT_EQ(kept->attempts_total, 3);
@@ -452,11 +462,9 @@ TEST_F(AdminHistoryTest, DeletingATaskDeletesItsAttempts) {
 // A retried FAILED task keeps its kind, priority and history (the row is
 // updated, not replaced: a delete would cascade to tw_attempt).
 TEST_F(AdminHistoryTest, RetryKeepsKindPriorityAndHistory) {
-  InsertTask("dead", "email", 7, 4);
-  Exec(
-      "INSERT INTO tw_attempt (task_id, attempt, outcome, node_id, "
-      "started_us, finished_us, error) VALUES ('dead'::bytea, 1, 2, 'n', 1, "
-      "2, 'boom'::bytea)");
+  InsertTask("dead", "email", 7, TaskState::kFailed);
+  ASSERT_NO_FATAL_FAILURE(InsertAttempt(
+      "dead", durable_testing::AttemptRow{1, 2, "n", 1, 2, "boom"}));
   auto retried = admin_->Retry("dead", AdminDue::In(absl::Hours(1)));
   ASSERT_TRUE(retried.ok()) << retried.status();
   EXPECT_EQ(retried->outcome, ActionOutcome::kDone);

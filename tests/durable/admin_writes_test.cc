@@ -87,7 +87,7 @@ TEST_F(AdminStoreTest, RetryRunsAFailedTaskAgain) {
   EXPECT_EQ(recorder_.CountById()["fail-x"], 2);
 
   // A retry at a later time waits for it.
-  Exec("UPDATE tw_timer SET state = 4 WHERE task_id = 'done'");
+  ASSERT_TRUE(Store().ForceState("done", TaskState::kFailed).ok());
   auto now = admin->DbNow();
   ASSERT_TRUE(now.ok());
   result = admin->Retry("done", AdminDue::At(*now + absl::Hours(3)));
@@ -167,10 +167,14 @@ TEST_F(AdminStoreTest, RetryRacingTheCleanupKeepsTheTask) {
   options.slot_count = 1;
   auto client = DurableClient::Create(options);
   ASSERT_TRUE(client.ok()) << client.status();
-  Exec(
-      "INSERT INTO tw_timer (task_id, slot, due_us, state, payload, "
-      "last_error, finished_us) VALUES ('old-failure'::bytea, 0, 0, 4, "
-      "'p', 'e'::bytea, 1)");
+  durable_testing::InsertedTask old;  // Due at the epoch, long FAILED.
+  old.id = "old-failure";
+  old.due_in_us = 0;
+  old.due_absolute = true;
+  old.state = TaskState::kFailed;
+  old.last_error = "e";
+  old.finished_us = 1;
+  ASSERT_NO_FATAL_FAILURE(Insert(old));
   // The retry's statement waits once it has written its rows, before it
   // commits.
   auto gate = durable_testing::StatementGate::Install(

@@ -24,11 +24,11 @@ namespace timingwheel {
 namespace durable_test {
 namespace {
 
+using durable_testing::TaskMatch;
+
 class CancelTaskTest : public DurableFixture {
  protected:
-  int64_t Rows(const std::string& id) {
-    return Count(absl::StrCat("task_id = '", id, "'::bytea"));
-  }
+  int64_t Rows(const std::string& id) { return Count(TaskMatch().Id(id)); }
   std::unique_ptr<DurableClient> Client() {
     DurableClientOptions options;
     options.conninfo = db_->conninfo();

@@ -11,6 +11,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "durable/testing/postgres_fixture.h"
+#include "durable/testing/store_inspector.h"
 #include "libpq-fe.h"
 
 namespace timingwheel {
@@ -115,19 +116,24 @@ std::string LoadChaosHistory(const std::string& conninfo,
         });
   }
   if (error.empty()) {
-    error =
-        ForEachRow(conn,
-                   "SELECT convert_from(task_id, 'UTF8'), state, attempt, slot "
-                   "FROM tw_timer",
-                   [&](auto v) {
-                     history->rows[v(0)] = {static_cast<int>(Int(v(1))),
-                                            static_cast<int>(Int(v(2))),
-                                            static_cast<int>(Int(v(3)))};
-                   });
+    auto tasks = durable_testing::StoreInspector(conninfo).Tasks();
+    if (!tasks.ok()) {
+      error = tasks.status().ToString();
+    } else {
+      for (const durable_testing::TaskRow& task : *tasks) {
+        history->rows[task.id] = {static_cast<int>(task.state), task.attempt,
+                                  task.slot};
+      }
+    }
   }
   if (error.empty()) {
-    error = ForEachRow(conn, "SELECT count(*) FROM lease_takeovers",
-                       [&](auto v) { history->early_takeovers = Int(v(0)); });
+    auto early =
+        durable_testing::StoreInspector(conninfo).CountEarlyTakeovers();
+    if (early.ok()) {
+      history->early_takeovers = *early;
+    } else {
+      error = early.status().ToString();
+    }
   }
   PQfinish(conn);
   return error;

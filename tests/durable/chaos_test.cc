@@ -42,6 +42,7 @@
 #include "durable/store.h"
 #include "durable/testing/pg_proxy.h"
 #include "durable/testing/postgres_fixture.h"
+#include "durable/testing/store_inspector.h"
 #include "gtest/gtest.h"
 #include "libpq-fe.h"
 #include "tests/durable/chaos_checker.h"
@@ -82,6 +83,7 @@ using durable_test::FaultDb;
 using durable_test::SchedulerProcess;
 using durable_test::WaitFor;
 using durable_testing::PgProxy;
+using durable_testing::TaskMatch;
 
 constexpr int kNodes = 3;
 constexpr int kMaxAttempts = 3;
@@ -125,9 +127,9 @@ class ChaosTest : public ::testing::Test {
       ASSERT_TRUE(StartNode(i, absl::StrCat("node-", i), false));
     }
     ASSERT_TRUE(WaitFor([&] {
-      return db_->Query(
-                 "SELECT count(*) FROM tw_slot_lease "
-                 "WHERE owner IS NOT NULL") == 64;
+      auto owned =
+          db_->store().CountSlots(durable_testing::LeaseMatch().Owned());
+      return owned.ok() && *owned == 64;
     })) << "the schedulers never took the 64 slots";
     ASSERT_TRUE(db_->WatchLeases());
     const std::string watch = durable_test::InstallChaosWatch(db_->conninfo());
@@ -163,17 +165,15 @@ class ChaosTest : public ::testing::Test {
     }
     // Up once it heartbeats (first start) or takes a slot (a restart: the
     // node row of a killed process with the same id stays).
-    const std::string sql =
-        restart ? absl::StrCat(
-                      "SELECT count(*) FROM chaos_lease WHERE "
-                      "new_owner = '",
-                      node, "' AND at_us > ", NowUs())
-                : absl::StrCat("SELECT count(*) FROM tw_node WHERE node_id = '",
-                               node, "'");
+    const std::string taken =
+        absl::StrCat("SELECT count(*) FROM chaos_lease WHERE new_owner = '",
+                     node, "' AND at_us > ", NowUs());
     const bool up = WaitFor(
         [&] {
           if (procs_[i]->WaitExit(absl::ZeroDuration()) != -1) return true;
-          return db_->Query(sql) > 0;
+          if (restart) return db_->Query(taken) > 0;
+          auto registered = db_->store().HasNode(node);
+          return registered.ok() && *registered;
         },
         absl::Seconds(30));
     return up && procs_[i]->pid() > 0;
@@ -364,11 +364,12 @@ TEST_F(ChaosTest, RandomFaultsKeepTheGuarantees) {
   // Settle: every row final (cancelled ones are gone).
   const bool settled = WaitFor(
       [&] {
-        return db_->Query("SELECT count(*) FROM tw_timer WHERE state < 3") == 0;
+        return db_->CountTasks(TaskMatch().StateBefore(TaskState::kSuccess)) ==
+               0;
       },
       absl::Seconds(TW_CHAOS_SLOW ? 120 : 60));
-  EXPECT_TRUE(settled) << db_->Query(
-                              "SELECT count(*) FROM tw_timer WHERE state < 3")
+  EXPECT_TRUE(settled) << db_->CountTasks(
+                              TaskMatch().StateBefore(TaskState::kSuccess))
                        << " tasks never finished";
   Log("settled", "all", settled ? "" : "(timed out)");
   for (int i = 0; i < kNodes; ++i) {

@@ -14,8 +14,9 @@
 #include "absl/strings/str_cat.h"
 #include "durable/durable_scheduler.h"
 #include "durable/testing/postgres_fixture.h"
+#include "durable/testing/store_inspector.h"
+#include "durable/testing/store_lock.h"
 #include "gtest/gtest.h"
-#include "libpq-fe.h"
 #include "tests/durable/test_util.h"
 
 namespace timingwheel {
@@ -23,7 +24,8 @@ namespace {
 
 using durable_test::Recorder;
 using durable_test::WaitFor;
-using durable_testing::QueryInt;
+using durable_testing::LeaseMatch;
+using durable_testing::TaskMatch;
 using durable_testing::TestDatabase;
 
 class DurableClientTest : public ::testing::Test {
@@ -50,8 +52,12 @@ class DurableClientTest : public ::testing::Test {
     return options;
   }
 
-  int64_t Query(const std::string& sql) {
-    auto n = QueryInt(db_->conninfo(), sql);
+  durable_testing::StoreInspector Store() const {
+    return durable_testing::StoreInspector(db_->conninfo());
+  }
+
+  // Fails the test on an error, and returns -1 for it.
+  static int64_t Value(const absl::StatusOr<int64_t>& n) {
     EXPECT_TRUE(n.ok()) << n.status();
     return n.ok() ? *n : -1;
   }
@@ -64,11 +70,9 @@ TEST_F(DurableClientTest, ClientSchedulesTasksASchedulerRunsAndHoldsNoSlot) {
   // The client alone creates the schema and takes nothing.
   auto client = DurableClient::Create(ClientOptions());
   ASSERT_TRUE(client.ok()) << client.status();
-  EXPECT_EQ(Query("SELECT count(*) FROM tw_slot_lease"), 64);
-  EXPECT_EQ(Query("SELECT count(*) FROM tw_slot_lease WHERE owner IS NOT NULL "
-                  "OR epoch <> 0"),
-            0);
-  EXPECT_EQ(Query("SELECT count(*) FROM tw_node"), 0);
+  EXPECT_EQ(Value(Store().CountSlots()), 64);
+  EXPECT_EQ(Value(Store().CountSlots(LeaseMatch().Touched())), 0);
+  EXPECT_EQ(Value(Store().CountNodes()), 0);
   ASSERT_TRUE(
       (*client)->Schedule("before-owner", absl::ZeroDuration(), "a").ok());
 
@@ -94,13 +98,8 @@ TEST_F(DurableClientTest, ClientSchedulesTasksASchedulerRunsAndHoldsNoSlot) {
   }));
   // While the client exists, every slot is the scheduler's and the node
   // table holds the scheduler only.
-  EXPECT_EQ(Query(absl::StrCat("SELECT count(*) FROM tw_slot_lease WHERE "
-                               "owner IS DISTINCT FROM '",
-                               node, "'")),
-            0);
-  EXPECT_EQ(Query(absl::StrCat(
-                "SELECT count(*) FROM tw_node WHERE node_id <> '", node, "'")),
-            0);
+  EXPECT_EQ(Value(Store().CountSlots(LeaseMatch().NotOwner(node))), 0);
+  EXPECT_EQ(Value(Store().CountNodesExcept(node)), 0);
   // Cancel and Get as the scheduler's.
   ASSERT_TRUE((*client)->Schedule("later", absl::Hours(5), "e").ok());
   EXPECT_TRUE(*(*client)->Cancel("later"));
@@ -146,12 +145,8 @@ TEST_F(DurableClientTest, ConcurrentSchedulesEachGetTheirOwnAnswer) {
       }
     }
   }
-  EXPECT_EQ(Query("SELECT count(*) FROM tw_timer"),
-            1 + kThreads * (kCalls - 2));
-  EXPECT_EQ(Query("SELECT count(*) FROM tw_timer WHERE task_id = "
-                  "convert_to('t3-7', 'UTF8') AND payload = "
-                  "convert_to('37', 'UTF8')"),
-            1);
+  EXPECT_EQ(Value(Store().CountTasks()), 1 + kThreads * (kCalls - 2));
+  EXPECT_EQ(Value(Store().CountTasks(TaskMatch().Id("t3-7").Payload("37"))), 1);
 }
 
 TEST_F(DurableClientTest, ErrorsAndValidationAreTheSchedulers) {
@@ -203,16 +198,12 @@ TEST_F(DurableClientTest, StatementTimeoutEndsACallWaitingOnALock) {
   options.statement_timeout = absl::Milliseconds(300);
   auto client = DurableClient::Create(options);
   ASSERT_TRUE(client.ok()) << client.status();
-  PGconn* conn = PQconnectdb(db_->conninfo().c_str());
-  ASSERT_EQ(PQstatus(conn), CONNECTION_OK);
-  PQclear(PQexec(conn, "BEGIN"));
-  PGresult* held = PQexec(conn, "LOCK TABLE tw_timer IN ACCESS EXCLUSIVE MODE");
-  ASSERT_EQ(PQresultStatus(held), PGRES_COMMAND_OK);
-  PQclear(held);
+  auto held = durable_testing::StoreLock::LockTable(
+      db_->conninfo(), durable_testing::StoreLock::Table::kTasks);
+  ASSERT_TRUE(held.ok()) << held.status();
   absl::Status status = (*client)->Schedule("t", absl::ZeroDuration(), "p");
   EXPECT_TRUE(absl::IsDeadlineExceeded(status)) << status;
-  PQclear(PQexec(conn, "ROLLBACK"));
-  PQfinish(conn);
+  held->reset();  // Released.
   EXPECT_TRUE((*client)->Schedule("t", absl::ZeroDuration(), "p").ok());
   options.statement_timeout = -absl::Seconds(1);
   EXPECT_TRUE(absl::IsInvalidArgument(DurableClient::Create(options).status()));

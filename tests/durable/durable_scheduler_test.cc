@@ -15,6 +15,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "durable/testing/postgres_fixture.h"
+#include "durable/testing/store_inspector.h"
 #include "gtest/gtest.h"
 #include "libpq-fe.h"
 #include "tests/durable/test_util.h"
@@ -26,7 +27,6 @@ namespace {
 
 using durable_test::Recorder;
 using durable_test::WaitFor;
-using durable_testing::ExecSql;
 using durable_testing::QueryInt;
 using durable_testing::TestDatabase;
 using ::timingwheel::testing::PoolExecutor;
@@ -59,12 +59,13 @@ class DurableSchedulerTest : public ::testing::Test {
     return info.ok() && info->state == state;
   }
 
-  int64_t Count(const std::string& where) {
-    auto n =
-        QueryInt(db_->conninfo(),
-                 absl::StrCat("SELECT count(*) FROM tw_timer WHERE ", where));
+  int64_t Count(const durable_testing::TaskMatch& match) {
+    auto n = durable_testing::StoreInspector(db_->conninfo()).CountTasks(match);
     EXPECT_TRUE(n.ok()) << n.status();
     return n.ok() ? *n : -1;
+  }
+  int64_t Count(TaskState state) {
+    return Count(durable_testing::TaskMatch().State(state));
   }
 
   std::unique_ptr<TestDatabase> db_;
@@ -172,7 +173,10 @@ TEST_F(DurableSchedulerTest, DuplicatesAndBadInputAreAnsweredWithStatus) {
   EXPECT_TRUE(absl::IsNotFound(s->Get("b0").status()));
   batch[2].id = "b2";
   EXPECT_TRUE(s->ScheduleBatch(batch).ok());
-  EXPECT_EQ(Count("task_id IN ('b0', 'b1', 'b2')"), 3);
+  EXPECT_EQ(Count(durable_testing::TaskMatch().Id("b0")) +
+                Count(durable_testing::TaskMatch().Id("b1")) +
+                Count(durable_testing::TaskMatch().Id("b2")),
+            3);
 }
 
 TEST_F(DurableSchedulerTest, InvalidOptionsAndUnreachableDatabase) {
@@ -198,10 +202,9 @@ TEST_F(DurableSchedulerTest, InvalidOptionsAndUnreachableDatabase) {
   options.slot_count = 128;
   EXPECT_TRUE(
       absl::IsFailedPrecondition(DurableScheduler::Create(options).status()));
-  ASSERT_TRUE(
-      ExecSql(db_->conninfo(),
-              "UPDATE tw_meta SET value = 99 WHERE key = 'schema_version'")
-          .ok());
+  ASSERT_TRUE(durable_testing::StoreInspector(db_->conninfo())
+                  .ForceSchemaVersion(99)
+                  .ok());
   auto newer = DurableScheduler::Create(Options());
   EXPECT_TRUE(absl::IsFailedPrecondition(newer.status())) << newer.status();
 }
@@ -284,14 +287,14 @@ TEST_F(DurableSchedulerTest, AtMostMaxInFlightHandlersRunTheRestWait) {
   ASSERT_TRUE(WaitFor(
       [&] { return s->Metrics().waiting == 4 && running.load() == 2; }));
   EXPECT_EQ(s->Metrics().in_flight, 2);
-  EXPECT_EQ(Count("state = 2"), 2);  // RUNNING
-  EXPECT_EQ(Count("state = 1"), 4);  // SCHEDULED: waiting, nothing lost.
+  EXPECT_EQ(Count(TaskState::kRunning), 2);
+  EXPECT_EQ(Count(TaskState::kScheduled), 4);  // Waiting, nothing lost.
   {
     std::lock_guard<std::mutex> lock(mu);
     release = true;
   }
   cv.notify_all();
-  ASSERT_TRUE(WaitFor([&] { return Count("state = 3") == 6; }));
+  ASSERT_TRUE(WaitFor([&] { return Count(TaskState::kSuccess) == 6; }));
   EXPECT_EQ(most.load(), 2);
   s->Shutdown();
 }

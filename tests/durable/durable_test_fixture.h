@@ -6,7 +6,8 @@
 // The fixture of the in-process scheduler tests that force one interleaving
 // each (a held statement, a dropped reply, a paused thread): a fresh
 // database per test, small single-purpose stores (few slots, a short
-// lease), a recording handler, and row counts read on a direct connection.
+// lease), a recording handler, and the store's rows read through
+// `durable_testing::StoreInspector` (`Store()`, `Count()`).
 
 #ifndef TIMINGWHEEL_TESTS_DURABLE_DURABLE_TEST_FIXTURE_H_
 #define TIMINGWHEEL_TESTS_DURABLE_DURABLE_TEST_FIXTURE_H_
@@ -19,6 +20,7 @@
 #include "absl/time/time.h"
 #include "durable/durable_scheduler.h"
 #include "durable/testing/postgres_fixture.h"
+#include "durable/testing/store_inspector.h"
 #include "gtest/gtest.h"
 #include "tests/durable/test_util.h"
 
@@ -57,8 +59,20 @@ class DurableFixture : public ::testing::Test {
     return n.ok() ? *n : -1;
   }
 
-  int64_t Count(const std::string& where) {
-    return Query(absl::StrCat("SELECT count(*) FROM tw_timer WHERE ", where));
+  // The store's tables.
+  durable_testing::StoreInspector Store() const {
+    return durable_testing::StoreInspector(db_->conninfo());
+  }
+
+  // Fails the test on an error, and returns -1 for it.
+  static int64_t Value(const absl::StatusOr<int64_t>& n) {
+    EXPECT_TRUE(n.ok()) << n.status();
+    return n.ok() ? *n : -1;
+  }
+
+  // The number of tasks `match` covers (-1, failing the test, on error).
+  int64_t Count(const durable_testing::TaskMatch& match = {}) {
+    return Value(Store().CountTasks(match));
   }
 
   void Exec(const std::string& sql) {
@@ -66,13 +80,33 @@ class DurableFixture : public ::testing::Test {
     ASSERT_TRUE(status.ok()) << status << " for " << sql;
   }
 
+  // The highest epoch of any slot lease (-1, failing the test, on error).
+  int64_t MaxLeaseEpoch() {
+    auto leases = Store().SummarizeLeases();
+    EXPECT_TRUE(leases.ok()) << leases.status();
+    return leases.ok() ? leases->max_epoch : -1;
+  }
+
+  // Makes every slot's lease run out now (as after its owner's stall).
+  void ExpireLeases() {
+    auto expired = Store().ExpireLeases();
+    ASSERT_TRUE(expired.ok()) << expired.status();
+  }
+
   // Inserts a PENDING row straight into the table (no notification: only
   // a load finds it), due `delay_ms` after the database's now.
   void InsertPending(const std::string& id, int64_t delay_ms) {
-    Exec(absl::StrCat(
-        "INSERT INTO tw_timer (task_id, slot, due_us, state, payload) "
-        "VALUES ('",
-        id, "'::bytea, 0, tw_now_us() + ", delay_ms * 1000, ", 0, 'p')"));
+    durable_testing::InsertedTask task;
+    task.id = id;
+    task.due_in_us = delay_ms * 1000;
+    absl::Status status = Store().InsertTask(task);
+    ASSERT_TRUE(status.ok()) << status << " for " << id;
+  }
+
+  // Writes `task`'s row straight into the table (no notification).
+  void Insert(const durable_testing::InsertedTask& task) {
+    absl::Status status = Store().InsertTask(task);
+    ASSERT_TRUE(status.ok()) << status << " for " << task.id;
   }
 
   // Waits (bounded) until exactly one session of this database waits on a
@@ -92,8 +126,8 @@ class DurableFixture : public ::testing::Test {
                  absl::Duration timeout = absl::Seconds(15)) {
     return WaitFor(
         [&] {
-          return Count(absl::StrCat("task_id = '", id,
-                                    "'::bytea AND state = 3")) == 1;
+          return Count(durable_testing::TaskMatch().Id(id).State(
+                     TaskState::kSuccess)) == 1;
         },
         timeout);
   }

@@ -25,13 +25,16 @@
 // Holds the pair's lock for its whole run (`FailoverPair`), so runs of it
 // never fault the pair under each other; the shared server is not touched.
 
+#include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <cstdint>
 #include <cstdio>
+#include <cstdlib>
 #include <map>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <thread>
 #include <vector>
@@ -42,6 +45,7 @@
 #include "absl/time/time.h"
 #include "durable/durable_scheduler.h"
 #include "durable/testing/postgres_fixture.h"
+#include "durable/testing/store_inspector.h"
 #include "gtest/gtest.h"
 #include "libpq-fe.h"
 #include "tests/durable/test_util.h"
@@ -53,6 +57,7 @@ using durable_test::WaitFor;
 using durable_testing::ExecSql;
 using durable_testing::FailoverPair;
 using durable_testing::QueryInt;
+using durable_testing::TaskMatch;
 
 constexpr int kTasks = 300;
 constexpr int kSlots = 64;
@@ -188,6 +193,35 @@ std::string Rows(const std::string& conninfo, const std::string& sql) {
   return out;
 }
 
+// One row of test_runs: a handler call as the database stamped it.
+struct DbRun {
+  std::string id;
+  int attempt = 0;
+  int64_t at_us = 0;
+};
+
+// The rows of test_runs; `ok` false on error.
+std::vector<DbRun> LoadRuns(const std::string& conninfo, bool* ok) {
+  std::vector<DbRun> out;
+  *ok = false;
+  PGconn* conn = PQconnectdb(conninfo.c_str());
+  if (PQstatus(conn) == CONNECTION_OK) {
+    PGresult* r = PQexec(conn,
+                         "SELECT convert_from(task_id, 'UTF8'), attempt, at_us "
+                         "FROM test_runs");
+    if (PQresultStatus(r) == PGRES_TUPLES_OK) {
+      *ok = true;
+      for (int i = 0; i < PQntuples(r); ++i) {
+        out.push_back({PQgetvalue(r, i, 0), std::atoi(PQgetvalue(r, i, 1)),
+                       std::strtoll(PQgetvalue(r, i, 2), nullptr, 10)});
+      }
+    }
+    PQclear(r);
+  }
+  PQfinish(conn);
+  return out;
+}
+
 TEST(FailoverTest, KilledPrimaryPromotedStandbyNothingLostNothingEarly) {
   auto pair = FailoverPair::Acquire();
   ASSERT_TRUE(pair.ok()) << pair.status();
@@ -234,10 +268,9 @@ TEST(FailoverTest, KilledPrimaryPromotedStandbyNothingLostNothingEarly) {
   }
   ASSERT_TRUE((*s1)->ScheduleBatch(requests).ok());
   // The due times as scheduled (a retry would move a row's due_us).
-  ASSERT_TRUE(ExecSql(conninfo,
-                      "CREATE TABLE test_due AS SELECT task_id, due_us FROM "
-                      "tw_timer")
-                  .ok());
+  const durable_testing::StoreInspector store(conninfo);
+  const auto scheduled_due = store.DueTimes();
+  ASSERT_TRUE(scheduled_due.ok()) << scheduled_due.status();
 
   // A producer: one task at a time, due 300 ms on, through either
   // scheduler, from just before the kill until kAckedAfterPromotion more
@@ -286,11 +319,44 @@ TEST(FailoverTest, KilledPrimaryPromotedStandbyNothingLostNothingEarly) {
   }
   const int expected = kTasks + static_cast<int>(acked_ids.size());
 
+  auto count = [&](const durable_testing::TaskMatch& match) -> int64_t {
+    absl::StatusOr<int64_t> n = store.CountTasks(match);
+    return n.ok() ? *n : -1;
+  };
   auto succeeded = [&] {
-    return query("SELECT count(*) FROM tw_timer WHERE state = 3");
+    return count(TaskMatch().State(TaskState::kSuccess));
   };
   auto not_succeeded = [&] {
-    return query("SELECT count(*) FROM tw_timer WHERE state <> 3");
+    return count(TaskMatch().NotState(TaskState::kSuccess));
+  };
+  // The count in each state, and the first 40 tasks not SUCCESS (by due
+  // time) with their slot's lease.
+  auto states = [&] {
+    std::string out;
+    for (TaskState s :
+         {TaskState::kPending, TaskState::kScheduled, TaskState::kRunning,
+          TaskState::kSuccess, TaskState::kFailed}) {
+      const int64_t n = count(TaskMatch().State(s));
+      if (n != 0)
+        absl::StrAppend(&out, "  state=", TaskStateName(s), " count=", n, "\n");
+    }
+    return out;
+  };
+  auto unfinished = [&] {
+    auto tasks = store.Tasks(TaskMatch().NotState(TaskState::kSuccess),
+                             /*by_due=*/true);
+    if (!tasks.ok()) return absl::StrCat("(", tasks.status().ToString(), ")");
+    std::string out;
+    for (size_t i = 0; i < tasks->size() && i < 40; ++i) {
+      const durable_testing::TaskRow& t = (*tasks)[i];
+      absl::StrAppend(&out, "  id=", t.id, " slot=", t.slot,
+                      " state=", TaskStateName(t.state), " attempt=", t.attempt,
+                      " version=", t.version, " epoch=", t.epoch,
+                      " owner=", t.owner.value_or(""),
+                      " lease_epoch=", t.lease_epoch,
+                      " due_in_us=", t.due_us - t.now_us, "\n");
+    }
+    return out;
   };
   const bool all_done =
       WaitFor([&] { return succeeded() >= expected && not_succeeded() == 0; },
@@ -304,16 +370,8 @@ TEST(FailoverTest, KilledPrimaryPromotedStandbyNothingLostNothingEarly) {
       << " acknowledged by the producer, " << refused_ids.size()
       << " refused), " << not_succeeded()
       << " rows not SUCCESS, 60 s after the promotion. States:\n"
-      << Rows(conninfo,
-              "SELECT state, count(*) FROM tw_timer GROUP BY 1 ORDER BY 1")
-      << "Tasks not SUCCESS (with their slot's lease):\n"
-      << Rows(conninfo,
-              "SELECT convert_from(t.task_id, 'UTF8') AS id, t.slot, t.state, "
-              "t.attempt, t.version, t.epoch, l.owner, l.epoch AS "
-              "lease_epoch, t.due_us - tw_now_us() AS due_in_us FROM "
-              "tw_timer t JOIN tw_slot_lease l USING (slot) WHERE t.state "
-              "<> 3 ORDER BY t.due_us LIMIT 40")
-      << metrics;
+      << states() << "Tasks not SUCCESS (with their slot's lease):\n"
+      << unfinished() << metrics;
   EXPECT_GT(m1.reconnects, 0) << metrics;
   EXPECT_GT(m2.reconnects, 0) << metrics;
 
@@ -347,13 +405,19 @@ TEST(FailoverTest, KilledPrimaryPromotedStandbyNothingLostNothingEarly) {
   // when it reaches the database (after the promotion for a call made
   // during the outage: later, never earlier, than the call). Against the
   // due times as scheduled (test_due) and the attempt's own (due_us).
-  EXPECT_EQ(query("SELECT count(*) FROM test_runs r JOIN test_due d USING "
-                  "(task_id) WHERE r.at_us < d.due_us"),
-            0)
-      << Rows(conninfo,
-              "SELECT convert_from(task_id, 'UTF8') AS id, r.attempt, "
-              "r.at_us - d.due_us AS early_by_minus_us FROM test_runs r JOIN "
-              "test_due d USING (task_id) WHERE r.at_us < d.due_us LIMIT 20");
+  bool runs_read = false;
+  const std::vector<DbRun> db_runs = LoadRuns(conninfo, &runs_read);
+  int64_t early = runs_read ? 0 : -1;
+  std::string early_rows;
+  for (const DbRun& r : db_runs) {
+    auto due = scheduled_due->find(r.id);
+    if (due == scheduled_due->end() || r.at_us >= due->second) continue;
+    if (early++ < 20) {
+      absl::StrAppend(&early_rows, "  id=", r.id, " attempt=", r.attempt,
+                      " early_by_minus_us=", r.at_us - due->second, "\n");
+    }
+  }
+  EXPECT_EQ(early, 0) << early_rows;
   EXPECT_EQ(query("SELECT count(*) FROM test_runs WHERE at_us < due_us"), 0)
       << Rows(conninfo,
               "SELECT convert_from(task_id, 'UTF8') AS id, attempt, at_us - "
@@ -373,15 +437,20 @@ TEST(FailoverTest, KilledPrimaryPromotedStandbyNothingLostNothingEarly) {
 
   // The gap: kill -> first SUCCESS committed after the promotion.
   const int64_t kill_us = absl::ToUnixMicros(kill_start);
-  const int64_t first_success_us = query(absl::StrCat(
-      "SELECT coalesce(min(finished_us), -1) FROM tw_timer WHERE state = 3 "
-      "AND finished_us > ",
-      absl::ToUnixMicros(promoted)));
-  const int64_t late_max_us =
-      query(absl::StrCat("SELECT coalesce(max(r.at_us - d.due_us), 0) FROM "
-                         "test_runs r JOIN test_due d USING (task_id) WHERE "
-                         "d.due_us >= ",
-                         kill_us));
+  const auto after_promotion =
+      store.SummarizeTasks(TaskMatch()
+                               .State(TaskState::kSuccess)
+                               .FinishedAfter(absl::ToUnixMicros(promoted)));
+  const int64_t first_success_us =
+      after_promotion.ok() ? after_promotion->min_finished_us : -1;
+  std::optional<int64_t> latest;  // max(at - due) of the tasks due after.
+  for (const DbRun& r : db_runs) {
+    auto due = scheduled_due->find(r.id);
+    if (due == scheduled_due->end() || due->second < kill_us) continue;
+    latest =
+        std::max(latest.value_or(r.at_us - due->second), r.at_us - due->second);
+  }
+  const int64_t late_max_us = runs_read ? latest.value_or(0) : -1;
   EXPECT_GT(first_success_us, 0) << "no SUCCESS after the promotion";
   std::printf(
       "failover: kill -9 of the primary took %.0f ms, promotion %.0f ms; "

@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
+#include "durable/testing/store_inspector.h"
 #include "gtest/gtest.h"
 #include "tests/durable/fault_util.h"
 #include "tests/durable/test_util.h"
@@ -27,6 +28,7 @@ namespace {
 using durable_test::FaultDb;
 using durable_test::SchedulerProcess;
 using durable_test::WaitFor;
+using durable_testing::TaskMatch;
 
 constexpr int kTtlMs = 1000;
 
@@ -70,14 +72,13 @@ class FaultClockTest : public ::testing::Test {
                                    absl::Milliseconds(3000) / tasks));
     if (meanwhile) {
       ASSERT_TRUE(WaitFor([&] {
-        return db_->Query("SELECT count(*) FROM tw_timer WHERE state = 3") > 0;
+        return db_->CountTasks(TaskMatch().State(TaskState::kSuccess)) > 0;
       }));
       meanwhile(procs);
     }
     ASSERT_TRUE(WaitFor([&] {
-      return db_->Query("SELECT count(*) FROM tw_timer WHERE state = 3") ==
-             tasks;
-    })) << db_->Query("SELECT count(*) FROM tw_timer WHERE state = 3")
+      return db_->CountTasks(TaskMatch().State(TaskState::kSuccess)) == tasks;
+    })) << db_->CountTasks(TaskMatch().State(TaskState::kSuccess))
         << " of " << tasks << " SUCCESS";
     // Every process keeps running a while after the last SUCCESS: a task
     // that succeeded must not run again.
@@ -85,18 +86,12 @@ class FaultClockTest : public ::testing::Test {
     std::map<std::string, int> runs = db_->RunsById();
     ASSERT_EQ(runs.size(), static_cast<size_t>(tasks));
     for (const auto& [id, n] : runs) EXPECT_EQ(n, 1) << id << " ran " << n;
-    EXPECT_EQ(db_->Query("SELECT count(*) FROM test_runs r JOIN tw_timer t "
-                         "USING (task_id) WHERE r.at_us < t.due_us"),
-              0)
+    EXPECT_EQ(db_->RunsBeforeDue(), 0)
         << "a task ran before it was due on the database's clock";
-    EXPECT_EQ(db_->Query("SELECT count(*) FROM lease_takeovers"), 0)
+    EXPECT_EQ(db_->EarlyTakeovers(), 0)
         << "a slot was taken before its lease ran out";
-    const int64_t max_late_us = db_->Query(
-        "SELECT max(r.at_us - t.due_us) FROM test_runs r "
-        "JOIN tw_timer t USING (task_id)");
-    const int64_t p99_late_us = db_->Query(
-        "SELECT percentile_disc(0.99) WITHIN GROUP (ORDER BY r.at_us - "
-        "t.due_us) FROM test_runs r JOIN tw_timer t USING (task_id)");
+    const int64_t max_late_us = db_->LatenessUs(1.0);
+    const int64_t p99_late_us = db_->LatenessUs(0.99);
     std::printf("%zu processes, %d tasks: lateness p99 %.1f ms, max %.1f ms\n",
                 flags.size(), tasks, p99_late_us / 1000.0,
                 max_late_us / 1000.0);

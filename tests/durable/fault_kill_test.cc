@@ -14,10 +14,12 @@
 #include <map>
 #include <memory>
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include "absl/strings/str_cat.h"
 #include "absl/time/clock.h"
+#include "durable/testing/store_inspector.h"
 #include "gtest/gtest.h"
 #include "tests/durable/fault_util.h"
 #include "tests/durable/test_util.h"
@@ -29,6 +31,7 @@ using durable_test::FaultDb;
 using durable_test::IsKilled;
 using durable_test::SchedulerProcess;
 using durable_test::WaitFor;
+using durable_testing::TaskMatch;
 
 constexpr int kTtlMs = 1000;
 constexpr int kTasks = 40;
@@ -60,18 +63,15 @@ class FaultKillTest : public ::testing::TestWithParam<const char*> {
   // All tasks SUCCESS, each exactly once in the table, none in another state.
   void ExpectAllSucceeded() {
     ASSERT_TRUE(WaitFor([&] {
-      return db_->Query("SELECT count(*) FROM tw_timer WHERE state = 3") ==
-             kTasks;
+      return db_->CountTasks(TaskMatch().State(TaskState::kSuccess)) == kTasks;
     })) << "not every task reached SUCCESS: "
-        << db_->Query("SELECT count(*) FROM tw_timer WHERE state = 3") << " of "
+        << db_->CountTasks(TaskMatch().State(TaskState::kSuccess)) << " of "
         << kTasks;
-    EXPECT_EQ(db_->Query("SELECT count(*) FROM tw_timer"), kTasks);
-    EXPECT_EQ(db_->Query("SELECT count(*) FROM lease_takeovers"), 0)
+    EXPECT_EQ(db_->CountTasks(), kTasks);
+    EXPECT_EQ(db_->EarlyTakeovers(), 0)
         << "a slot was taken before its lease ran out";
     // Never early against the database's clock.
-    EXPECT_EQ(db_->Query("SELECT count(*) FROM test_runs r JOIN tw_timer t "
-                         "USING (task_id) WHERE r.at_us < t.due_us"),
-              0);
+    EXPECT_EQ(db_->RunsBeforeDue(), 0);
   }
 
   std::unique_ptr<FaultDb> db_;
@@ -88,7 +88,7 @@ TEST_P(FaultKillTest, KilledAtPointNextOwnerFinishesEveryTaskOnce) {
   const absl::Time killed_at = absl::Now();
   // What A left behind: claimed (SCHEDULED) or RUNNING rows under its epoch.
   const int64_t left_running =
-      db_->Query("SELECT count(*) FROM tw_timer WHERE state = 2");
+      db_->CountTasks(TaskMatch().State(TaskState::kRunning));
   const int64_t runs_by_a =
       db_->Query("SELECT count(*) FROM test_runs WHERE node = 'owner-a'");
 
@@ -119,9 +119,8 @@ TEST_P(FaultKillTest, KilledAtPointNextOwnerFinishesEveryTaskOnce) {
     // recorded the start, else under the same number 1.
     EXPECT_GE(runs_by_a, 1);
     EXPECT_EQ(doubled, runs_by_a);
-    EXPECT_EQ(db_->Query("SELECT count(*) FROM tw_timer WHERE attempt > 2"), 0);
-    EXPECT_LE(db_->Query("SELECT count(*) FROM tw_timer WHERE attempt = 2"),
-              left_running);
+    EXPECT_EQ(db_->CountTasks(TaskMatch().AttemptAbove(2)), 0);
+    EXPECT_LE(db_->CountTasks(TaskMatch().Attempt(2)), left_running);
   } else {
     EXPECT_EQ(doubled, 0) << "a handler ran twice, killed at " << point;
     EXPECT_EQ(runs_by_a, 0) << "owner-a ran a handler before " << point;
@@ -130,11 +129,11 @@ TEST_P(FaultKillTest, KilledAtPointNextOwnerFinishesEveryTaskOnce) {
     // RUNNING rows whose handler never started run once, and as attempt 1:
     // an attempt counts only once its handler has started.
     EXPECT_GE(left_running, 1);
-    EXPECT_EQ(db_->Query("SELECT max(attempt) FROM tw_timer"), 1);
+    EXPECT_EQ(db_->MaxAttempt(), 1);
   }
   if (point == "load.claimed" || point == "fire.before") {
     EXPECT_EQ(left_running, 0);
-    EXPECT_EQ(db_->Query("SELECT max(attempt) FROM tw_timer"), 1);
+    EXPECT_EQ(db_->MaxAttempt(), 1);
   }
   EXPECT_TRUE(b.Terminate());
 }
@@ -154,20 +153,29 @@ TEST_P(FaultKillTest, StoppedAtPointWakesUpFencedOut) {
 
   ASSERT_TRUE(b.Start(db_->conninfo(), "owner-b", kTtlMs));
   ASSERT_NO_FATAL_FAILURE(ExpectAllSucceeded());
-  const std::string snapshot_sql =
-      "SELECT sum(hashtext(task_id::text || state || version || epoch || "
-      "attempt || coalesce(finished_us, 0))) FROM tw_timer";
-  const int64_t before = db_->Query(snapshot_sql);
+  // Every row's state, version, epoch, attempt and finish time.
+  auto snapshot = [&] {
+    std::vector<
+        std::tuple<std::string, TaskState, int64_t, int64_t, int, int64_t>>
+        rows;
+    auto tasks = db_->store().Tasks();
+    if (!tasks.ok()) return rows;
+    for (const durable_testing::TaskRow& t : *tasks) {
+      rows.emplace_back(t.id, t.state, t.version, t.epoch, t.attempt,
+                        t.finished_us.value_or(0));
+    }
+    return rows;
+  };
+  const auto before = snapshot();
 
   // A wakes up: its stale fire, completion, renewal and load statements all
   // run now, and match nothing. It rejoins under new epochs.
   ASSERT_TRUE(a.Signal(SIGCONT));
   ASSERT_TRUE(WaitFor([&] { return db_->SlotsOf("owner-a") > 0; }))
       << "owner-a did not rejoin after SIGCONT";
-  EXPECT_EQ(db_->Query(snapshot_sql), before)
+  EXPECT_TRUE(snapshot() == before)
       << "a write of the stalled process changed the table";
-  EXPECT_EQ(db_->Query("SELECT count(*) FROM tw_timer WHERE state = 3"),
-            kTasks);
+  EXPECT_EQ(db_->CountTasks(TaskMatch().State(TaskState::kSuccess)), kTasks);
   const int64_t runs_by_a_after =
       db_->Query("SELECT count(*) FROM test_runs WHERE node = 'owner-a'");
   EXPECT_EQ(runs_by_a_after, runs_by_a)
@@ -241,11 +249,8 @@ TEST_F(RecurringKillTest, OwnerKilledMidRunNextOwnerRunsEachOccurrenceOnce) {
                        "'owner-a' AND NOT EXISTS (SELECT FROM test_runs s "
                        "WHERE s.task_id = r.task_id AND s.node = 'owner-b')"),
             0);
-  EXPECT_EQ(db_->Query("SELECT count(*) FROM test_runs r JOIN tw_timer t "
-                       "USING (task_id) WHERE r.at_us < t.due_us"),
-            0)
-      << "an occurrence ran before its instant";
-  EXPECT_LE(db_->Query("SELECT count(*) FROM tw_timer WHERE state < 3"), 1);
+  EXPECT_EQ(db_->RunsBeforeDue(), 0) << "an occurrence ran before its instant";
+  EXPECT_LE(db_->CountTasks(TaskMatch().StateBefore(TaskState::kSuccess)), 1);
 }
 
 INSTANTIATE_TEST_SUITE_P(Points, FaultKillTest,

@@ -16,6 +16,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/time/clock.h"
+#include "durable/testing/store_inspector.h"
 #include "gtest/gtest.h"
 #include "tests/durable/fault_util.h"
 #include "tests/durable/test_util.h"
@@ -26,6 +27,7 @@ namespace {
 using durable_test::FaultDb;
 using durable_test::SchedulerProcess;
 using durable_test::WaitFor;
+using durable_testing::TaskMatch;
 
 // Long enough that "at once" (the next renewal round, a third of it) and
 // "after the TTL" are seconds apart.
@@ -53,8 +55,8 @@ TEST(FaultMembershipTest, JoinRebalancesAndCleanLeaveHandsOverAtOnce) {
   // holds its fair share, ceil(64 / 3) = 22, or the remainder.
   ASSERT_TRUE(p3.Start(db->conninfo(), "member-3", kTtlMs));
   ASSERT_TRUE(WaitFor([&] {
-    return db->Query(
-               "SELECT count(*) FROM tw_node WHERE node_id = 'member-3'") == 1;
+    auto member = db->store().HasNode("member-3");
+    return member.ok() && *member;
   }));
   const absl::Time joined = absl::Now();
   auto fair = [&] {
@@ -83,18 +85,16 @@ TEST(FaultMembershipTest, JoinRebalancesAndCleanLeaveHandsOverAtOnce) {
       << "the clean shutdown's slots waited for the TTL";
 
   ASSERT_TRUE(WaitFor([&] {
-    return db->Query("SELECT count(*) FROM tw_timer WHERE state = 3") == kTasks;
+    return db->CountTasks(TaskMatch().State(TaskState::kSuccess)) == kTasks;
   })) << "tasks lost: "
-      << db->Query("SELECT count(*) FROM tw_timer WHERE state = 3") << " of "
+      << db->CountTasks(TaskMatch().State(TaskState::kSuccess)) << " of "
       << kTasks << " SUCCESS";
   std::map<std::string, int> runs = db->RunsById();
   ASSERT_EQ(runs.size(), static_cast<size_t>(kTasks));
   for (const auto& [id, n] : runs) EXPECT_EQ(n, 1) << id << " ran " << n;
-  EXPECT_EQ(db->Query("SELECT count(*) FROM lease_takeovers"), 0)
+  EXPECT_EQ(db->EarlyTakeovers(), 0)
       << "a slot was taken before its lease ran out";
-  EXPECT_EQ(db->Query("SELECT count(*) FROM test_runs r JOIN tw_timer t "
-                      "USING (task_id) WHERE r.at_us < t.due_us"),
-            0);
+  EXPECT_EQ(db->RunsBeforeDue(), 0);
   std::printf(
       "join: fair share %.0f ms after the third member's heartbeat (rounds "
       "of %.0f ms); clean leave: slots taken over in %.0f ms (TTL %d ms); "

@@ -7,14 +7,18 @@
 // (tasks "bad-*") ends FAILED after its attempts, and does not hold up the
 // tasks fired in the same batch. Exclusive: it stops the shared server.
 
+#include <algorithm>
 #include <cstdio>
 #include <map>
 #include <memory>
 #include <string>
+#include <vector>
 
+#include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/time/clock.h"
 #include "durable/testing/postgres_fixture.h"
+#include "durable/testing/store_inspector.h"
 #include "gtest/gtest.h"
 #include "tests/durable/fault_util.h"
 #include "tests/durable/test_util.h"
@@ -26,6 +30,7 @@ using durable_test::FaultDb;
 using durable_test::SchedulerProcess;
 using durable_test::WaitFor;
 using durable_testing::ServerControl;
+using durable_testing::TaskMatch;
 
 constexpr int kTtlMs = 3000;
 constexpr int kTasks = 200;  // "ok-*", due over 4 s.
@@ -50,14 +55,12 @@ TEST(FaultOutageTest, FiresDuringAnOutageAreDelayedNotLostNorDoubled) {
   // One instant: as many failing handlers as good ones in the same batches.
   ASSERT_TRUE(db->ScheduleTasks("bad-", kBatch / 2, absl::Milliseconds(300)) &&
               db->ScheduleTasks("same-", kBatch / 2, absl::Milliseconds(300)));
-  ASSERT_TRUE(db->Exec(
-      "UPDATE tw_timer SET due_us = (SELECT min(due_us) FROM tw_timer)"));
+  ASSERT_TRUE(db->store().ForceDueAtEarliest().ok());
   ASSERT_TRUE(db->ScheduleTasks("ok-", kTasks, absl::Milliseconds(500),
                                 absl::Milliseconds(4000) / kTasks));
   ASSERT_TRUE(WaitFor([&] {
-    return db->Query(
-               "SELECT count(*) FROM tw_timer WHERE state = 3 AND "
-               "task_id::text LIKE '%6f6b2d%'") >= 10;  // "ok-"
+    return db->CountTasks(
+               TaskMatch().State(TaskState::kSuccess).IdPrefix("ok-")) >= 10;
   }));
 
   // The outage: about 2 s with the stop and start, shorter than the TTL.
@@ -67,18 +70,17 @@ TEST(FaultOutageTest, FiresDuringAnOutageAreDelayedNotLostNorDoubled) {
   ASSERT_TRUE(ServerControl("start").ok());
   const absl::Time started = absl::Now();
 
-  auto count_state = [&](const std::string& like, int state) {
-    return db->Query(
-        absl::StrCat("SELECT count(*) FROM tw_timer WHERE state = ", state,
-                     " AND convert_from(task_id, 'UTF8') LIKE '", like, "'"));
+  auto count_state = [&](const std::string& prefix, TaskState state) {
+    return db->CountTasks(TaskMatch().State(state).IdPrefix(prefix));
   };
   ASSERT_TRUE(WaitFor([&] {
-    return count_state("ok-%", 3) == kTasks &&
-           count_state("same-%", 3) == kBatch / 2 &&
-           count_state("bad-%", 4) == kBatch / 2;
+    return count_state("ok-", TaskState::kSuccess) == kTasks &&
+           count_state("same-", TaskState::kSuccess) == kBatch / 2 &&
+           count_state("bad-", TaskState::kFailed) == kBatch / 2;
   })) << "after the outage: ok SUCCESS "
-      << count_state("ok-%", 3) << "/" << kTasks << ", same SUCCESS "
-      << count_state("same-%", 3) << ", bad FAILED " << count_state("bad-%", 4);
+      << count_state("ok-", TaskState::kSuccess) << "/" << kTasks
+      << ", same SUCCESS " << count_state("same-", TaskState::kSuccess)
+      << ", bad FAILED " << count_state("bad-", TaskState::kFailed);
 
   std::map<std::string, int> runs = db->RunsById();
   for (int i = 0; i < kTasks; ++i) {
@@ -88,31 +90,35 @@ TEST(FaultOutageTest, FiresDuringAnOutageAreDelayedNotLostNorDoubled) {
     EXPECT_EQ(runs[absl::StrCat("same-", i)], 1) << "same-" << i;
     EXPECT_EQ(runs[absl::StrCat("bad-", i)], 3) << "bad-" << i;
   }
-  EXPECT_EQ(db->Query("SELECT count(*) FROM tw_timer WHERE state = 4 AND "
-                      "attempt <> 3"),
+  EXPECT_EQ(db->CountTasks(TaskMatch().State(TaskState::kFailed).NotAttempt(3)),
             0);
   // The failing handlers did not hold up the good tasks of their batch.
-  EXPECT_LT(db->Query("SELECT max(r.at_us - t.due_us) FROM test_runs r JOIN "
-                      "tw_timer t USING (task_id) WHERE "
-                      "convert_from(task_id, 'UTF8') LIKE 'same-%'"),
-            1000000);
+  EXPECT_LT(db->LatenessUs(1.0, TaskMatch().IdPrefix("same-")), 1000000);
   // Never early (a retry moves its task's due time: bad-* are not compared).
-  EXPECT_EQ(db->Query("SELECT count(*) FROM test_runs r JOIN tw_timer t "
-                      "USING (task_id) WHERE r.at_us < t.due_us AND "
-                      "convert_from(task_id, 'UTF8') NOT LIKE 'bad-%'"),
+  bool read = false;
+  const std::vector<FaultDb::RunAgainstDue> all_runs =
+      db->RunsAgainstDue(TaskMatch(), &read);
+  auto count_runs = [&](auto pred) {
+    return read ? std::count_if(all_runs.begin(), all_runs.end(), pred) : -1;
+  };
+  EXPECT_EQ(count_runs([](const FaultDb::RunAgainstDue& r) {
+              return r.at_us < r.due_us && !absl::StartsWith(r.id, "bad-");
+            }),
             0);
-  EXPECT_EQ(db->Query("SELECT count(*) FROM lease_takeovers"), 0);
+  EXPECT_EQ(db->EarlyTakeovers(), 0);
   // Fires due during the outage ran after it.
   const int64_t stopped_us = absl::ToUnixMicros(stopped);
   const int64_t started_us = absl::ToUnixMicros(started);
-  const int64_t delayed = db->Query(absl::StrCat(
-      "SELECT count(*) FROM test_runs r JOIN tw_timer t USING (task_id) "
-      "WHERE t.due_us BETWEEN ",
-      stopped_us, " AND ", started_us, " AND r.at_us >= ", started_us));
-  const int64_t delay_max_us = db->Query(absl::StrCat(
-      "SELECT coalesce(max(r.at_us - t.due_us), 0) FROM test_runs r "
-      "JOIN tw_timer t USING (task_id) WHERE t.due_us BETWEEN ",
-      stopped_us, " AND ", started_us));
+  auto in_outage = [&](const FaultDb::RunAgainstDue& r) {
+    return r.due_us >= stopped_us && r.due_us <= started_us;
+  };
+  const int64_t delayed = count_runs([&](const FaultDb::RunAgainstDue& r) {
+    return in_outage(r) && r.at_us >= started_us;
+  });
+  int64_t delay_max_us = read ? 0 : -1;
+  for (const FaultDb::RunAgainstDue& r : all_runs) {
+    if (in_outage(r)) delay_max_us = std::max(delay_max_us, r.at_us - r.due_us);
+  }
   EXPECT_GT(delayed, 0) << "no fire fell into the outage";
   EXPECT_TRUE(p1.Terminate());
   EXPECT_TRUE(p2.Terminate());

@@ -21,7 +21,9 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
 #include "absl/time/clock.h"
+#include "durable/testing/store_inspector.h"
 #include "gtest/gtest.h"
 #include "tests/durable/fault_util.h"
 #include "tests/durable/test_util.h"
@@ -33,6 +35,7 @@ using durable_test::FaultDb;
 using durable_test::IsKilled;
 using durable_test::SchedulerProcess;
 using durable_test::WaitFor;
+using durable_testing::TaskMatch;
 
 // Longer than the slowest statement here: taking over a slot re-stamps its
 // rows and the first loads claim tens of thousands of rows, each statement
@@ -92,8 +95,8 @@ TEST(FaultRestartTest, EveryTimerSurvivesARestartOfEveryProcess) {
   std::vector<std::unique_ptr<SchedulerProcess>> before;
   ASSERT_NO_FATAL_FAILURE(start_all(before));
   ASSERT_TRUE(WaitFor([&] {
-    return db->Query("SELECT count(DISTINCT owner) FROM tw_slot_lease") ==
-           kProcesses;
+    auto leases = db->store().SummarizeLeases();
+    return leases.ok() && leases->distinct_owners == kProcesses;
   }));
   int64_t rss_empty = 0;
   for (auto& p : before) rss_empty += p->RssBytes();
@@ -106,7 +109,7 @@ TEST(FaultRestartTest, EveryTimerSurvivesARestartOfEveryProcess) {
   const absl::Duration insert_time = absl::Now() - insert_start;
   ASSERT_TRUE(db->ScheduleTasks("soon-", kSoon, absl::Seconds(3),
                                 absl::Milliseconds(30)));
-  ASSERT_EQ(db->Query("SELECT count(*) FROM tw_timer"), total);
+  ASSERT_EQ(db->CountTasks(), total);
 
   // Every process crashes at once; three new ones start.
   for (auto& p : before) {
@@ -121,23 +124,20 @@ TEST(FaultRestartTest, EveryTimerSurvivesARestartOfEveryProcess) {
   ASSERT_TRUE(WaitFor(
       [&] {
         absl::SleepFor(absl::Milliseconds(500));
-        return db->Query(
-                   "SELECT count(*) FROM tw_timer WHERE state = 0 OR "
-                   "epoch < 2") == 0;
+        return db->CountTasks(TaskMatch().NotClaimedUnder(2)) == 0;
       },
       absl::Seconds(240)))
-      << db->Query("SELECT count(*) FROM tw_timer WHERE state = 0")
+      << db->CountTasks(TaskMatch().State(TaskState::kPending))
       << " timers not loaded after the restart";
   const absl::Duration load_time = absl::Now() - restart;
   int64_t rss_loaded = 0;
   for (auto& p : after) rss_loaded += p->RssBytes();
-  const int64_t held =
-      db->Query("SELECT count(*) FROM tw_timer WHERE state = 1");
+  const int64_t held = db->CountTasks(TaskMatch().State(TaskState::kScheduled));
 
   std::string alive;
   ASSERT_TRUE(WaitFor([&] {
     absl::SleepFor(absl::Milliseconds(100));  // Each poll scans the table.
-    return db->Query("SELECT count(*) FROM tw_timer WHERE state = 3") == kSoon;
+    return db->CountTasks(TaskMatch().State(TaskState::kSuccess)) == kSoon;
   })) <<
       [&] {
         for (auto& p : after) {
@@ -147,59 +147,55 @@ TEST(FaultRestartTest, EveryTimerSurvivesARestartOfEveryProcess) {
         return alive;
       }()
       << "the timers due during the test did not all run: "
-      << db->Query("SELECT count(*) FROM tw_timer WHERE state = 3")
-      << " SUCCESS, "
-      << db->Query(
-             "SELECT count(*) FROM tw_timer WHERE state = 1 AND "
-             "convert_from(task_id, 'UTF8') LIKE 'soon-%'")
+      << db->CountTasks(TaskMatch().State(TaskState::kSuccess)) << " SUCCESS, "
+      << db->CountTasks(
+             TaskMatch().State(TaskState::kScheduled).IdPrefix("soon-"))
       << " still SCHEDULED, "
-      << db->Query("SELECT count(*) FROM tw_timer WHERE state = 2")
-      << " RUNNING, " << db->Query("SELECT count(*) FROM test_runs")
-      << " runs; soon-* "
-      << db->Query(
-             "SELECT count(*) FROM tw_timer WHERE "
-             "convert_from(task_id, 'UTF8') LIKE 'soon-%'")
-      << " rows, PENDING "
-      << db->Query(
-             "SELECT count(*) FROM tw_timer WHERE state = 0 AND "
-             "convert_from(task_id, 'UTF8') LIKE 'soon-%'")
-      << ", FAILED "
-      << db->Query("SELECT count(*) FROM tw_timer WHERE state = 4")
-      << ", due in "
-      << db->Query(
-             "SELECT (min(due_us) - tw_now_us()) / 1000 FROM tw_timer "
-             "WHERE convert_from(task_id, 'UTF8') LIKE 'soon-%'")
-      << " ms; slots free or expired "
-      << db->Query(
-             "SELECT count(*) FROM tw_slot_lease WHERE owner IS NULL "
-             "OR lease_until_us <= tw_now_us()")
+      << db->CountTasks(TaskMatch().State(TaskState::kRunning)) << " RUNNING, "
+      << db->Query("SELECT count(*) FROM test_runs") << " runs; soon-* "
+      << db->CountTasks(TaskMatch().IdPrefix("soon-")) << " rows, PENDING "
+      << db->CountTasks(
+             TaskMatch().State(TaskState::kPending).IdPrefix("soon-"))
+      << ", FAILED " << db->CountTasks(TaskMatch().State(TaskState::kFailed))
+      << ", due in " <<
+      [&] {
+        auto soon = db->store().SummarizeTasks(TaskMatch().IdPrefix("soon-"));
+        return soon.ok() ? (soon->min_due_us - soon->now_us) / 1000 : -1;
+      }()
+      << " ms; slots free or expired " <<
+      [&] {
+        auto n = db->store().CountSlots(
+            durable_testing::LeaseMatch().FreeOrExpired());
+        return n.ok() ? *n : -1;
+      }()
       << ", soon-* rows SCHEDULED under their slot's epoch "
-      << db->Query(
-             "SELECT count(*) FROM tw_timer t JOIN tw_slot_lease l "
-             "USING (slot) WHERE t.state = 1 AND t.epoch = l.epoch AND "
-             "convert_from(task_id, 'UTF8') LIKE 'soon-%'")
+      << db->CountTasks(TaskMatch()
+                            .State(TaskState::kScheduled)
+                            .AtLeaseEpoch()
+                            .IdPrefix("soon-"))
       << ", PENDING rows "
-      << db->Query("SELECT count(*) FROM tw_timer WHERE state = 0")
-      << ", live nodes " << db->Query("SELECT count(*) FROM tw_node")
-      << ", slots per owner "
-      << db->Query(
-             "SELECT string_agg(n::text, '0')::bigint FROM (SELECT "
-             "count(*) n FROM tw_slot_lease GROUP BY owner) x");
-  EXPECT_EQ(db->Query("SELECT count(*) FROM tw_timer"), total);
-  EXPECT_EQ(db->Query("SELECT count(*) FROM tw_timer WHERE state = 1"), far);
-  EXPECT_GE(db->Query("SELECT (max(due_us) - min(due_us)) / 3600000000 FROM "
-                      "tw_timer"),
-            71);
+      << db->CountTasks(TaskMatch().State(TaskState::kPending))
+      << ", live nodes " <<
+      [&] {
+        auto n = db->store().CountNodes();
+        return n.ok() ? *n : -1;
+      }()
+      << ", slots per owner " << [&] {
+           auto slots = db->store().SlotsPerOwner();
+           if (!slots.ok()) return slots.status().ToString();
+           return absl::StrJoin(*slots, " ", absl::PairFormatter("="));
+         }();
+  EXPECT_EQ(db->CountTasks(), total);
+  EXPECT_EQ(db->CountTasks(TaskMatch().State(TaskState::kScheduled)), far);
+  auto all = db->store().SummarizeTasks();
+  EXPECT_GE(all.ok() ? (all->max_due_us - all->min_due_us) / 3600000000 : -1,
+            71)
+      << all.status();
   std::map<std::string, int> runs = db->RunsById();
   ASSERT_EQ(runs.size(), static_cast<size_t>(kSoon));
   for (const auto& [id, n] : runs) EXPECT_EQ(n, 1) << id << " ran " << n;
-  EXPECT_EQ(db->Query("SELECT count(*) FROM test_runs r JOIN tw_timer t "
-                      "USING (task_id) WHERE r.at_us < t.due_us"),
-            0)
-      << "a timer ran before it was due";
-  const int64_t max_late_us = db->Query(
-      "SELECT max(r.at_us - t.due_us) FROM test_runs r "
-      "JOIN tw_timer t USING (task_id)");
+  EXPECT_EQ(db->RunsBeforeDue(), 0) << "a timer ran before it was due";
+  const int64_t max_late_us = db->LatenessUs(1.0);
   int64_t loaded = 0;
   for (auto& p : after) {
     EXPECT_TRUE(p->Terminate());

@@ -11,8 +11,10 @@
 //     test ends early. Only ever signals the positive pid it started.
 //   * `FaultDb`: the test's database plus the tables the tests read:
 //     test_runs (one row per handler call, with the database's clock at the
-//     call) and lease_takeovers (a trigger logs every slot that changes owner
-//     while the previous owner's lease was still valid: must stay empty).
+//     call) and the early-takeover log (`WatchLeases()`: every slot that
+//     changes owner while the previous owner's lease was still valid; must
+//     stay empty). The store's own tables are read through `store()`, a
+//     `durable_testing::StoreInspector`.
 
 #ifndef TIMINGWHEEL_TESTS_DURABLE_FAULT_UTIL_H_
 #define TIMINGWHEEL_TESTS_DURABLE_FAULT_UTIL_H_
@@ -22,7 +24,9 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
+#include <cmath>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
@@ -38,6 +42,7 @@
 #include "absl/time/time.h"
 #include "durable/durable_scheduler.h"
 #include "durable/testing/postgres_fixture.h"
+#include "durable/testing/store_inspector.h"
 #include "libpq-fe.h"
 
 extern char** environ;
@@ -235,29 +240,107 @@ class FaultDb {
   //
   // Once the schema exists: logs in lease_takeovers every slot taken from
   // an owner whose lease had not run out on the database's clock.
-  bool WatchLeases() const {
-    return Exec(R"sql(
-CREATE TABLE lease_takeovers (slot int, old_owner text, new_owner text,
-                              early_us bigint);
-CREATE FUNCTION tw_test_lease_check() RETURNS trigger LANGUAGE plpgsql AS $$
-BEGIN
-  IF NEW.owner IS NOT NULL AND OLD.owner IS NOT NULL
-     AND NEW.owner <> OLD.owner AND OLD.lease_until_us > tw_now_us() THEN
-    INSERT INTO lease_takeovers
-      VALUES (NEW.slot, OLD.owner, NEW.owner,
-              OLD.lease_until_us - tw_now_us());
-  END IF;
-  RETURN NEW;
-END $$;
-CREATE TRIGGER tw_test_lease_check BEFORE UPDATE ON tw_slot_lease
-  FOR EACH ROW EXECUTE FUNCTION tw_test_lease_check();
-)sql");
+  bool WatchLeases() const { return store().WatchEarlyTakeovers().ok(); }
+
+  // Slots taken early since `WatchLeases()` (must stay 0), or -1 on error.
+  int64_t EarlyTakeovers() const {
+    auto n = store().CountEarlyTakeovers();
+    return n.ok() ? *n : -1;
   }
 
-  // Slots `node` holds now.
+  // The store's tables.
+  durable_testing::StoreInspector store() const {
+    return durable_testing::StoreInspector(conninfo());
+  }
+
+  // The number of tasks `match` covers, or -1 on error.
+  int64_t CountTasks(const durable_testing::TaskMatch& match = {}) const {
+    auto n = store().CountTasks(match);
+    return n.ok() ? *n : -1;
+  }
+
+  // The highest attempt counter of any task, or -1 on error.
+  int64_t MaxAttempt() const {
+    auto summary = store().SummarizeTasks();
+    return summary.ok() ? summary->max_attempt : -1;
+  }
+
+  // Slots `node` holds now, or -1 on error.
   int64_t SlotsOf(const std::string& node) const {
-    return Query(absl::StrCat(
-        "SELECT count(*) FROM tw_slot_lease WHERE owner = '", node, "'"));
+    auto n = store().CountSlots(durable_testing::LeaseMatch().Owner(node));
+    return n.ok() ? *n : -1;
+  }
+
+  // One handler call (a row of test_runs) with its task's due time.
+  struct RunAgainstDue {
+    std::string id;
+    int64_t at_us = 0;   // When the handler was called (database clock).
+    int64_t due_us = 0;  // Its task's due time, as stored now.
+  };
+
+  // FaultDb::RunsAgainstDue()
+  //
+  // Every handler call whose task `match` covers, with that task's due
+  // time (calls of tasks no longer stored are left out). `ok` is false on
+  // error.
+  std::vector<RunAgainstDue> RunsAgainstDue(
+      const durable_testing::TaskMatch& match = {}, bool* ok = nullptr) const {
+    std::vector<RunAgainstDue> out;
+    auto due = store().DueTimes(match);
+    bool read = due.ok();
+    PGconn* conn = PQconnectdb(conninfo().c_str());
+    read = read && PQstatus(conn) == CONNECTION_OK;
+    if (read) {
+      PGresult* r = PQexecParams(conn, "SELECT task_id, at_us FROM test_runs",
+                                 0, nullptr, nullptr, nullptr, nullptr,
+                                 /*resultFormat=*/0);
+      read = PQresultStatus(r) == PGRES_TUPLES_OK;
+      for (int i = 0; read && i < PQntuples(r); ++i) {
+        size_t length = 0;
+        unsigned char* id = PQunescapeBytea(
+            reinterpret_cast<const unsigned char*>(PQgetvalue(r, i, 0)),
+            &length);
+        RunAgainstDue run;
+        run.id.assign(reinterpret_cast<const char*>(id), length);
+        PQfreemem(id);
+        run.at_us = std::strtoll(PQgetvalue(r, i, 1), nullptr, 10);
+        auto it = due->find(run.id);
+        if (it == due->end()) continue;
+        run.due_us = it->second;
+        out.push_back(std::move(run));
+      }
+      PQclear(r);
+    }
+    PQfinish(conn);
+    if (ok != nullptr) *ok = read;
+    return out;
+  }
+
+  // Handler calls made before their task's due time (must be none), or -1
+  // on error.
+  int64_t RunsBeforeDue(const durable_testing::TaskMatch& match = {}) const {
+    bool ok = false;
+    std::vector<RunAgainstDue> runs = RunsAgainstDue(match, &ok);
+    if (!ok) return -1;
+    return std::count_if(runs.begin(), runs.end(), [](const RunAgainstDue& r) {
+      return r.at_us < r.due_us;
+    });
+  }
+
+  // The lateness (call minus due, microseconds) at quantile `q` (0 to 1:
+  // the smallest value at or above that share of the calls, as
+  // percentile_disc), or -1 when there is no call or on error.
+  int64_t LatenessUs(double q,
+                     const durable_testing::TaskMatch& match = {}) const {
+    bool ok = false;
+    std::vector<RunAgainstDue> runs = RunsAgainstDue(match, &ok);
+    if (!ok || runs.empty()) return -1;
+    std::vector<int64_t> late;
+    for (const RunAgainstDue& r : runs) late.push_back(r.at_us - r.due_us);
+    std::sort(late.begin(), late.end());
+    size_t rank = static_cast<size_t>(std::ceil(q * late.size()));
+    if (rank > 0) --rank;
+    return late[std::min(rank, late.size() - 1)];
   }
 
   // Handler calls per task id (from test_runs).

@@ -28,6 +28,8 @@ namespace timingwheel {
 namespace durable_test {
 namespace {
 
+using durable_testing::TaskMatch;
+
 using durable_internal::HandlerVerdict;
 using durable_internal::ReadVerdict;
 
@@ -64,14 +66,12 @@ TEST(HandlerVerdictTest, JitterStaysWithinItsBoundsAndVaries) {
 class HandlerOutcomeTest : public DurableFixture {
  protected:
   int64_t Attempt(const std::string& id) {
-    return Query(absl::StrCat("SELECT attempt FROM tw_timer WHERE task_id = '",
-                              id, "'::bytea"));
+    auto task = Store().Task(id);
+    EXPECT_TRUE(task.ok()) << task.status();
+    return task.ok() ? task->attempt : -1;
   }
-  bool InState(const std::string& id, int state) {
-    return WaitFor([&] {
-      return Count(absl::StrCat("task_id = '", id,
-                                "'::bytea AND state = ", state)) == 1;
-    });
+  bool InState(const std::string& id, TaskState state) {
+    return WaitFor([&] { return Count(TaskMatch().Id(id).State(state)) == 1; });
   }
 };
 
@@ -107,7 +107,7 @@ TEST_F(HandlerOutcomeTest, DiscardFailsAtOnce) {
   auto scheduler = Start(options);
   ASSERT_NE(scheduler, nullptr);
   ASSERT_TRUE(scheduler->Schedule("t", absl::Milliseconds(50), "p").ok());
-  ASSERT_TRUE(InState("t", 4));
+  ASSERT_TRUE(InState("t", TaskState::kFailed));
   EXPECT_EQ(recorder_.size(), 1u);
   auto info = scheduler->Get("t");
   ASSERT_TRUE(info.ok()) << info.status();
@@ -127,7 +127,8 @@ TEST_F(HandlerOutcomeTest, RetryAfterUsesTheHandlersDelayAndCounts) {
   auto scheduler = Start(options);
   ASSERT_NE(scheduler, nullptr);
   ASSERT_TRUE(scheduler->Schedule("t", absl::Milliseconds(50), "p").ok());
-  ASSERT_TRUE(InState("t", 4));  // FAILED after the third attempt.
+  ASSERT_TRUE(
+      InState("t", TaskState::kFailed));  // FAILED after the third attempt.
   std::vector<Recorder::Call> runs = recorder_.calls();
   ASSERT_EQ(runs.size(), 3u);
   for (size_t i = 0; i < runs.size(); ++i) {
@@ -161,7 +162,7 @@ TEST_F(HandlerOutcomeTest, AnAttemptPastItsTimeoutIsAskedToStop) {
   ASSERT_TRUE(scheduler->Schedule("slow", absl::Milliseconds(50), "slow").ok());
   ASSERT_TRUE(
       scheduler->Schedule("fast", absl::Milliseconds(50), "quick").ok());
-  ASSERT_TRUE(InState("slow", 4));
+  ASSERT_TRUE(InState("slow", TaskState::kFailed));
   EXPECT_EQ(stopped.load(), 2);
   for (const Recorder::Call& call : recorder_.calls()) {
     if (call.task.id != "slow") continue;
@@ -199,26 +200,27 @@ TEST_F(HandlerOutcomeTest, ASnoozeRacingATakeoverLosesNothing) {
   durable_testing::PausePoint returned("handler.returned");
   auto a = Start(Options("a"));
   ASSERT_NE(a, nullptr);
-  const int64_t epoch = Query("SELECT max(epoch) FROM tw_slot_lease");
+  const int64_t epoch = MaxLeaseEpoch();
   ASSERT_TRUE(a->Schedule("t", absl::ZeroDuration(), "p").ok());
   // a's handler returned Snooze; its outcome is held before it is queued.
   ASSERT_TRUE(returned.WaitReached(absl::Seconds(20)));
-  EXPECT_EQ(Count("task_id = 't'::bytea AND state = 2"), 1);
+  EXPECT_EQ(Count(TaskMatch().Id("t").State(TaskState::kRunning)), 1);
   // The lease runs out under a (as after a stall): b, or a itself, takes
   // the slot under a new epoch and re-stamps the row.
   auto b = Start(Options("b"));
   ASSERT_NE(b, nullptr);
-  Exec("UPDATE tw_slot_lease SET lease_until_us = 0");
-  ASSERT_TRUE(WaitFor(
-      [&] { return Query("SELECT max(epoch) FROM tw_slot_lease") > epoch; }));
+  ExpireLeases();
+  ASSERT_TRUE(WaitFor([&] { return MaxLeaseEpoch() > epoch; }));
   returned.Resume();
   ASSERT_TRUE(Succeeded("t"));
   EXPECT_EQ(calls.load(), 2);
   // Only the run that succeeded left a record: the stale snooze wrote none.
-  EXPECT_EQ(Query("SELECT count(*) FROM tw_attempt WHERE task_id = 't'::bytea"),
-            1);
-  EXPECT_EQ(Query("SELECT outcome FROM tw_attempt WHERE task_id = 't'::bytea"),
-            0);
+  EXPECT_EQ(Value(Store().CountAttempts("t")), 1);
+  auto attempts = Store().Attempts("t");
+  EXPECT_EQ(
+      attempts.ok() && attempts->size() == 1 ? attempts->front().outcome : -1,
+      0)
+      << attempts.status();
   a->Shutdown();
   b->Shutdown();
   EXPECT_EQ(calls.load(), 2);

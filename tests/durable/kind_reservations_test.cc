@@ -32,6 +32,8 @@ namespace timingwheel {
 namespace durable_test {
 namespace {
 
+using durable_testing::TaskMatch;
+
 class KindReservationsTest : public DurableFixture {
  protected:
   ScheduleRequest Request(const std::string& id, const std::string& kind) {
@@ -61,13 +63,12 @@ TEST_F(KindReservationsTest, AnAbandonedAttemptGivesItsKindsPlaceBack) {
   options.kinds = {One(&one)};
   auto a = Start(options);
   ASSERT_NE(a, nullptr);
-  const int64_t epoch = Query("SELECT max(epoch) FROM tw_slot_lease");
+  const int64_t epoch = MaxLeaseEpoch();
   ASSERT_TRUE(a->ScheduleBatch({Request("t1", "one")}).ok());
   ASSERT_TRUE(before.WaitReached(absl::Seconds(20)));
   // The lease runs out under a: a takes the slot again under a new epoch.
-  Exec("UPDATE tw_slot_lease SET lease_until_us = 0");
-  ASSERT_TRUE(WaitFor(
-      [&] { return Query("SELECT max(epoch) FROM tw_slot_lease") > epoch; }));
+  ExpireLeases();
+  ASSERT_TRUE(WaitFor([&] { return MaxLeaseEpoch() > epoch; }));
   before.Resume();
   ASSERT_TRUE(WaitFor([&] { return a->Metrics().abandoned >= 1; }));
   ASSERT_TRUE(Succeeded("t1"));
@@ -107,9 +108,8 @@ TEST_F(KindReservationsTest, ACancelledRunningTaskGivesItsKindsPlaceBack) {
   ASSERT_TRUE(a->ScheduleBatch({Request("c3", "one")}).ok());
   ASSERT_TRUE(Succeeded("c3"));
   EXPECT_EQ(a->Metrics().db_errors, errors);
-  EXPECT_EQ(Count("task_id = 'c1'::bytea"), 0);
-  EXPECT_EQ(
-      Query("SELECT count(*) FROM tw_attempt WHERE task_id = 'c1'::bytea"), 0);
+  EXPECT_EQ(Count(TaskMatch().Id("c1")), 0);
+  EXPECT_EQ(Value(Store().CountAttempts("c1")), 0);
   a->Shutdown();
 }
 
@@ -135,8 +135,7 @@ TEST_F(KindReservationsTest, ALateOutcomeWritesItsRecord) {
   ASSERT_TRUE(WaitFor([&] { return a->Metrics().late_outcomes == 1; }));
   EXPECT_EQ(a->Metrics().in_flight, 0);
   ASSERT_TRUE(Succeeded("l1"));
-  EXPECT_EQ(
-      Query("SELECT count(*) FROM tw_attempt WHERE task_id = 'l1'::bytea"), 1);
+  EXPECT_EQ(Value(Store().CountAttempts("l1")), 1);
 }
 
 // A scheduler with kinds only: tasks of the default kind (scheduled by
@@ -163,7 +162,9 @@ TEST_F(KindReservationsTest, WithoutADefaultHandlerDefaultTasksAreSnoozed) {
   ASSERT_TRUE(Succeeded("k"));
   ASSERT_TRUE(WaitFor([&] { return a->Metrics().unknown_kind >= 2; },
                       absl::Seconds(30)));
-  EXPECT_EQ(Count("task_id = 'u'::bytea AND state < 2 AND attempt = 0"), 1);
+  EXPECT_EQ(
+      Count(TaskMatch().Id("u").StateBefore(TaskState::kRunning).Attempt(0)),
+      1);
   EXPECT_EQ(one.size(), 1u);
   a->Shutdown();
 }

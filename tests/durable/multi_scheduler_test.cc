@@ -17,6 +17,7 @@
 #include "absl/strings/str_cat.h"
 #include "durable/durable_scheduler.h"
 #include "durable/testing/postgres_fixture.h"
+#include "durable/testing/store_inspector.h"
 #include "gtest/gtest.h"
 #include "libpq-fe.h"
 #include "tests/durable/test_util.h"
@@ -29,7 +30,9 @@ namespace {
 using durable_test::Recorder;
 using durable_test::WaitFor;
 using durable_testing::ExecSql;
+using durable_testing::LeaseMatch;
 using durable_testing::QueryInt;
+using durable_testing::TaskMatch;
 using durable_testing::TestDatabase;
 
 // Kills a child process if the test ends early. Only ever a positive pid:
@@ -68,6 +71,21 @@ class MultiSchedulerTest : public ::testing::Test {
     return n.ok() ? *n : -1;
   }
 
+  durable_testing::StoreInspector Store() const {
+    return durable_testing::StoreInspector(db_->conninfo());
+  }
+
+  // The value, or -1 on error (before the schema exists).
+  static int64_t OrMinusOne(const absl::StatusOr<int64_t>& n) {
+    return n.ok() ? *n : -1;
+  }
+  int64_t CountTasks(const TaskMatch& match) {
+    return OrMinusOne(Store().CountTasks(match));
+  }
+  int64_t CountSlots(const LeaseMatch& match) {
+    return OrMinusOne(Store().CountSlots(match));
+  }
+
   std::unique_ptr<TestDatabase> db_;
 };
 
@@ -90,7 +108,7 @@ TEST_F(MultiSchedulerTest, TwoSchedulersShareSlotsAndRunEachTaskOnce) {
                     .ok());
   }
   ASSERT_TRUE(WaitFor([&] {
-    return Query("SELECT count(*) FROM tw_timer WHERE state = 3") == kTasks;
+    return CountTasks(TaskMatch().State(TaskState::kSuccess)) == kTasks;
   }));
   std::map<std::string, int> runs = ra.CountById();
   for (const auto& [id, n] : rb.CountById()) runs[id] += n;
@@ -98,13 +116,14 @@ TEST_F(MultiSchedulerTest, TwoSchedulersShareSlotsAndRunEachTaskOnce) {
   for (const auto& [id, n] : runs) EXPECT_EQ(n, 1) << id;
   EXPECT_GT(ra.size(), 0u);
   EXPECT_GT(rb.size(), 0u);
-  EXPECT_EQ(Query("SELECT max(attempt) FROM tw_timer"), 1);
+  auto tasks = Store().SummarizeTasks();
+  EXPECT_EQ(tasks.ok() ? tasks->max_attempt : -1, 1);
   // Shutdown hands slots over at once, not after the TTL.
   (*a)->Shutdown();
   // Released in the database before Shutdown() returned.
-  EXPECT_EQ(Query("SELECT count(*) FROM tw_slot_lease WHERE owner = 'node-a'"),
-            0);
-  EXPECT_EQ(Query("SELECT count(*) FROM tw_node WHERE node_id = 'node-a'"), 0);
+  EXPECT_EQ(CountSlots(LeaseMatch().Owner("node-a")), 0);
+  auto registered = Store().HasNode("node-a");
+  EXPECT_EQ(registered.ok() ? int{*registered} : -1, 0);
   ASSERT_TRUE(WaitFor([&] { return (*b)->Metrics().slots_owned == 64; },
                       absl::Milliseconds(900)));
 }
@@ -125,11 +144,8 @@ TEST_F(MultiSchedulerTest, StalledSchedulerIsTakenOverAndFencedOut) {
             0);
   Reaper reaper{a};
   ASSERT_GT(a, 0);
-  ASSERT_TRUE(WaitFor([&] {
-    return Query(
-               "SELECT count(*) FROM tw_slot_lease WHERE owner = "
-               "'stalled-a'") == 64;
-  }));
+  ASSERT_TRUE(WaitFor(
+      [&] { return CountSlots(LeaseMatch().Owner("stalled-a")) == 64; }));
 
   // Tasks scheduled by a plain client reach A by notification: SCHEDULED.
   PGconn* conn = PQconnectdb(conninfo.c_str());
@@ -144,7 +160,7 @@ TEST_F(MultiSchedulerTest, StalledSchedulerIsTakenOverAndFencedOut) {
   ASSERT_TRUE(ScheduleInTransaction(conn, batch, 64).ok());
   PQfinish(conn);
   ASSERT_TRUE(WaitFor([&] {
-    return Query("SELECT count(*) FROM tw_timer WHERE state = 1") == kTasks;
+    return CountTasks(TaskMatch().State(TaskState::kScheduled)) == kTasks;
   }));
 
   // A stalls (a GC pause, a VM migration): it stops renewing.
@@ -157,23 +173,20 @@ TEST_F(MultiSchedulerTest, StalledSchedulerIsTakenOverAndFencedOut) {
   ASSERT_TRUE(WaitFor([&] { return (*b)->Metrics().slots_owned == 64; }));
   // Within one TTL plus a renewal round (a third of it), with margin.
   EXPECT_LT(absl::Now() - stalled_at, absl::Milliseconds(2500));
-  EXPECT_EQ(Query("SELECT min(epoch) FROM tw_slot_lease"), 2);
+  auto leases = Store().SummarizeLeases();
+  EXPECT_EQ(leases.ok() ? leases->min_epoch : -1, 2);
   ASSERT_TRUE(WaitFor([&] {
-    return Query("SELECT count(*) FROM tw_timer WHERE state = 3") == kTasks;
+    return CountTasks(TaskMatch().State(TaskState::kSuccess)) == kTasks;
   }));
 
   // A wakes up: its wheel fires its stale copies of the tasks, its renewal
   // fails; its writes change nothing. It rejoins and takes a fair share.
   ASSERT_EQ(kill(a, SIGCONT), 0);
-  ASSERT_TRUE(WaitFor([&] {
-    return Query(
-               "SELECT count(*) FROM tw_slot_lease WHERE owner = 'stalled-a'") >
-           0;
-  }));
+  ASSERT_TRUE(
+      WaitFor([&] { return CountSlots(LeaseMatch().Owner("stalled-a")) > 0; }));
   EXPECT_EQ(Query("SELECT count(*) FROM test_runs"), 0);
-  EXPECT_EQ(
-      Query("SELECT count(*) FROM tw_timer WHERE state = 3 AND attempt = 1"),
-      kTasks);
+  EXPECT_EQ(CountTasks(TaskMatch().State(TaskState::kSuccess).Attempt(1)),
+            kTasks);
   auto runs = rb.CountById();
   ASSERT_EQ(runs.size(), static_cast<size_t>(kTasks));
   for (const auto& [id, n] : runs) EXPECT_EQ(n, 1) << id;
@@ -202,18 +215,16 @@ TEST_F(MultiSchedulerTest, KilledSchedulersRunningTaskIsRetriedByTheNextOwner) {
             0);
   Reaper reaper{a};
   ASSERT_GT(a, 0);
-  ASSERT_TRUE(WaitFor([&] {
-    return Query(
-               "SELECT count(*) FROM tw_slot_lease WHERE owner = "
-               "'crashing-a'") == 64;
-  }));
+  ASSERT_TRUE(WaitFor(
+      [&] { return CountSlots(LeaseMatch().Owner("crashing-a")) == 64; }));
   // A row left RUNNING by A (its handler was mid-flight when it crashed).
-  ASSERT_TRUE(ExecSql(conninfo,
-                      "INSERT INTO tw_timer (task_id, slot, due_us, state, "
-                      "epoch, attempt, payload) SELECT 'mid-flight', slot, "
-                      "tw_now_us(), 2, epoch, 1, 'p' FROM tw_slot_lease "
-                      "WHERE slot = 0")
-                  .ok());
+  durable_testing::InsertedTask mid_flight;
+  mid_flight.id = "mid-flight";
+  mid_flight.slot = 0;
+  mid_flight.state = TaskState::kRunning;
+  mid_flight.epoch_of_lease = true;
+  mid_flight.attempt = 1;
+  ASSERT_TRUE(Store().InsertTask(mid_flight).ok());
   ASSERT_GT(a, 0);
   ASSERT_EQ(kill(a, SIGKILL), 0);
   ASSERT_EQ(waitpid(a, nullptr, 0), a);
@@ -224,9 +235,8 @@ TEST_F(MultiSchedulerTest, KilledSchedulersRunningTaskIsRetriedByTheNextOwner) {
   ASSERT_TRUE(WaitFor([&] { return rb.size() == 1; }));
   EXPECT_EQ(rb.calls()[0].task.id, "mid-flight");
   EXPECT_EQ(rb.calls()[0].task.attempt, 2);  // At least once, new attempt.
-  ASSERT_TRUE(WaitFor([&] {
-    return Query("SELECT count(*) FROM tw_timer WHERE state = 3") == 1;
-  }));
+  ASSERT_TRUE(WaitFor(
+      [&] { return CountTasks(TaskMatch().State(TaskState::kSuccess)) == 1; }));
 }
 
 }  // namespace

@@ -16,14 +16,16 @@
 #include "durable/testing/pause_points.h"
 #include "durable/testing/pg_proxy.h"
 #include "durable/testing/statement_gate.h"
+#include "durable/testing/store_lock.h"
 #include "gtest/gtest.h"
-#include "libpq-fe.h"
 #include "tests/durable/durable_test_fixture.h"
 #include "timer/testing/manual_clock.h"
 #include "timer/testing/pool_executor.h"
 
 namespace timingwheel {
 namespace {
+
+using durable_testing::TaskMatch;
 
 using durable_test::DurableFixture;
 using durable_test::WaitFor;
@@ -63,14 +65,13 @@ TEST_F(NeverLostTest, LoadInFlightDuringATakeoverLosesNothing) {
   ASSERT_TRUE((*gate)->WaitBlocked(absl::Seconds(10)));
   // A stall expires A's lease (unless the load holds the lease row), and B
   // takes every slot it can meanwhile.
-  Exec(
-      "UPDATE tw_slot_lease SET lease_until_us = 0 WHERE slot IN "
-      "(SELECT slot FROM tw_slot_lease FOR UPDATE SKIP LOCKED)");
+  ASSERT_TRUE(Store().ExpireLeases(/*skip_locked=*/true).ok());
   auto b = Start(Options("node-b"));
   ASSERT_NE(b, nullptr);
   (*gate)->Release();
   EXPECT_TRUE(Succeeded("t1"))
-      << "t1 lost: " << Count("state = 1") << " rows SCHEDULED";
+      << "t1 lost: " << Count(TaskMatch().State(TaskState::kScheduled))
+      << " rows SCHEDULED";
   EXPECT_TRUE(Succeeded("t2"));
   EXPECT_EQ(recorder_.size(), 2u);
 }
@@ -87,7 +88,8 @@ TEST_F(NeverLostTest, LoadWhoseReplyIsLostAfterCommitStillRuns) {
   proxy->DropReplyTo(kLoadSql);
   ASSERT_TRUE(a->Schedule("t", absl::Milliseconds(300), "p").ok());
   ASSERT_TRUE(proxy->WaitDropped(absl::Seconds(10)));
-  EXPECT_TRUE(Succeeded("t")) << Count("state = 1") << " rows SCHEDULED";
+  EXPECT_TRUE(Succeeded("t"))
+      << Count(TaskMatch().State(TaskState::kScheduled)) << " rows SCHEDULED";
   EXPECT_EQ(recorder_.size(), 1u);
   EXPECT_GE(a->Metrics().reconnects, 1);
 }
@@ -108,7 +110,8 @@ TEST_F(NeverLostTest, RetryWhoseCompletionReplyIsLostStillRuns) {
   proxy->DropReplyTo(kCompleteSql);
   ASSERT_TRUE(a->Schedule("t", absl::ZeroDuration(), "p").ok());
   ASSERT_TRUE(proxy->WaitDropped(absl::Seconds(10)));
-  EXPECT_TRUE(Succeeded("t")) << Count("state = 1") << " rows SCHEDULED";
+  EXPECT_TRUE(Succeeded("t"))
+      << Count(TaskMatch().State(TaskState::kScheduled)) << " rows SCHEDULED";
   auto calls = recorder_.calls();
   ASSERT_EQ(calls.size(), 2u);
   EXPECT_EQ(calls[0].task.attempt, 1);
@@ -128,7 +131,8 @@ TEST_F(NeverLostTest, FireWhoseReplyIsLostDoesNotUseUpTheOnlyAttempt) {
   proxy->DropReplyTo(kFireSql);
   ASSERT_TRUE(a->Schedule("t", absl::Milliseconds(100), "p").ok());
   ASSERT_TRUE(proxy->WaitDropped(absl::Seconds(10)));
-  EXPECT_TRUE(Succeeded("t")) << Count("state = 4") << " rows FAILED";
+  EXPECT_TRUE(Succeeded("t"))
+      << Count(TaskMatch().State(TaskState::kFailed)) << " rows FAILED";
   auto calls = recorder_.calls();
   ASSERT_EQ(calls.size(), 1u);
   EXPECT_EQ(calls[0].task.attempt, 1);
@@ -148,8 +152,10 @@ TEST_F(NeverLostTest, FullWheelRunsEveryClaimedTask) {
     requests[i].delay = absl::Milliseconds(300);
   }
   ASSERT_TRUE(a->ScheduleBatch(requests).ok());
-  EXPECT_TRUE(WaitFor([&] { return Count("state = 3") == 10; }))
-      << Count("state = 3") << " of 10 ran";
+  EXPECT_TRUE(WaitFor([&] {
+    return Count(TaskMatch().State(TaskState::kSuccess)) == 10;
+  })) << Count(TaskMatch().State(TaskState::kSuccess))
+      << " of 10 ran";
   EXPECT_EQ(recorder_.size(), 10u);
 }
 
@@ -179,7 +185,7 @@ TEST_F(NeverLostTest, ReconnectRequeueSparesHandlersStillRunning) {
   // after it are done.
   ASSERT_TRUE(a->Schedule("probe", absl::ZeroDuration(), "p").ok());
   ASSERT_TRUE(Succeeded("probe"));
-  EXPECT_EQ(Count("task_id = 'slow'::bytea AND state = 2"), 1);
+  EXPECT_EQ(Count(TaskMatch().Id("slow").State(TaskState::kRunning)), 1);
   release = true;
   EXPECT_TRUE(Succeeded("slow"));
   EXPECT_EQ(recorder_.CountById()["slow"], 1);
@@ -192,17 +198,11 @@ TEST_F(NeverLostTest, RowLockedElsewhereDelaysOnlyItself) {
   auto a = Start(Options("node-a"));
   ASSERT_NE(a, nullptr);
   InsertPending("locked", 0);
-  PGconn* conn = PQconnectdb(db_->conninfo().c_str());
-  ASSERT_EQ(PQstatus(conn), CONNECTION_OK);
-  PQclear(PQexec(conn, "BEGIN"));
-  PGresult* held = PQexec(
-      conn, "SELECT 1 FROM tw_timer WHERE task_id = 'locked' FOR UPDATE");
-  ASSERT_EQ(PQresultStatus(held), PGRES_TUPLES_OK);
-  PQclear(held);
+  auto held = durable_testing::StoreLock::LockTask(db_->conninfo(), "locked");
+  ASSERT_TRUE(held.ok()) << held.status();
   ASSERT_TRUE(a->Schedule("free", absl::Milliseconds(100), "p").ok());
   EXPECT_TRUE(Succeeded("free"));
-  PQclear(PQexec(conn, "COMMIT"));
-  PQfinish(conn);
+  held->reset();  // Released.
   // The next load takes it.
   ASSERT_TRUE(a->Schedule("poke", absl::ZeroDuration(), "p").ok());
   EXPECT_TRUE(Succeeded("locked"));
@@ -215,19 +215,13 @@ TEST_F(NeverLostTest, LockedLeaseRowDelaysOnlyItsSlot) {
   DurableOptions options = Options("node-a");
   options.slot_count = 4;
   Start(options).reset();
-  PGconn* conn = PQconnectdb(db_->conninfo().c_str());
-  ASSERT_EQ(PQstatus(conn), CONNECTION_OK);
-  PQclear(PQexec(conn, "BEGIN"));
-  PGresult* held =
-      PQexec(conn, "SELECT 1 FROM tw_slot_lease WHERE slot = 0 FOR UPDATE");
-  ASSERT_EQ(PQresultStatus(held), PGRES_TUPLES_OK);
-  PQclear(held);
+  auto held = durable_testing::StoreLock::LockLease(db_->conninfo(), 0);
+  ASSERT_TRUE(held.ok()) << held.status();
   options.node_id = "node-b";
   auto b = Start(options);
   ASSERT_NE(b, nullptr);
   EXPECT_EQ(b->Metrics().slots_owned, 3);  // When Create() returns.
-  PQclear(PQexec(conn, "COMMIT"));
-  PQfinish(conn);
+  held->reset();                           // Released.
   EXPECT_TRUE(WaitFor([&] { return b->Metrics().slots_owned == 4; }));
 }
 
@@ -242,7 +236,7 @@ TEST_F(NeverLostTest, AttemptFiredUnderAnOldEpochIsAbandoned) {
   ASSERT_TRUE(before_start.WaitReached(absl::Seconds(10)));
   // The lease runs out; A's next round loses the slot and takes it back
   // under a new epoch.
-  Exec("UPDATE tw_slot_lease SET lease_until_us = 0");
+  ExpireLeases();
   ASSERT_TRUE(WaitFor([&] {
     DurableMetrics m = a->Metrics();
     return m.slots_lost >= 1 && m.slots_acquired >= 2;
@@ -290,9 +284,9 @@ TEST_F(NeverLostTest, CleanupDeletesOnlyFinishedRows) {
   ASSERT_TRUE(a->Schedule("done", absl::ZeroDuration(), "p").ok());
   ASSERT_TRUE(Succeeded("done"));
   ASSERT_TRUE(WaitFor([&] { return a->Metrics().finished_deleted >= 1; }));
-  EXPECT_EQ(Count("task_id = 'done'::bytea"), 0);
-  EXPECT_EQ(Count("task_id = 'pending'::bytea AND state = 0"), 1);
-  EXPECT_EQ(Count("task_id = 'scheduled'::bytea AND state = 1"), 1);
+  EXPECT_EQ(Count(TaskMatch().Id("done")), 0);
+  EXPECT_EQ(Count(TaskMatch().Id("pending").State(TaskState::kPending)), 1);
+  EXPECT_EQ(Count(TaskMatch().Id("scheduled").State(TaskState::kScheduled)), 1);
 }
 
 }  // namespace

@@ -19,6 +19,7 @@
 #include "durable/schedule_store.h"
 #include "durable/store.h"
 #include "durable/testing/postgres_fixture.h"
+#include "durable/testing/store_inspector.h"
 #include "gtest/gtest.h"
 
 namespace timingwheel {
@@ -44,10 +45,14 @@ class RecurringStoreTest : public ::testing::Test {
     return *std::move(store);
   }
 
-  int64_t Query(const std::string& sql) {
-    auto n = durable_testing::QueryInt(db_->conninfo(), sql);
-    EXPECT_TRUE(n.ok()) << n.status() << " for " << sql;
-    return n.ok() ? *n : -1;
+  durable_testing::StoreInspector Inspect() const {
+    return durable_testing::StoreInspector(db_->conninfo());
+  }
+
+  // Marks every task SUCCESS, as if each occurrence ran.
+  void FinishAll() {
+    auto finished = Inspect().ForceAllSucceeded();
+    EXPECT_TRUE(finished.ok()) << finished.status();
   }
 
   static RecurringSchedule Every(Overlap overlap, CatchUp catch_up) {
@@ -67,13 +72,15 @@ class RecurringStoreTest : public ::testing::Test {
   // first.
   std::vector<int64_t> WaitingDueFromNow() {
     std::vector<int64_t> out;
-    const int64_t n = Query("SELECT count(*) FROM tw_timer WHERE state = 0");
-    for (int64_t i = 0; i < n; ++i) {
-      out.push_back(Query(absl::StrCat(
-          "SELECT due_us - (SELECT updated_us FROM tw_schedule) FROM tw_timer "
-          "WHERE state = 0 "
-          "ORDER BY due_us OFFSET ",
-          i, " LIMIT 1")));
+    auto written = Inspect().ScheduleWrittenUs("outage");
+    EXPECT_TRUE(written.ok()) << written.status();
+    auto waiting =
+        Inspect().Tasks(durable_testing::TaskMatch().State(TaskState::kPending),
+                        /*by_due=*/true);
+    EXPECT_TRUE(waiting.ok()) << waiting.status();
+    if (!written.ok() || !waiting.ok()) return out;
+    for (const durable_testing::TaskRow& task : *waiting) {
+      out.push_back(task.due_us - *written);
     }
     return out;
   }
@@ -86,10 +93,7 @@ class RecurringStoreTest : public ::testing::Test {
     auto created =
         CreateScheduleTx(store_->conn(), Every(overlap, catch_up), 0, client);
     EXPECT_TRUE(created.ok()) << created.status();
-    EXPECT_TRUE(durable_testing::ExecSql(
-                    db_->conninfo(),
-                    "UPDATE tw_timer SET state = 3, finished_us = tw_now_us()")
-                    .ok());
+    FinishAll();
     absl::SleepFor(absl::Seconds(1));  // The outage.
     auto advanced = AdvanceScheduleTx(store_->conn(), "outage", client);
     EXPECT_TRUE(advanced.ok()) << advanced.status();
@@ -137,10 +141,7 @@ TEST_F(RecurringStoreTest, OutageCatchUpRunEachMissedOneAtATimeWithoutOverlap) {
   ASSERT_EQ(due.size(), 1u) << "runs would overlap";
   EXPECT_LE(due[0], -2 * kEveryUs) << "the oldest of the newest three";
   // It finishes; the next missed one follows.
-  ASSERT_TRUE(durable_testing::ExecSql(
-                  db_->conninfo(),
-                  "UPDATE tw_timer SET state = 3, finished_us = tw_now_us()")
-                  .ok());
+  ASSERT_TRUE(Inspect().ForceAllSucceeded().ok());
   Inserter client;
   client.slot_count = 1;
   ASSERT_TRUE(AdvanceScheduleTx(store_->conn(), "outage", client).ok());
@@ -173,14 +174,14 @@ TEST_F(RecurringStoreTest, ConcurrentAdvancesWriteEachOccurrenceOnce) {
     });
   }
   for (std::thread& t : threads) t.join();
-  const int64_t rows = Query("SELECT count(*) FROM tw_timer");
+  auto tasks = Inspect().SummarizeTasks();
+  ASSERT_TRUE(tasks.ok()) << tasks.status();
+  const int64_t rows = tasks->count;
   EXPECT_GT(written[0] + written[1], 0);
   // Every row was written by exactly one call (the create wrote the first).
   EXPECT_EQ(rows, created->written + written[0] + written[1]);
   // Consecutive: none lost, none twice (the ids are the primary key).
-  EXPECT_EQ(Query("SELECT (max(due_us) - min(due_us)) / 5000 + 1 FROM "
-                  "tw_timer"),
-            rows);
+  EXPECT_EQ((tasks->max_due_us - tasks->min_due_us) / 5000 + 1, rows);
 }
 
 }  // namespace

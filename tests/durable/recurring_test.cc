@@ -34,6 +34,8 @@ namespace timingwheel {
 namespace durable_test {
 namespace {
 
+using durable_testing::TaskMatch;
+
 constexpr absl::Duration kEvery = absl::Milliseconds(200);
 
 RecurringSchedule Every(const std::string& name, Overlap overlap,
@@ -234,7 +236,7 @@ TEST_F(RecurringTest, OwnerStalledBeforeACompletionWritesNothingTwice) {
   // a's maintenance thread stops before the transaction that records the
   // first outcome and writes the next occurrence.
   ASSERT_TRUE(held.WaitReached(absl::Seconds(20)));
-  EXPECT_EQ(Count("state = 2"), 1);
+  EXPECT_EQ(Count(TaskMatch().State(TaskState::kRunning)), 1);
   // Its lease runs out; b takes the slot, runs that occurrence again (the
   // at-least-once window) and goes on.
   auto b = Start(ShortHorizon("b"));
@@ -252,7 +254,7 @@ TEST_F(RecurringTest, OwnerStalledBeforeACompletionWritesNothingTwice) {
     EXPECT_LE(n, t == seen[0] ? 2 : 1) << t << " ran " << n << " times";
   }
   // kSkipWhileRunning: never more than one unfinished occurrence.
-  EXPECT_LE(Count("state < 3"), 1);
+  EXPECT_LE(Count(TaskMatch().StateBefore(TaskState::kSuccess)), 1);
 }
 
 TEST_F(RecurringTest, CancelledOccurrenceIsRepairedByTheOwnersDuty) {
@@ -265,7 +267,9 @@ TEST_F(RecurringTest, CancelledOccurrenceIsRepairedByTheOwnersDuty) {
   ASSERT_TRUE(WaitFor([&] { return recorder_.size() >= 1; }));
   // The waiting occurrence is cancelled like a task (twctl cancel): the
   // owner's next load writes the one after it.
-  ASSERT_TRUE(WaitFor([&] { return Count("state < 2") == 1; }));
+  ASSERT_TRUE(WaitFor([&] {
+    return Count(TaskMatch().StateBefore(TaskState::kRunning)) == 1;
+  }));
   auto info = scheduler->GetSchedule("cancelled");
   ASSERT_TRUE(info.ok());
   const std::string id = durable_internal::OccurrenceId(
@@ -316,9 +320,11 @@ TEST_F(RecurringTest, PausedScheduleRunsNothingAndResumesByItsCatchUp) {
   ASSERT_TRUE(WaitFor([&] { return recorder_.size() >= 2; }));
   ASSERT_TRUE(scheduler->PauseSchedule("pausable").ok());
   const absl::Time paused_at = absl::Now();
-  EXPECT_EQ(Count("state < 2"), 0) << "the waiting occurrence stays";
+  EXPECT_EQ(Count(TaskMatch().StateBefore(TaskState::kRunning)), 0)
+      << "the waiting occurrence stays";
   // A run started before the pause may still finish.
-  ASSERT_TRUE(WaitFor([&] { return Count("state = 2") == 0; }));
+  ASSERT_TRUE(WaitFor(
+      [&] { return Count(TaskMatch().State(TaskState::kRunning)) == 0; }));
   const size_t during = recorder_.size();
   auto info = scheduler->GetSchedule("pausable");
   ASSERT_TRUE(info.ok());
@@ -369,7 +375,7 @@ TEST_F(RecurringTest, UpdateReplacesTheWaitingOccurrence) {
   hourly.every = absl::Hours(1);
   hourly.payload = "old";
   ASSERT_TRUE(scheduler->CreateSchedule(hourly).ok());
-  EXPECT_EQ(Count("state = 0"), 1);
+  EXPECT_EQ(Count(TaskMatch().State(TaskState::kPending)), 1);
   RecurringSchedule cron = hourly;
   cron.every = absl::ZeroDuration();
   cron.cron = "*/1 * * * * *";  // Every second (six fields).
@@ -387,7 +393,7 @@ TEST_F(RecurringTest, UpdateReplacesTheWaitingOccurrence) {
   EXPECT_EQ(info->definition.cron, "* * * * * *");
   EXPECT_TRUE(scheduler->DeleteSchedule("changing").value());
   EXPECT_FALSE(scheduler->DeleteSchedule("changing").value());
-  EXPECT_EQ(Count("state < 2"), 0);
+  EXPECT_EQ(Count(TaskMatch().StateBefore(TaskState::kRunning)), 0);
 }
 
 TEST_F(RecurringTest, ClientManagesSchedulesThatSchedulersRun) {
@@ -439,7 +445,7 @@ TEST_F(RecurringTest, HostileNamesAndPayloadsRoundTripByteExact) {
   EXPECT_EQ(info->definition.name, name);
   ASSERT_TRUE(scheduler->PauseSchedule(name).ok());
   EXPECT_TRUE(scheduler->DeleteSchedule(name).value());
-  EXPECT_EQ(Query("SELECT count(*) FROM tw_schedule"), 0);
+  EXPECT_EQ(Value(Store().CountSchedules()), 0);
 }
 
 TEST_F(RecurringTest, InvalidInputIsRefusedNamingTheField) {

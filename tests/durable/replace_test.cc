@@ -29,17 +29,21 @@ namespace timingwheel {
 namespace durable_test {
 namespace {
 
+using durable_testing::TaskMatch;
+
 class ReplaceTest : public DurableFixture {
  protected:
-  // The row's state, or -1 when there is none.
-  int64_t StateOf(const std::string& id) {
-    return Query(absl::StrCat(
-        "SELECT coalesce((SELECT state FROM tw_timer WHERE task_id = '", id,
-        "'::bytea), -1)"));
+  // The row's state ("PENDING", ...), or "none" when there is none.
+  std::string StateOf(const std::string& id) {
+    auto task = Store().Task(id);
+    if (absl::IsNotFound(task.status())) return "none";
+    EXPECT_TRUE(task.ok()) << task.status();
+    return task.ok() ? TaskStateName(task->state) : task.status().ToString();
   }
   int64_t DueOf(const std::string& id) {
-    return Query(absl::StrCat("SELECT due_us FROM tw_timer WHERE task_id = '",
-                              id, "'::bytea"));
+    auto task = Store().Task(id);
+    EXPECT_TRUE(task.ok()) << task.status();
+    return task.ok() ? task->due_us : -1;
   }
   // A producer with the default 30 s statement timeout: a replacement that
   // waits on a held row outlasts the scheduler's own (a quarter of its 1 s
@@ -79,7 +83,8 @@ TEST_F(ReplaceTest,
   ASSERT_NE(scheduler, nullptr);
   ASSERT_TRUE(scheduler->Schedule("t", absl::Milliseconds(600), "old").ok());
   // Claimed into the wheel (SCHEDULED) before it is replaced.
-  ASSERT_TRUE(WaitFor([&] { return StateOf("t") == 1; }, absl::Seconds(10)));
+  ASSERT_TRUE(
+      WaitFor([&] { return StateOf("t") == "SCHEDULED"; }, absl::Seconds(10)));
   auto outcome = scheduler->ScheduleOrReplace(In("t", absl::Seconds(2), "new"));
   ASSERT_TRUE(outcome.ok()) << outcome.status();
   EXPECT_EQ(*outcome, ScheduleOutcome::kReplaced);
@@ -120,7 +125,7 @@ TEST_F(ReplaceTest, KeepLaterIsADebounce) {
   ASSERT_TRUE(later.ok()) << later.status();
   EXPECT_EQ(*later, ScheduleOutcome::kReplaced);
   EXPECT_GT(DueOf("t"), first_due);
-  EXPECT_EQ(Count("task_id = 't'::bytea AND payload = 'p3'::bytea"), 1);
+  EXPECT_EQ(Count(TaskMatch().Id("t").Payload("p3")), 1);
 }
 
 TEST_F(ReplaceTest, KeepEarlierKeepsTheFirstDeadline) {
@@ -133,7 +138,7 @@ TEST_F(ReplaceTest, KeepEarlierKeepsTheFirstDeadline) {
   ASSERT_TRUE(kept.ok()) << kept.status();
   EXPECT_EQ(*kept, ScheduleOutcome::kKept);
   EXPECT_EQ(DueOf("t"), first_due);
-  EXPECT_EQ(Count("task_id = 't'::bytea AND payload = 'p1'::bytea"), 1);
+  EXPECT_EQ(Count(TaskMatch().Id("t").Payload("p1")), 1);
   auto earlier = scheduler->ScheduleOrReplace(In("t", absl::Seconds(10), "p3"),
                                               ReplaceMode::kKeepEarlier);
   ASSERT_TRUE(earlier.ok()) << earlier.status();
@@ -172,7 +177,7 @@ TEST_F(ReplaceTest, AFinishedTaskStartsAfreshButIsNotRescheduled) {
   auto reschedule = scheduler->RescheduleAfter("t", absl::Milliseconds(50));
   ASSERT_TRUE(reschedule.ok()) << reschedule.status();
   EXPECT_EQ(*reschedule, ScheduleOutcome::kFinished);
-  EXPECT_EQ(StateOf("t"), 3);
+  EXPECT_EQ(StateOf("t"), "SUCCESS");
   auto again =
       scheduler->ScheduleOrReplace(In("t", absl::Milliseconds(50), "p2"));
   ASSERT_TRUE(again.ok()) << again.status();
@@ -189,17 +194,17 @@ TEST_F(ReplaceTest, RescheduleMovesAndKeepsThePayloadUnlessGiven) {
   ASSERT_NE(scheduler, nullptr);
   EXPECT_TRUE(absl::IsNotFound(
       scheduler->RescheduleAfter("none", absl::Seconds(1)).status()));
-  EXPECT_EQ(StateOf("none"), -1);  // Never creates a task.
+  EXPECT_EQ(StateOf("none"), "none");  // Never creates a task.
   ASSERT_TRUE(scheduler->Schedule("t", absl::Hours(3), "p").ok());
   const absl::Time at = absl::FromUnixSeconds(4102444800);  // 2100-01-01.
   auto moved = scheduler->Reschedule("t", at);
   ASSERT_TRUE(moved.ok()) << moved.status();
   EXPECT_EQ(*moved, ScheduleOutcome::kReplaced);
   EXPECT_EQ(DueOf("t"), absl::ToUnixMicros(at));
-  EXPECT_EQ(Count("task_id = 't'::bytea AND payload = 'p'::bytea"), 1);
+  EXPECT_EQ(Count(TaskMatch().Id("t").Payload("p")), 1);
   auto with_payload = scheduler->Reschedule("t", at, std::string("q"));
   ASSERT_TRUE(with_payload.ok()) << with_payload.status();
-  EXPECT_EQ(Count("task_id = 't'::bytea AND payload = 'q'::bytea"), 1);
+  EXPECT_EQ(Count(TaskMatch().Id("t").Payload("q")), 1);
 }
 
 TEST_F(ReplaceTest, ABatchAnswersInOrderAndRefusesAnIdTwice) {
@@ -217,7 +222,7 @@ TEST_F(ReplaceTest, ABatchAnswersInOrderAndRefusesAnIdTwice) {
                                         In("d", absl::Hours(2), "y")};
   EXPECT_TRUE(absl::IsInvalidArgument(
       scheduler->ScheduleOrReplaceBatch(twice).status()));
-  EXPECT_EQ(StateOf("d"), -1);  // Nothing of the refused batch.
+  EXPECT_EQ(StateOf("d"), "none");  // Nothing of the refused batch.
 }
 
 TEST_F(ReplaceTest, AnotherProcessReplacesATaskInTheOwnersWheel) {
@@ -229,7 +234,8 @@ TEST_F(ReplaceTest, AnotherProcessReplacesATaskInTheOwnersWheel) {
   auto client = DurableClient::Create(client_options);
   ASSERT_TRUE(client.ok()) << client.status();
   ASSERT_TRUE((*client)->Schedule("t", absl::Seconds(20), "old").ok());
-  ASSERT_TRUE(WaitFor([&] { return StateOf("t") == 1; }, absl::Seconds(10)));
+  ASSERT_TRUE(
+      WaitFor([&] { return StateOf("t") == "SCHEDULED"; }, absl::Seconds(10)));
   auto outcome =
       (*client)->ScheduleOrReplace(In("t", absl::Milliseconds(300), "new"));
   ASSERT_TRUE(outcome.ok()) << outcome.status();
@@ -317,7 +323,8 @@ TEST_F(ReplaceTest, AFireAfterTheReplacementIsRefusedAndTheTaskRunsOnceAnew) {
       durable_testing::StatementGate::When::kAfterWrite);
   ASSERT_TRUE(gate.ok()) << gate.status();
   ASSERT_TRUE(scheduler->Schedule("t", absl::Seconds(2), "old").ok());
-  ASSERT_TRUE(WaitFor([&] { return StateOf("t") == 1; }, absl::Seconds(10)));
+  ASSERT_TRUE(
+      WaitFor([&] { return StateOf("t") == "SCHEDULED"; }, absl::Seconds(10)));
   auto client = Client();
   ASSERT_NE(client, nullptr);
   absl::StatusOr<ScheduleOutcome> outcome = absl::UnknownError("not run");
@@ -348,9 +355,13 @@ TEST_F(ReplaceTest, AReplacementRacingTheCleanupKeepsTheTask) {
   client_options.slot_count = 1;
   auto client = DurableClient::Create(client_options);
   ASSERT_TRUE(client.ok()) << client.status();
-  Exec(
-      "INSERT INTO tw_timer (task_id, slot, due_us, state, payload, "
-      "finished_us) VALUES ('t'::bytea, 0, 0, 3, 'p', 1)");
+  durable_testing::InsertedTask finished;  // Due at the epoch, long done.
+  finished.id = "t";
+  finished.due_in_us = 0;
+  finished.due_absolute = true;
+  finished.state = TaskState::kSuccess;
+  finished.finished_us = 1;
+  ASSERT_NO_FATAL_FAILURE(Insert(finished));
   // The replacement waits after it wrote its row, before it commits.
   auto gate = durable_testing::StatementGate::Install(
       db_->conninfo(), "tw_timer", "UPDATE", "prior AS (",
@@ -378,7 +389,7 @@ TEST_F(ReplaceTest, AReplacementRacingTheCleanupKeepsTheTask) {
   EXPECT_EQ(*outcome, ScheduleOutcome::kScheduled);
   ASSERT_TRUE(deleted.ok()) << deleted.status();
   EXPECT_EQ(*deleted, 0) << "the cleanup deleted the new task";
-  EXPECT_EQ(StateOf("t"), 0);
+  EXPECT_EQ(StateOf("t"), "PENDING");
 }
 
 }  // namespace

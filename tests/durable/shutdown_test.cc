@@ -14,8 +14,8 @@
 #include "absl/time/clock.h"
 #include "durable/durable_scheduler.h"
 #include "durable/testing/pause_points.h"
+#include "durable/testing/store_lock.h"
 #include "gtest/gtest.h"
-#include "libpq-fe.h"
 #include "tests/durable/durable_test_fixture.h"
 #include "timer/testing/pool_executor.h"
 
@@ -25,31 +25,10 @@ namespace {
 using durable_test::DurableFixture;
 using durable_test::WaitFor;
 using durable_testing::PausePoint;
+using durable_testing::StoreLock;
+using durable_testing::TaskMatch;
 
-class DurableShutdownTest : public DurableFixture {
- protected:
-  // Holds a lock on `table` in an open transaction until destroyed.
-  class TableLock {
-   public:
-    TableLock(const std::string& conninfo, const std::string& table)
-        : conn_(PQconnectdb(conninfo.c_str())) {
-      PQclear(PQexec(conn_, "BEGIN"));
-      PGresult* r = PQexec(
-          conn_, ("LOCK TABLE " + table + " IN ACCESS EXCLUSIVE MODE").c_str());
-      ok_ = PQresultStatus(r) == PGRES_COMMAND_OK;
-      PQclear(r);
-    }
-    ~TableLock() {
-      PQclear(PQexec(conn_, "ROLLBACK"));
-      PQfinish(conn_);
-    }
-    bool ok() const { return ok_; }
-
-   private:
-    PGconn* conn_;
-    bool ok_ = false;
-  };
-};
+class DurableShutdownTest : public DurableFixture {};
 
 TEST_F(DurableShutdownTest, ReturnsWithinTheTtlWhileAHandlerNeverReturns) {
   std::atomic<bool> release{false};
@@ -68,7 +47,7 @@ TEST_F(DurableShutdownTest, ReturnsWithinTheTtlWhileAHandlerNeverReturns) {
   EXPECT_LT(took, absl::Seconds(5));
   release = true;  // The handler returns to a scheduler that is gone.
   // Its row stays RUNNING: the next owner runs it again after the lease.
-  EXPECT_EQ(Count("task_id = 'stuck'::bytea AND state = 2"), 1);
+  EXPECT_EQ(Count(TaskMatch().Id("stuck").State(TaskState::kRunning)), 1);
   auto next = Start(Options("node-b"));
   ASSERT_NE(next, nullptr);
   EXPECT_TRUE(Succeeded("stuck"));
@@ -77,8 +56,8 @@ TEST_F(DurableShutdownTest, ReturnsWithinTheTtlWhileAHandlerNeverReturns) {
 TEST_F(DurableShutdownTest, ReturnsWithinTheTtlWhileItsStatementsWaitForALock) {
   auto s = Start(Options("node-a"));
   ASSERT_NE(s, nullptr);
-  TableLock lock(db_->conninfo(), "tw_slot_lease");
-  ASSERT_TRUE(lock.ok());
+  auto lock = StoreLock::LockTable(db_->conninfo(), StoreLock::Table::kLeases);
+  ASSERT_TRUE(lock.ok()) << lock.status();
   const absl::Time start = absl::Now();
   s->Shutdown();
   EXPECT_LT(absl::Now() - start, absl::Seconds(5));
@@ -100,8 +79,8 @@ TEST_F(DurableShutdownTest, OutcomeOfAHandlerReturningDuringShutdownIsKept) {
   waiting.Resume();
   release = true;  // Returns while Shutdown() waits for it.
   shutdown.join();
-  EXPECT_EQ(Count("task_id = 't'::bytea AND state = 3"), 1);
-  EXPECT_EQ(Count("state = 2"), 0);
+  EXPECT_EQ(Count(TaskMatch().Id("t").State(TaskState::kSuccess)), 1);
+  EXPECT_EQ(Count(TaskMatch().State(TaskState::kRunning)), 0);
   EXPECT_EQ(recorder_.size(), 1u);
 }
 
@@ -126,8 +105,7 @@ TEST_F(DurableShutdownTest, ShutdownFromInsideAHandlerKeepsItsOutcome) {
   s.reset();
   EXPECT_EQ(recorder_.size(), 1u);
   // Its slot was released once the handler returned.
-  EXPECT_EQ(Query("SELECT count(*) FROM tw_slot_lease WHERE owner IS NOT "
-                  "NULL"),
+  EXPECT_EQ(Value(Store().CountSlots(durable_testing::LeaseMatch().Owned())),
             0);
 }
 
@@ -147,8 +125,8 @@ TEST_F(DurableShutdownTest, SecondLiveSchedulerWithTheSameNodeIdIsRefused) {
 TEST_F(DurableShutdownTest, ClientCallsWaitingOnALockEndAtStatementTimeout) {
   auto s = Start(Options("node-a"));
   ASSERT_NE(s, nullptr);
-  TableLock lock(db_->conninfo(), "tw_timer");
-  ASSERT_TRUE(lock.ok());
+  auto lock = StoreLock::LockTable(db_->conninfo(), StoreLock::Table::kTasks);
+  ASSERT_TRUE(lock.ok()) << lock.status();
   const absl::Time start = absl::Now();
   absl::Status scheduled = s->Schedule("t", absl::ZeroDuration(), "p");
   EXPECT_TRUE(absl::IsDeadlineExceeded(scheduled)) << scheduled;
@@ -162,8 +140,9 @@ TEST_F(DurableShutdownTest, MaintenanceStatementsWaitingOnALockEndAtTimeout) {
   auto s = Start(Options("node-a"));
   ASSERT_NE(s, nullptr);
   {
-    TableLock lock(db_->conninfo(), "tw_slot_lease");
-    ASSERT_TRUE(lock.ok());
+    auto lock =
+        StoreLock::LockTable(db_->conninfo(), StoreLock::Table::kLeases);
+    ASSERT_TRUE(lock.ok()) << lock.status();
     ASSERT_TRUE(WaitFor([&] {
       return s->Metrics().statement_timeouts + s->Metrics().db_errors >= 1;
     }));

@@ -15,6 +15,7 @@
 #include "durable/redact.h"
 #include "durable/request.h"
 #include "durable/testing/postgres_fixture.h"
+#include "durable/testing/store_inspector.h"
 #include "gtest/gtest.h"
 
 namespace timingwheel {
@@ -23,6 +24,7 @@ namespace {
 
 using durable_testing::ExecSql;
 using durable_testing::QueryInt;
+using durable_testing::StoreInspector;
 using durable_testing::TestDatabase;
 
 class StoreTest : public ::testing::Test {
@@ -49,6 +51,8 @@ class StoreTest : public ::testing::Test {
     return *row;
   }
 
+  StoreInspector Inspect() const { return StoreInspector(db_->conninfo()); }
+
   Inserter Client() {
     Inserter inserter;
     inserter.slot_count = kSlots;
@@ -61,8 +65,7 @@ class StoreTest : public ::testing::Test {
 };
 
 TEST_F(StoreTest, SchemaIsCreatedOnceAndChecked) {
-  EXPECT_EQ(*QueryInt(db_->conninfo(), "SELECT count(*) FROM tw_slot_lease"),
-            kSlots);
+  EXPECT_EQ(*Inspect().CountSlots(), kSlots);
   // A second creator finds it and agrees.
   EXPECT_TRUE(store_->EnsureSchema(kSlots).ok());
   // Another slot count is refused.
@@ -72,11 +75,7 @@ TEST_F(StoreTest, SchemaIsCreatedOnceAndChecked) {
 }
 
 TEST_F(StoreTest, NewerSchemaIsRefused) {
-  ASSERT_TRUE(
-      ExecSql(db_->conninfo(),
-              absl::StrCat("UPDATE tw_meta SET value = ", kSchemaVersion + 1,
-                           " WHERE key = 'schema_version'"))
-          .ok());
+  ASSERT_TRUE(Inspect().ForceSchemaVersion(kSchemaVersion + 1).ok());
   absl::Status status = store_->EnsureSchema(kSlots);
   EXPECT_TRUE(absl::IsFailedPrecondition(status)) << status;
   EXPECT_NE(status.message().find("newer"), absl::string_view::npos) << status;
@@ -113,10 +112,11 @@ INSERT INTO tw_timer (task_id, slot, due_us, state, version, payload)
   auto store = Store::Connect(conninfo);
   ASSERT_TRUE(store.ok()) << store.status();
   ASSERT_TRUE((*store)->EnsureSchema(8).ok());
-  EXPECT_EQ(*QueryInt(conninfo,
-                      "SELECT value FROM tw_meta WHERE key = 'schema_version'"),
-            kSchemaVersion);
-  EXPECT_EQ(*QueryInt(conninfo, "SELECT count(*) FROM tw_timer"), 100);
+  StoreInspector inspector(conninfo);
+  EXPECT_EQ(*inspector.SchemaVersion(), kSchemaVersion);
+  EXPECT_EQ(*inspector.CountTasks(), 100);
+  // The sequence the migration creates (the schema itself, as
+  // migrations_test reads it).
   EXPECT_GT(*QueryInt(conninfo, "SELECT nextval('tw_version_seq')"), 40);
   // A second process starting at once finds it upgraded.
   ASSERT_TRUE((*store)->EnsureSchema(8).ok());
@@ -135,7 +135,7 @@ TEST_F(StoreTest, HostileIdsAndPayloadsRoundTripByteExact) {
         Row(id, id == nul_id ? big_payload : payload_with_everything + id);
     ASSERT_TRUE(store_->Insert(Client(), {&row, 1}).ok()) << id;
   }
-  EXPECT_EQ(*QueryInt(db_->conninfo(), "SELECT count(*) FROM tw_timer"), 8);
+  EXPECT_EQ(*Inspect().CountTasks(), 8);
   for (const std::string& id : hostile) {
     auto info = store_->Get(id);
     ASSERT_TRUE(info.ok()) << info.status();
@@ -159,7 +159,7 @@ TEST_F(StoreTest, HostileIdsAndPayloadsRoundTripByteExact) {
     EXPECT_EQ(s.task.attempt, 1);
   }
   // The table survived the "DROP TABLE" id.
-  EXPECT_EQ(*QueryInt(db_->conninfo(), "SELECT count(*) FROM tw_timer"), 8);
+  EXPECT_EQ(*Inspect().CountTasks(), 8);
 }
 
 TEST_F(StoreTest, DuplicateIdIsAlreadyExistsUnlessIdenticalRetry) {
@@ -175,14 +175,14 @@ TEST_F(StoreTest, DuplicateIdIsAlreadyExistsUnlessIdenticalRetry) {
   InsertRow batch[] = {fresh, other};
   EXPECT_TRUE(absl::IsAlreadyExists(store_->Insert(Client(), batch).status()));
   EXPECT_TRUE(absl::IsNotFound(store_->Get("fresh").status()));
-  EXPECT_EQ(*QueryInt(db_->conninfo(), "SELECT count(*) FROM tw_timer"), 1);
+  EXPECT_EQ(*Inspect().CountTasks(), 1);
   // A batch of new ids and an identical retry (the first form fails on the
   // existing id, the second skips it): OK, the new ones stored once.
   InsertRow again[] = {Row("new-1", "x"), row, Row("new-2", "y")};
   EXPECT_TRUE(store_->Insert(Client(), again).ok());
   EXPECT_TRUE(store_->Get("new-1").ok());
   EXPECT_TRUE(store_->Get("new-2").ok());
-  EXPECT_EQ(*QueryInt(db_->conninfo(), "SELECT count(*) FROM tw_timer"), 3);
+  EXPECT_EQ(*Inspect().CountTasks(), 3);
 }
 
 TEST_F(StoreTest, OldEpochWritesChangeNothing) {
@@ -199,9 +199,7 @@ TEST_F(StoreTest, OldEpochWritesChangeNothing) {
   ASSERT_EQ(started->started.size(), 1u);
 
   // node-a stalls past its lease (made to expire now); node-b takes over.
-  ASSERT_TRUE(
-      ExecSql(db_->conninfo(), "UPDATE tw_slot_lease SET lease_until_us = 0")
-          .ok());
+  ASSERT_TRUE(Inspect().ExpireLeases().ok());
   auto b_slots =
       store_->Acquire("node-b", kSlots, 10'000'000, 3, 3'600'000'000);
   ASSERT_TRUE(b_slots.ok());
@@ -270,10 +268,7 @@ TEST_F(StoreTest, RenewHeartbeatsRenewsAndCountsLiveNodesInOneStatement) {
   ASSERT_TRUE(store_->Renew("node-b", {}, 10'000'000, 3'600'000'000).ok());
 
   // node-a sees node-b, keeps both slots, and its lease moved forward.
-  ASSERT_TRUE(ExecSql(db_->conninfo(),
-                      "UPDATE tw_slot_lease SET lease_until_us = "
-                      "tw_now_us() + 2000000 WHERE owner = 'node-a'")
-                  .ok());
+  ASSERT_TRUE(Inspect().SetLeasesOf("node-a", 2'000'000).ok());
   auto round = store_->Renew("node-a", *a_slots, 10'000'000, 3'600'000'000);
   ASSERT_TRUE(round.ok()) << round.status();
   EXPECT_EQ(round->live_nodes, 2);
@@ -281,16 +276,13 @@ TEST_F(StoreTest, RenewHeartbeatsRenewsAndCountsLiveNodesInOneStatement) {
   std::sort(renewed.begin(), renewed.end());
   EXPECT_EQ(renewed,
             (std::vector<int>{(*a_slots)[0].slot, (*a_slots)[1].slot}));
-  EXPECT_EQ(*QueryInt(db_->conninfo(),
-                      "SELECT count(*) FROM tw_slot_lease WHERE owner = "
-                      "'node-a' AND lease_until_us > tw_now_us() + 5000000"),
-            2);
+  EXPECT_EQ(
+      *Inspect().CountSlots(
+          durable_testing::LeaseMatch().Owner("node-a").LeaseBeyond(5'000'000)),
+      2);
 
   // A node whose heartbeat is older than the TTL is not counted.
-  ASSERT_TRUE(ExecSql(db_->conninfo(),
-                      "UPDATE tw_node SET heartbeat_us = 0 "
-                      "WHERE node_id = 'node-b'")
-                  .ok());
+  ASSERT_TRUE(Inspect().ExpireNode("node-b").ok());
   round = store_->Renew("node-a", *a_slots, 10'000'000, 3'600'000'000);
   ASSERT_TRUE(round.ok());
   EXPECT_EQ(round->live_nodes, 1);
@@ -307,15 +299,10 @@ TEST_F(StoreTest, FireMatchesTheEpochNotOnlyTheOwner) {
   ASSERT_EQ(claimed->tasks.size(), 1u);
   // node-a loses every slot and takes them back (epoch 2); a load of the
   // old epoch commits its row SCHEDULED under epoch 1 afterwards.
-  ASSERT_TRUE(
-      ExecSql(db_->conninfo(), "UPDATE tw_slot_lease SET lease_until_us = 0")
-          .ok());
+  ASSERT_TRUE(Inspect().ExpireLeases().ok());
   auto second = store_->Acquire("node-a", kSlots, 10'000'000, 3, 1'000'000);
   ASSERT_TRUE(second.ok());
-  ASSERT_TRUE(ExecSql(db_->conninfo(),
-                      "UPDATE tw_timer SET state = 1, epoch = 1 "
-                      "WHERE task_id = 'stale'")
-                  .ok());
+  ASSERT_TRUE(Inspect().ForceClaimed("stale", 1).ok());
   auto fired = store_->StartRunning("node-a", claimed->tasks);
   ASSERT_TRUE(fired.ok());
   EXPECT_TRUE(fired->started.empty());
@@ -342,9 +329,7 @@ TEST_F(StoreTest, StaleCompletionNeverLandsOnARescheduledId) {
   stale.outcome = Outcome::kSuccess;
 
   // node-b takes over and runs it (RUNNING again, under a new version).
-  ASSERT_TRUE(
-      ExecSql(db_->conninfo(), "UPDATE tw_slot_lease SET lease_until_us = 0")
-          .ok());
+  ASSERT_TRUE(Inspect().ExpireLeases().ok());
   auto b_slots = store_->Acquire("node-b", kSlots, 10'000'000, 3, 1'000'000);
   ASSERT_TRUE(b_slots.ok());
   auto b_claim = store_->ClaimDue("node-b", *b_slots, 1'000'000, 100);
@@ -357,9 +342,7 @@ TEST_F(StoreTest, StaleCompletionNeverLandsOnARescheduledId) {
 
   // The row goes away and the id is scheduled again, the same number of
   // transitions later: still no match.
-  ASSERT_TRUE(
-      ExecSql(db_->conninfo(), "DELETE FROM tw_timer WHERE task_id = 'aba'")
-          .ok());
+  ASSERT_TRUE(Inspect().DeleteTask("aba").ok());
   ASSERT_TRUE(store_->Insert(Client(), {&row, 1}).ok());
   auto again = store_->ClaimDue("node-b", *b_slots, 1'000'000, 100);
   ASSERT_TRUE(again.ok());
@@ -396,9 +379,7 @@ TEST_F(StoreTest, TakeoverCountsOnlyAttemptsThatStarted) {
   }
   EXPECT_EQ(store_->Get("unstarted")->attempt, 0);
   EXPECT_EQ(store_->Get("started")->attempt, 1);
-  ASSERT_TRUE(
-      ExecSql(db_->conninfo(), "UPDATE tw_slot_lease SET lease_until_us = 0")
-          .ok());
+  ASSERT_TRUE(Inspect().ExpireLeases().ok());
   ASSERT_TRUE(store_->Acquire("node-b", kSlots, 10'000'000, 1, 1'000'000).ok());
   EXPECT_EQ(store_->Get("unstarted")->state, TaskState::kPending);
   EXPECT_EQ(store_->Get("started")->state, TaskState::kFailed);
@@ -446,11 +427,11 @@ TEST_F(StoreTest, SlowStatementsReportTheClockReadAtTheirEnd) {
                   .ok());
 
   // The horizon load.
-  auto before = QueryInt(db_->conninfo(), "SELECT tw_now_us()");
+  auto before = Inspect().DbNowUs();
   ASSERT_TRUE(before.ok()) << before.status();
   auto claimed = store_->ClaimDue("node-a", *slots, 1'000'000, 100);
   ASSERT_TRUE(claimed.ok()) << claimed.status();
-  auto after = QueryInt(db_->conninfo(), "SELECT tw_now_us()");
+  auto after = Inspect().DbNowUs();
   ASSERT_TRUE(after.ok()) << after.status();
   ASSERT_EQ(claimed->tasks.size(), 1u);
   EXPECT_GE(claimed->db_now_us - *before, kSlowUs);
@@ -468,7 +449,7 @@ TEST_F(StoreTest, SlowStatementsReportTheClockReadAtTheirEnd) {
   retry.backoff_us = 100'000;
   retry.error = "again";
   auto completed = store_->Complete({&retry, 1}, 1'000'000, AttemptLog());
-  after = QueryInt(db_->conninfo(), "SELECT tw_now_us()");
+  after = Inspect().DbNowUs();
   ASSERT_TRUE(completed.ok()) << completed.status();
   ASSERT_TRUE(after.ok()) << after.status();
   ASSERT_EQ(completed->retries.size(), 1u);
@@ -491,7 +472,7 @@ TEST_F(StoreTest, PreparedStatementsSurviveReconnect) {
   InsertRow other = Row("second", "other", 60'000'000);
   EXPECT_TRUE(
       absl::IsAlreadyExists(store_->Insert(Client(), {&other, 1}).status()));
-  EXPECT_EQ(*QueryInt(db_->conninfo(), "SELECT count(*) FROM tw_timer"), 1);
+  EXPECT_EQ(*Inspect().CountTasks(), 1);
 }
 
 TEST(StoreConnectTest, ErrorsNeverShowThePassword) {

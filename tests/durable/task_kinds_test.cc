@@ -16,6 +16,7 @@
 
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
 #include "absl/time/time.h"
 #include "durable/durable_client.h"
 #include "durable/durable_scheduler.h"
@@ -27,6 +28,8 @@
 namespace timingwheel {
 namespace durable_test {
 namespace {
+
+using durable_testing::TaskMatch;
 
 class TaskKindsTest : public DurableFixture {
  protected:
@@ -48,12 +51,8 @@ class TaskKindsTest : public DurableFixture {
     return kind;
   }
   std::string LastError(const std::string& id) {
-    auto info = durable_testing::QueryText(
-        db_->conninfo(),
-        absl::StrCat("SELECT convert_from(coalesce(last_error, ''), 'UTF8') "
-                     "FROM tw_timer WHERE task_id = '",
-                     id, "'::bytea"));
-    return info.ok() ? *info : info.status().ToString();
+    auto task = Store().Task(id);
+    return task.ok() ? task->last_error.value_or("") : task.status().ToString();
   }
 };
 
@@ -81,7 +80,7 @@ TEST_F(TaskKindsTest, EachKindRunsItsOwnHandler) {
   ASSERT_TRUE(info.ok()) << info.status();
   EXPECT_EQ(info->kind, "email");
   // Registered for every client of the store.
-  EXPECT_EQ(Query("SELECT count(*) FROM tw_kind WHERE node_id = 'a'"), 2);
+  EXPECT_EQ(Value(Store().CountKinds("a")), 2);
 }
 
 TEST_F(TaskKindsTest, AnUnknownKindIsRefusedWhenScheduledAndNothingIsStored) {
@@ -91,7 +90,7 @@ TEST_F(TaskKindsTest, AnUnknownKindIsRefusedWhenScheduledAndNothingIsStored) {
       scheduler->ScheduleBatch({Request("ok", ""), Request("x", "nobody")});
   EXPECT_TRUE(absl::IsNotFound(status)) << status;
   EXPECT_NE(status.message().find("\"nobody\""), std::string::npos) << status;
-  EXPECT_EQ(Count("true"), 0);  // Neither row of the batch.
+  EXPECT_EQ(Count(), 0);  // Neither row of the batch.
   // The client, the replacement and a transaction of the caller's say the
   // same.
   DurableClientOptions client_options;
@@ -103,7 +102,7 @@ TEST_F(TaskKindsTest, AnUnknownKindIsRefusedWhenScheduledAndNothingIsStored) {
       absl::IsNotFound((*client)->ScheduleBatch({Request("y", "nobody")})));
   EXPECT_TRUE(absl::IsNotFound(
       (*client)->ScheduleOrReplace(Request("z", "nobody")).status()));
-  EXPECT_EQ(Count("true"), 0);
+  EXPECT_EQ(Count(), 0);
   // Bad kinds and priorities are bad input.
   EXPECT_TRUE(absl::IsInvalidArgument(
       scheduler->ScheduleBatch({Request("c", "tab\there")})));
@@ -111,7 +110,7 @@ TEST_F(TaskKindsTest, AnUnknownKindIsRefusedWhenScheduledAndNothingIsStored) {
       scheduler->ScheduleBatch({Request("l", std::string(129, 'k'))})));
   EXPECT_TRUE(absl::IsInvalidArgument(
       scheduler->ScheduleBatch({Request("p", "", 40000)})));
-  EXPECT_EQ(Count("true"), 0);
+  EXPECT_EQ(Count(), 0);
 }
 
 TEST_F(TaskKindsTest, OptionsWithBadKindsAreRefused) {
@@ -158,7 +157,9 @@ TEST_F(TaskKindsTest, AKindWithoutAHandlerHereIsSnoozedNotLost) {
   ASSERT_TRUE(WaitFor([&] { return old_node->Metrics().unknown_kind >= 2; }));
   EXPECT_EQ(email.size(), 0u);
   EXPECT_EQ(recorder_.size(), 0u);  // Never the default kind's handler.
-  EXPECT_EQ(Count("task_id = 'e'::bytea AND state < 2 AND attempt = 0"), 1);
+  EXPECT_EQ(
+      Count(TaskMatch().Id("e").StateBefore(TaskState::kRunning).Attempt(0)),
+      1);
   const std::string error = LastError("e");
   EXPECT_NE(error.find("no handler for task kind \"email\" on node without"),
             std::string::npos)
@@ -265,15 +266,17 @@ TEST_F(TaskKindsTest, AttemptsAreRecordedInOrder) {
   ASSERT_NE(scheduler, nullptr);
   ASSERT_TRUE(scheduler->Schedule("t", absl::ZeroDuration(), "p").ok());
   ASSERT_TRUE(Succeeded("t"));
-  auto rows = durable_testing::QueryText(
-      db_->conninfo(),
-      "SELECT string_agg(attempt || ':' || outcome || ':' || node_id || ':' || "
-      "(started_us <= finished_us)::text || ':' || "
-      "coalesce(convert_from(error, 'UTF8'), '-'), '|' ORDER BY finished_us) "
-      "FROM tw_attempt WHERE task_id = 't'::bytea");
-  ASSERT_TRUE(rows.ok()) << rows.status();
+  auto attempts = Store().Attempts("t");
+  ASSERT_TRUE(attempts.ok()) << attempts.status();
+  std::vector<std::string> rows;
+  for (const durable_testing::AttemptRow& a : *attempts) {
+    rows.push_back(
+        absl::StrCat(a.attempt, ":", a.outcome, ":", a.node_id, ":",
+                     a.started_us <= a.finished_us ? "true" : "false", ":",
+                     a.error.value_or("-")));
+  }
   // RETRIED, SNOOZED (the same attempt number again), RETRIED, SUCCEEDED.
-  EXPECT_EQ(*rows,
+  EXPECT_EQ(absl::StrJoin(rows, "|"),
             "1:1:recorder-node:true:UNAVAILABLE: first <b>failure</b>|"
             "2:3:recorder-node:true:-|"
             "2:1:recorder-node:true:INTERNAL: second failure|"
@@ -281,13 +284,9 @@ TEST_F(TaskKindsTest, AttemptsAreRecordedInOrder) {
   // The records go with the task's row.
   ASSERT_TRUE(scheduler->Schedule("u", absl::ZeroDuration(), "p").ok());
   ASSERT_TRUE(Succeeded("u"));
-  Exec("DELETE FROM tw_timer WHERE task_id = 't'::bytea");
-  EXPECT_EQ(Query("SELECT count(*) FROM tw_attempt WHERE task_id = "
-                  "'t'::bytea"),
-            0);
-  EXPECT_EQ(Query("SELECT count(*) FROM tw_attempt WHERE task_id = "
-                  "'u'::bytea"),
-            1);
+  ASSERT_TRUE(Store().DeleteTask("t").ok());
+  EXPECT_EQ(Value(Store().CountAttempts("t")), 0);
+  EXPECT_EQ(Value(Store().CountAttempts("u")), 1);
 }
 
 TEST_F(TaskKindsTest, WithoutHistoryNoAttemptIsRecorded) {
@@ -297,7 +296,7 @@ TEST_F(TaskKindsTest, WithoutHistoryNoAttemptIsRecorded) {
   ASSERT_NE(scheduler, nullptr);
   ASSERT_TRUE(scheduler->Schedule("t", absl::ZeroDuration(), "p").ok());
   ASSERT_TRUE(Succeeded("t"));
-  EXPECT_EQ(Query("SELECT count(*) FROM tw_attempt"), 0);
+  EXPECT_EQ(Value(Store().CountAttempts()), 0);
 }
 
 // An identical retry is identical in kind and priority too; a replacement

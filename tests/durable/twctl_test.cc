@@ -21,6 +21,7 @@
 #include "durable/durable_scheduler.h"
 #include "durable/migrations.h"
 #include "durable/testing/postgres_fixture.h"
+#include "durable/testing/store_inspector.h"
 #include "gtest/gtest.h"
 #include "tests/durable/test_util.h"
 #include "timer/testing/pool_executor.h"
@@ -29,6 +30,8 @@ namespace timingwheel {
 namespace {
 
 using durable_test::WaitFor;
+using durable_testing::AttemptRow;
+using durable_testing::TaskMatch;
 
 struct Ran {
   int code = -1;
@@ -119,8 +122,19 @@ class TwctlTest : public ::testing::Test {
     return Twctl(args);
   }
 
-  int64_t Query(const std::string& sql) {
-    auto n = durable_testing::QueryInt(db_->conninfo(), sql);
+  durable_testing::StoreInspector Store() const {
+    return durable_testing::StoreInspector(db_->conninfo());
+  }
+
+  // The number of tasks `match` covers, or -1 (a failure) on error.
+  int64_t Count(const TaskMatch& match) {
+    auto n = Store().CountTasks(match);
+    EXPECT_TRUE(n.ok()) << n.status();
+    return n.ok() ? *n : -1;
+  }
+
+  // Fails the test on an error, and returns -1 for it.
+  static int64_t Value(const absl::StatusOr<int64_t>& n) {
     EXPECT_TRUE(n.ok()) << n.status();
     return n.ok() ? *n : -1;
   }
@@ -159,7 +173,7 @@ class TwctlTest : public ::testing::Test {
     ASSERT_TRUE(scheduler_->Schedule("fails", absl::ZeroDuration(), "f").ok());
     ASSERT_TRUE(scheduler_->Schedule("works", absl::ZeroDuration(), "w").ok());
     ASSERT_TRUE(WaitFor([&] {
-      return Query("SELECT count(*) FROM tw_timer WHERE state >= 3") == 2;
+      return Count(TaskMatch().StateAtLeast(TaskState::kSuccess)) == 2;
     }));
   }
 
@@ -246,29 +260,27 @@ TEST_F(TwctlTest, ListAndShowBytesIds) {
 }
 
 // Kinds and the attempt history: the rows a kind-aware scheduler writes,
-// written here by SQL (tw_kind, tw_timer.kind/priority, tw_attempt).
+// written here through the StoreInspector (a kind, a kind and priority, two
+// attempts).
 TEST_F(TwctlTest, KindsAndAttemptHistory) {
   StartStore();
   if (HasFatalFailure()) return;
-  auto exec = [&](const std::string& sql) {
-    absl::Status status = durable_testing::ExecSql(db_->conninfo(), sql);
-    ASSERT_TRUE(status.ok()) << status << " for " << sql;
-  };
-  exec(
-      "UPDATE tw_timer SET kind = 'email', priority = 3 "
-      "WHERE task_id = 'fails'::bytea");
-  exec(
-      "INSERT INTO tw_kind (kind, node_id, registered_us) VALUES "
-      "('email', 'twctl-node', tw_now_us())");
+  const durable_testing::StoreInspector store = Store();
+  ASSERT_TRUE(store.SetKindAndPriority("fails", "email", 3).ok());
+  ASSERT_TRUE(store.RegisterKind("email", "twctl-node").ok());
   // The scheduler recorded its own attempts: this test shows known ones.
-  exec("DELETE FROM tw_attempt");
-  exec(
-      "INSERT INTO tw_attempt (task_id, attempt, outcome, node_id, "
-      "started_us, finished_us, error) VALUES "
-      "('fails'::bytea, 1, 1, 'node-a', 1000000, 1250000, "
-      "('first ' || repeat('x', 100) || ' END')::bytea), "
-      "('fails'::bytea, 2, 2, 'node-b', 3000000, 3500000, "
-      "E'two\\nlines'::bytea)");
+  ASSERT_TRUE(store.DeleteAttempts().ok());
+  ASSERT_TRUE(
+      store
+          .InsertAttempt(
+              "fails",
+              AttemptRow{1, 1, "node-a", 1000000, 1250000,
+                         absl::StrCat("first ", std::string(100, 'x'), " END")})
+          .ok());
+  ASSERT_TRUE(store
+                  .InsertAttempt("fails", AttemptRow{2, 2, "node-b", 3000000,
+                                                     3500000, "two\nlines"})
+                  .ok());
 
   Ran list = Db({"list", "--kind", "email"});
   ASSERT_EQ(list.code, 0) << Describe(list);
@@ -376,7 +388,7 @@ TEST_F(TwctlTest, WritesAnswerWithExitCodes) {
                                "\"after\":null"),
             std::string::npos)
       << cancelled.out;
-  EXPECT_EQ(Query("SELECT count(*) FROM tw_timer WHERE task_id = 'later'"), 0);
+  EXPECT_EQ(Count(TaskMatch().Id("later")), 0);
   EXPECT_EQ(Db({"cancel", "later"}).code, 3);
 
   Ran wrong = Db({"retry", "works"});
@@ -387,17 +399,15 @@ TEST_F(TwctlTest, WritesAnswerWithExitCodes) {
   EXPECT_NE(retried.out.find("fails: retried (was FAILED)"), std::string::npos)
       << retried.out;
   EXPECT_TRUE(WaitFor([&] {
-    return Query(
-               "SELECT count(*) FROM tw_timer WHERE task_id = 'fails' AND "
-               "state = 3") == 1;
+    return Count(TaskMatch().Id("fails").State(TaskState::kSuccess)) == 1;
   }));
 
   Ran moved = Db({"reschedule", "bin\\x00id", "--in", "5h", "--json"});
   ASSERT_EQ(moved.code, 0) << Describe(moved);
   EXPECT_NE(moved.out.find("\"after\":\"PENDING\""), std::string::npos);
-  EXPECT_GT(Query("SELECT due_us - tw_now_us() FROM tw_timer WHERE task_id = "
-                  "'\\x62696e006964'::bytea"),
-            int64_t{4} * 3600 * 1000000);
+  auto bin = Store().Task(std::string("bin\0id", 6));
+  ASSERT_TRUE(bin.ok()) << bin.status();
+  EXPECT_GT(bin->due_us - bin->now_us, int64_t{4} * 3600 * 1000000);
   Ran at = Db({"reschedule", "bin\\x00id", "--at", "2030-01-01T00:00:00Z"});
   ASSERT_EQ(at.code, 0) << Describe(at);
   EXPECT_NE(at.out.find("due 2030-01-01T00:00:00"), std::string::npos)
@@ -427,32 +437,25 @@ TEST_F(TwctlTest, DeadLettersAreDiscardedOrRetriedTogether) {
       << other_kind.out;
   Ran bad_kind = Db({"retry-failed", "--kind", "a\\x07"});
   EXPECT_EQ(bad_kind.code, 1) << Describe(bad_kind);
-  EXPECT_EQ(Query("SELECT count(*) FROM tw_timer WHERE state = 4"), 1);
+  EXPECT_EQ(Count(TaskMatch().State(TaskState::kFailed)), 1);
   heal_ = true;
   Ran all = Db({"retry-failed", "--kind="});
   ASSERT_EQ(all.code, 0) << Describe(all);
   EXPECT_NE(all.out.find("retried 1 FAILED task"), std::string::npos)
       << all.out;
   EXPECT_TRUE(WaitFor([&] {
-    return Query(
-               "SELECT count(*) FROM tw_timer WHERE task_id = 'fails' AND "
-               "state = 3") == 1;
+    return Count(TaskMatch().Id("fails").State(TaskState::kSuccess)) == 1;
   }));
   heal_ = false;
   ASSERT_TRUE(scheduler_->Schedule("fails2", absl::ZeroDuration(), "f").ok());
   // "fails2" succeeds (only "fails" fails): make a FAILED row by hand.
   ASSERT_TRUE(WaitFor([&] {
-    return Query(
-               "SELECT count(*) FROM tw_timer WHERE task_id = 'fails2' "
-               "AND state = 3") == 1;
+    return Count(TaskMatch().Id("fails2").State(TaskState::kSuccess)) == 1;
   }));
-  ASSERT_TRUE(durable_testing::ExecSql(
-                  db_->conninfo(),
-                  "UPDATE tw_timer SET state = 4 WHERE task_id = 'fails2'")
-                  .ok());
+  ASSERT_TRUE(Store().ForceState("fails2", TaskState::kFailed).ok());
   Ran discarded = Db({"discard", "fails2", "--json"});
   EXPECT_EQ(discarded.code, 0) << Describe(discarded);
-  EXPECT_EQ(Query("SELECT count(*) FROM tw_timer WHERE task_id = 'fails2'"), 0);
+  EXPECT_EQ(Count(TaskMatch().Id("fails2")), 0);
   EXPECT_EQ(Db({"discard", "fails2"}).code, 3);
 }
 
@@ -494,7 +497,8 @@ TEST_F(TwctlTest, MigrateDryRunChangesNothingAndNewerIsRefused) {
   ASSERT_EQ(plan.code, 0) << Describe(plan);
   EXPECT_NE(plan.out.find("CREATE TABLE tw_timer"), std::string::npos);
   EXPECT_NE(plan.out.find("nothing was changed"), std::string::npos);
-  EXPECT_EQ(Query("SELECT (to_regclass('tw_meta') IS NULL)::int"), 1);
+  auto exists = Store().SchemaExists();
+  EXPECT_TRUE(exists.ok() && !*exists) << exists.status();
   Ran status = Db({"status"});
   EXPECT_EQ(status.code, 4) << Describe(status);
   EXPECT_NE(status.err.find("twctl migrate"), std::string::npos);
@@ -506,10 +510,7 @@ TEST_F(TwctlTest, MigrateDryRunChangesNothingAndNewerIsRefused) {
             absl::StrCat("{\"dry_run\":false,\"from_version\":",
                          durable_internal::kSchemaVersion, ",\"to_version\":",
                          durable_internal::kSchemaVersion, ",\"steps\":[]}\n"));
-  ASSERT_TRUE(durable_testing::ExecSql(
-                  db_->conninfo(),
-                  "UPDATE tw_meta SET value = 9 WHERE key = 'schema_version'")
-                  .ok());
+  ASSERT_TRUE(Store().ForceSchemaVersion(9).ok());
   for (const char* flag : {"--dry-run", "--json"}) {
     Ran newer = Db({"migrate", flag});
     EXPECT_EQ(newer.code, 4) << Describe(newer);
@@ -549,7 +550,7 @@ INSERT INTO tw_timer (task_id, slot, due_us, state, version, payload)
   ASSERT_EQ(plan.code, 0) << Describe(plan);
   EXPECT_NE(plan.out.find("step 1 -> 2"), std::string::npos) << plan.out;
   EXPECT_NE(plan.out.find("ADD COLUMN horizon_us"), std::string::npos);
-  EXPECT_EQ(Query("SELECT value FROM tw_meta WHERE key = 'schema_version'"), 1);
+  EXPECT_EQ(Value(Store().SchemaVersion()), 1);
   Ran migrated = Db({"migrate", "--json"});
   ASSERT_EQ(migrated.code, 0) << Describe(migrated);
   EXPECT_NE(migrated.out.find(absl::StrCat("\"from_version\":1,\"to_version\":",

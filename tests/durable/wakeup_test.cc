@@ -18,6 +18,7 @@
 #include "durable/durable_scheduler.h"
 #include "durable/request.h"
 #include "durable/testing/postgres_fixture.h"
+#include "durable/testing/store_inspector.h"
 #include "gtest/gtest.h"
 #include "libpq-fe.h"
 #include "tests/durable/test_util.h"
@@ -66,14 +67,21 @@ class WakeupTest : public ::testing::Test {
   // Stores a task PENDING straight into the table, waking no one (as an
   // insert whose reply was lost left it).
   void InsertSilently(const std::string& id, int slot_count) {
-    ASSERT_TRUE(
-        ExecSql(db_->conninfo(),
-                absl::StrCat("INSERT INTO tw_timer (task_id, slot, due_us, "
-                             "state, payload) VALUES ('",
-                             id, "'::bytea, ",
-                             durable_internal::SlotFor(id, slot_count),
-                             ", tw_now_us() + 200000, 0, 'p'::bytea)"))
-            .ok());
+    durable_testing::InsertedTask task;
+    task.id = id;
+    task.slot = durable_internal::SlotFor(id, slot_count);
+    task.due_in_us = 200000;
+    ASSERT_TRUE(Store().InsertTask(task).ok());
+  }
+
+  durable_testing::StoreInspector Store() const {
+    return durable_testing::StoreInspector(db_->conninfo());
+  }
+
+  // Fails the test on an error, and returns -1 for it.
+  static int64_t Value(const absl::StatusOr<int64_t>& n) {
+    EXPECT_TRUE(n.ok()) << n.status();
+    return n.ok() ? *n : -1;
   }
 
   std::unique_ptr<TestDatabase> db_;
@@ -105,7 +113,8 @@ TEST_F(WakeupTest, BatchOverThousandsOfSlotsWakesTheOwner) {
       (*client)
           ->ScheduleBatch(Requests("client-", 3000, absl::Milliseconds(200)))
           .ok());
-  EXPECT_GT(Query("SELECT count(DISTINCT slot) FROM tw_timer"), 2000);
+  auto tasks = Store().SummarizeTasks();
+  EXPECT_GT(tasks.ok() ? tasks->distinct_slots : -1, 2000) << tasks.status();
   // And inside a caller's transaction.
   PGconn* conn = PQconnectdb(db_->conninfo().c_str());
   ASSERT_EQ(PQstatus(conn), CONNECTION_OK);
@@ -177,10 +186,9 @@ TEST_F(WakeupTest, OwnInsertCommittedAfterTheSlotMovedWakesTheNewOwner) {
   }));
   std::thread shutdown([&] { a->Shutdown(); });
   ASSERT_TRUE(WaitFor([&] {
-    return Query(
-               "SELECT count(*) FROM tw_slot_lease WHERE owner IS NOT "
-               "NULL") == 0 &&
-           Query("SELECT count(*) FROM tw_node") == 0;
+    return Value(Store().CountSlots(durable_testing::LeaseMatch().Owned())) ==
+               0 &&
+           Value(Store().CountNodes()) == 0;
   }));
   Recorder recorder_b;
   auto b = Start(Options(recorder_b));

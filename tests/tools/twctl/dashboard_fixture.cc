@@ -23,6 +23,7 @@
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <condition_variable>
@@ -38,6 +39,7 @@
 #include "absl/time/clock.h"
 #include "durable/durable_scheduler.h"
 #include "durable/testing/postgres_fixture.h"
+#include "durable/testing/store_inspector.h"
 #include "timer/executor.h"
 
 namespace {
@@ -154,19 +156,23 @@ int main() {
     }
   }
   // The attempt history of the failed tasks, if the scheduler wrote none.
-  absl::Status history =
-      timingwheel::durable_testing::ExecSql((*db)->conninfo(), R"sql(
-INSERT INTO tw_attempt (task_id, attempt, outcome, node_id, started_us,
-                        finished_us, error)
-SELECT t.task_id, greatest(t.attempt, 1), 2, 'dash-node-<i>',
-       t.finished_us - 1500, t.finished_us, t.last_error
-FROM tw_timer t
-WHERE t.state = 4
-  AND NOT EXISTS (SELECT 1 FROM tw_attempt a WHERE a.task_id = t.task_id);
-UPDATE tw_timer SET kind = '<b>mail</b>', priority = 5
-WHERE task_id = 'pending-1'::bytea;
-)sql");
-  if (!history.ok()) return Fail(history.ToString());
+  const timingwheel::durable_testing::StoreInspector store((*db)->conninfo());
+  auto failed = store.Tasks(timingwheel::durable_testing::TaskMatch().State(
+      timingwheel::TaskState::kFailed));
+  if (!failed.ok()) return Fail(failed.status().ToString());
+  for (const timingwheel::durable_testing::TaskRow& t : *failed) {
+    auto recorded = store.CountAttempts(t.id);
+    if (!recorded.ok()) return Fail(recorded.status().ToString());
+    if (*recorded > 0) continue;
+    const int64_t finished_us = t.finished_us.value_or(0);
+    absl::Status history = store.InsertAttempt(
+        t.id, timingwheel::durable_testing::AttemptRow{
+                  std::max(t.attempt, 1), 2, "dash-node-<i>",
+                  finished_us - 1500, finished_us, t.last_error});
+    if (!history.ok()) return Fail(history.ToString());
+  }
+  auto kind = store.SetKindAndPriority("pending-1", "<b>mail</b>", 5);
+  if (!kind.ok()) return Fail(kind.status().ToString());
   std::cout << "CONNINFO " << (*db)->conninfo() << "\nREADY" << std::endl;
 
   // Until the test closes our standard input.

@@ -19,6 +19,7 @@
 #include "durable/admin_store.h"
 #include "durable/durable_scheduler.h"
 #include "durable/testing/postgres_fixture.h"
+#include "durable/testing/store_inspector.h"
 #include "gtest/gtest.h"
 #include "httplib.h"
 #include "tools/twctl/serve_html.h"
@@ -95,16 +96,15 @@ class ServeRoutesTest : public ::testing::Test {
 // The kind filter over HTTP: `kind` (the form's text) and `kindx` (links'
 // hex) list that kind's tasks only; a bad kind is a 400 that says why; an
 // attempt's error with HTML in it is text on the task page. The kind and
-// the attempt rows are written by SQL (until the schedulers write them).
+// the attempt rows are written through the StoreInspector.
 TEST_F(ServeRoutesTest, KindFilterAndAttemptHistory) {
-  ASSERT_TRUE(durable_testing::ExecSql(
-                  db_->conninfo(),
-                  "UPDATE tw_timer SET kind = '<i>mail</i>', priority = 4 "
-                  "WHERE task_id = 'later'::bytea; "
-                  "INSERT INTO tw_attempt (task_id, attempt, outcome, "
-                  "node_id, started_us, finished_us, error) VALUES "
-                  "('later'::bytea, 1, 1, 'node-<b>', 1, 2, "
-                  "'<script>alert(''attempt'')</script>'::bytea)")
+  const durable_testing::StoreInspector store(db_->conninfo());
+  ASSERT_TRUE(store.SetKindAndPriority("later", "<i>mail</i>", 4).ok());
+  ASSERT_TRUE(store
+                  .InsertAttempt("later",
+                                 durable_testing::AttemptRow{
+                                     1, 1, "node-<b>", 1, 2,
+                                     "<script>alert('attempt')</script>"})
                   .ok());
   auto dashboard = Serve("");
   ASSERT_NE(dashboard, nullptr);

@@ -11,11 +11,11 @@
 #include <memory>
 #include <string>
 
-#include "absl/strings/str_cat.h"
 #include "absl/time/time.h"
 #include "durable/durable_scheduler.h"
 #include "durable/testing/pause_points.h"
 #include "durable/testing/statement_gate.h"
+#include "durable/testing/store_inspector.h"
 #include "gtest/gtest.h"
 #include "tests/durable/durable_test_fixture.h"
 
@@ -32,14 +32,18 @@ constexpr char kLoadSql[] = "SET state = 1, epoch = c.epoch";
 
 class LeaseRenewalTest : public DurableFixture {
  protected:
-  int64_t LeaseUntil() {
-    return Query("SELECT lease_until_us FROM tw_slot_lease WHERE slot = 0");
+  // Slot 0's lease row (the fixture's stores have one slot).
+  durable_testing::LeaseRow Lease() {
+    auto lease = Store().Lease(0);
+    EXPECT_TRUE(lease.ok()) << lease.status();
+    return lease.ok() ? *lease : durable_testing::LeaseRow();
   }
+  int64_t LeaseUntil() { return Lease().lease_until_us; }
   // Waits (bounded) until the database's clock passes `until_us`.
   bool WaitForDbTime(int64_t until_us) {
     return WaitFor([&] {
-      return Query(absl::StrCat("SELECT (tw_now_us() > ", until_us,
-                                ")::int")) == 1;
+      auto now = Store().DbNowUs();
+      return now.ok() && *now > until_us;
     });
   }
 };
@@ -52,7 +56,7 @@ TEST_F(LeaseRenewalTest, AMaintenanceThreadHeldPastTheTtlKeepsItsSlot) {
   auto a = Start(Options("node-a"));
   ASSERT_NE(a, nullptr);
   ASSERT_EQ(a->Metrics().slots_owned, 1);
-  const int64_t epoch = Query("SELECT epoch FROM tw_slot_lease WHERE slot = 0");
+  const int64_t epoch = Lease().epoch;
   PausePoint claimed("load.claimed");
   ASSERT_TRUE(a->Schedule("t", absl::Milliseconds(300), "p").ok());
   ASSERT_TRUE(claimed.WaitReached(absl::Seconds(10)));
@@ -61,9 +65,11 @@ TEST_F(LeaseRenewalTest, AMaintenanceThreadHeldPastTheTtlKeepsItsSlot) {
   auto b = Start(Options("node-b"));
   ASSERT_NE(b, nullptr);
   ASSERT_TRUE(WaitForDbTime(held_from + 1'500'000));
-  EXPECT_EQ(Query(absl::StrCat("SELECT count(*) FROM tw_slot_lease WHERE "
-                               "slot = 0 AND owner = 'node-a' AND epoch = ",
-                               epoch, " AND lease_until_us > tw_now_us()")),
+  const durable_testing::LeaseRow held = Lease();
+  EXPECT_EQ(held.owner.value_or(""), "node-a");
+  EXPECT_EQ(held.epoch, epoch);
+  EXPECT_EQ(Value(Store().CountSlots(
+                durable_testing::LeaseMatch().Owner("node-a").LeaseBeyond(0))),
             1)
       << "the lease ran out while the maintenance thread was held";
   EXPECT_EQ(b->Metrics().slots_owned, 0);
@@ -113,7 +119,7 @@ TEST_F(LeaseRenewalTest,
   ASSERT_TRUE(started.WaitReached(absl::Seconds(10)));
   PausePoint before("renew.before");
   ASSERT_TRUE(before.WaitReached(absl::Seconds(10)));
-  Exec("UPDATE tw_slot_lease SET lease_until_us = 0");
+  ExpireLeases();
   auto b = Start(Options("node-b"));
   ASSERT_NE(b, nullptr);
   ASSERT_EQ(b->Metrics().slots_owned, 1);

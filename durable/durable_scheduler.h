@@ -362,9 +362,9 @@ class DurableScheduler {
   // A task of the wheel is due (on the timer's executor).
   static void OnWheelFire(void* self, durable_internal::MirrorTask* task);
   void MaintenanceLoop();
-  // Applies the renewer's lost slots; releases the surplus or takes the
-  // fair share (the balancing round).
+  // The balancing round: releases the surplus or takes the fair share.
   void LeaseRound();
+  // Drops the slots the renewer found lost (each maintenance round).
   void ApplyLostSlots();
   void LoadHorizon();
   void FireWaiting();

@@ -60,10 +60,8 @@ bool LeaseRenewer::Round() {
   const int64_t started = RealNanos();
   if (started - progress_nanos_.load() >
       absl::ToInt64Nanoseconds(options_.stall_limit)) {
-    stalled_ = true;
     return false;
   }
-  stalled_ = false;
   if (broken_) {
     if (!store_->Reconnect().ok()) {
       ++errors_;

@@ -21,7 +21,7 @@
 //
 // A renewal keeps a slot only while its process works it: when the
 // maintenance thread has not reported progress (`NoteProgress()`) for
-// `stall_limit`, the renewer stops renewing (and says so in `stalled()`),
+// `stall_limit`, the renewer stops renewing,
 // so a wedged maintenance thread loses its slots to live processes rather
 // than holding their tasks forever.
 //
@@ -114,9 +114,6 @@ class LeaseRenewer {
   // timeout.
   int64_t errors() const { return errors_.load(); }
   int64_t timeouts() const { return timeouts_.load(); }
-  // Whether the last round was skipped because the maintenance thread
-  // made no progress within the stall limit.
-  bool stalled() const { return stalled_.load(); }
 
   // LeaseRenewer::TakeLost()
   //
@@ -139,7 +136,6 @@ class LeaseRenewer {
   std::atomic<int64_t> errors_{0};
   std::atomic<int64_t> timeouts_{0};
   std::atomic<int64_t> progress_nanos_;
-  std::atomic<bool> stalled_{false};
 
   internal::Mutex mu_;
   std::condition_variable wake_;

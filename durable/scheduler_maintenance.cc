@@ -62,7 +62,6 @@ void DurableScheduler::ApplyLostSlots() {
 }
 
 void DurableScheduler::LeaseRound() {
-  ApplyLostSlots();
   // A slot taken now is valid until the renewals' validity at most: take
   // none while they are failing (less than a third of the TTL left).
   const bool may_acquire = renewer_->valid_until_nanos() - RealNanos() >

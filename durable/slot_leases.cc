@@ -71,17 +71,6 @@ absl::StatusOr<SlotLeases::Changes> SlotLeases::Balance(
   return changes;
 }
 
-absl::Status SlotLeases::ReleaseAll(StoreApi& store) {
-  const std::vector<SlotEpoch> held = owned();
-  if (held.empty()) return absl::OkStatus();
-  absl::Status status = store.Release(node_id_, held);
-  if (status.ok()) {
-    internal::MutexLock lock(mu_);
-    owned_.clear();
-  }
-  return status;
-}
-
 std::vector<int> SlotLeases::Forget() {
   internal::MutexLock lock(mu_);
   std::vector<int> slots;

@@ -45,7 +45,6 @@ class SlotLeases {
   struct Changes {
     std::vector<SlotEpoch> acquired;
     std::vector<SlotEpoch> released;
-    std::vector<int> lost;
     // Acquire() took all it asked for (`max_acquire`) and the share wants
     // more: balance again soon.
     bool wants_more = false;
@@ -69,7 +68,7 @@ class SlotLeases {
   // takes nothing (the renewals are failing: a new slot could not be kept).
   // It takes at most `max_acquire` slots in one statement (a takeover
   // re-stamps each slot's claimed rows, so the statement must end within
-  // its timeout). `Changes::lost` stays empty.
+  // its timeout).
   absl::StatusOr<Changes> Balance(StoreApi& store, int64_t live_nodes,
                                   bool may_acquire, int max_acquire,
                                   const std::function<bool(int)>& may_release);
@@ -79,11 +78,6 @@ class SlotLeases {
   // Forgets the slots of `lost` still held under the same epochs (a renewal
   // found them taken or expired) and returns those.
   std::vector<int> DropLost(const std::vector<SlotEpoch>& lost);
-
-  // SlotLeases::ReleaseAll()
-  //
-  // Gives every owned slot up at once (shutdown) and forgets them.
-  absl::Status ReleaseAll(StoreApi& store);
 
   // SlotLeases::Forget()
   //

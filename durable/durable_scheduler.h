@@ -359,8 +359,9 @@ class DurableScheduler {
       const durable_internal::InsertResult& result);
   void AddToWheel(const durable_internal::WheelEntry& entry, int64_t db_now_us,
                   int64_t local_after_nanos);
-  // A task of the wheel is due (on the timer's executor).
-  static void OnWheelFire(void* self, durable_internal::MirrorTask* task);
+  // A task of the wheel is due (on the timer's executor, through router_).
+  static void FireFromWheel(void* self, durable_internal::MirrorTask* task);
+  void OnWheelFire(durable_internal::MirrorTask* task);
   void MaintenanceLoop();
   // The balancing round: releases the surplus or takes the fair share.
   void LeaseRound();
@@ -454,7 +455,7 @@ class DurableScheduler {
   bool stopping_ ABSL_GUARDED_BY(mu_) = false;
   // The claimed tasks in the wheel, by id; each is due through router_.
   durable_internal::MirrorSet wheel_ ABSL_GUARDED_BY(mu_);
-  const durable_internal::MirrorTask::Router router_{&OnWheelFire, this};
+  const durable_internal::MirrorTask::Router router_{&FireFromWheel, this};
   durable_internal::FireQueue fire_queue_ ABSL_GUARDED_BY(mu_);
   std::vector<durable_internal::Completion> completed_ ABSL_GUARDED_BY(mu_);
   // slot -> epoch.

@@ -94,32 +94,35 @@ void DurableScheduler::RetryOverflow() {
                    std::make_move_iterator(kept.end()));
 }
 
-void DurableScheduler::OnWheelFire(void* self,
-                                   durable_internal::MirrorTask* task) {
-  auto* scheduler = static_cast<DurableScheduler*>(self);
+void DurableScheduler::FireFromWheel(void* self,
+                                     durable_internal::MirrorTask* task) {
+  static_cast<DurableScheduler*>(self)->OnWheelFire(task);
+}
+
+void DurableScheduler::OnWheelFire(durable_internal::MirrorTask* task) {
   bool first;
   {
-    internal::MutexLock lock(scheduler->mu_);
-    auto it = scheduler->wheel_.find(task->id());
+    internal::MutexLock lock(mu_);
+    auto it = wheel_.find(task->id());
     // A task cancelled or replaced after it came due: not ours to fire.
-    if (it == scheduler->wheel_.end() || it->get() != task) return;
-    first = scheduler->fire_queue_.empty();
+    if (it == wheel_.end() || it->get() != task) return;
+    first = fire_queue_.empty();
     durable_internal::FireQueue::Waiting waiting;
     waiting.entry = task->Entry();
     waiting.kind = task->kind();
-    scheduler->fire_queue_.Push(std::move(waiting));
-    scheduler->wheel_.erase(it);  // The timer holds the task until Run ends.
+    fire_queue_.Push(std::move(waiting));
+    wheel_.erase(it);  // The timer holds the task until Run ends.
     // Room in a full wheel: take what waited for it (the overflow, then a
     // load for the rows a load left PENDING).
-    if (scheduler->load_waits_for_room_) {
-      scheduler->load_waits_for_room_ = false;
-      scheduler->load_requested_ = true;
+    if (load_waits_for_room_) {
+      load_waits_for_room_ = false;
+      load_requested_ = true;
       first = true;
     }
   }
   // One wake-up per batch: the maintenance thread takes what accumulated
   // meanwhile in one statement.
-  if (first) scheduler->Wake();
+  if (first) Wake();
 }
 
 void DurableScheduler::DropSlots(const std::vector<int>& slots) {

@@ -131,9 +131,9 @@ void DurableScheduler::LoadHorizon() {
   }
   if (owned.empty()) return;
   const SteadyClock::time_point timed = SteadyClock::now();
-  absl::StatusOr<durable_internal::Claimed> claimed =
-      store_->ClaimDue(options_.node_id, owned,
-                       absl::ToInt64Microseconds(options_.horizon), limit);
+  absl::StatusOr<durable_internal::Claimed> claimed = store_->ClaimDue(
+      options_.node_id, owned, absl::ToInt64Microseconds(options_.horizon),
+      limit, options_.retry.max_attempts);
   histograms_->ObserveStatement(StatementKind::kClaimDue, timed);
   const int64_t local_after = clock_->NowNanos();
   if (!claimed.ok()) {

@@ -161,9 +161,11 @@ class Store final : public StoreApi {
       bool include_scheduled) override;
   absl::StatusOr<int64_t> MarkStarted(
       absl::Span<const StartMark> marks) override;
+  using StoreApi::ClaimDue;
   absl::StatusOr<Claimed> ClaimDue(const std::string& node,
                                    absl::Span<const SlotEpoch> owned,
-                                   int64_t horizon_us, int64_t limit) override;
+                                   int64_t horizon_us, int64_t limit,
+                                   int max_attempts) override;
   absl::StatusOr<FireResult> StartRunning(
       const std::string& node, absl::Span<const WheelEntry> entries) override;
   absl::StatusOr<CompleteResult> Complete(

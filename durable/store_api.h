@@ -52,6 +52,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <limits>
 #include <memory>
 #include <string>
 #include <vector>
@@ -343,10 +344,13 @@ class StoreApi {
 
   // StoreApi::Acquire()
   //
-  // Takes up to `count` free or expired slots, incrementing their epochs and
-  // re-stamping their SCHEDULED and RUNNING tasks as PENDING under the new
-  // epoch (RUNNING ones whose attempts are used up become FAILED), and
-  // recording the owner's `horizon_us`. Atomic.
+  // Takes up to `count` free or expired slots, giving each a new epoch
+  // (above the lease's and above every epoch its SCHEDULED and RUNNING tasks
+  // carry), re-stamping their RUNNING tasks as PENDING under it (those whose
+  // attempts are used up become FAILED), and recording the owner's
+  // `horizon_us`. Atomic. Their SCHEDULED tasks keep the former epoch (no
+  // fire of the former owner matches them any more) until the new owner's
+  // `ClaimDue()` claims them: one write per task moved, not two.
   virtual absl::StatusOr<std::vector<SlotEpoch>> Acquire(
       const std::string& node, int count, int64_t ttl_us, int max_attempts,
       int64_t horizon_us) = 0;
@@ -386,23 +390,36 @@ class StoreApi {
 
   // StoreApi::ClaimDue()
   //
-  // Horizon load: claims the PENDING tasks of `owned` (still this node's,
-  // same epochs, lease valid) due before now + `horizon_us` as SCHEDULED,
-  // up to `limit` of them, earliest first, atomically.
+  // Horizon load: claims the tasks of `owned` (still this node's, same
+  // epochs, lease valid) due before now + `horizon_us` as SCHEDULED under
+  // the slot's epoch, up to `limit` of them, earliest first, atomically.
+  // Claims the PENDING tasks and those a former owner left claimed: tasks
+  // SCHEDULED under another epoch than the lease's (a takeover leaves them
+  // so), and RUNNING under another epoch (a former owner's fire that
+  // committed after the takeover); of those RUNNING ones, the ones whose
+  // attempts are used up (`attempt` >= `max_attempts`) become FAILED and
+  // are not returned. Tested by StoreTakeoverTest.
   virtual absl::StatusOr<Claimed> ClaimDue(const std::string& node,
                                            absl::Span<const SlotEpoch> owned,
-                                           int64_t horizon_us,
-                                           int64_t limit) = 0;
+                                           int64_t horizon_us, int64_t limit,
+                                           int max_attempts) = 0;
+  // The same with no limit on attempts.
+  absl::StatusOr<Claimed> ClaimDue(const std::string& node,
+                                   absl::Span<const SlotEpoch> owned,
+                                   int64_t horizon_us, int64_t limit) {
+    return ClaimDue(node, owned, horizon_us, limit,
+                    std::numeric_limits<int>::max());
+  }
 
   // StoreApi::StartRunning()
   //
   // Fire: moves the given SCHEDULED tasks that are due on the store's clock
   // to RUNNING if this node holds their slot, under a valid lease, in the
-  // epoch they were claimed in (a takeover re-stamps them, so a former
-  // owner matches nothing); the ones not due yet come back in `not_due`.
-  // Atomic. `db_now_us` is read after the due check. Each started task's
-  // `attempt` is the next one; the row counts it only once `MarkStarted()`
-  // or `Complete()` records it.
+  // epoch they were claimed in (a takeover increments the slot's epoch, so
+  // a former owner matches nothing); the ones not due yet come back in
+  // `not_due`. Atomic. `db_now_us` is read after the due check. Each started
+  // task's `attempt` is the next one; the row counts it only once
+  // `MarkStarted()` or `Complete()` records it.
   virtual absl::StatusOr<FireResult> StartRunning(
       const std::string& node, absl::Span<const WheelEntry> entries) = 0;
 

@@ -25,16 +25,21 @@ namespace durable_internal {
 namespace {
 
 // The horizon load: one statement for all the slots this node holds. It
-// locks the lease rows it claims under (FOR KEY SHARE) until it commits: a
-// takeover either waits and is skipped (its FOR UPDATE SKIP LOCKED passes
-// the slot over until the next round, when it re-stamps what this load
-// committed), or committed first, and then this load re-reads the lease row
-// and claims nothing in that slot. The owner's own renewals (an UPDATE of
-// no key column, on the renewer's connection) do not wait for it. The
-// last column reads the database's clock again as each row is returned (not
-// `n.now`, read when the statement started): the process converts due times
-// with the latest reading, so a slow statement does not make every task it
-// loads fire late by its run time.
+// claims the PENDING rows and the rows a former owner left claimed, under
+// another epoch than the lease's (kAcquireSql): SCHEDULED ones (a takeover
+// leaves them for this load, which writes each row once, where re-stamping them
+// PENDING first wrote it twice) and RUNNING ones (a former owner's fire that
+// committed after the takeover's re-stamp had read the slot; FAILED once their
+// attempts are used up, as the re-stamp does). It locks the lease rows it
+// claims under (FOR KEY SHARE) until it commits: a takeover either waits and is
+// skipped (its FOR UPDATE SKIP LOCKED passes the slot over until the next
+// round, when it re-stamps what this load committed), or committed first, and
+// then this load re-reads the lease row and claims nothing in that slot. The
+// owner's own renewals (an UPDATE of no key column, on the renewer's
+// connection) do not wait for it. The last column reads the database's clock
+// again as each row is returned (not `n.now`, read when the statement started):
+// the process converts due times with the latest reading, so a slow statement
+// does not make every task it loads fire late by its run time.
 constexpr char kClaimSql[] = R"sql(
 WITH n AS (SELECT tw_now_us() AS now),
 mine AS (
@@ -45,14 +50,19 @@ mine AS (
   WHERE l.owner = $1 AND l.lease_until_us > n.now
   FOR KEY SHARE OF l),
 c AS (
-  SELECT t.task_id, mine.epoch
+  SELECT t.task_id, mine.epoch, t.state = 2 AND t.attempt >= $6 AS used_up
   FROM tw_timer t JOIN mine ON t.slot = mine.slot
-  WHERE t.state = 0 AND t.finished_us IS NULL
+  WHERE t.finished_us IS NULL
+    AND (t.state = 0 OR (t.state IN (1, 2) AND t.epoch <> mine.epoch))
     AND t.due_us < (SELECT now FROM n) + $4
   ORDER BY t.due_us, t.priority DESC LIMIT $5
-  FOR UPDATE OF t SKIP LOCKED)
+  FOR UPDATE OF t SKIP LOCKED),
+failed AS (
+  UPDATE tw_timer t SET state = 4, finished_us = tw_now_us(), epoch = c.epoch,
+                        version = nextval('tw_version_seq')
+  FROM c WHERE t.task_id = c.task_id AND c.used_up)
 UPDATE tw_timer t SET state = 1, epoch = c.epoch, version = nextval('tw_version_seq')
-FROM c WHERE t.task_id = c.task_id
+FROM c WHERE t.task_id = c.task_id AND NOT c.used_up
 RETURNING t.task_id, t.slot, t.due_us, t.epoch, tw_now_us() AS db_now_us,
           t.kind, t.priority
 )sql";
@@ -196,7 +206,8 @@ DELETE FROM tw_timer WHERE task_id IN (
 
 absl::StatusOr<Claimed> Store::ClaimDue(const std::string& node,
                                         absl::Span<const SlotEpoch> owned,
-                                        int64_t horizon_us, int64_t limit) {
+                                        int64_t horizon_us, int64_t limit,
+                                        int max_attempts) {
   std::vector<int32_t> slots;
   std::vector<int64_t> epochs;
   SplitSlots(owned, &slots, &epochs);
@@ -206,7 +217,8 @@ absl::StatusOr<Claimed> Store::ClaimDue(const std::string& node,
                                           .Int32Array(slots)
                                           .Int64Array(epochs)
                                           .Int64(horizon_us)
-                                          .Int64(limit));
+                                          .Int64(limit)
+                                          .Int32(max_attempts));
   if (!r.ok()) return r.status();
   PgColumns column(*r);
   const EntryColumns entry(column);

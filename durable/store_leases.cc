@@ -47,41 +47,59 @@ FROM live LEFT JOIN renewed ON true
 )sql";
 
 // Takes free or expired slots (SKIP LOCKED: concurrent takers get disjoint
-// slots), bumps their epochs, and re-stamps their unfinished claimed rows.
-// The re-stamp reaches each slot's rows through the live-row index, one
+// slots), bumps their epochs, and re-stamps their RUNNING rows PENDING (so
+// that a former owner's completion of one matches nothing). SCHEDULED rows
+// keep the former epoch: the former owner's fires match nothing (the
+// lease's epoch moved) and the new owner's load claims them (kClaimSql),
+// writing each row once. A RUNNING row this statement does not re-stamp
+// (a fire of the former owner still in flight commits after it, or a row
+// a late write moved meanwhile) is claimed by that load too.
+//
+// The new epoch is above every epoch the slot's claimed rows carry, not
+// only above the lease's: the load tells a former owner's rows by an epoch
+// other than the lease's, so no claimed row may carry the new one (rows
+// from an older schema or restored from elsewhere may carry any).
+//
+// The slot's claimed rows are read once, through the live-row index, one
 // slot at a time (a LATERAL subquery fenced with OFFSET 0, so the planner
-// cannot turn it into a hash join over the whole table, as it did with 10^6
-// rows: a full scan per takeover, longer than the statement timeout), locks
-// them (a row a late write of the former owner changed meanwhile is re-read
-// and its new version locked, so its ctid is the one updated), and updates
-// them by their ctids (a TID scan of the array).
+// cannot turn it into a hash join over the whole table, as it did with
+// 10^6 rows: a full scan per takeover, longer than the statement timeout).
+// The RUNNING ones are then locked and updated by their ctids (TID scans
+// of the array); one a late write changed meanwhile has another ctid and is
+// passed over, left to the load.
 constexpr char kAcquireSql[] = R"sql(
 WITH cand AS (
   SELECT slot FROM tw_slot_lease
   WHERE owner IS NULL OR lease_until_us <= tw_now_us()
   ORDER BY slot LIMIT $2
   FOR UPDATE SKIP LOCKED),
+live AS MATERIALIZED (
+  SELECT cand.slot, x.tid, x.state, x.epoch
+  FROM cand, LATERAL (
+    SELECT c.ctid AS tid, c.state, c.epoch FROM tw_timer c
+    WHERE c.slot = cand.slot AND c.finished_us IS NULL AND c.state IN (1, 2)
+    OFFSET 0) x),
 got AS (
   UPDATE tw_slot_lease l
-  SET owner = $1, epoch = l.epoch + 1, lease_until_us = tw_now_us() + $3,
-      horizon_us = $5
+  SET owner = $1,
+      epoch = greatest(l.epoch, (SELECT max(live.epoch) FROM live
+                                 WHERE live.slot = l.slot)) + 1,
+      lease_until_us = tw_now_us() + $3, horizon_us = $5
   FROM cand WHERE l.slot = cand.slot
   RETURNING l.slot, l.epoch),
-claimed AS (
-  SELECT x.tid
-  FROM got, LATERAL (
-    SELECT c.ctid AS tid FROM tw_timer c
-    WHERE c.slot = got.slot AND c.finished_us IS NULL AND c.state IN (1, 2)
-    OFFSET 0 FOR UPDATE OF c) x),
+running AS (
+  SELECT c.ctid AS tid FROM tw_timer c
+  WHERE c.ctid = ANY (ARRAY(SELECT tid FROM live WHERE state = 2))
+    AND c.finished_us IS NULL AND c.state = 2
+  FOR UPDATE OF c),
 restamped AS (
   UPDATE tw_timer t
-  SET state = CASE WHEN t.state = 2 AND t.attempt >= $4 THEN 4 ELSE 0 END,
-      finished_us = CASE WHEN t.state = 2 AND t.attempt >= $4
-                         THEN tw_now_us() END,
+  SET state = CASE WHEN t.attempt >= $4 THEN 4 ELSE 0 END,
+      finished_us = CASE WHEN t.attempt >= $4 THEN tw_now_us() END,
       epoch = (SELECT got.epoch FROM got WHERE got.slot = t.slot),
       version = nextval('tw_version_seq')
-  WHERE t.ctid = ANY (ARRAY(SELECT tid FROM claimed))
-    AND t.finished_us IS NULL AND t.state IN (1, 2)
+  WHERE t.ctid = ANY (ARRAY(SELECT tid FROM running))
+    AND t.finished_us IS NULL AND t.state = 2
   RETURNING 1)
 SELECT slot, epoch, (SELECT count(*) FROM restamped) AS restamped FROM got
 )sql";

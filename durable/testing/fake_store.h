@@ -78,10 +78,11 @@ class FakeStore final : public durable_internal::StoreApi {
       bool include_scheduled) override;
   absl::StatusOr<int64_t> MarkStarted(
       absl::Span<const durable_internal::StartMark> marks) override;
+  using StoreApi::ClaimDue;
   absl::StatusOr<durable_internal::Claimed> ClaimDue(
       const std::string& node,
       absl::Span<const durable_internal::SlotEpoch> owned, int64_t horizon_us,
-      int64_t limit) override;
+      int64_t limit, int max_attempts) override;
   absl::StatusOr<durable_internal::FireResult> StartRunning(
       const std::string& node,
       absl::Span<const durable_internal::WheelEntry> entries) override;

@@ -98,21 +98,26 @@ absl::StatusOr<std::vector<SlotEpoch>> FakeStore::Acquire(
        ++slot) {
     FakeDatabase::Lease& lease = db_->leases_[slot];
     if (!lease.owner.empty() && lease.until_us > now_us) continue;
+    // Above every epoch the slot's claimed rows carry, as the statement.
+    for (const auto& [id, task] : db_->tasks_) {
+      if (task.slot == slot && (task.state == TaskState::kScheduled ||
+                                task.state == TaskState::kRunning)) {
+        lease.epoch = std::max(lease.epoch, task.epoch);
+      }
+    }
     ++lease.epoch;
     lease.owner = node;
     lease.until_us = now_us + ttl_us;
     lease.horizon_us = horizon_us;
     taken.push_back(SlotEpoch{slot, lease.epoch});
   }
-  // Re-stamp: the former owner's SCHEDULED and RUNNING rows match nothing.
+  // Re-stamp the RUNNING rows: the former owner's completions match
+  // nothing. SCHEDULED rows keep their epoch until the new owner's load.
   for (auto& [id, task] : db_->tasks_) {
-    if (task.state != TaskState::kScheduled &&
-        task.state != TaskState::kRunning) {
-      continue;
-    }
+    if (task.state != TaskState::kRunning) continue;
     int64_t epoch = 0;
     if (!InSlots(taken, task.slot, &epoch)) continue;
-    if (task.state == TaskState::kRunning && task.attempt >= max_attempts) {
+    if (task.attempt >= max_attempts) {
       task.state = TaskState::kFailed;
       task.finished_us = now_us;
     } else {
@@ -194,14 +199,21 @@ absl::StatusOr<int64_t> FakeStore::MarkStarted(
 
 absl::StatusOr<Claimed> FakeStore::ClaimDue(const std::string& node,
                                             absl::Span<const SlotEpoch> owned,
-                                            int64_t horizon_us, int64_t limit) {
+                                            int64_t horizon_us, int64_t limit,
+                                            int max_attempts) {
   internal::MutexLock lock(db_->mu_);
   TW_FAKE_FAIL("ClaimDue");
   const int64_t now_us = db_->NowLocked();
   std::vector<std::pair<int64_t, std::string>> due;
   for (const auto& [id, task] : db_->tasks_) {
-    if (task.state != TaskState::kPending || task.due_us >= now_us + horizon_us)
-      continue;
+    if (task.due_us >= now_us + horizon_us) continue;
+    // PENDING, or left claimed by a former owner (another epoch).
+    const bool left_by_former =
+        (task.state == TaskState::kScheduled ||
+         task.state == TaskState::kRunning) &&
+        task.slot >= 0 && task.slot < static_cast<int>(db_->leases_.size()) &&
+        task.epoch != db_->leases_[task.slot].epoch;
+    if (task.state != TaskState::kPending && !left_by_former) continue;
     if (!InOwnedLocked(node, owned, task, true, now_us)) continue;
     due.emplace_back(task.due_us, id);
   }
@@ -210,9 +222,14 @@ absl::StatusOr<Claimed> FakeStore::ClaimDue(const std::string& node,
   Claimed claimed;
   for (const auto& [due_us, id] : due) {
     Task& task = db_->tasks_.at(id);
-    task.state = TaskState::kScheduled;
     task.epoch = db_->leases_[task.slot].epoch;
     task.version = db_->next_version_++;
+    if (task.state == TaskState::kRunning && task.attempt >= max_attempts) {
+      task.state = TaskState::kFailed;
+      task.finished_us = now_us;
+      continue;
+    }
+    task.state = TaskState::kScheduled;
     claimed.tasks.push_back(EntryOf(id, task));
   }
   claimed.db_now_us = db_->NowLocked();

@@ -148,8 +148,11 @@ void DurableScheduler::LoadHorizon() {
     load_requested_ = true;
     return;
   }
-  if (static_cast<int64_t>(claimed->tasks.size()) >= limit &&
-      limit == load_limit_) {
+  // Rows left over and a quick statement (under a quarter of the longest
+  // statement timeout): claim more per load (each costs about its limit).
+  if (claimed->more && limit == load_limit_ &&
+      SteadyClock::now() - timed <
+          absl::ToChronoNanoseconds(options_.lease_ttl / 16)) {
     load_limit_ = std::min<int64_t>(kMaxLoad, load_limit_ * 2);
   }
   if (!claimed->tasks.empty()) durable_internal::FaultPoint("load.claimed");
@@ -159,7 +162,7 @@ void DurableScheduler::LoadHorizon() {
   internal::MutexLock lock(mu_);
   ++metrics_.loads;
   metrics_.loaded += static_cast<int64_t>(claimed->tasks.size());
-  if (static_cast<int64_t>(claimed->tasks.size()) >= limit &&
+  if ((claimed->more || static_cast<int64_t>(claimed->tasks.size()) >= limit) &&
       !load_waits_for_room_) {
     load_requested_ = true;  // A full load: more may be due.
   }

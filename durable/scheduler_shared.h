@@ -28,9 +28,12 @@ namespace timingwheel {
 namespace durable_internal {
 
 // The most completions or fires written by one statement, and the most
-// rows one horizon load claims (a full load is followed by another).
+// rows one horizon load claims (a full load is followed by another). A
+// load costs about its limit (at 10^6 stored rows: 100,000 rows 1.9-2.3 s,
+// 10,000 0.15-0.4 s), so 20,000 keeps each well inside the 2.5 s statement
+// timeout of a 10 s TTL.
 inline constexpr size_t kMaxBatch = 1000;
-inline constexpr int64_t kMaxLoad = 100000;
+inline constexpr int64_t kMaxLoad = 20000;
 // Wait between reconnection attempts while the database is unreachable.
 inline constexpr absl::Duration kReconnectBackoff = absl::Milliseconds(100);
 

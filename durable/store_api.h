@@ -92,6 +92,9 @@ struct WheelEntry {
 struct Claimed {
   std::vector<WheelEntry> tasks;
   int64_t db_now_us = 0;
+  // Rows were left that this load could have claimed (it reached its limit,
+  // or a slot its share of it): load again.
+  bool more = false;
 };
 
 // What `StoreApi::Renew()` returns.
@@ -398,7 +401,9 @@ class StoreApi {
   // so), and RUNNING under another epoch (a former owner's fire that
   // committed after the takeover); of those RUNNING ones, the ones whose
   // attempts are used up (`attempt` >= `max_attempts`) become FAILED and
-  // are not returned. Tested by StoreTakeoverTest.
+  // are not returned. Reads at most a share of `limit` from each slot, so
+  // a load costs about its limit whatever the table holds; `more` says rows
+  // were left over. Tested by StoreTakeoverTest and StorePlansTest.
   virtual absl::StatusOr<Claimed> ClaimDue(const std::string& node,
                                            absl::Span<const SlotEpoch> owned,
                                            int64_t horizon_us, int64_t limit,

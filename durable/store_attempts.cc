@@ -27,19 +27,32 @@ namespace {
 // The horizon load: one statement for all the slots this node holds. It
 // claims the PENDING rows and the rows a former owner left claimed, under
 // another epoch than the lease's (kAcquireSql): SCHEDULED ones (a takeover
-// leaves them for this load, which writes each row once, where re-stamping them
-// PENDING first wrote it twice) and RUNNING ones (a former owner's fire that
-// committed after the takeover's re-stamp had read the slot; FAILED once their
-// attempts are used up, as the re-stamp does). It locks the lease rows it
-// claims under (FOR KEY SHARE) until it commits: a takeover either waits and is
-// skipped (its FOR UPDATE SKIP LOCKED passes the slot over until the next
-// round, when it re-stamps what this load committed), or committed first, and
-// then this load re-reads the lease row and claims nothing in that slot. The
-// owner's own renewals (an UPDATE of no key column, on the renewer's
-// connection) do not wait for it. The last column reads the database's clock
-// again as each row is returned (not `n.now`, read when the statement started):
-// the process converts due times with the latest reading, so a slow statement
-// does not make every task it loads fire late by its run time.
+// leaves them for this load, which writes each row once, where re-stamping
+// them PENDING first wrote it twice) and RUNNING ones (a former owner's fire
+// that committed after the takeover had read the slot; FAILED once their
+// attempts are used up, as the takeover's re-stamp does).
+//
+// Its cost follows the limit, not the table: each slot's candidates are
+// read in due order through the live-row index (a LATERAL subquery per
+// slot with its own LIMIT $7, which the caller sets to a share of the
+// limit), and only then sorted, a bounded sort of at most slots x $7 rows,
+// and cut to the limit $5. The rows are locked after the cut, each by its
+// key (a lock under the sort, as in `ORDER BY ... LIMIT ... FOR UPDATE`,
+// makes the sort read and keep every candidate of every slot: at 10^6 rows
+// a load cost 1-2 s whatever its limit). `more` says whether rows were left
+// over (more than the limit, or a slot that gave its whole share), so the
+// caller loads again at once.
+//
+// It locks the lease rows it claims under (FOR KEY SHARE) until it
+// commits: a takeover either waits and is skipped (its FOR UPDATE SKIP
+// LOCKED passes the slot over until the next round, when its own load
+// claims what this load committed), or committed first, and then this load
+// re-reads the lease row and claims nothing in that slot. The owner's own
+// renewals (an UPDATE of no key column, on the renewer's connection) do
+// not wait for it. The db_now_us column reads the database's clock again
+// as each row is returned (not `n.now`, read when the statement started):
+// the process converts due times with the latest reading, so a slow
+// statement does not make every task it loads fire late by its run time.
 constexpr char kClaimSql[] = R"sql(
 WITH n AS (SELECT tw_now_us() AS now),
 mine AS (
@@ -49,14 +62,27 @@ mine AS (
     ON l.slot = m.slot AND l.epoch = m.epoch, n
   WHERE l.owner = $1 AND l.lease_until_us > n.now
   FOR KEY SHARE OF l),
+cand AS MATERIALIZED (
+  SELECT mine.slot, mine.epoch, x.task_id, x.due_us, x.priority
+  FROM mine, n, LATERAL (
+    SELECT t.task_id, t.due_us, t.priority FROM tw_timer t
+    WHERE t.slot = mine.slot AND t.finished_us IS NULL
+      AND (t.state = 0 OR (t.state IN (1, 2) AND t.epoch <> mine.epoch))
+      AND t.due_us < n.now + $4
+    ORDER BY t.due_us, t.priority DESC LIMIT $7) x),
+more AS (
+  SELECT count(*) > $5 OR coalesce(max(per_slot) >= $7, false) AS more
+  FROM (SELECT count(*) AS per_slot FROM cand GROUP BY slot) s),
 c AS (
-  SELECT t.task_id, mine.epoch, t.state = 2 AND t.attempt >= $6 AS used_up
-  FROM tw_timer t JOIN mine ON t.slot = mine.slot
-  WHERE t.finished_us IS NULL
-    AND (t.state = 0 OR (t.state IN (1, 2) AND t.epoch <> mine.epoch))
-    AND t.due_us < (SELECT now FROM n) + $4
-  ORDER BY t.due_us, t.priority DESC LIMIT $5
-  FOR UPDATE OF t SKIP LOCKED),
+  SELECT x.task_id, x.used_up, first.epoch
+  FROM (SELECT * FROM cand ORDER BY due_us, priority DESC LIMIT $5) first,
+       LATERAL (
+         SELECT t.task_id, t.state = 2 AND t.attempt >= $6 AS used_up
+         FROM tw_timer t
+         WHERE t.task_id = first.task_id AND t.finished_us IS NULL
+           AND (t.state = 0
+                OR (t.state IN (1, 2) AND t.epoch <> first.epoch))
+         OFFSET 0 FOR UPDATE OF t SKIP LOCKED) x),
 failed AS (
   UPDATE tw_timer t SET state = 4, finished_us = tw_now_us(), epoch = c.epoch,
                         version = nextval('tw_version_seq')
@@ -64,7 +90,7 @@ failed AS (
 UPDATE tw_timer t SET state = 1, epoch = c.epoch, version = nextval('tw_version_seq')
 FROM c WHERE t.task_id = c.task_id AND NOT c.used_up
 RETURNING t.task_id, t.slot, t.due_us, t.epoch, tw_now_us() AS db_now_us,
-          t.kind, t.priority
+          t.kind, t.priority, (SELECT more FROM more) AS more
 )sql";
 
 // The fire CAS: SCHEDULED -> RUNNING for the due rows, claimed under their
@@ -202,6 +228,15 @@ DELETE FROM tw_timer WHERE task_id IN (
   AND state >= 3 AND finished_us < tw_now_us() - $2
 )sql";
 
+// The most rows the horizon load reads from one slot: twice the slot's
+// even share of `limit` (slots fill about evenly: ids are hashed), at least
+// 16. A slot with more left over makes the load report `more`.
+int64_t PerSlotShare(absl::Span<const SlotEpoch> owned, int64_t limit) {
+  const int64_t slots = std::max<int64_t>(1, owned.size());
+  return std::min(limit,
+                  std::max<int64_t>(16, 2 * ((limit + slots - 1) / slots)));
+}
+
 }  // namespace
 
 absl::StatusOr<Claimed> Store::ClaimDue(const std::string& node,
@@ -218,17 +253,19 @@ absl::StatusOr<Claimed> Store::ClaimDue(const std::string& node,
                                           .Int64Array(epochs)
                                           .Int64(horizon_us)
                                           .Int64(limit)
-                                          .Int32(max_attempts));
+                                          .Int32(max_attempts)
+                                          .Int64(PerSlotShare(owned, limit)));
   if (!r.ok()) return r.status();
   PgColumns column(*r);
   const EntryColumns entry(column);
-  const int db_now = column("db_now_us");
+  const int db_now = column("db_now_us"), more = column("more");
   if (!column.status().ok()) return column.status();
   Claimed claimed;
   claimed.tasks.reserve(r->rows());
   for (int i = 0; i < r->rows(); ++i) {
     claimed.tasks.push_back(entry.Read(*r, i));
     claimed.db_now_us = std::max(claimed.db_now_us, r->Int(i, db_now));
+    if (r->Int(i, more) != 0) claimed.more = true;
   }
   return claimed;
 }

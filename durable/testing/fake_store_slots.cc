@@ -218,8 +218,11 @@ absl::StatusOr<Claimed> FakeStore::ClaimDue(const std::string& node,
     due.emplace_back(task.due_us, id);
   }
   std::sort(due.begin(), due.end());
-  if (static_cast<int64_t>(due.size()) > limit) due.resize(limit);
   Claimed claimed;
+  if (static_cast<int64_t>(due.size()) > limit) {
+    due.resize(limit);
+    claimed.more = true;
+  }
   for (const auto& [due_us, id] : due) {
     Task& task = db_->tasks_.at(id);
     task.epoch = db_->leases_[task.slot].epoch;

@@ -37,7 +37,7 @@ using durable_test::SchedulerProcess;
 using durable_test::WaitFor;
 using durable_testing::TaskMatch;
 
-// Longer than the slowest statement here: taking over a slot re-stamps its
+// Longer than the slowest statement here: taking over a slot reads its
 // rows and the first loads claim tens of thousands of rows, each statement
 // taking up to ~1 s on a loaded 2-core machine; with a 1 s TTL the leases
 // ran out while those ran, and the slots went round in circles.

@@ -49,7 +49,7 @@ class NeverLostTest : public DurableFixture {
 
 // A load that read the lease before a takeover and commits after it: the
 // load holds the lease row (FOR KEY SHARE) until it commits, so the taker skips
-// the slot instead of re-stamping a table without the load's rows.
+// the slot instead of taking it while the load's rows are uncommitted.
 TEST_F(NeverLostTest, LoadInFlightDuringATakeoverLosesNothing) {
   auto a = Start(Options("node-a"));
   ASSERT_NE(a, nullptr);

@@ -164,7 +164,7 @@ void DurableScheduler::LoadHorizon() {
   metrics_.loaded += static_cast<int64_t>(claimed->tasks.size());
   if ((claimed->more || static_cast<int64_t>(claimed->tasks.size()) >= limit) &&
       !load_waits_for_room_) {
-    load_requested_ = true;  // A full load: more may be due.
+    load_requested_ = true;  // Rows left over, or a full load: load again.
   }
 }
 

@@ -92,20 +92,23 @@ absl::StatusOr<std::vector<SlotEpoch>> FakeStore::Acquire(
   internal::MutexLock lock(db_->mu_);
   TW_FAKE_FAIL("Acquire");
   const int64_t now_us = db_->NowLocked();
+  // The highest epoch each slot's claimed rows carry: a new epoch is above
+  // it, as the statement's.
+  std::vector<int64_t> claimed_epoch(db_->leases_.size(), 0);
+  for (const auto& [id, task] : db_->tasks_) {
+    if (task.slot >= 0 && task.slot < static_cast<int>(claimed_epoch.size()) &&
+        (task.state == TaskState::kScheduled ||
+         task.state == TaskState::kRunning)) {
+      claimed_epoch[task.slot] = std::max(claimed_epoch[task.slot], task.epoch);
+    }
+  }
   std::vector<SlotEpoch> taken;
   for (int slot = 0; slot < static_cast<int>(db_->leases_.size()) &&
                      static_cast<int>(taken.size()) < count;
        ++slot) {
     FakeDatabase::Lease& lease = db_->leases_[slot];
     if (!lease.owner.empty() && lease.until_us > now_us) continue;
-    // Above every epoch the slot's claimed rows carry, as the statement.
-    for (const auto& [id, task] : db_->tasks_) {
-      if (task.slot == slot && (task.state == TaskState::kScheduled ||
-                                task.state == TaskState::kRunning)) {
-        lease.epoch = std::max(lease.epoch, task.epoch);
-      }
-    }
-    ++lease.epoch;
+    lease.epoch = std::max(lease.epoch, claimed_epoch[slot]) + 1;
     lease.owner = node;
     lease.until_us = now_us + ttl_us;
     lease.horizon_us = horizon_us;

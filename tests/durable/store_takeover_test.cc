@@ -62,19 +62,15 @@ class StoreTakeoverTest : public ::testing::Test {
     ASSERT_TRUE(a_->Insert(inserter, {&*row, 1}).ok());
   }
 
-  // node-a takes every slot and claims `id` into its wheel.
-  std::vector<SlotEpoch> AClaims(const std::string& id) {
-    InsertDue(id);
+  // node-a takes every slot and claims `id` into its wheel (a_claimed_).
+  void AClaims(const std::string& id) {
+    ASSERT_NO_FATAL_FAILURE(InsertDue(id));
     auto slots = a_->Acquire("node-a", kSlots, kTtlUs, 3, kHorizonUs);
-    EXPECT_TRUE(slots.ok()) << slots.status();
-    if (!slots.ok()) return {};
+    ASSERT_TRUE(slots.ok()) << slots.status();
     auto claimed = a_->ClaimDue("node-a", *slots, kHorizonUs, 100, 3);
-    EXPECT_TRUE(claimed.ok()) << claimed.status();
-    if (claimed.ok()) {
-      EXPECT_EQ(claimed->tasks.size(), 1u);
-      a_claimed_ = claimed->tasks;
-    }
-    return *slots;
+    ASSERT_TRUE(claimed.ok()) << claimed.status();
+    ASSERT_EQ(claimed->tasks.size(), 1u);
+    a_claimed_ = claimed->tasks;
   }
 
   // node-a's lease ends; node-b takes every slot.
@@ -85,6 +81,29 @@ class StoreTakeoverTest : public ::testing::Test {
     if (!slots.ok()) return {};
     EXPECT_EQ(slots->size(), static_cast<size_t>(kSlots));
     return *slots;
+  }
+
+  // node-a fires its claimed row; the fire is held by a gate after its
+  // write (RUNNING, uncommitted) while node-b takes over (`b_slots`), then
+  // let go: it commits under the former epoch, one row started (`a_fire`).
+  void FireAcrossTakeover(absl::StatusOr<FireResult>* a_fire,
+                          std::vector<SlotEpoch>* b_slots) {
+    auto gate =
+        StatementGate::Install(db_->conninfo(), "tw_timer", "UPDATE", kFireSql,
+                               StatementGate::When::kAfterWrite);
+    ASSERT_TRUE(gate.ok()) << gate.status();
+    std::thread fire([&] { *a_fire = a_->StartRunning("node-a", a_claimed_); });
+    const bool held = (*gate)->WaitBlocked(absl::Seconds(10));
+    if (held) *b_slots = BTakesOver();
+    (*gate)->Release();
+    fire.join();
+    ASSERT_TRUE(held) << "the fire never reached the gate";
+    ASSERT_TRUE(a_fire->ok()) << a_fire->status();
+    ASSERT_EQ((*a_fire)->started.size(), 1u);
+    auto row = Inspect().Task((*a_fire)->started[0].task.id);
+    ASSERT_TRUE(row.ok()) << row.status();
+    ASSERT_EQ(row->state, TaskState::kRunning);
+    ASSERT_EQ(row->epoch, 1);  // Committed under the former epoch.
   }
 
   StoreInspector Inspect() const { return StoreInspector(db_->conninfo()); }
@@ -100,7 +119,7 @@ class StoreTakeoverTest : public ::testing::Test {
 // write), starts nothing for the former owner, and is claimed by the new
 // owner's load under the new epoch.
 TEST_F(StoreTakeoverTest, ScheduledRowsAreLeftForTheNewOwnersLoad) {
-  AClaims("t");
+  ASSERT_NO_FATAL_FAILURE(AClaims("t"));
   const int64_t version_before = Inspect().Task("t")->version;
   std::vector<SlotEpoch> b_slots = BTakesOver();
   auto row = Inspect().Task("t");
@@ -134,23 +153,10 @@ TEST_F(StoreTakeoverTest, ScheduledRowsAreLeftForTheNewOwnersLoad) {
 // matches nothing.
 TEST_F(StoreTakeoverTest,
        AFireCommittedAfterTheTakeoverIsClaimedByTheNewOwner) {
-  std::vector<SlotEpoch> a_slots = AClaims("late");
-  auto gate =
-      StatementGate::Install(db_->conninfo(), "tw_timer", "UPDATE", kFireSql,
-                             StatementGate::When::kAfterWrite);
-  ASSERT_TRUE(gate.ok()) << gate.status();
+  ASSERT_NO_FATAL_FAILURE(AClaims("late"));
   absl::StatusOr<FireResult> a_fire = absl::UnknownError("not run");
-  std::thread fire([&] { a_fire = a_->StartRunning("node-a", a_claimed_); });
-  ASSERT_TRUE((*gate)->WaitBlocked(absl::Seconds(10)));
-  std::vector<SlotEpoch> b_slots = BTakesOver();
-  (*gate)->Release();
-  fire.join();
-  ASSERT_TRUE(a_fire.ok()) << a_fire.status();
-  ASSERT_EQ(a_fire->started.size(), 1u);  // Committed under the old epoch.
-  auto row = Inspect().Task("late");
-  ASSERT_TRUE(row.ok()) << row.status();
-  ASSERT_EQ(row->state, TaskState::kRunning);
-  ASSERT_EQ(row->epoch, 1);
+  std::vector<SlotEpoch> b_slots;
+  ASSERT_NO_FATAL_FAILURE(FireAcrossTakeover(&a_fire, &b_slots));
 
   auto b_claim = b_->ClaimDue("node-b", b_slots, kHorizonUs, 100, 3);
   ASSERT_TRUE(b_claim.ok()) << b_claim.status();
@@ -166,26 +172,16 @@ TEST_F(StoreTakeoverTest,
   ASSERT_TRUE(completed.ok()) << completed.status();
   EXPECT_EQ(completed->written, 0);
   EXPECT_EQ(Inspect().Task("late")->state, TaskState::kScheduled);
-  (void)a_slots;
 }
 
 // The same late RUNNING row, its last allowed attempt started (counted by
 // the former owner's start mark): the new owner's load fails it, as the
 // takeover's re-stamp would have, and returns nothing to run.
 TEST_F(StoreTakeoverTest, ALateRunningRowWithItsAttemptsUsedUpFails) {
-  AClaims("spent");
-  auto gate =
-      StatementGate::Install(db_->conninfo(), "tw_timer", "UPDATE", kFireSql,
-                             StatementGate::When::kAfterWrite);
-  ASSERT_TRUE(gate.ok()) << gate.status();
+  ASSERT_NO_FATAL_FAILURE(AClaims("spent"));
   absl::StatusOr<FireResult> a_fire = absl::UnknownError("not run");
-  std::thread fire([&] { a_fire = a_->StartRunning("node-a", a_claimed_); });
-  ASSERT_TRUE((*gate)->WaitBlocked(absl::Seconds(10)));
-  std::vector<SlotEpoch> b_slots = BTakesOver();
-  (*gate)->Release();
-  fire.join();
-  ASSERT_TRUE(a_fire.ok()) << a_fire.status();
-  ASSERT_EQ(a_fire->started.size(), 1u);
+  std::vector<SlotEpoch> b_slots;
+  ASSERT_NO_FATAL_FAILURE(FireAcrossTakeover(&a_fire, &b_slots));
   StartMark mark;
   mark.id = "spent";
   mark.version = a_fire->started[0].version;

@@ -441,6 +441,7 @@ class DurableScheduler {
   std::unique_ptr<durable_internal::LeaseRenewer> renewer_;
   int64_t backoff_until_ = 0;  // Real clock; maintenance thread only.
   int64_t load_limit_ = 0;     // Rows a load claims (halved after a timeout).
+  int64_t load_retry_at_ = 0;  // Real clock: a load passed locked rows over.
   // Slots one takeover statement takes (halved after a timeout), and
   // whether the balancing round should run again at once.
   int acquire_limit_ = 0;

@@ -25,6 +25,7 @@ namespace {
 
 using durable_internal::CheckDuration;
 using durable_internal::Completion;
+using durable_internal::kLockedRowRetry;
 using durable_internal::kMaxBatch;
 using durable_internal::kMaxLoad;
 using durable_internal::kReconnectBackoff;
@@ -110,6 +111,7 @@ void DurableScheduler::LeaseRound() {
 void DurableScheduler::LoadHorizon() {
   std::vector<SlotEpoch> owned = leases_->owned();
   int64_t limit = load_limit_;
+  load_retry_at_ = 0;
   {
     internal::MutexLock lock(mu_);
     load_requested_ = false;
@@ -165,6 +167,10 @@ void DurableScheduler::LoadHorizon() {
   if ((claimed->more || static_cast<int64_t>(claimed->tasks.size()) >= limit) &&
       !load_waits_for_room_) {
     load_requested_ = true;  // Rows left over, or a full load: load again.
+  } else if (claimed->skipped > 0) {
+    // Rows another transaction held: again once it has likely ended (a
+    // former owner's fire in flight ends within its statement).
+    load_retry_at_ = RealNanos() + absl::ToInt64Nanoseconds(kLockedRowRetry);
   }
 }
 
@@ -338,7 +344,10 @@ void DurableScheduler::MaintenanceLoop() {
         LoadHorizon();
         RunScheduleDuty();  // Recurring schedules (scheduler_schedules.cc).
       }),
-      [&load_now] { return load_now; });
+      [this, &load_now] {
+        return load_now ||
+               (load_retry_at_ != 0 && RealNanos() >= load_retry_at_);
+      });
   duties.Add("fire", 0, 0, alive([this] { FireWaiting(); }));
   duties.Add("delete finished", cleanup_every, start + cleanup_every,
              alive([this] { DeleteFinished(); }));
@@ -412,6 +421,7 @@ void DurableScheduler::MaintenanceLoop() {
     int64_t next = duties.NextDue();
     if (broken) next = std::min(next, next_reconnect);
     if (RealNanos() < backoff_until_) next = std::min(next, backoff_until_);
+    if (load_retry_at_ != 0) next = std::min(next, load_retry_at_);
     if (stopping) next = std::min(next, RealNanos() + 10 * 1000 * 1000);
     int64_t timeout_ms = (next - RealNanos() + 999999) / 1000000;
     timeout_ms = std::max<int64_t>(0, std::min<int64_t>(timeout_ms, 1000));

@@ -36,6 +36,9 @@ inline constexpr size_t kMaxBatch = 1000;
 inline constexpr int64_t kMaxLoad = 20000;
 // Wait between reconnection attempts while the database is unreachable.
 inline constexpr absl::Duration kReconnectBackoff = absl::Milliseconds(100);
+// Wait before loading again after a load passed over rows another
+// transaction held locked.
+inline constexpr absl::Duration kLockedRowRetry = absl::Milliseconds(50);
 
 // The clock of the statement and handler durations (the metrics).
 using SteadyClock = std::chrono::steady_clock;

@@ -95,6 +95,10 @@ struct Claimed {
   // Rows were left that this load could have claimed (it reached its limit,
   // or a slot its share of it): load again.
   bool more = false;
+  // Rows within the limit that another transaction held locked, so this
+  // load passed them over: load again soon (not at once: the lock may be a
+  // caller's open transaction).
+  int64_t skipped = 0;
 };
 
 // What `StoreApi::Renew()` returns.

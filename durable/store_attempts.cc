@@ -41,7 +41,10 @@ namespace {
 // makes the sort read and keep every candidate of every slot: at 10^6 rows
 // a load cost 1-2 s whatever its limit). `more` says whether rows were left
 // over (more than the limit, or a slot that gave its whole share), so the
-// caller loads again at once.
+// caller loads again at once; `skipped` counts the rows cut to the limit
+// that another transaction held locked (a former owner's fire in flight, a
+// caller's open transaction), which a later load must take. A load that
+// claims nothing still returns one row, with both and no task.
 //
 // It locks the lease rows it claims under (FOR KEY SHARE) until it
 // commits: a takeover either waits and is skipped (its FOR UPDATE SKIP
@@ -70,9 +73,6 @@ cand AS MATERIALIZED (
       AND (t.state = 0 OR (t.state IN (1, 2) AND t.epoch <> mine.epoch))
       AND t.due_us < n.now + $4
     ORDER BY t.due_us, t.priority DESC LIMIT $7) x),
-more AS (
-  SELECT count(*) > $5 OR coalesce(max(per_slot) >= $7, false) AS more
-  FROM (SELECT count(*) AS per_slot FROM cand GROUP BY slot) s),
 c AS (
   SELECT x.task_id, x.used_up, first.epoch
   FROM (SELECT * FROM cand ORDER BY due_us, priority DESC LIMIT $5) first,
@@ -86,11 +86,20 @@ c AS (
 failed AS (
   UPDATE tw_timer t SET state = 4, finished_us = tw_now_us(), epoch = c.epoch,
                         version = nextval('tw_version_seq')
-  FROM c WHERE t.task_id = c.task_id AND c.used_up)
-UPDATE tw_timer t SET state = 1, epoch = c.epoch, version = nextval('tw_version_seq')
-FROM c WHERE t.task_id = c.task_id AND NOT c.used_up
-RETURNING t.task_id, t.slot, t.due_us, t.epoch, tw_now_us() AS db_now_us,
-          t.kind, t.priority, (SELECT more FROM more) AS more
+  FROM c WHERE t.task_id = c.task_id AND c.used_up),
+claimed AS (
+  UPDATE tw_timer t SET state = 1, epoch = c.epoch, version = nextval('tw_version_seq')
+  FROM c WHERE t.task_id = c.task_id AND NOT c.used_up
+  RETURNING t.task_id, t.slot, t.due_us, t.epoch, t.kind, t.priority),
+left_over AS (
+  SELECT (SELECT count(*) FROM cand) > $5
+         OR coalesce((SELECT max(per_slot) FROM (
+              SELECT count(*) AS per_slot FROM cand GROUP BY slot) s) >= $7,
+            false) AS more,
+         least($5, (SELECT count(*) FROM cand)) - (SELECT count(*) FROM c)
+           AS skipped)
+SELECT claimed.*, tw_now_us() AS db_now_us, left_over.more, left_over.skipped
+FROM left_over LEFT JOIN claimed ON true
 )sql";
 
 // The fire CAS: SCHEDULED -> RUNNING for the due rows, claimed under their
@@ -258,14 +267,19 @@ absl::StatusOr<Claimed> Store::ClaimDue(const std::string& node,
   if (!r.ok()) return r.status();
   PgColumns column(*r);
   const EntryColumns entry(column);
-  const int db_now = column("db_now_us"), more = column("more");
+  const int db_now = column("db_now_us"), more = column("more"),
+            skipped = column("skipped");
   if (!column.status().ok()) return column.status();
   Claimed claimed;
   claimed.tasks.reserve(r->rows());
   for (int i = 0; i < r->rows(); ++i) {
-    claimed.tasks.push_back(entry.Read(*r, i));
+    // Every row carries the counts; a load that claimed nothing returns one
+    // row with them and no task.
+    claimed.more = claimed.more || r->Int(i, more) != 0;
+    claimed.skipped = std::max(claimed.skipped, r->Int(i, skipped));
     claimed.db_now_us = std::max(claimed.db_now_us, r->Int(i, db_now));
-    if (r->Int(i, more) != 0) claimed.more = true;
+    if (r->IsNull(i, entry.id)) continue;
+    claimed.tasks.push_back(entry.Read(*r, i));
   }
   return claimed;
 }

@@ -5,7 +5,8 @@
 // half horizon): a batch over thousands of slots (one notification payload
 // could not name them all), an owner's own horizon rather than a fixed
 // one, an own insert that commits after its slot changed hands, and an
-// identical retry of an insert whose reply was lost. Each test's owner has
+// identical retry of an insert whose reply was lost, and a row a load passed
+// over because another transaction held it locked. Each test's owner has
 // its next load half an hour or more away, so only a wake-up passes it.
 
 #include <memory>
@@ -19,6 +20,7 @@
 #include "durable/request.h"
 #include "durable/testing/postgres_fixture.h"
 #include "durable/testing/store_inspector.h"
+#include "durable/testing/store_lock.h"
 #include "gtest/gtest.h"
 #include "libpq-fe.h"
 #include "tests/durable/test_util.h"
@@ -225,6 +227,38 @@ TEST_F(WakeupTest, IdenticalRetryOfALostReplyWakesTheOwner) {
   ASSERT_TRUE(WaitFor([&] { return recorder_.size() == 2; }, kPrompt));
   EXPECT_EQ(recorder_.CountById(),
             (std::map<std::string, int>{{"lost-client", 1}, {"lost-own", 1}}));
+}
+
+// A load that runs while another transaction holds one of its rows locked
+// passes that row over; the owner loads again soon after, not at its next
+// periodic load, and so takes the row once the lock is gone.
+TEST_F(WakeupTest, ARowLockedDuringALoadIsLoadedOnceTheLockEnds) {
+  DurableOptions options = Options(recorder_, 1);
+  options.horizon = absl::Hours(3);  // Loads every 90 minutes.
+  auto s = Start(options);
+  ASSERT_NE(s, nullptr);
+  InsertSilently("locked", 1);
+  auto lock = durable_testing::StoreLock::LockTask(db_->conninfo(), "locked");
+  ASSERT_TRUE(lock.ok()) << lock.status();
+  // A wake-up for the slot: its load claims "wake" and skips "locked".
+  PGconn* conn = PQconnectdb(db_->conninfo().c_str());
+  ASSERT_EQ(PQstatus(conn), CONNECTION_OK);
+  ScheduleRequest request;
+  request.id = "wake";
+  request.payload = "p";
+  request.delay = absl::Milliseconds(200);
+  ASSERT_TRUE(ScheduleInTransaction(conn, {&request, 1}, 1).ok());
+  PQfinish(conn);
+  ASSERT_TRUE(WaitFor([&] { return recorder_.size() == 1; }, kPrompt));
+  EXPECT_EQ(recorder_.calls()[0].task.id, "wake");
+  EXPECT_EQ(
+      Value(Store().CountTasks(durable_testing::TaskMatch().Id("locked").State(
+          TaskState::kPending))),
+      1);
+  lock->reset();
+  ASSERT_TRUE(WaitFor([&] { return recorder_.size() == 2; }, kPrompt))
+      << "the row passed over was not loaded after its lock ended";
+  EXPECT_EQ(recorder_.calls()[1].task.id, "locked");
 }
 
 }  // namespace

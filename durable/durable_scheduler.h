@@ -66,6 +66,7 @@
 #include "absl/time/time.h"
 #include "absl/types/span.h"
 #include "durable/admin_store.h"  // IWYU pragma: export
+#include "durable/attempt_tracker.h"
 #include "durable/client_core.h"
 #include "durable/durable_guarantees.h"  // IWYU pragma: export
 #include "durable/durable_options.h"     // IWYU pragma: export
@@ -381,9 +382,6 @@ class DurableScheduler {
   // outcome (or writes it itself once the maintenance thread has ended).
   // It also registers the attempt's stop flag (`started.task.stop_flag`).
   bool BeginAttempt(const durable_internal::Started& started);
-  // Forgets one attempt (abandoned, or its outcome written).
-  void EndAttemptLocked(const std::string& id, int64_t version, int slot)
-      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   void FinishAttempt(durable_internal::Completion completion, int slot,
                      int64_t epoch, int kind);
   static void RunAttemptVia(std::shared_ptr<AttemptLink> link,
@@ -461,15 +459,9 @@ class DurableScheduler {
   std::vector<durable_internal::Completion> completed_ ABSL_GUARDED_BY(mu_);
   // slot -> epoch.
   absl::flat_hash_map<int, int64_t> owned_ ABSL_GUARDED_BY(mu_);
-  absl::flat_hash_map<int, int> running_per_slot_ ABSL_GUARDED_BY(mu_);
-  // Attempts fired and not yet recorded: id -> the newest attempt's
-  // version (running_per_slot_ counts every attempt).
-  absl::flat_hash_map<std::string, int64_t> running_ ABSL_GUARDED_BY(mu_);
-  // The stop flags of the attempts whose handlers run now, by id (raised by
-  // a CancelTask() of a running task, heard on "timingwheel_stop").
-  absl::flat_hash_map<std::string, std::shared_ptr<std::atomic<bool>>>
-      stop_flags_ ABSL_GUARDED_BY(mu_);
-  std::vector<durable_internal::StartMark> marks_ ABSL_GUARDED_BY(mu_);
+  // The attempts fired and not yet recorded, their handlers' stop flags
+  // (raised by a CancelTask() heard on "timingwheel_stop") and start marks.
+  durable_internal::AttemptTracker attempts_ ABSL_GUARDED_BY(mu_);
   // Claimed rows a full wheel (timer_options.max_pending) refused, kept
   // until there is room, each with its due time on the process clock
   // (nanoseconds).

@@ -85,8 +85,7 @@ void DurableScheduler::FireWaiting() {
     }
     for (const Started& s : result->started) {
       fire_queue_.Reserve(kinds_->IndexOf(s.task.kind));
-      ++running_per_slot_[s.slot];
-      running_[s.task.id] = s.version;  // The newest attempt of the id.
+      attempts_.Fired(s.task.id, s.version, s.slot);
     }
   }
   for (const WheelEntry& e : result->not_due) {
@@ -153,26 +152,13 @@ void DurableScheduler::RunAttemptVia(std::shared_ptr<AttemptLink> link,
   if (self == nullptr) return;  // Gone meanwhile (see Shutdown()).
   {
     internal::MutexLock lock(self->mu_);
-    auto flag = self->stop_flags_.find(started.task.id);
-    if (flag != self->stop_flags_.end() &&
-        flag->second == started.task.stop_flag) {
-      self->stop_flags_.erase(flag);
-    }
+    self->attempts_.HandlerReturned(started.task.id, started.task.stop_flag);
   }
   if (handler) {
     self->histograms_->handler_duration.Observe(handler_took.count());
   }
   self->FinishAttempt(std::move(completion), started.slot, started.epoch, kind);
   link->Leave();
-}
-
-void DurableScheduler::EndAttemptLocked(const std::string& id, int64_t version,
-                                        int slot) {
-  // A newer attempt of the same id (fired after a takeover re-stamped the
-  // row, while this one waited on the executor) keeps its entry.
-  auto it = running_.find(id);
-  if (it != running_.end() && it->second == version) running_.erase(it);
-  --running_per_slot_[slot];
 }
 
 bool DurableScheduler::BeginAttempt(const Started& started) {
@@ -186,7 +172,7 @@ bool DurableScheduler::BeginAttempt(const Started& started) {
     // between the fire and now: another owner may hold the slot and run
     // this attempt. The row stays RUNNING with the attempt uncounted; a
     // requeue (if the slot is still ours) or the next owner runs it.
-    EndAttemptLocked(started.task.id, started.version, started.slot);
+    attempts_.Ended(started.task.id, started.version, started.slot);
     --metrics_.in_flight;
     fire_queue_.Release(kinds_->IndexOf(started.task.kind));
     ++metrics_.abandoned;
@@ -194,7 +180,6 @@ bool DurableScheduler::BeginAttempt(const Started& started) {
     Wake();
     return false;
   }
-  stop_flags_[started.task.id] = started.task.stop_flag;
   // The attempt counts from now: recorded by the next statement the
   // maintenance thread writes (or by its outcome). Its lateness: the start
   // on the database's clock (as of the last fire) minus its due time.
@@ -202,9 +187,11 @@ bool DurableScheduler::BeginAttempt(const Started& started) {
       (clock_->NowNanos() + db_minus_local_nanos_.load()) / 1000 -
       absl::ToUnixMicros(started.task.due);
   histograms_->fire_lateness.Observe(std::max<int64_t>(0, late_us) * 1e-6);
-  const bool first = marks_.empty();
-  marks_.push_back({started.task.id, started.version, started.task.attempt});
-  if (first) Wake();
+  if (attempts_.HandlerStarted(
+          {started.task.id, started.version, started.task.attempt},
+          started.task.stop_flag)) {
+    Wake();
+  }
   return true;
 }
 
@@ -243,8 +230,8 @@ void DurableScheduler::FinishAttempt(Completion completion, int slot,
     } else {
       ++metrics_.db_errors;
     }
-    EndAttemptLocked(completion.id, completion.version, slot);
-    release = running_per_slot_[slot] == 0;
+    attempts_.Ended(completion.id, completion.version, slot);
+    release = attempts_.SlotIdle(slot);
   }
   if (release) {
     SlotEpoch held{slot, epoch};
@@ -257,8 +244,8 @@ void DurableScheduler::WriteStartMarks(
   std::vector<durable_internal::StartMark> marks;
   {
     internal::MutexLock lock(mu_);
-    if (marks_.empty()) return;
-    marks.swap(marks_);
+    if (attempts_.marks_empty()) return;
+    marks = attempts_.TakeMarks();
   }
   // An outcome about to be written records its attempt itself.
   marks.erase(std::remove_if(marks.begin(), marks.end(),
@@ -273,8 +260,7 @@ void DurableScheduler::WriteStartMarks(
   if (!marked.ok()) {
     NoteDbError(marked.status());
     internal::MutexLock lock(mu_);
-    marks_.insert(marks_.begin(), std::make_move_iterator(marks.begin()),
-                  std::make_move_iterator(marks.end()));
+    attempts_.PutBackMarks(std::move(marks));
   }
 }
 
@@ -308,7 +294,7 @@ void DurableScheduler::WriteCompletions() {
   {
     internal::MutexLock lock(mu_);
     for (const Completion& c : batch) {
-      EndAttemptLocked(c.id, c.version, c.slot);
+      attempts_.Ended(c.id, c.version, c.slot);
     }
     metrics_.dropped += static_cast<int64_t>(batch.size()) - result->written;
     metrics_.succeeded += result->succeeded;

@@ -73,9 +73,7 @@ void DurableScheduler::LeaseRound() {
       leases_->Balance(*store_, renewer_->live_nodes(), may_acquire,
                        acquire_limit_, [this](int slot) {
                          internal::MutexLock lock(mu_);
-                         auto it = running_per_slot_.find(slot);
-                         return it == running_per_slot_.end() ||
-                                it->second == 0;
+                         return attempts_.SlotIdle(slot);
                        });
   histograms_->ObserveStatement(StatementKind::kLeaseRound, timed);
   if (!changes.ok()) {
@@ -197,7 +195,7 @@ bool DurableScheduler::Reconnect() {
   std::vector<std::string> running;
   {
     internal::MutexLock lock(mu_);
-    for (const auto& [id, version] : running_) running.push_back(id);
+    running = attempts_.RunningIds();
   }
   // Every statement in flight may have committed without its reply: a
   // load's or a retry's SCHEDULED rows would be in no wheel. Put all our
@@ -222,7 +220,7 @@ void DurableScheduler::RequeueAbandoned() {
     internal::MutexLock lock(mu_);
     if (!requeue_requested_) return;
     requeue_requested_ = false;
-    for (const auto& [id, version] : running_) running.push_back(id);
+    running = attempts_.RunningIds();
   }
   if (leases_->size() == 0) return;
   const SteadyClock::time_point timed = SteadyClock::now();
@@ -251,10 +249,7 @@ void DurableScheduler::ConsumeNotifications() {
   if (slots.empty() && stops.empty()) return;
   internal::MutexLock lock(mu_);
   for (const std::string& id : stops) {
-    auto flag = stop_flags_.find(id);
-    if (flag != stop_flags_.end()) {
-      flag->second->store(true, std::memory_order_release);
-    }
+    attempts_.RaiseStop(id);
   }
   for (int slot : slots) {
     if (slot == durable_internal::kAllSlots || owned_.contains(slot)) {
@@ -281,9 +276,7 @@ void DurableScheduler::FinishMaintenance(bool broken) {
   }
   {
     internal::MutexLock lock(mu_);
-    for (const auto& [slot, running] : running_per_slot_) {
-      if (running > 0) busy.insert(slot);
-    }
+    busy = attempts_.BusySlots();
   }
   // Slots with handlers still running stay ours until those handlers
   // return (FinishAttempt() releases them) or the lease runs out.
@@ -405,7 +398,7 @@ void DurableScheduler::MaintenanceLoop() {
         // A Shutdown() from inside a handler cannot wait for that handler.
         const int64_t self = shutdown_in_handler_ ? 1 : 0;
         drained = metrics_.in_flight <= self && completed_.empty() &&
-                  marks_.empty() && !requeue_requested_;
+                  attempts_.marks_empty() && !requeue_requested_;
       }
       if (drained || RealNanos() >= shutdown_deadline) {
         FinishMaintenance(broken);

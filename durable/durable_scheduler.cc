@@ -238,6 +238,11 @@ absl::Status DurableScheduler::Start() {
       Timer::Create(options_.timer_options);
   if (!timer.ok()) return timer.status();
   timer_ = *std::move(timer);
+  {
+    internal::MutexLock lock(mu_);
+    wheel_ = std::make_unique<durable_internal::WheelMirror>(timer_.get(),
+                                                             clock_, &router_);
+  }
   if (options_.executor == nullptr) {
     owned_executor_ = std::make_unique<ThreadExecutor>();
     executor_ = owned_executor_.get();
@@ -307,7 +312,8 @@ bool DurableScheduler::HandlersStillRunning() {
 DurableMetrics DurableScheduler::Metrics() const {
   internal::MutexLock lock(mu_);
   DurableMetrics m = metrics_;
-  m.wheel_pending = static_cast<int64_t>(wheel_.size());
+  m.wheel_pending =
+      wheel_ != nullptr ? static_cast<int64_t>(wheel_->size()) : 0;
   m.waiting = static_cast<int64_t>(fire_queue_.size());
   m.slots_owned = static_cast<int64_t>(owned_.size());
   if (renewer_ != nullptr) {
@@ -333,8 +339,7 @@ void DurableScheduler::Shutdown() {
   if (timer_ != nullptr) timer_->Shutdown();
   {
     internal::MutexLock lock(mu_);
-    wheel_.clear();
-    overflow_.clear();
+    if (wheel_ != nullptr) wheel_->Clear();
   }
   // Join the owned executor only when no handler holds it (one that never
   // returns would hold Shutdown() forever); queued attempts that have not

@@ -79,6 +79,7 @@
 #include "durable/store.h"
 #include "durable/task.h"
 #include "durable/task_kind.h"  // IWYU pragma: export
+#include "durable/wheel_mirror.h"
 #include "timer/executor.h"
 #include "timer/internal/mutex.h"
 #include "timer/timer.h"
@@ -386,7 +387,7 @@ class DurableScheduler {
                      int64_t epoch, int kind);
   static void RunAttemptVia(std::shared_ptr<AttemptLink> link,
                             durable_internal::Started started);
-  // Adds `entry` to the wheel; false (and kept in `overflow_`) when the
+  // Adds `entry` to the wheel; false (and kept in the overflow) when the
   // wheel is full.
   bool AddToWheelLocked(const durable_internal::WheelEntry& entry,
                         int64_t local_due) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
@@ -452,9 +453,11 @@ class DurableScheduler {
   // only around bookkeeping, never around a statement or a handler.
   mutable internal::Mutex mu_;
   bool stopping_ ABSL_GUARDED_BY(mu_) = false;
-  // The claimed tasks in the wheel, by id; each is due through router_.
-  durable_internal::MirrorSet wheel_ ABSL_GUARDED_BY(mu_);
+  // Each claimed task in the wheel is due through router_.
   const durable_internal::MirrorTask::Router router_{&FireFromWheel, this};
+  // The claimed tasks in the wheel, and those a full wheel refused (set
+  // once timer_ exists).
+  std::unique_ptr<durable_internal::WheelMirror> wheel_ ABSL_GUARDED_BY(mu_);
   durable_internal::FireQueue fire_queue_ ABSL_GUARDED_BY(mu_);
   std::vector<durable_internal::Completion> completed_ ABSL_GUARDED_BY(mu_);
   // slot -> epoch.
@@ -462,11 +465,6 @@ class DurableScheduler {
   // The attempts fired and not yet recorded, their handlers' stop flags
   // (raised by a CancelTask() heard on "timingwheel_stop") and start marks.
   durable_internal::AttemptTracker attempts_ ABSL_GUARDED_BY(mu_);
-  // Claimed rows a full wheel (timer_options.max_pending) refused, kept
-  // until there is room, each with its due time on the process clock
-  // (nanoseconds).
-  std::vector<std::pair<durable_internal::WheelEntry, int64_t>> overflow_
-      ABSL_GUARDED_BY(mu_);
   bool load_waits_for_room_ ABSL_GUARDED_BY(mu_) = false;
   bool maintenance_done_ ABSL_GUARDED_BY(mu_) = false;
   bool shutdown_in_handler_ ABSL_GUARDED_BY(mu_) = false;

@@ -112,11 +112,7 @@ absl::StatusOr<bool> DurableScheduler::Cancel(absl::string_view id) {
   if (cancelled.ok() && *cancelled) {
     // Tidy our own wheel; the fire statement would find no row anyway.
     internal::MutexLock lock(mu_);
-    auto it = wheel_.find(id);
-    if (it != wheel_.end()) {
-      timer_->Cancel(**it);
-      wheel_.erase(it);
-    }
+    wheel_->Cancel(id);
   }
   return cancelled;
 }

@@ -117,8 +117,8 @@ void DurableScheduler::LoadHorizon() {
     if (max_pending > 0) {
       // Claim no more than the wheel can hold; the rest stay PENDING until
       // fires make room.
-      const int64_t room = max_pending - static_cast<int64_t>(wheel_.size()) -
-                           static_cast<int64_t>(overflow_.size());
+      const int64_t room = max_pending - static_cast<int64_t>(wheel_->size()) -
+                           static_cast<int64_t>(wheel_->overflow_size());
       if (room <= 0) {
         load_waits_for_room_ = true;
         return;

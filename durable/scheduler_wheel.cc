@@ -53,45 +53,31 @@ bool DurableScheduler::AddToWheelLocked(const WheelEntry& entry,
   // A waiting entry of the id is stale (a replacement may have changed its
   // kind): firing it would start the row outside its kind's limit.
   fire_queue_.RemoveId(entry.id);
-  auto previous = wheel_.find(entry.id);
-  if (previous != wheel_.end()) {
-    timer_->Cancel(**previous);  // A previous timer for the same id.
-    wheel_.erase(previous);
+  const auto added = wheel_->Add(
+      entry, static_cast<int16_t>(kinds_->IndexOf(entry.kind)), local_due);
+  if (added == durable_internal::WheelMirror::Added::kFull) {
+    // The wheel is full (timer_options.max_pending): the mirror keeps the
+    // claimed row, with its due time on our clock, until there is room.
+    load_waits_for_room_ = true;
+    return false;
   }
-  TaskPtr<durable_internal::MirrorTask> task =
-      MakeTask<durable_internal::MirrorTask>(
-          &router_, entry, static_cast<int16_t>(kinds_->IndexOf(entry.kind)));
-  const int64_t delay = local_due - clock_->NowNanos();
-  absl::Status added =
-      timer_->Add(task, absl::Nanoseconds(std::max<int64_t>(0, delay)));
-  if (!added.ok()) {
-    if (absl::IsResourceExhausted(added)) {
-      // The wheel is full (timer_options.max_pending): keep the claimed
-      // row in memory, with its due time on our clock, until there is room.
-      overflow_.emplace_back(entry, local_due);
-      load_waits_for_room_ = true;
-      return false;
-    }
-    return true;  // Shutting down.
-  }
-  wheel_.insert(std::move(task));
-  return true;
+  return true;  // In the wheel, or shutting down.
 }
 
 void DurableScheduler::RetryOverflow() {
   internal::MutexLock lock(mu_);
-  if (overflow_.empty()) return;
-  std::vector<std::pair<WheelEntry, int64_t>> kept;
-  kept.swap(overflow_);
-  size_t i = 0;
-  for (; i < kept.size(); ++i) {
+  if (wheel_->overflow_size() == 0) return;
+  std::vector<durable_internal::WheelMirror::Overflowed> kept =
+      wheel_->TakeOverflow();
+  for (size_t i = 0; i < kept.size(); ++i) {
     if (!AddToWheelLocked(kept[i].first, kept[i].second)) {
-      overflow_.pop_back();  // Still full: keep the rest as they were.
+      // Still full (kept[i] is back in the overflow): keep the rest after
+      // it, as they were.
+      wheel_->KeepInOverflow({std::make_move_iterator(kept.begin() + i + 1),
+                              std::make_move_iterator(kept.end())});
       break;
     }
   }
-  overflow_.insert(overflow_.end(), std::make_move_iterator(kept.begin() + i),
-                   std::make_move_iterator(kept.end()));
 }
 
 void DurableScheduler::FireFromWheel(void* self,
@@ -103,15 +89,14 @@ void DurableScheduler::OnWheelFire(durable_internal::MirrorTask* task) {
   bool first;
   {
     internal::MutexLock lock(mu_);
-    auto it = wheel_.find(task->id());
     // A task cancelled or replaced after it came due: not ours to fire.
-    if (it == wheel_.end() || it->get() != task) return;
+    // Else forgotten by the mirror: the timer holds it until Run ends.
+    if (!wheel_->TakeFired(task)) return;
     first = fire_queue_.empty();
     durable_internal::FireQueue::Waiting waiting;
     waiting.entry = task->Entry();
     waiting.kind = task->kind();
     fire_queue_.Push(std::move(waiting));
-    wheel_.erase(it);  // The timer holds the task until Run ends.
     // Room in a full wheel: take what waited for it (the overflow, then a
     // load for the rows a load left PENDING).
     if (load_waits_for_room_) {
@@ -130,22 +115,10 @@ void DurableScheduler::DropSlots(const std::vector<int>& slots) {
   absl::flat_hash_set<int> gone(slots.begin(), slots.end());
   internal::MutexLock lock(mu_);
   for (int slot : slots) owned_.erase(slot);
-  for (auto it = wheel_.begin(); it != wheel_.end();) {
-    if (gone.contains((*it)->slot())) {
-      timer_->Cancel(**it);
-      wheel_.erase(it++);
-    } else {
-      ++it;
-    }
-  }
-  auto in_gone = [&](const WheelEntry& e) { return gone.contains(e.slot); };
+  wheel_->DropSlots(gone);
   fire_queue_.RemoveIf([&](const durable_internal::FireQueue::Waiting& w) {
-    return in_gone(w.entry);
+    return gone.contains(w.entry.slot);
   });
-  overflow_.erase(
-      std::remove_if(overflow_.begin(), overflow_.end(),
-                     [&](const auto& kept) { return in_gone(kept.first); }),
-      overflow_.end());
 }
 
 }  // namespace timingwheel

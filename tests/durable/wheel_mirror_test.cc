@@ -1,0 +1,139 @@
+// Copyright 2026 The timingwheel Authors.
+//
+// WheelMirror's promises (durable/wheel_mirror.h), on a real Timer driven
+// by the manual clock: one timer per id, stale fires refused, a full timer's
+// entries kept in order, dropped slots forgotten.
+
+#include "durable/wheel_mirror.h"
+
+#include <string>
+#include <vector>
+
+#include "absl/container/flat_hash_set.h"
+#include "absl/time/time.h"
+#include "gtest/gtest.h"
+#include "timer/testing/mock_timer.h"
+
+namespace timingwheel {
+namespace durable_internal {
+namespace {
+
+using ::timingwheel::testing::MockTimer;
+
+WheelEntry Entry(const std::string& id, int slot) {
+  WheelEntry e;
+  e.id = id;
+  e.slot = slot;
+  e.due_us = 1;
+  e.epoch = 1;
+  return e;
+}
+
+class WheelMirrorTest : public ::testing::Test {
+ protected:
+  explicit WheelMirrorTest(TimerOptions options = TimerOptions())
+      : mock_(options), mirror_(&mock_.timer(), &mock_.clock(), &router_) {}
+
+  // Due `ms` milliseconds from now on the manual clock.
+  int64_t In(int ms) {
+    return mock_.clock().NowNanos() +
+           absl::ToInt64Nanoseconds(absl::Milliseconds(ms));
+  }
+
+  // Each fire asks the mirror, as the scheduler does.
+  static void Fire(void* self, MirrorTask* task) {
+    auto* test = static_cast<WheelMirrorTest*>(self);
+    if (test->mirror_.TakeFired(task)) test->fired_.push_back(task->id());
+  }
+
+  std::vector<std::string> fired_;
+  const MirrorTask::Router router_{&Fire, this};
+  MockTimer mock_;
+  WheelMirror mirror_;
+};
+
+TEST_F(WheelMirrorTest, ATaskFiresAtItsDueTimeAndIsForgotten) {
+  EXPECT_EQ(mirror_.Add(Entry("a", 0), 0, In(100)),
+            WheelMirror::Added::kInTimer);
+  EXPECT_EQ(mirror_.size(), 1u);
+  mock_.AdvanceBy(absl::Milliseconds(99));
+  EXPECT_TRUE(fired_.empty());
+  mock_.AdvanceBy(absl::Milliseconds(1));
+  EXPECT_EQ(fired_, std::vector<std::string>{"a"});
+  EXPECT_EQ(mirror_.size(), 0u);
+}
+
+TEST_F(WheelMirrorTest, AddingAnIdAgainReplacesItsTimer) {
+  mirror_.Add(Entry("a", 0), 0, In(100));
+  mirror_.Add(Entry("a", 0), 0, In(300));
+  EXPECT_EQ(mirror_.size(), 1u);
+  mock_.AdvanceBy(absl::Milliseconds(200));
+  EXPECT_TRUE(fired_.empty()) << "the replaced timer fired";
+  mock_.AdvanceBy(absl::Milliseconds(100));
+  EXPECT_EQ(fired_, std::vector<std::string>{"a"});
+}
+
+TEST_F(WheelMirrorTest, AStaleFireIsRefused) {
+  mirror_.Add(Entry("a", 0), 0, In(10));
+  TaskPtr<MirrorTask> stale = MakeTask<MirrorTask>(&router_, Entry("a", 0), 0);
+  EXPECT_FALSE(mirror_.TakeFired(stale.get()));  // Not the one held.
+  EXPECT_EQ(mirror_.size(), 1u);
+  EXPECT_TRUE(mirror_.Cancel("a"));
+  EXPECT_FALSE(mirror_.Cancel("a"));
+  mock_.AdvanceBy(absl::Milliseconds(20));
+  EXPECT_TRUE(fired_.empty());
+}
+
+TEST_F(WheelMirrorTest, DroppingSlotsForgetsTheirTasks) {
+  mirror_.Add(Entry("a", 1), 0, In(10));
+  mirror_.Add(Entry("b", 2), 0, In(10));
+  mirror_.KeepInOverflow({{Entry("c", 1), In(10)}, {Entry("d", 2), In(10)}});
+  mirror_.DropSlots({1});
+  EXPECT_EQ(mirror_.size(), 1u);
+  std::vector<WheelMirror::Overflowed> left = mirror_.TakeOverflow();
+  ASSERT_EQ(left.size(), 1u);
+  EXPECT_EQ(left[0].first.id, "d");
+  mock_.AdvanceBy(absl::Milliseconds(10));
+  EXPECT_EQ(fired_, std::vector<std::string>{"b"});
+}
+
+TEST_F(WheelMirrorTest, ClearForgetsEverything) {
+  mirror_.Add(Entry("a", 1), 0, In(10));
+  mirror_.KeepInOverflow({{Entry("b", 1), In(10)}});
+  mock_.timer().Shutdown();
+  mirror_.Clear();
+  EXPECT_EQ(mirror_.size(), 0u);
+  EXPECT_EQ(mirror_.overflow_size(), 0u);
+  EXPECT_EQ(mirror_.Add(Entry("c", 1), 0, In(10)), WheelMirror::Added::kClosed);
+  EXPECT_EQ(mirror_.overflow_size(), 0u);
+}
+
+class FullWheelMirrorTest : public WheelMirrorTest {
+ protected:
+  static TimerOptions TwoPending() {
+    TimerOptions options;
+    options.max_pending = 2;
+    return options;
+  }
+  FullWheelMirrorTest() : WheelMirrorTest(TwoPending()) {}
+};
+
+TEST_F(FullWheelMirrorTest, AFullTimerKeepsTheEntryInTheOverflow) {
+  EXPECT_EQ(mirror_.Add(Entry("a", 0), 0, In(10)),
+            WheelMirror::Added::kInTimer);
+  EXPECT_EQ(mirror_.Add(Entry("b", 0), 0, In(10)),
+            WheelMirror::Added::kInTimer);
+  EXPECT_EQ(mirror_.Add(Entry("c", 0), 0, In(30)), WheelMirror::Added::kFull);
+  EXPECT_EQ(mirror_.Add(Entry("d", 0), 0, In(40)), WheelMirror::Added::kFull);
+  EXPECT_EQ(mirror_.size(), 2u);
+  std::vector<WheelMirror::Overflowed> kept = mirror_.TakeOverflow();
+  ASSERT_EQ(kept.size(), 2u);
+  EXPECT_EQ(kept[0].first.id, "c");
+  EXPECT_EQ(kept[0].second, In(30));
+  EXPECT_EQ(kept[1].first.id, "d");
+  EXPECT_EQ(mirror_.overflow_size(), 0u);
+}
+
+}  // namespace
+}  // namespace durable_internal
+}  // namespace timingwheel

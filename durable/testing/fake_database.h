@@ -59,7 +59,8 @@ class FakeDatabase {
   // FakeDatabase::FailNext()
   //
   // The next call of the `FakeStore` method named `method` (on any store
-  // over this database) returns `status` and changes nothing.
+  // over this database) returns `status` and changes nothing
+  // (tests/durable/fake_store_test.cc).
   void FailNext(const std::string& method, absl::Status status);
 
   // FakeDatabase::TaskCount()

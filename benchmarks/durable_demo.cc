@@ -22,6 +22,7 @@
 #include <algorithm>
 #include <cstdint>
 #include <cstdio>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -97,10 +98,19 @@ int SchedulerMain(const std::string& conninfo, int index, int fd) {
   return 0;
 }
 
-int64_t Int(PGconn* conn, const std::string& sql) {
-  absl::StatusOr<int64_t> v = PgQueryInt(conn, sql);
-  if (!v.ok()) Die(v.status().ToString());
-  return *v;
+StoreStatus Status(AdminStore& store) {
+  absl::StatusOr<StoreStatus> status = store.Status();
+  if (!status.ok()) Die(status.status().ToString());
+  return *std::move(status);
+}
+
+// The slots held under a valid lease by nodes other than `node`.
+int64_t SlotsHeldByOthers(AdminStore& store, const std::string& node) {
+  int64_t held = 0;
+  for (const AdminSlot& slot : Status(store).slots) {
+    if (slot.lease_valid && slot.owner != node) ++held;
+  }
+  return held;
 }
 
 double Percentile(std::vector<double> v, double p) {
@@ -143,7 +153,8 @@ int Main(int argc, char** argv) {
   close(fds[1]);
 
   // Wait until every process holds a fair share of the slots.
-  PGconn* conn = nullptr;
+  PGconn* conn = nullptr;             // The demo's inserts.
+  std::unique_ptr<AdminStore> store;  // What it reads of the store.
   const absl::Time join_limit = absl::Now() + 3 * ttl + absl::Seconds(30);
   int64_t slot_count = 0;
   for (;;) {
@@ -154,16 +165,22 @@ int Main(int argc, char** argv) {
       if (!c.ok()) continue;
       conn = *c;
     }
-    auto count =
-        PgQueryInt(conn, "SELECT value FROM tw_meta WHERE key = 'slot_count'");
-    if (!count.ok()) continue;
-    slot_count = *count;
-    int64_t min_share = Int(
-        conn, absl::StrCat(
-                  "SELECT coalesce((SELECT min(c) FROM (SELECT count(*) c FROM "
-                  "tw_slot_lease WHERE lease_until_us > tw_now_us() "
-                  "GROUP BY owner) s HAVING count(*) = ",
-                  procs, "), 0)"));
+    if (store == nullptr) {
+      auto a = AdminStore::Connect(conninfo);
+      if (!a.ok()) continue;
+      store = *std::move(a);
+    }
+    // The schema is the schedulers' to create: until then Status() fails.
+    absl::StatusOr<StoreStatus> status = store->Status();
+    if (!status.ok()) continue;
+    slot_count = status->slot_count;
+    int64_t min_share = 0;
+    if (static_cast<int>(status->nodes.size()) == procs) {
+      min_share = slot_count;
+      for (const AdminNode& node : status->nodes) {
+        min_share = std::min(min_share, node.slots_held);
+      }
+    }
     if (min_share >= slot_count / procs - procs) break;  // Ceil shares.
   }
   std::printf("durable_demo: each process holds about %lld of %lld slots\n",
@@ -232,11 +249,7 @@ int Main(int argc, char** argv) {
                   Node(0).c_str(), absl::ToDoubleSeconds(killed - start));
     }
     if (killed != absl::InfiniteFuture() && takeover_s < 0 &&
-        Int(conn,
-            absl::StrCat("SELECT count(*) FROM tw_slot_lease WHERE "
-                         "owner <> '",
-                         Node(0), "' AND lease_until_us > tw_now_us()")) ==
-            slot_count) {
+        SlotsHeldByOthers(*store, Node(0)) == slot_count) {
       takeover_s = absl::ToDoubleSeconds(absl::Now() - killed);
       if (tty) std::printf("\n");
       std::printf(
@@ -270,7 +283,7 @@ int Main(int argc, char** argv) {
   int64_t success = 0;
   while (absl::Now() < settle) {
     drain();
-    success = Int(conn, "SELECT count(*) FROM tw_timer WHERE state = 3");
+    success = Status(*store).counts[static_cast<int>(TaskState::kSuccess)];
     if (success == n) break;
     absl::SleepFor(absl::Milliseconds(100));
   }

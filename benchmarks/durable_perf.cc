@@ -131,13 +131,10 @@ void MeasureInProcess(const std::string& admin, Sample* ours, Sample* poller) {
   auto poll = Must(PollingScheduler::Create(po));
 
   PGconn* admin_conn = Must(PgConnect(admin));
-  PGconn* ours_conn = Must(PgConnect(ours_db->conninfo()));
   PGconn* poll_conn = Must(PgConnect(poll_db->conninfo()));
   // Ours holds every slot before the measurement.
   const absl::Time limit = absl::Now() + absl::Seconds(30);
-  while (Int(ours_conn,
-             "SELECT count(*) FROM tw_slot_lease WHERE owner = "
-             "'bench-ours'") < o.slot_count) {
+  while (sched->Metrics().slots_owned < o.slot_count) {
     if (absl::Now() > limit) Die(absl::DeadlineExceededError("slots"));
     absl::SleepFor(absl::Milliseconds(10));
   }
@@ -210,10 +207,13 @@ void MeasureInProcess(const std::string& admin, Sample* ours, Sample* poller) {
     (*poller)["adds_batched"] =
         batched / absl::ToDoubleSeconds(absl::Now() - start);
   }
-  (*ours)["bytes_per_timer"] =
-      static_cast<double>(
-          Int(ours_conn, "SELECT pg_total_relation_size('tw_timer')")) /
-      Int(ours_conn, "SELECT count(*) FROM tw_timer");
+  {
+    const StoreStatus table = OursStatus(ours_db->conninfo());
+    int64_t rows = 0;
+    for (int64_t n : table.counts) rows += n;
+    (*ours)["bytes_per_timer"] =
+        static_cast<double>(table.task_table_bytes) / rows;
+  }
   (*poller)["bytes_per_timer"] =
       static_cast<double>(
           Int(poll_conn, "SELECT pg_total_relation_size('poll_timer')")) /
@@ -240,8 +240,9 @@ void MeasureInProcess(const std::string& admin, Sample* ours, Sample* poller) {
       Must(poll->ScheduleBatch(poll_batch));
     }
   }
-  const int64_t upd0 = Updates(ours_conn, "tw_timer", "n_tup_upd");
-  const int64_t hot0 = Updates(ours_conn, "tw_timer", "n_tup_hot_upd");
+  const StoreStatus before_fires = OursStatus(ours_db->conninfo());
+  const int64_t upd0 = before_fires.task_updates;
+  const int64_t hot0 = before_fires.task_hot_updates;
   const int64_t poll_upd0 = Updates(poll_conn, "poll_timer", "n_tup_upd");
   const int64_t poll_hot0 = Updates(poll_conn, "poll_timer", "n_tup_hot_upd");
 
@@ -265,8 +266,9 @@ void MeasureInProcess(const std::string& admin, Sample* ours, Sample* poller) {
     if (!ours_rec.WaitFor(fire, absl::Seconds(120))) {
       Die(absl::DeadlineExceededError("ours: fire burst"));
     }
-    (*ours)["fires_per_s"] = ours_rec.RateUntil(WaitDone(
-        ours_conn, "SELECT count(*) FROM tw_timer WHERE state = 3", fire));
+    // Every outcome written (the scheduler counts them as they commit).
+    (*ours)["fires_per_s"] = ours_rec.RateUntil(
+        WaitUntilCount([&] { return sched->Metrics().succeeded; }, fire));
     poll_rec.Reset();
     due = absl::Now() + absl::Seconds(1) +
           absl::Microseconds(static_cast<int64_t>(fire) * 30);
@@ -386,7 +388,6 @@ void MeasureInProcess(const std::string& admin, Sample* ours, Sample* poller) {
   }
 
   // Idle: nothing due for 48 h; both at once.
-  PQfinish(ours_conn);
   PQfinish(poll_conn);
   // An idle backend flushes its statistics up to 10 s late (PostgreSQL 15's
   // PGSTAT_IDLE_INTERVAL): let the burst above settle, then count in steady
@@ -406,18 +407,16 @@ void MeasureInProcess(const std::string& admin, Sample* ours, Sample* poller) {
       (poll->Metrics().statements - client0) / secs;
   // Updates since the burn-down began, in place (HOT) or not: read after
   // the idle window, when the backends' statistics have been flushed.
-  PGconn* ours_stats = Must(PgConnect(ours_db->conninfo()));
+  const StoreStatus after_idle = OursStatus(ours_db->conninfo());
   PGconn* poll_stats = Must(PgConnect(poll_db->conninfo()));
   auto hot_pct = [](int64_t hot, int64_t all) {
     return all > 0 ? 100.0 * static_cast<double>(hot) / all : 0.0;
   };
-  (*ours)["hot_update_pct"] =
-      hot_pct(Updates(ours_stats, "tw_timer", "n_tup_hot_upd") - hot0,
-              Updates(ours_stats, "tw_timer", "n_tup_upd") - upd0);
+  (*ours)["hot_update_pct"] = hot_pct(after_idle.task_hot_updates - hot0,
+                                      after_idle.task_updates - upd0);
   (*poller)["hot_update_pct"] =
       hot_pct(Updates(poll_stats, "poll_timer", "n_tup_hot_upd") - poll_hot0,
               Updates(poll_stats, "poll_timer", "n_tup_upd") - poll_upd0);
-  PQfinish(ours_stats);
   PQfinish(poll_stats);
   PQfinish(admin_conn);
   sched->Shutdown();

@@ -69,36 +69,35 @@ std::pair<double, double> MeasureTakeover(const std::string& admin,
   pids = {ours_victim, poll_victim};
   const absl::Time limit = absl::Now() + absl::Seconds(60);
   // The victims hold everything: every slot, every claimed row.
-  PGconn* oc = nullptr;
+  // Our store through the operators' API (the schema is the victim's to
+  // create: until then Status() fails).
+  std::unique_ptr<AdminStore> oc;
+  int64_t slots = 0;
   for (;;) {
     if (absl::Now() > limit) Die(absl::DeadlineExceededError("victims"));
     absl::SleepFor(absl::Milliseconds(20));
     if (oc == nullptr) {
-      auto c = PgConnect(ours);
+      auto c = AdminStore::Connect(ours);
       if (!c.ok()) continue;
-      oc = *c;
+      oc = *std::move(c);
     }
-    auto held = PgQueryInt(
-        oc,
-        "SELECT count(*) FROM tw_slot_lease WHERE owner = 'victim' AND "
-        "lease_until_us > tw_now_us()");
-    auto meta =
-        PgQueryInt(oc, "SELECT value FROM tw_meta WHERE key = 'slot_count'");
-    if (!held.ok() || !meta.ok() || *held < *meta) continue;
+    absl::StatusOr<StoreStatus> status = oc->Status();
+    if (!status.ok() || status->slot_count == 0 ||
+        SlotsHeldBy(*status, "victim") < status->slot_count) {
+      continue;
+    }
+    slots = status->slot_count;
     if (Int(pc,
             "SELECT count(*) FROM poll_timer WHERE state = 1 AND "
             "owner = 'victim'") == 100) {
       break;
     }
   }
-  const int64_t slots =
-      Int(oc, "SELECT value FROM tw_meta WHERE key = 'slot_count'");
   pid_t ours_survivor = SpawnChild(ours_node("survivor"));
   pid_t poll_survivor = SpawnChild(poll_node("survivor", false));
   pids.push_back(ours_survivor);
   pids.push_back(poll_survivor);
-  while (Int(oc, "SELECT count(*) FROM tw_node WHERE node_id = 'survivor'") ==
-         0) {
+  while (!HasNode(Must(oc->Status()), "survivor")) {
     absl::SleepFor(absl::Milliseconds(10));
   }
   absl::SleepFor(absl::Milliseconds(200));  // The poller survivor connects.
@@ -109,10 +108,7 @@ std::pair<double, double> MeasureTakeover(const std::string& admin,
   const absl::Time deadline = t0 + 3 * ttl + 4 * interval + absl::Seconds(10);
   while ((ours_s < 0 || poll_s < 0) && absl::Now() < deadline) {
     absl::SleepFor(absl::Milliseconds(10));
-    if (ours_s < 0 &&
-        Int(oc,
-            "SELECT count(*) FROM tw_slot_lease WHERE owner = 'survivor' "
-            "AND lease_until_us > tw_now_us()") == slots) {
+    if (ours_s < 0 && SlotsHeldBy(Must(oc->Status()), "survivor") == slots) {
       ours_s = absl::ToDoubleSeconds(absl::Now() - t0);
     }
     if (poll_s < 0 &&
@@ -122,7 +118,6 @@ std::pair<double, double> MeasureTakeover(const std::string& admin,
   }
   KillChild(ours_survivor, SIGKILL);
   KillChild(poll_survivor, SIGKILL);
-  PQfinish(oc);
   PQfinish(pc);
   return {ours_s, poll_s};
 }

@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <cstdio>
 #include <cstdlib>
+#include <memory>
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
@@ -113,6 +114,37 @@ absl::Time WaitDone(PGconn* conn, const std::string& count_sql, int64_t n) {
     absl::SleepFor(absl::Milliseconds(2));
   }
   return absl::Now();
+}
+
+absl::Time WaitUntilCount(const std::function<int64_t()>& count, int64_t n) {
+  const absl::Time deadline = absl::Now() + absl::Seconds(120);
+  while (count() < n) {
+    if (absl::Now() > deadline) {
+      Die(absl::DeadlineExceededError(absl::StrCat("count below ", n)));
+    }
+    absl::SleepFor(absl::Milliseconds(2));
+  }
+  return absl::Now();
+}
+
+StoreStatus OursStatus(const std::string& conninfo) {
+  std::unique_ptr<AdminStore> admin = Must(AdminStore::Connect(conninfo));
+  return Must(admin->Status());
+}
+
+int64_t SlotsHeldBy(const StoreStatus& status, const std::string& node) {
+  int64_t held = 0;
+  for (const AdminSlot& slot : status.slots) {
+    if (slot.lease_valid && slot.owner == node) ++held;
+  }
+  return held;
+}
+
+bool HasNode(const StoreStatus& status, const std::string& node) {
+  for (const AdminNode& n : status.nodes) {
+    if (n.node_id == node) return true;
+  }
+  return false;
 }
 
 }  // namespace bench

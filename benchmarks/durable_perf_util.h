@@ -12,6 +12,7 @@
 #define TIMINGWHEEL_BENCHMARKS_DURABLE_PERF_UTIL_H_
 
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <mutex>
 #include <string>
@@ -21,6 +22,7 @@
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "absl/time/time.h"
+#include "durable/admin_store.h"
 #include "libpq-fe.h"
 
 namespace timingwheel {
@@ -78,6 +80,18 @@ int64_t Updates(PGconn* conn, const std::string& table,
 
 // Polls `count_sql` until it reaches `n`; returns when (dies after 120 s).
 absl::Time WaitDone(PGconn* conn, const std::string& count_sql, int64_t n);
+
+// Polls `count()` until it reaches `n`; returns when (dies after 120 s).
+absl::Time WaitUntilCount(const std::function<int64_t()>& count, int64_t n);
+
+// Our store's status (task counts, storage, update counts) through the
+// operators' API, on a connection of its own closed before returning.
+StoreStatus OursStatus(const std::string& conninfo);
+
+// The slots `node` holds under a valid lease, and whether `node` is live
+// (registered), in `status`.
+int64_t SlotsHeldBy(const StoreStatus& status, const std::string& node);
+bool HasNode(const StoreStatus& status, const std::string& node);
 
 // Takeover after kill -9 (benchmarks/durable_perf_takeover.cc), both
 // implementations at once, in forked processes (call it while the process

@@ -47,6 +47,15 @@ constexpr char kCountsSql[] = R"sql(
 SELECT state, kind, count(*) AS n FROM tw_timer GROUP BY state, kind
 )sql";
 
+// The task table's size, and its updates as the statistics count them.
+constexpr char kTaskTableSql[] = R"sql(
+SELECT pg_total_relation_size('tw_timer'::regclass) AS bytes,
+       coalesce(s.n_tup_upd, 0) AS updates,
+       coalesce(s.n_tup_hot_upd, 0) AS hot_updates
+FROM (SELECT 1) one
+LEFT JOIN pg_stat_user_tables s ON s.relid = 'tw_timer'::regclass
+)sql";
+
 constexpr char kKindsSql[] = R"sql(
 SELECT kind, node_id, registered_us FROM tw_kind
 )sql";
@@ -174,6 +183,14 @@ absl::StatusOr<StoreStatus> AdminStore::Impl::ReadStatus() {
       out.next_due = FromMicros(row.Int("due_us"));
       out.next_due_id = row.Bytes("task_id");
     }
+
+    r = PgExec(conn_, kTaskTableSql);
+    if (!r.ok()) return r.status();
+    PgRow table(*r, 0);
+    out.task_table_bytes = table.Int("bytes");
+    out.task_updates = table.Int("updates");
+    out.task_hot_updates = table.Int("hot_updates");
+    if (!table.status().ok()) return table.status();
 
     r = PgExec(conn_, kOverdueSql, PgParams().Int64(now_us));
     if (!r.ok()) return r.status();

@@ -165,6 +165,14 @@ struct StoreStatus {
   // tasks and `registered == false` has no handler in any scheduler.
   // Test: AdminHistoryTest.StatusListsKindsAndTheirTasks.
   std::vector<AdminKind> kinds;
+  // The task table's storage (heap, indexes and TOAST, bytes) and its row
+  // updates as the server's statistics count them (since their last
+  // reset; a server process reports its counts within about a second). A
+  // HOT update rewrites its row in place, adding no index entries. Test:
+  // AdminStoreTest.StatusReportsTheTaskTablesStorageAndUpdates.
+  int64_t task_table_bytes = 0;
+  int64_t task_updates = 0;
+  int64_t task_hot_updates = 0;
 };
 
 // TaskFilter: which tasks `List()` returns, ordered by id (bytes, memcmp

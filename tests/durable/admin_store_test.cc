@@ -92,6 +92,42 @@ TEST_F(AdminStoreTest, StatusWithoutAStoreSaysHowToMakeOne) {
   EXPECT_NE(status.message().find("twctl migrate"), std::string::npos);
 }
 
+// The storage and update counts come from the server: bytes once rows
+// exist, and the reschedules' updates once their server process has reported
+// its statistics (within about a second: waited for, bounded). A
+// reschedule updates its row; a cancel deletes it.
+TEST_F(AdminStoreTest, StatusReportsTheTaskTablesStorageAndUpdates) {
+  DurableClientOptions options;
+  options.conninfo = db_->conninfo();
+  options.slot_count = 4;
+  auto client = DurableClient::Create(options);
+  ASSERT_TRUE(client.ok()) << client.status();
+  for (int i = 0; i < 3; ++i) {
+    ASSERT_TRUE(
+        (*client)->Schedule(absl::StrCat("c-", i), absl::Hours(1), "p").ok());
+  }
+  auto admin = Admin();
+  ASSERT_NE(admin, nullptr);
+  auto before = admin->Status();
+  ASSERT_TRUE(before.ok()) << before.status();
+  EXPECT_GT(before->task_table_bytes, 0);
+  for (int i = 0; i < 2; ++i) {
+    auto moved =
+        (*client)->RescheduleAfter(absl::StrCat("c-", i), absl::Hours(2));
+    ASSERT_TRUE(moved.ok()) << moved.status();
+  }
+  int64_t updates = -1, hot = -1;
+  EXPECT_TRUE(WaitFor([&] {
+    auto now = admin->Status();
+    if (!now.ok()) return false;
+    updates = now->task_updates;
+    hot = now->task_hot_updates;
+    return updates >= before->task_updates + 2;
+  })) << updates;
+  EXPECT_GE(hot, 0);
+  EXPECT_LE(hot, updates);
+}
+
 TEST_F(AdminStoreTest, ListFiltersAndPages) {
   DurableClientOptions options;
   options.conninfo = db_->conninfo();

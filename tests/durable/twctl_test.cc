@@ -207,6 +207,9 @@ TEST_F(TwctlTest, StatusTableAndJson) {
   EXPECT_NE(json.out.find("\"node_id\":\"twctl-node\""), std::string::npos);
   EXPECT_NE(json.out.find("\"next_due\":{\"due\":"), std::string::npos);
   EXPECT_NE(json.out.find("\"lease_valid\":true"), std::string::npos);
+  EXPECT_NE(text.out.find("task table"), std::string::npos) << text.out;
+  EXPECT_NE(json.out.find("\"task_table\":{\"bytes\":"), std::string::npos)
+      << json.out;
 }
 
 TEST_F(TwctlTest, ListAndShowBytesIds) {

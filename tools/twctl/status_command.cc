@@ -7,6 +7,7 @@
 #include <string>
 
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
 #include "tools/twctl/commands.h"
 #include "tools/twctl/output.h"
 
@@ -59,6 +60,15 @@ void PrintJson(Context& context, const StoreStatus& s) {
   }
   j.EndObject();
   j.Key("slots_unowned").Int(s.slots_unowned);
+  j.Key("task_table")
+      .BeginObject()
+      .Key("bytes")
+      .Int(s.task_table_bytes)
+      .Key("updates")
+      .Int(s.task_updates)
+      .Key("hot_updates")
+      .Int(s.task_hot_updates)
+      .EndObject();
   j.Key("nodes").BeginArray();
   for (const AdminNode& n : s.nodes) {
     j.BeginObject()
@@ -164,6 +174,15 @@ void PrintText(Context& context, const StoreStatus& s) {
   summary.AddRow({"slots", absl::StrCat(s.slot_count - s.slots_unowned,
                                         " held under a valid lease, ",
                                         s.slots_unowned, " not")});
+  summary.AddRow(
+      {"task table",
+       absl::StrCat(
+           absl::StrFormat("%.1f MiB, ", s.task_table_bytes / 1048576.0),
+           s.task_updates, " updates",
+           s.task_updates > 0
+               ? absl::StrFormat(" (%.0f%% in place, HOT)",
+                                 100.0 * s.task_hot_updates / s.task_updates)
+               : "")});
   out << summary.Render() << "\n";
 
   Table nodes({"NODE", "LAST HEARTBEAT", "AGO", "SLOTS HELD"});

@@ -42,12 +42,6 @@ absl::Status CheckClientLimits(int slot_count, const RequestLimits& limits) {
   return absl::OkStatus();
 }
 
-int64_t RealNanos() {
-  return std::chrono::duration_cast<std::chrono::nanoseconds>(
-             std::chrono::steady_clock::now().time_since_epoch())
-      .count();
-}
-
 absl::StatusOr<std::unique_ptr<ClientCore>> ClientCore::Create(
     Options options) {
   absl::Status status = CheckClientLimits(options.slot_count, options.limits);

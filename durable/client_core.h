@@ -51,11 +51,6 @@ absl::Status CheckDuration(absl::string_view name, absl::Duration value,
 // positive input limits.
 absl::Status CheckClientLimits(int slot_count, const RequestLimits& limits);
 
-// RealNanos()
-//
-// The process's steady clock, in nanoseconds (leases are estimated on it).
-int64_t RealNanos();
-
 // ClientCore
 //
 // Thread-safe: every member may be called from any thread; statements run

@@ -7,19 +7,10 @@
 #include <utility>
 
 #include "durable/fault_point.h"
+#include "durable/real_clock.h"
 
 namespace timingwheel {
 namespace durable_internal {
-namespace {
-
-int64_t RealNanos() {
-  return std::chrono::duration_cast<std::chrono::nanoseconds>(
-             std::chrono::steady_clock::now().time_since_epoch())
-      .count();
-}
-
-}  // namespace
-
 LeaseRenewer::LeaseRenewer(Options options, std::unique_ptr<StoreApi> store,
                            const SlotLeases* leases)
     : options_(std::move(options)),

@@ -9,6 +9,7 @@
 
 #include "durable/client_core.h"
 #include "durable/durable_scheduler.h"
+#include "durable/real_clock.h"
 #include "durable/request.h"
 
 namespace timingwheel {

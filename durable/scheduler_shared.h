@@ -22,6 +22,7 @@
 #include "absl/time/time.h"
 #include "durable/durable_scheduler.h"
 #include "durable/fire_queue.h"
+#include "durable/real_clock.h"
 #include "timer/internal/mutex.h"
 
 namespace timingwheel {
@@ -42,12 +43,6 @@ inline constexpr absl::Duration kLockedRowRetry = absl::Milliseconds(50);
 
 // The clock of the statement and handler durations (the metrics).
 using SteadyClock = std::chrono::steady_clock;
-
-inline int64_t RealNanos() {
-  return std::chrono::duration_cast<std::chrono::nanoseconds>(
-             std::chrono::steady_clock::now().time_since_epoch())
-      .count();
-}
 
 // The scheduler whose handler the calling thread is running, if any (to
 // tell a Shutdown() from inside a handler).

@@ -92,12 +92,11 @@ claimed AS (
   FROM c WHERE t.task_id = c.task_id AND NOT c.used_up
   RETURNING t.task_id, t.slot, t.due_us, t.epoch, t.kind, t.priority),
 left_over AS (
-  SELECT (SELECT count(*) FROM cand) > $5
-         OR coalesce((SELECT max(per_slot) FROM (
-              SELECT count(*) AS per_slot FROM cand GROUP BY slot) s) >= $7,
-            false) AS more,
-         least($5, (SELECT count(*) FROM cand)) - (SELECT count(*) FROM c)
-           AS skipped)
+  SELECT k.n > $5 OR k.fullest >= $7 AS more,
+         least($5, k.n) - (SELECT count(*) FROM c) AS skipped
+  FROM (SELECT coalesce(sum(per_slot), 0)::int8 AS n,
+               coalesce(max(per_slot), 0) AS fullest
+        FROM (SELECT count(*) AS per_slot FROM cand GROUP BY slot) s) k)
 SELECT claimed.*, tw_now_us() AS db_now_us, left_over.more, left_over.skipped
 FROM left_over LEFT JOIN claimed ON true
 )sql";

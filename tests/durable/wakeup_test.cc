@@ -76,6 +76,22 @@ class WakeupTest : public ::testing::Test {
     ASSERT_TRUE(Store().InsertTask(task).ok());
   }
 
+  // Schedules `id` with `ScheduleInTransaction()` on a connection of its
+  // own (autocommit: the insert commits, and wakes the owner, at once).
+  void ScheduleOnPlainConnection(const std::string& id, absl::Duration delay,
+                                 int slot_count) {
+    PGconn* conn = PQconnectdb(db_->conninfo().c_str());
+    ASSERT_EQ(PQstatus(conn), CONNECTION_OK);
+    ScheduleRequest request;
+    request.id = id;
+    request.payload = "p";
+    request.delay = delay;
+    const bool scheduled =
+        ScheduleInTransaction(conn, {&request, 1}, slot_count).ok();
+    PQfinish(conn);
+    ASSERT_TRUE(scheduled);
+  }
+
   durable_testing::StoreInspector Store() const {
     return durable_testing::StoreInspector(db_->conninfo());
   }
@@ -142,14 +158,8 @@ TEST_F(WakeupTest, InsertInTransactionWakesAnOwnerWithinItsOwnHorizon) {
   auto s = Start(options);
   ASSERT_NE(s, nullptr);
   const int64_t loaded_before = s->Metrics().loaded;
-  PGconn* conn = PQconnectdb(db_->conninfo().c_str());
-  ASSERT_EQ(PQstatus(conn), CONNECTION_OK);
-  ScheduleRequest request;
-  request.id = "in-61-minutes";
-  request.payload = "p";
-  request.delay = absl::Minutes(61);
-  ASSERT_TRUE(ScheduleInTransaction(conn, {&request, 1}, 64).ok());
-  PQfinish(conn);
+  ASSERT_NO_FATAL_FAILURE(
+      ScheduleOnPlainConnection("in-61-minutes", absl::Minutes(61), 64));
   ASSERT_TRUE(WaitFor(
       [&] {
         auto info = s->Get("in-61-minutes");
@@ -245,14 +255,8 @@ TEST_F(WakeupTest, ARowLockedDuringALoadIsLoadedOnceTheLockEnds) {
   auto lock = durable_testing::StoreLock::LockTask(db_->conninfo(), "locked");
   ASSERT_TRUE(lock.ok()) << lock.status();
   // A wake-up for the slot: its load claims "wake" and skips "locked".
-  PGconn* conn = PQconnectdb(db_->conninfo().c_str());
-  ASSERT_EQ(PQstatus(conn), CONNECTION_OK);
-  ScheduleRequest request;
-  request.id = "wake";
-  request.payload = "p";
-  request.delay = absl::Milliseconds(200);
-  ASSERT_TRUE(ScheduleInTransaction(conn, {&request, 1}, 1).ok());
-  PQfinish(conn);
+  ASSERT_NO_FATAL_FAILURE(
+      ScheduleOnPlainConnection("wake", absl::Milliseconds(200), 1));
   ASSERT_TRUE(WaitFor([&] { return recorder_.size() == 1; }, kPrompt));
   EXPECT_EQ(recorder_.calls()[0].task.id, "wake");
   EXPECT_EQ(

@@ -244,8 +244,9 @@ class DurableScheduler {
   // handler (`DurableTask::schedule` and `DurableTask::occurrence` say
   // which); its slot is the name's, so its owner runs its occurrences.
   // Guarantees, each with its tests: recurring.h.
-  // Errors: InvalidArgument naming the field (RecurringTest.InvalidInput*),
-  // Unavailable, FailedPrecondition after `Shutdown()`. Thread-safe.
+  // Errors: InvalidArgument naming the field
+  // (RecurringLogicTest.InvalidInput*), Unavailable, FailedPrecondition after
+  // `Shutdown()`. Thread-safe.
 
   // DurableScheduler::CreateSchedule()
   //

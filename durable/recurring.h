@@ -26,24 +26,24 @@
 //     while its next occurrences are written and records the newest one
 //     in the same transaction, and occurrence ids are deterministic (the
 //     primary key). Each task then runs at least once, as any task.
-//     RecurringTest.TwoSchedulersWriteEachOccurrenceOnce,
+//     RecurringLogicTest.TwoSchedulersWriteEachOccurrenceOnce,
 //     RecurringTest.OwnerStalledBeforeACompletionWritesNothingTwice,
-//     RecurringTest.CancelledOccurrenceIsRepairedByTheOwnersDuty,
+//     RecurringLogicTest.CancelledOccurrenceIsRepairedByTheOwnersDuty,
 //     RecurringTest.AdvanceWhoseCommitReplyIsLostWritesNothingTwice,
 //     RecurringStoreTest.ConcurrentAdvancesWriteEachOccurrenceOnce.
 //   * Never early: an occurrence's task is due at its instant on the
-//     database's clock. RecurringTest.IntervalRunsEachOccurrenceOnTime.
+//     database's clock. RecurringLogicTest.IntervalRunsEachOccurrenceOnTime.
 //   * Overlap::kSkipWhileRunning: runs never overlap: the next occurrence
 //     is written once the current one's task has finished, in the
 //     transaction that records its outcome (or, when that could not be,
 //     by the slot's owner at its next load); what came due meanwhile goes
 //     to the catch-up policy (kSkipMissed with a grace shorter than the
-//     interval skips it). RecurringTest.SkipWhileRunningNeverOverlaps.
+//     interval skips it). RecurringLogicTest.SkipWhileRunningNeverOverlaps.
 //     Overlap::kRunAnyway: occurrences within the horizon are written
-//     ahead by the owner's load. RecurringTest.RunAnywayRunsEvery...
+//     ahead by the owner's load. RecurringLogicTest.RunAnywayRunsEvery...
 //   * Catch-up after an outage of every scheduler, or a pause:
 //     `policy.catch_up`. RecurringStoreTest.OutageCatchUp*,
-//     RecurringTest.PausedScheduleRunsNothingAndResumesByItsCatchUp.
+//     RecurringLogicTest.PausedScheduleRunsNothingAndResumesByItsCatchUp.
 //   * Cron schedules in a time zone follow recurrence.h's daylight-saving
 //     rules, each occurrence once. SchedulePlanTest.CronAcrossNewYorkDst*.
 
@@ -76,7 +76,7 @@ struct RecurringSchedule {
   // The occurrences' kind (empty: the default; else one a scheduler
   // registered, NotFound otherwise) and priority, as
   // `ScheduleRequest::kind` and `priority`. Tested by
-  // RecurringTest.OccurrencesRunAsTheSchedulesKind.
+  // RecurringLogicTest.OccurrencesRunAsTheSchedulesKind.
   std::string kind;
   int priority = 0;
 };

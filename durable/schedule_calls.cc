@@ -7,19 +7,11 @@
 
 #include "durable/request.h"
 #include "durable/schedule_plan.h"
-#include "durable/schedule_store.h"
+#include "durable/schedule_store_api.h"
 
 namespace timingwheel {
 namespace durable_internal {
 namespace {
-
-// The connection the schedules' transactions run on, or why there is none.
-absl::StatusOr<PGconn*> ConnOf(StoreApi& store) {
-  if (store.conn() == nullptr) {
-    return absl::FailedPreconditionError(kNeedsPostgres);
-  }
-  return store.conn();
-}
 
 void Wake(StoreApi& store, const InsertResult& inserted,
           const ClientCore::AfterInsert& after) {
@@ -32,9 +24,7 @@ template <typename Tx>
 absl::Status Write(ClientCore& core, const ClientCore::AfterInsert& after,
                    Tx tx) {
   return core.RunOnStore([&](StoreApi& store) -> absl::Status {
-    absl::StatusOr<PGconn*> conn = ConnOf(store);
-    if (!conn.ok()) return conn.status();
-    absl::StatusOr<ScheduleWrite> write = tx(*conn);
+    absl::StatusOr<ScheduleWrite> write = tx(store);
     if (!write.ok()) return write.status();
     Wake(store, write->inserted, after);
     return absl::OkStatus();
@@ -51,8 +41,8 @@ absl::Status CreateScheduleCall(ClientCore& core,
       RecurrenceOf(schedule, core.limits().max_payload_bytes).status();
   if (!status.ok()) return status;
   const int slot = SlotFor(schedule.name, core.slot_count());
-  return Write(core, after, [&](PGconn* conn) {
-    return CreateScheduleTx(conn, schedule, slot, inserter);
+  return Write(core, after, [&](StoreApi& store) {
+    return store.CreateSchedule(schedule, slot, inserter);
   });
 }
 
@@ -63,17 +53,15 @@ absl::Status UpdateScheduleCall(ClientCore& core,
   absl::Status status =
       RecurrenceOf(schedule, core.limits().max_payload_bytes).status();
   if (!status.ok()) return status;
-  return Write(core, after, [&](PGconn* conn) {
-    return UpdateScheduleTx(conn, schedule, inserter);
+  return Write(core, after, [&](StoreApi& store) {
+    return store.UpdateSchedule(schedule, inserter);
   });
 }
 
 absl::Status PauseScheduleCall(ClientCore& core, absl::string_view name) {
   const std::string key(name);
   return core.RunOnStore([&](StoreApi& store) -> absl::Status {
-    absl::StatusOr<PGconn*> conn = ConnOf(store);
-    if (!conn.ok()) return conn.status();
-    return PauseScheduleTx(*conn, key);
+    return store.PauseSchedule(key);
   });
 }
 
@@ -81,8 +69,8 @@ absl::Status ResumeScheduleCall(ClientCore& core, absl::string_view name,
                                 const Inserter& inserter,
                                 const ClientCore::AfterInsert& after) {
   const std::string key(name);
-  return Write(core, after, [&](PGconn* conn) {
-    return ResumeScheduleTx(conn, key, inserter);
+  return Write(core, after, [&](StoreApi& store) {
+    return store.ResumeSchedule(key, inserter);
   });
 }
 
@@ -91,9 +79,7 @@ absl::StatusOr<bool> DeleteScheduleCall(ClientCore& core,
   const std::string key(name);
   bool deleted = false;
   absl::Status status = core.RunOnStore([&](StoreApi& store) -> absl::Status {
-    absl::StatusOr<PGconn*> conn = ConnOf(store);
-    if (!conn.ok()) return conn.status();
-    absl::StatusOr<bool> done = DeleteScheduleTx(*conn, key);
+    absl::StatusOr<bool> done = store.DeleteSchedule(key);
     if (!done.ok()) return done.status();
     // A retry after a lost reply finds nothing: the first try deleted it.
     deleted = deleted || *done;
@@ -106,9 +92,7 @@ absl::StatusOr<bool> DeleteScheduleCall(ClientCore& core,
 absl::StatusOr<std::vector<ScheduleInfo>> ListSchedulesCall(ClientCore& core) {
   std::vector<ScheduleInfo> infos;
   absl::Status status = core.RunOnStore([&](StoreApi& store) -> absl::Status {
-    absl::StatusOr<PGconn*> conn = ConnOf(store);
-    if (!conn.ok()) return conn.status();
-    absl::StatusOr<std::vector<ScheduleInfo>> list = ListSchedulesTx(*conn);
+    absl::StatusOr<std::vector<ScheduleInfo>> list = store.ListSchedules();
     if (!list.ok()) return list.status();
     infos = *std::move(list);
     return absl::OkStatus();
@@ -122,9 +106,7 @@ absl::StatusOr<ScheduleInfo> GetScheduleCall(ClientCore& core,
   const std::string key(name);
   ScheduleInfo info;
   absl::Status status = core.RunOnStore([&](StoreApi& store) -> absl::Status {
-    absl::StatusOr<PGconn*> conn = ConnOf(store);
-    if (!conn.ok()) return conn.status();
-    absl::StatusOr<ScheduleInfo> got = GetScheduleTx(*conn, key);
+    absl::StatusOr<ScheduleInfo> got = store.GetSchedule(key);
     if (!got.ok()) return got.status();
     info = *std::move(got);
     return absl::OkStatus();

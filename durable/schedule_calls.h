@@ -4,11 +4,11 @@
 // -----------------------------------------------------------------------------
 //
 // The recurring-schedule calls shared by `DurableScheduler` and
-// `DurableClient`: check the input, run the schedule_store.h transaction on
-// the caller's `ClientCore` connection (retried once after a lost
-// connection: each transaction re-reads the schedule's row, so a retry of
-// one that committed writes nothing twice), then wake the owners of what
-// it wrote (`after`, as for `ClientCore::Insert()`; null: the identical
+// `DurableClient`: check the input, run the store's call
+// (schedule_store_api.h) on the caller's `ClientCore` connection (retried once
+// after a lost connection: each transaction re-reads the schedule's row, so a
+// retry of one that committed writes nothing twice), then wake the owners of
+// what it wrote (`after`, as for `ClientCore::Insert()`; null: the identical
 // rows' owners are notified). Thread-safe (as `ClientCore`).
 
 #ifndef TIMINGWHEEL_DURABLE_SCHEDULE_CALLS_H_

@@ -10,6 +10,7 @@
 #include "durable/occurrence_id.h"
 #include "durable/pg_exec.h"
 #include "durable/pg_params.h"
+#include "durable/schedule_definition.h"
 #include "durable/schedule_plan.h"
 #include "durable/task_kind.h"
 #include "libpq-fe.h"
@@ -133,18 +134,13 @@ absl::StatusOr<Row> Decode(const PgResult& result, int i, bool with_now) {
 }
 
 ScheduleInfo InfoOf(const Row& row) {
-  ScheduleInfo info;
-  info.definition = row.def;
-  absl::StatusOr<Recurrence> recurrence =
-      RecurrenceOf(row.def, row.def.payload.size());
-  info.spec = recurrence.ok() ? recurrence->ToString() : "invalid";
-  info.paused = row.paused;
-  info.next_run = row.paused || row.next_us == kNoOccurrenceUs
-                      ? absl::InfiniteFuture()
-                      : absl::FromUnixMicros(row.next_us);
-  info.last_run = absl::FromUnixMicros(row.last_us);
-  info.version = row.version;
-  return info;
+  StoredSchedule stored;
+  stored.definition = row.def;
+  stored.paused = row.paused;
+  stored.last_us = row.last_us;
+  stored.next_us = row.next_us;
+  stored.version = row.version;
+  return ScheduleInfoOf(stored);
 }
 
 // The definition's parameters $2.. (after the name) in the order of
@@ -164,39 +160,10 @@ PgParams& AddDefinition(PgParams& params, const RecurringSchedule& s,
       .Int32(s.priority);
 }
 
-// The definition as stored: the cron text canonical, the zone only for
-// cron, the anchor only for an interval.
-RecurringSchedule Canonical(const RecurringSchedule& s,
-                            const Recurrence& recurrence) {
-  RecurringSchedule c = s;
-  if (recurrence.is_cron()) {
-    c.cron = recurrence.expression().ToString();
-    c.anchor = absl::UnixEpoch();
-  } else {
-    c.time_zone = "UTC";
-  }
-  return c;
-}
-
-bool SameDefinition(const RecurringSchedule& a, const RecurringSchedule& b) {
-  return a.name == b.name && a.every == b.every && a.anchor == b.anchor &&
-         a.cron == b.cron && a.time_zone == b.time_zone &&
-         a.payload == b.payload && a.policy.overlap == b.policy.overlap &&
-         a.policy.catch_up == b.policy.catch_up &&
-         a.policy.grace == b.policy.grace &&
-         a.policy.max_runs == b.policy.max_runs && a.kind == b.kind &&
-         a.priority == b.priority;
-}
-
 // The occurrences' kind and priority: valid, and the kind registered.
 absl::Status CheckScheduleKind(PGconn* conn, const RecurringSchedule& s) {
-  absl::Status status = CheckKindName(s.kind);
+  absl::Status status = CheckOccurrenceKind(s);
   if (!status.ok()) return status;
-  if (s.priority < kMinPriority || s.priority > kMaxPriority) {
-    return absl::InvalidArgumentError(absl::StrCat("priority ", s.priority,
-                                                   " outside [", kMinPriority,
-                                                   ", ", kMaxPriority, "]"));
-  }
   InsertRow row;
   row.kind = s.kind;
   return CheckKinds(conn, {&row, 1}, nullptr);
@@ -252,17 +219,8 @@ absl::StatusOr<ScheduleWrite> AdvanceLocked(PGconn* conn,
       PlanAdvance(*recurrence, row->def.policy, row->last_us, row->now_us,
                   inserter.horizon_us, prior);
   if (!plan.ok()) return plan.status();
-  std::vector<InsertRow> rows;
-  for (int64_t at : plan->write_us) {
-    InsertRow insert;
-    insert.id = OccurrenceId(name, at);
-    insert.payload = row->def.payload;
-    insert.slot = row->slot;
-    insert.due_or_delay_us = at;
-    insert.kind = row->def.kind;
-    insert.priority = row->def.priority;
-    rows.push_back(std::move(insert));
-  }
+  const std::vector<InsertRow> rows =
+      OccurrenceRows(row->def, row->slot, plan->write_us);
   if (!rows.empty()) {
     absl::StatusOr<InsertResult> inserted = InsertTasks(conn, inserter, rows);
     if (!inserted.ok()) return inserted.status();
@@ -292,7 +250,7 @@ absl::StatusOr<ScheduleWrite> CreateScheduleTx(
   absl::StatusOr<Recurrence> recurrence =
       RecurrenceOf(schedule, schedule.payload.size());
   if (!recurrence.ok()) return recurrence.status();
-  const RecurringSchedule canonical = Canonical(schedule, *recurrence);
+  const RecurringSchedule canonical = StoredDefinition(schedule, *recurrence);
   absl::Status kind = CheckScheduleKind(conn, canonical);
   if (!kind.ok()) return kind;
   return InTransaction<ScheduleWrite>(
@@ -325,7 +283,7 @@ absl::StatusOr<ScheduleWrite> UpdateScheduleTx(
   absl::StatusOr<Recurrence> recurrence =
       RecurrenceOf(schedule, schedule.payload.size());
   if (!recurrence.ok()) return recurrence.status();
-  const RecurringSchedule canonical = Canonical(schedule, *recurrence);
+  const RecurringSchedule canonical = StoredDefinition(schedule, *recurrence);
   absl::Status kind = CheckScheduleKind(conn, canonical);
   if (!kind.ok()) return kind;
   return InTransaction<ScheduleWrite>(
@@ -412,12 +370,11 @@ absl::StatusOr<ScheduleWrite> AdvanceScheduleTx(PGconn* conn,
       conn, [&] { return AdvanceLocked(conn, name, inserter); });
 }
 
-absl::StatusOr<CompleteAndAdvanceResult> CompleteAndAdvance(
-    StoreApi& store, absl::Span<const Completion> completions,
-    int64_t horizon_us, absl::Span<const std::string> names,
-    const Inserter& inserter, const AttemptLog& log) {
+absl::StatusOr<CompleteAndAdvanceResult> CompleteAndAdvanceTx(
+    Store& store, absl::Span<const Completion> completions, int64_t horizon_us,
+    absl::Span<const std::string> names, const Inserter& inserter,
+    const AttemptLog& log) {
   PGconn* conn = store.conn();
-  if (conn == nullptr) return absl::FailedPreconditionError(kNeedsPostgres);
   return InTransaction<CompleteAndAdvanceResult>(
       conn, [&]() -> absl::StatusOr<CompleteAndAdvanceResult> {
         CompleteAndAdvanceResult result;

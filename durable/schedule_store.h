@@ -3,7 +3,9 @@
 // schedule_store.h
 // -----------------------------------------------------------------------------
 //
-// The SQL of recurring schedules (table `tw_schedule`, schema version 3):
+// The SQL of recurring schedules (table `tw_schedule`, schema version 3),
+// behind `Store`'s `ScheduleStoreApi` calls (schedule_store_api.h states
+// their promises; store_schedules.cc forwards them here):
 // create, update, pause, resume, delete, list, and advance. Each function
 // runs one transaction on `conn` (call it outside one) that locks the
 // schedule's row (`FOR UPDATE`), so advances of one schedule by several
@@ -39,13 +41,6 @@ typedef struct pg_conn PGconn;
 
 namespace timingwheel {
 namespace durable_internal {
-
-// What a schedule write did: the occurrence tasks it inserted (as
-// `InsertTasks()` reports them: `mine` for the inserter's own wheel).
-struct ScheduleWrite {
-  InsertResult inserted;
-  int64_t written = 0;  // Occurrence tasks written.
-};
 
 // CreateScheduleTx()
 //
@@ -96,7 +91,7 @@ absl::StatusOr<ScheduleWrite> AdvanceScheduleTx(PGconn* conn,
                                                 const std::string& name,
                                                 const Inserter& inserter);
 
-// CompleteAndAdvance()
+// CompleteAndAdvanceTx()
 //
 // In one transaction: records `completions` (`Store::Complete()`, with
 // `log`'s attempt records), then
@@ -108,15 +103,10 @@ absl::StatusOr<ScheduleWrite> AdvanceScheduleTx(PGconn* conn,
 // occurrence later). Errors only for the outcomes' statement or the
 // transaction itself (nothing committed, unless the COMMIT's reply was
 // lost).
-struct CompleteAndAdvanceResult {
-  CompleteResult complete;
-  std::vector<ScheduleWrite> writes;  // For the owners' wake-ups.
-  bool advance_failed = false;
-};
-absl::StatusOr<CompleteAndAdvanceResult> CompleteAndAdvance(
-    StoreApi& store, absl::Span<const Completion> completions,
-    int64_t horizon_us, absl::Span<const std::string> names,
-    const Inserter& inserter, const AttemptLog& log);
+absl::StatusOr<CompleteAndAdvanceResult> CompleteAndAdvanceTx(
+    Store& store, absl::Span<const Completion> completions, int64_t horizon_us,
+    absl::Span<const std::string> names, const Inserter& inserter,
+    const AttemptLog& log);
 
 // DueSchedules()
 //

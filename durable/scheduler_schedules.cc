@@ -2,8 +2,8 @@
 //
 // DurableScheduler's recurring schedules: the client calls (on the client
 // connection) and the maintenance thread's duty (on its own connection).
-// The SQL is in schedule_store.cc, the choice of occurrences in
-// schedule_plan.cc.
+// The store's calls are ScheduleStoreApi's (schedule_store_api.h), the
+// choice of occurrences in schedule_plan.cc.
 
 #include <algorithm>
 #include <string>
@@ -15,7 +15,7 @@
 #include "durable/fault_point.h"
 #include "durable/occurrence_id.h"
 #include "durable/schedule_calls.h"
-#include "durable/schedule_store.h"
+#include "durable/schedule_store_api.h"
 
 namespace timingwheel {
 
@@ -76,10 +76,8 @@ absl::StatusOr<ScheduleInfo> DurableScheduler::GetSchedule(
 // The maintenance thread's half.
 
 void DurableScheduler::AdvanceScheduleOnMaintenance(const std::string& name) {
-  // A store without PostgreSQL holds no schedules.
-  if (store_->conn() == nullptr) return;
   absl::StatusOr<ScheduleWrite> write =
-      durable_internal::AdvanceScheduleTx(store_->conn(), name, InserterOf());
+      store_->AdvanceSchedule(name, InserterOf());
   if (!write.ok()) {
     NoteDbError(write.status());
     return;
@@ -96,10 +94,10 @@ void DurableScheduler::RunScheduleDuty() {
   for (const durable_internal::SlotEpoch& owned : leases_->owned()) {
     slots.push_back(owned.slot);
   }
-  if (slots.empty() || store_->conn() == nullptr) return;
-  absl::StatusOr<std::vector<std::string>> due = durable_internal::DueSchedules(
-      store_->conn(), slots, absl::ToInt64Microseconds(options_.horizon),
-      kMaxSchedulesPerRound);
+  if (slots.empty()) return;
+  absl::StatusOr<std::vector<std::string>> due =
+      store_->DueSchedules(slots, absl::ToInt64Microseconds(options_.horizon),
+                           kMaxSchedulesPerRound);
   if (!due.ok()) {
     NoteDbError(due.status());
     return;
@@ -119,7 +117,7 @@ DurableScheduler::CompleteAndAdvance(absl::Span<const Completion> batch) {
       names.push_back(std::move(name));
     }
   }
-  if (names.empty() || store_->conn() == nullptr) {
+  if (names.empty()) {
     return store_->Complete(batch, horizon_us, AttemptLogOf());
   }
   // In name order, so that two transactions that lock several schedules'
@@ -130,8 +128,8 @@ DurableScheduler::CompleteAndAdvance(absl::Span<const Completion> batch) {
   // at-least-once window of any task.
   durable_internal::FaultPoint("schedule.completing");
   absl::StatusOr<durable_internal::CompleteAndAdvanceResult> result =
-      durable_internal::CompleteAndAdvance(*store_, batch, horizon_us, names,
-                                           InserterOf(), AttemptLogOf());
+      store_->CompleteAndAdvance(batch, horizon_us, names, InserterOf(),
+                                 AttemptLogOf());
   if (!result.ok()) return result.status();
   if (result->advance_failed) {
     internal::MutexLock lock(mu_);

@@ -179,7 +179,31 @@ class Store final : public StoreApi {
   absl::Status DrainNotifications(
       std::vector<int>* slots,
       std::vector<std::string>* stops = nullptr) override;
-  PGconn* conn() override { return conn_; }
+
+  // The recurring schedules (schedule_store_api.h; the SQL in
+  // schedule_store.cc).
+  absl::StatusOr<ScheduleWrite> CreateSchedule(
+      const RecurringSchedule& schedule, int slot,
+      const Inserter& inserter) override;
+  absl::StatusOr<ScheduleWrite> UpdateSchedule(
+      const RecurringSchedule& schedule, const Inserter& inserter) override;
+  absl::Status PauseSchedule(const std::string& name) override;
+  absl::StatusOr<ScheduleWrite> ResumeSchedule(
+      const std::string& name, const Inserter& inserter) override;
+  absl::StatusOr<bool> DeleteSchedule(const std::string& name) override;
+  absl::StatusOr<std::vector<ScheduleInfo>> ListSchedules() override;
+  absl::StatusOr<ScheduleInfo> GetSchedule(const std::string& name) override;
+  absl::StatusOr<ScheduleWrite> AdvanceSchedule(
+      const std::string& name, const Inserter& inserter) override;
+  absl::StatusOr<CompleteAndAdvanceResult> CompleteAndAdvance(
+      absl::Span<const Completion> completions, int64_t horizon_us,
+      absl::Span<const std::string> names, const Inserter& inserter,
+      const AttemptLog& log) override;
+  absl::StatusOr<std::vector<std::string>> DueSchedules(
+      absl::Span<const int> slots, int64_t horizon_us, int64_t limit) override;
+
+  // The connection (for tests that read plans, and the schedules' SQL).
+  PGconn* conn() { return conn_; }
 
  private:
   Store(PGconn* conn, std::string redacted, std::vector<std::string> secrets,

@@ -39,6 +39,13 @@ int64_t FakeDatabase::TaskCount() {
   return static_cast<int64_t>(tasks_.size());
 }
 
+int64_t FakeDatabase::TaskCount(TaskState state) {
+  internal::MutexLock lock(mu_);
+  int64_t n = 0;
+  for (const auto& [id, task] : tasks_) n += task.state == state ? 1 : 0;
+  return n;
+}
+
 int64_t FakeDatabase::NowLocked() { return now_us_(); }
 
 absl::Status FakeDatabase::TakeFailure(const std::string& method) {

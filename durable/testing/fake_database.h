@@ -7,7 +7,8 @@
 // `FakeStore`s (fake_store.h) that stand for several scheduler and client
 // processes on one database. It holds tasks (state, due time, version,
 // epoch, attempts, payload, last error), slot leases (owner, epoch, expiry,
-// horizon), nodes' heartbeats and registered kinds, and delivers wake-ups
+// horizon), nodes' heartbeats, registered kinds and recurring schedules,
+// and delivers wake-ups
 // and stop requests to the stores that listen.
 //
 // Time is microseconds since the Unix epoch on the database's clock: the
@@ -31,6 +32,7 @@
 #include "absl/base/thread_annotations.h"
 #include "absl/container/flat_hash_map.h"
 #include "absl/status/status.h"
+#include "durable/recurring.h"
 #include "durable/store_api.h"
 #include "durable/task.h"
 #include "timer/internal/mutex.h"
@@ -65,8 +67,9 @@ class FakeDatabase {
 
   // FakeDatabase::TaskCount()
   //
-  // The number of stored tasks (any state).
+  // The number of stored tasks (any state), and of those in `state`.
   int64_t TaskCount();
+  int64_t TaskCount(TaskState state);
 
   // The rows of the tables (tw_timer, tw_slot_lease), and what one
   // listening store has not drained yet.
@@ -88,6 +91,16 @@ class FakeDatabase {
     int64_t epoch = 0;
     int64_t until_us = 0;
     int64_t horizon_us = 0;
+  };
+  // A row of tw_schedule.
+  struct Schedule {
+    RecurringSchedule definition;  // As stored (StoredDefinition()).
+    int slot = 0;
+    bool paused = false;
+    int64_t last_us = 0;  // Newest occurrence written or skipped.
+    int64_t plan_us = 0;  // First occurrence after last_us.
+    int64_t next_us = 0;  // The next run, as reported.
+    int64_t version = 0;
   };
   // What one listening store has not drained yet; `pipe[0]` is its socket.
   struct Listener {
@@ -120,6 +133,7 @@ class FakeDatabase {
   std::vector<Lease> leases_ ABSL_GUARDED_BY(mu_);
   std::map<std::string, int64_t> nodes_ ABSL_GUARDED_BY(mu_);  // Heartbeat.
   std::set<std::string> kinds_ ABSL_GUARDED_BY(mu_);
+  std::map<std::string, Schedule> schedules_ ABSL_GUARDED_BY(mu_);
   std::set<std::string> locked_nodes_ ABSL_GUARDED_BY(mu_);
   absl::flat_hash_map<const FakeStore*, std::unique_ptr<Listener>> listeners_
       ABSL_GUARDED_BY(mu_);

@@ -139,6 +139,11 @@ absl::StatusOr<InsertResult> FakeStore::Insert(
     const Inserter& inserter, absl::Span<const InsertRow> rows) {
   internal::MutexLock lock(db_->mu_);
   TW_FAKE_FAIL("Insert");
+  return InsertLocked(inserter, rows);
+}
+
+absl::StatusOr<InsertResult> FakeStore::InsertLocked(
+    const Inserter& inserter, absl::Span<const InsertRow> rows) {
   if (inserter.slot_count != 0 && inserter.slot_count != db_->slot_count_) {
     return absl::FailedPreconditionError("slot count differs from the store's");
   }

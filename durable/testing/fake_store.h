@@ -11,8 +11,9 @@
 // retries, cancellation and stop requests, the cleanup of finished tasks.
 // It does not model SQL plans, HOT updates, lost replies or connections
 // (its `Reconnect()`, `EnsureSchema()` beyond the slot count, `LockNode()`
-// and `Listen()` just succeed), nor the attempt history, nor recurring
-// schedules (`conn()` is null).
+// and `Listen()` just succeed), nor the attempt history (operators read it
+// through `AdminStore`, which is PostgreSQL's only). Recurring schedules
+// are kept as schedule_store_api.h states (fake_store_schedules.cc).
 //
 // Thread safety: thread-compatible, as every `StoreApi`: one caller at a
 // time per store; distinct stores over one database may be used at once.
@@ -21,6 +22,7 @@
 #define TIMINGWHEEL_DURABLE_TESTING_FAKE_STORE_H_
 
 #include <cstdint>
+#include <map>
 #include <memory>
 #include <string>
 #include <vector>
@@ -28,6 +30,7 @@
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "absl/types/span.h"
+#include "durable/recurring.h"
 #include "durable/store_api.h"
 #include "durable/testing/fake_database.h"
 
@@ -97,9 +100,60 @@ class FakeStore final : public durable_internal::StoreApi {
   absl::Status DrainNotifications(
       std::vector<int>* slots,
       std::vector<std::string>* stops = nullptr) override;
-  PGconn* conn() override { return nullptr; }
+
+  // The recurring schedules (fake_store_schedules.cc).
+  absl::StatusOr<durable_internal::ScheduleWrite> CreateSchedule(
+      const RecurringSchedule& schedule, int slot,
+      const durable_internal::Inserter& inserter) override;
+  absl::StatusOr<durable_internal::ScheduleWrite> UpdateSchedule(
+      const RecurringSchedule& schedule,
+      const durable_internal::Inserter& inserter) override;
+  absl::Status PauseSchedule(const std::string& name) override;
+  absl::StatusOr<durable_internal::ScheduleWrite> ResumeSchedule(
+      const std::string& name,
+      const durable_internal::Inserter& inserter) override;
+  absl::StatusOr<bool> DeleteSchedule(const std::string& name) override;
+  absl::StatusOr<std::vector<ScheduleInfo>> ListSchedules() override;
+  absl::StatusOr<ScheduleInfo> GetSchedule(const std::string& name) override;
+  absl::StatusOr<durable_internal::ScheduleWrite> AdvanceSchedule(
+      const std::string& name,
+      const durable_internal::Inserter& inserter) override;
+  absl::StatusOr<durable_internal::CompleteAndAdvanceResult> CompleteAndAdvance(
+      absl::Span<const durable_internal::Completion> completions,
+      int64_t horizon_us, absl::Span<const std::string> names,
+      const durable_internal::Inserter& inserter,
+      const durable_internal::AttemptLog& log) override;
+  absl::StatusOr<std::vector<std::string>> DueSchedules(
+      absl::Span<const int> slots, int64_t horizon_us, int64_t limit) override;
 
  private:
+  // Insert() and Complete() under the database's lock (the schedules'
+  // calls write occurrences and outcomes in the same atomic step).
+  absl::StatusOr<durable_internal::InsertResult> InsertLocked(
+      const durable_internal::Inserter& inserter,
+      absl::Span<const durable_internal::InsertRow> rows)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(db_->mu_);
+  durable_internal::CompleteResult CompleteLocked(
+      absl::Span<const durable_internal::Completion> completions,
+      int64_t horizon_us) ABSL_EXCLUSIVE_LOCKS_REQUIRED(db_->mu_);
+  // Writes the occurrences of `name` its plan says are due now.
+  absl::StatusOr<durable_internal::ScheduleWrite> AdvanceLocked(
+      const std::string& name, const durable_internal::Inserter& inserter)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(db_->mu_);
+  // Deletes the PENDING and SCHEDULED occurrence tasks of `name`.
+  void DeleteWaitingLocked(const std::string& name)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(db_->mu_);
+  // The tables a schedule call changes, to put back when it fails.
+  struct Tables {
+    std::map<std::string, FakeDatabase::Task> tasks;
+    std::map<std::string, FakeDatabase::Schedule> schedules;
+  };
+  Tables SaveLocked() ABSL_EXCLUSIVE_LOCKS_REQUIRED(db_->mu_);
+  void RestoreLocked(Tables tables) ABSL_EXCLUSIVE_LOCKS_REQUIRED(db_->mu_);
+  // The stored form of `schedule` (checked), or why it cannot be stored.
+  absl::StatusOr<RecurringSchedule> StoredLocked(
+      const RecurringSchedule& schedule)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(db_->mu_);
   // Places written rows as an insert does: the inserter's own due soon
   // into `result->mine`, the other owners' due soon into `wake`.
   void PlaceLocked(const durable_internal::Inserter& inserter,

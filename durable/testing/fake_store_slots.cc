@@ -9,6 +9,7 @@
 
 #include "absl/container/flat_hash_set.h"
 #include "absl/time/time.h"
+#include "durable/occurrence_id.h"
 #include "durable/testing/fake_store.h"
 #include "durable/testing/fake_store_internal.h"
 
@@ -266,6 +267,11 @@ absl::StatusOr<FireResult> FakeStore::StartRunning(
     started.task.payload = task.payload;
     started.task.attempt = task.attempt + 1;
     started.task.due = absl::FromUnixMicros(task.due_us);
+    int64_t occurrence_us = 0;
+    if (durable_internal::ParseOccurrenceId(entry.id, &started.task.schedule,
+                                            &occurrence_us)) {
+      started.task.occurrence = absl::FromUnixMicros(occurrence_us);
+    }
     started.task.kind = task.kind;
     started.task.priority = task.priority;
     started.slot = task.slot;
@@ -283,6 +289,11 @@ absl::StatusOr<CompleteResult> FakeStore::Complete(
     const durable_internal::AttemptLog& /*log*/) {
   internal::MutexLock lock(db_->mu_);
   TW_FAKE_FAIL("Complete");
+  return CompleteLocked(completions, horizon_us);
+}
+
+CompleteResult FakeStore::CompleteLocked(
+    absl::Span<const Completion> completions, int64_t horizon_us) {
   const int64_t now_us = db_->NowLocked();
   CompleteResult result;
   result.db_now_us = now_us;

@@ -1,9 +1,7 @@
 // Copyright 2026 The timingwheel Authors.
 //
-// The scheduler's logic, one suite over two stores: PostgreSQL ("Postgres",
-// a fresh database per test) and the in-memory fake ("Fake",
-// durable/testing/fake_store.h). A behaviour that holds on one and not on
-// the other is a bug in the fake or a promise store_api.h does not state.
+// The scheduler's logic, one suite over two stores (two_store_fixture.h):
+// PostgreSQL and the in-memory fake.
 
 #include <map>
 #include <memory>
@@ -15,52 +13,16 @@
 #include "absl/time/clock.h"
 #include "absl/time/time.h"
 #include "durable/durable_scheduler.h"
-#include "durable/testing/fake_database.h"
-#include "durable/testing/fake_store.h"
-#include "durable/testing/postgres_fixture.h"
-#include "durable/testing/store_injection.h"
 #include "gtest/gtest.h"
 #include "tests/durable/test_util.h"
+#include "tests/durable/two_store_fixture.h"
 
 namespace timingwheel {
 namespace durable_test {
 namespace {
 
-class SchedulerLogicTest : public ::testing::TestWithParam<std::string> {
+class SchedulerLogicTest : public TwoStoreFixture {
  protected:
-  bool fake() const { return GetParam() == "fake"; }
-
-  void SetUp() override {
-    if (fake()) {
-      fake_db_ = std::make_shared<durable_testing::FakeDatabase>();
-      return;
-    }
-    auto db = durable_testing::TestDatabase::Create();
-    ASSERT_TRUE(db.ok()) << db.status();
-    pg_ = *std::move(db);
-  }
-
-  // `slot_count` slots, a 1 s lease, retries 100 ms apart.
-  DurableOptions Options(const std::string& node, int slot_count = 1) {
-    DurableOptions options;
-    options.conninfo = fake() ? "fake" : pg_->conninfo();
-    options.node_id = node;
-    options.handler = recorder_.Handler();
-    options.lease_ttl = absl::Seconds(1);
-    options.slot_count = slot_count;
-    options.retry.initial_backoff = absl::Milliseconds(100);
-    return options;
-  }
-
-  std::unique_ptr<DurableScheduler> Start(DurableOptions options) {
-    auto scheduler = fake() ? durable_testing::CreateSchedulerWithStores(
-                                  std::move(options),
-                                  durable_testing::FakeStoreFactory(fake_db_))
-                            : DurableScheduler::Create(std::move(options));
-    EXPECT_TRUE(scheduler.ok()) << scheduler.status();
-    return scheduler.ok() ? *std::move(scheduler) : nullptr;
-  }
-
   // Starts schedulers "a" and "b" over 8 slots and waits until each holds
   // its fair share (4); false (with a failure) if they do not.
   bool StartTwo(std::unique_ptr<DurableScheduler>* a,
@@ -82,10 +44,6 @@ class SchedulerLogicTest : public ::testing::TestWithParam<std::string> {
     absl::StatusOr<TaskInfo> info = s.Get(id);
     return info.ok() && info->state == state;
   }
-
-  Recorder recorder_;
-  std::shared_ptr<durable_testing::FakeDatabase> fake_db_;
-  std::unique_ptr<durable_testing::TestDatabase> pg_;
 };
 
 TEST_P(SchedulerLogicTest, FiresOnceAtItsDueTimeAndNotBefore) {
@@ -245,11 +203,7 @@ TEST_P(SchedulerLogicTest, AfterOneShutsDownTheOtherTakesItsSlots) {
       << b->Metrics().succeeded;
 }
 
-INSTANTIATE_TEST_SUITE_P(Stores, SchedulerLogicTest,
-                         ::testing::Values("postgres", "fake"),
-                         [](const ::testing::TestParamInfo<std::string>& info) {
-                           return info.param == "fake" ? "Fake" : "Postgres";
-                         });
+TW_TWO_STORE_SUITE(SchedulerLogicTest);
 
 }  // namespace
 }  // namespace durable_test

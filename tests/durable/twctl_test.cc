@@ -600,6 +600,10 @@ TEST(TwctlUsageTest, UsageErrorsExitOne) {
   EXPECT_EQ(help.code, 0);
   EXPECT_NE(help.out.find("exit codes: 0 ok, 1 usage error"),
             std::string::npos);
+  // Every summary is apart from its name, the longest name included.
+  EXPECT_NE(help.out.find("  retry-failed  run every FAILED task"),
+            std::string::npos)
+      << help.out;
   Ran one = Twctl({"help", "list"});
   EXPECT_EQ(one.code, 0);
   EXPECT_NE(one.out.find("--due-before"), std::string::npos);

@@ -4,6 +4,9 @@
 
 #include "tools/twctl/commands.h"
 
+#include <algorithm>
+#include <cstring>
+
 #include "absl/strings/str_cat.h"
 #include "tools/twctl/output.h"
 #include "tools/twctl/serve_twctl.h"
@@ -144,7 +147,8 @@ constexpr char kHelpFooter[] =
     "any other byte as \\xNN; ids given as arguments use the same form.\n"
     "\n"
     "exit codes: 0 ok, 1 usage error, 2 cannot connect to the database,\n"
-    "3 not found, 4 wrong state or refused, 5 other error.\n";
+    "3 not found, 4 wrong state or refused, 5 other error, 6 permission\n"
+    "denied by the database (the message names the user and the fix).\n";
 
 }  // namespace
 
@@ -167,9 +171,14 @@ int RunHelp(Context& context) {
     return kExitOk;
   }
   out << kHelpHeader;
+  // The summaries start in one column, two spaces past the longest name.
+  size_t width = 0;
+  for (const Command& c : Commands()) {
+    width = std::max(width, std::strlen(c.name));
+  }
   for (const Command& c : Commands()) {
     std::string name = c.name;
-    name.resize(12, ' ');
+    name.resize(width + 2, ' ');
     out << "  " << name << c.summary << "\n";
   }
   out << kHelpFooter;

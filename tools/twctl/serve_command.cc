@@ -69,6 +69,11 @@ absl::StatusOr<ServeFlags> ParseServeFlags(
       flags.host = listen->first;
       flags.port = listen->second;
     } else if (name == "--token") {
+      if (value.empty()) {
+        return absl::InvalidArgumentError(
+            "serve: --token is empty (omit the flag for a read-only "
+            "dashboard)");
+      }
       flags.token = value;
     } else if (name == "--token-file") {
       std::ifstream file(value);
@@ -80,6 +85,13 @@ absl::StatusOr<ServeFlags> ParseServeFlags(
       content << file.rdbuf();
       flags.token = content.str();
       if (absl::EndsWith(flags.token, "\n")) flags.token.pop_back();
+      if (flags.token.empty()) {
+        // An empty token would start the dashboard read-only: a typo in a
+        // deploy must not silently take the operator's buttons away.
+        return absl::InvalidArgumentError(absl::StrCat(
+            "serve: --token-file ", value,
+            " is empty (omit the flag for a read-only dashboard)"));
+      }
     } else if (name == "--page-size") {
       if (!absl::SimpleAtoi(value, &flags.page_size) || flags.page_size < 1 ||
           flags.page_size > 1000) {

@@ -142,5 +142,12 @@ std::string ShowDuration(absl::Duration d) {
   return absl::FormatDuration(absl::Trunc(d, absl::Milliseconds(1)));
 }
 
+std::string ShowRelative(absl::Duration from_now) {
+  const absl::Duration d = absl::Trunc(from_now, absl::Milliseconds(1));
+  if (d == absl::ZeroDuration()) return "now";
+  if (d < absl::ZeroDuration()) return absl::StrCat(ShowDuration(-d), " ago");
+  return absl::StrCat("in ", ShowDuration(d));
+}
+
 }  // namespace twctl
 }  // namespace timingwheel

@@ -10,7 +10,7 @@
 //   * `HtmlEscape()`: bytes as HTML text or attribute value.
 //   * `HexEncode()` / `HexDecode()`: bytes in URLs and form fields, exactly.
 //   * `UrlEncode()`: bytes as a query-string value.
-//   * `ShowTime()`, `ShowDuration()`: times for people.
+//   * `ShowTime()`, `ShowDuration()`, `ShowRelative()`: times for people.
 //
 // Tests: tests/tools/twctl/serve_html_test.cc (ServeHtmlTest.*).
 
@@ -60,6 +60,12 @@ std::string ShowTime(absl::Time t);
 //
 // "1h2m", "3.5s", "-2m" (before), truncated to milliseconds.
 std::string ShowDuration(absl::Duration d);
+
+// ShowRelative()
+//
+// A due time relative to the database's now, for people: "in 1m30s",
+// "24.8s ago", "now"; truncated to milliseconds.
+std::string ShowRelative(absl::Duration from_now);
 
 }  // namespace twctl
 }  // namespace timingwheel

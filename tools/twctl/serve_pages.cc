@@ -3,6 +3,8 @@
 #include "tools/twctl/serve_pages.h"
 
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "absl/strings/str_split.h"
 #include "tools/twctl/serve_html.h"
 
 namespace timingwheel {
@@ -316,12 +318,13 @@ std::string FailedPage(const std::vector<TaskDetail>& failed,
                : "<p class=\"note\">Read-only: start <code>twctl serve</code> "
                  "with <code>--token</code> to retry tasks.</p>\n";
   body +=
-      "<table id=\"failed\"><tr><th>id</th><th>state</th><th>attempts</th>"
-      "<th>finished</th><th>last error</th><th></th></tr>\n";
+      "<table id=\"failed\"><tr><th>id</th><th>kind</th><th>state</th>"
+      "<th>attempts</th><th>finished</th><th>last error</th><th></th></tr>\n";
   for (const TaskDetail& t : failed) {
     absl::StrAppend(
         &body, "<tr data-idx=\"", HexEncode(t.id), "\"><td class=\"id\">",
-        TaskLink(t.id), "</td><td class=\"state\">", StateName(t.state),
+        TaskLink(t.id), "</td><td class=\"kind\">", KindLink(t.kind),
+        "</td><td class=\"state\">", StateName(t.state),
         "</td><td class=\"attempt\">", t.attempt, "</td><td>",
         t.finished ? ShowTime(*t.finished) : "-", "</td><td class=\"error\">",
         t.last_error ? HtmlEscape(*t.last_error) : "", "</td><td>",
@@ -348,7 +351,7 @@ std::string TaskDetailPage(const TaskDetail& t, bool writable) {
           absl::StrCat("<span class=\"priority\">", t.priority, "</span>")),
       Row("attempts", absl::StrCat(t.attempt)),
       Row("due", absl::StrCat(ShowTime(t.due), " (",
-                              ShowDuration(t.due - t.db_now), " from now)")));
+                              ShowRelative(t.due - t.db_now), ")")));
   body += Row("finished", t.finished ? ShowTime(*t.finished) : "-");
   body += Row("last error",
               t.last_error ? absl::StrCat("<pre class=\"error\">",
@@ -404,7 +407,12 @@ std::string ActionPage(absl::string_view action, absl::string_view id,
 std::string MessagePage(absl::string_view title, absl::string_view message) {
   return Layout(
       title, "",
-      absl::StrCat("<p id=\"message\">", HtmlEscape(message), "</p>\n"));
+      absl::StrCat("<p id=\"message\">",
+                   absl::StrJoin(absl::StrSplit(message, '\n'), "<br>\n",
+                                 [](std::string* out, absl::string_view line) {
+                                   out->append(HtmlEscape(line));
+                                 }),
+                   "</p>\n"));
 }
 
 }  // namespace twctl

@@ -5,6 +5,8 @@
 
 #include "tools/twctl/serve_html.h"
 
+#include <cstdlib>
+#include <fstream>
 #include <string>
 #include <vector>
 
@@ -110,6 +112,27 @@ TEST(ServeCommandTest, ParsesFlags) {
   EXPECT_FALSE(ParseServeFlags({"--token"}).ok());
   EXPECT_FALSE(ParseServeFlags({"--page-size", "0"}).ok());
   EXPECT_FALSE(ParseServeFlags({"--token-file", "/nonexistent/x"}).ok());
+}
+
+TEST(ServeHtmlTest, EmptyTokenIsRefusedNotReadOnly) {
+  const std::string path =
+      std::string(std::getenv("TEST_TMPDIR")) + "/empty-token";
+  std::ofstream(path) << "\n";
+  auto from_file = ParseServeFlags({"--token-file", path});
+  ASSERT_FALSE(from_file.ok());
+  EXPECT_EQ(from_file.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_NE(from_file.status().message().find("is empty"), std::string::npos);
+  EXPECT_FALSE(ParseServeFlags({"--token", ""}).ok());
+  std::ofstream(path) << "T2\n";
+  auto good = ParseServeFlags({"--token-file", path});
+  ASSERT_TRUE(good.ok()) << good.status();
+  EXPECT_EQ(good->token, "T2");
+}
+
+TEST(ServeHtmlTest, RelativeTimesReadForward) {
+  EXPECT_EQ(ShowRelative(absl::Milliseconds(24800)), "in 24.8s");
+  EXPECT_EQ(ShowRelative(-absl::Milliseconds(24800)), "24.8s ago");
+  EXPECT_EQ(ShowRelative(absl::Microseconds(300)), "now");
 }
 
 }  // namespace

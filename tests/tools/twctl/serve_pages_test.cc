@@ -53,6 +53,13 @@ TEST(ServePagesTest, FailedPageEscapesIdsAndErrors) {
   EXPECT_TRUE(Has(html, "name=\"idx\" value=\"" + hex + "\""));
   EXPECT_TRUE(Has(html, "type=\"password\" name=\"token\""));
   EXPECT_TRUE(Has(html, "<td class=\"state\">FAILED</td>"));
+  EXPECT_TRUE(Has(html, "<th>kind</th>"));
+  TaskDetail invoice = FailedTask();
+  invoice.kind = "invoice";
+  const std::string with_kind = FailedPage({invoice}, page, 50, true);
+  EXPECT_TRUE(Has(with_kind, "<td class=\"kind\"><a href=\"/tasks?kindx=" +
+                                 HexEncode("invoice") + "\">invoice</a>"))
+      << with_kind;
 }
 
 TEST(ServePagesTest, ReadOnlyPagesHaveNoForms) {
@@ -72,6 +79,7 @@ TEST(ServePagesTest, TaskDetailShowsEverythingEscaped) {
   EXPECT_TRUE(Has(html, "node&lt;script&gt;"));
   EXPECT_TRUE(Has(html, "action=\"/retry\""));
   EXPECT_FALSE(Has(html, "action=\"/cancel\""));
+  EXPECT_TRUE(Has(html, "(1m ago)")) << html;  // Not "-1m from now".
   TaskDetail pending = FailedTask();
   pending.state = TaskState::kPending;
   const std::string pending_html = TaskDetailPage(pending, true);
@@ -247,6 +255,12 @@ TEST(ServePagesTest, OverviewCountsEveryState) {
   EXPECT_FALSE(Has(html, "<script"));
   EXPECT_FALSE(Has(html, "http://"));
   EXPECT_FALSE(Has(html, "https://"));
+}
+
+TEST(ServePagesTest, MessageLinesBreakInsteadOfShowingEscapes) {
+  const std::string html = MessagePage("Store unavailable", "a<b\nDETAIL: c");
+  EXPECT_TRUE(Has(html, "a&lt;b<br>\nDETAIL: c")) << html;
+  EXPECT_FALSE(Has(html, "\\x0A")) << html;
 }
 
 TEST(ServePagesTest, MessagesAreEscaped) {

@@ -78,8 +78,11 @@ struct DurableOptions {
   // SCHEDULED (backpressure; nothing lost). At least 1.
   int max_in_flight = 64;
 
-  // Where handlers run. Null: one dedicated thread owned by the scheduler.
-  // Not owned; must outlive the scheduler.
+  // Where handlers run. Null: one dedicated thread owned by the scheduler,
+  // so handlers run one at a time whatever `max_in_flight` and the kinds'
+  // limits allow; pass a `ThreadPoolExecutor` (timer/thread_pool_executor.h)
+  // of N threads to run up to N side by side. Not owned; must outlive the
+  // scheduler.
   Executor* executor = nullptr;
 
   // The in-process wheel's options (tick, clock, ...). Its `clock` is the

@@ -1,11 +1,11 @@
 // Copyright 2026 The timingwheel Authors.
 //
-// PoolExecutor (//timer:testing): callbacks run concurrently on its N
-// workers, AwaitIdle() sees queued and running callbacks, Shutdown() runs
-// what was queued and drops what comes after, and the misuse it cannot
+// ThreadPoolExecutor (//timer:thread_pool_executor): callbacks run concurrently
+// on its N workers, AwaitIdle() sees queued and running callbacks, Shutdown()
+// runs what was queued and drops what comes after, and the misuse it cannot
 // survive (destroying it from a worker) dies with a message.
 
-#include "timer/testing/pool_executor.h"
+#include "timer/thread_pool_executor.h"
 
 #include <atomic>
 #include <memory>
@@ -24,13 +24,12 @@ namespace {
 using ::timingwheel::testing::Counter;
 using ::timingwheel::testing::kTestWaitTimeout;
 using ::timingwheel::testing::Latch;
-using ::timingwheel::testing::PoolExecutor;
 
 const absl::Duration kWait = absl::FromChrono(kTestWaitTimeout);
 
-TEST(PoolExecutorTest, RunsCallbacksConcurrentlyOnEachWorker) {
+TEST(ThreadPoolExecutorTest, RunsCallbacksConcurrentlyOnEachWorker) {
   constexpr int kThreads = 3;
-  PoolExecutor pool(kThreads);
+  ThreadPoolExecutor pool(kThreads);
   Counter arrived;
   Latch all_arrived;
   std::mutex mu;
@@ -56,8 +55,8 @@ TEST(PoolExecutorTest, RunsCallbacksConcurrentlyOnEachWorker) {
   EXPECT_FALSE(pool.IsWorkerThread());
 }
 
-TEST(PoolExecutorTest, AwaitIdleWaitsForRunningAndQueuedCallbacks) {
-  PoolExecutor pool(1);
+TEST(ThreadPoolExecutorTest, AwaitIdleWaitsForRunningAndQueuedCallbacks) {
+  ThreadPoolExecutor pool(1);
   EXPECT_TRUE(pool.AwaitIdle(absl::ZeroDuration()));  // Nothing handed in.
   Latch release;
   Latch started;
@@ -81,8 +80,8 @@ struct Probe {
   void operator()() { runs->fetch_add(1); }
 };
 
-TEST(PoolExecutorTest, ShutdownRunsWhatWasQueuedAndDropsWhatComesAfter) {
-  PoolExecutor pool(2);
+TEST(ThreadPoolExecutorTest, ShutdownRunsWhatWasQueuedAndDropsWhatComesAfter) {
+  ThreadPoolExecutor pool(2);
   Latch release;
   Counter started;
   std::atomic<int> ran{0};
@@ -108,8 +107,8 @@ TEST(PoolExecutorTest, ShutdownRunsWhatWasQueuedAndDropsWhatComesAfter) {
   pool.Shutdown();               // Idempotent.
 }
 
-TEST(PoolExecutorTest, ATimerOnThePoolRunsEachTaskOnceOnAWorker) {
-  PoolExecutor pool(4);
+TEST(ThreadPoolExecutorTest, ATimerOnThePoolRunsEachTaskOnceOnAWorker) {
+  ThreadPoolExecutor pool(4);
   Counter runs;
   std::atomic<int> off_worker{0};
   TimerOptions options;
@@ -131,8 +130,8 @@ TEST(PoolExecutorTest, ATimerOnThePoolRunsEachTaskOnceOnAWorker) {
   EXPECT_EQ(off_worker.load(), 0);
 }
 
-TEST(PoolExecutorTest, ShutdownFromACallbackLetsTheDestructorJoin) {
-  auto pool = std::make_unique<PoolExecutor>(2);
+TEST(ThreadPoolExecutorTest, ShutdownFromACallbackLetsTheDestructorJoin) {
+  auto pool = std::make_unique<ThreadPoolExecutor>(2);
   Latch shut;
   pool->Execute([&] {
     pool->Shutdown();  // Cannot join its own thread: returns at once.
@@ -147,21 +146,22 @@ TEST(PoolExecutorTest, ShutdownFromACallbackLetsTheDestructorJoin) {
   pool.reset();  // Joins both workers.
 }
 
-TEST(PoolExecutorDeathTest, DestroyedFromAWorkerDiesWithAMessage) {
+TEST(ThreadPoolExecutorDeathTest, DestroyedFromAWorkerDiesWithAMessage) {
   GTEST_FLAG_SET(death_test_style, "threadsafe");
   EXPECT_DEATH(
       {
-        auto* pool = new PoolExecutor(1);
+        auto* pool = new ThreadPoolExecutor(1);
         Latch never;
         pool->Execute([pool] { delete pool; });
         never.Wait();
       },
-      "PoolExecutor: destroyed from one of its own callbacks");
+      "ThreadPoolExecutor: destroyed from one of its own callbacks");
 }
 
-TEST(PoolExecutorDeathTest, NoThreadsDiesWithAMessage) {
+TEST(ThreadPoolExecutorDeathTest, NoThreadsDiesWithAMessage) {
   GTEST_FLAG_SET(death_test_style, "threadsafe");
-  EXPECT_DEATH(PoolExecutor(0), "PoolExecutor: needs at least one thread");
+  EXPECT_DEATH(ThreadPoolExecutor(0),
+               "ThreadPoolExecutor: needs at least one thread");
 }
 
 }  // namespace

@@ -1,6 +1,6 @@
 // Copyright 2026 The timingwheel Authors.
 
-#include "timer/testing/pool_executor.h"
+#include "timer/thread_pool_executor.h"
 
 #include <algorithm>
 #include <cstdio>
@@ -8,18 +8,17 @@
 #include <utility>
 
 namespace timingwheel {
-namespace testing {
 namespace {
 
 [[noreturn]] void Die(const char* message) {
-  std::fprintf(stderr, "timingwheel: PoolExecutor: %s\n", message);
+  std::fprintf(stderr, "timingwheel: ThreadPoolExecutor: %s\n", message);
   std::fflush(stderr);
   std::abort();
 }
 
 }  // namespace
 
-PoolExecutor::PoolExecutor(int threads) {
+ThreadPoolExecutor::ThreadPoolExecutor(int threads) {
   if (threads < 1) Die("needs at least one thread");
   // The workers wait on mu_ before they read worker_ids_: hold it until
   // every id is recorded.
@@ -33,7 +32,7 @@ PoolExecutor::PoolExecutor(int threads) {
   }
 }
 
-PoolExecutor::~PoolExecutor() {
+ThreadPoolExecutor::~ThreadPoolExecutor() {
   if (IsWorkerThread()) {
     Die("destroyed from one of its own callbacks; a worker cannot join "
         "itself. Destroy it from another thread (Shutdown() from a callback "
@@ -42,13 +41,13 @@ PoolExecutor::~PoolExecutor() {
   Shutdown();
 }
 
-bool PoolExecutor::IsWorkerThread() const {
+bool ThreadPoolExecutor::IsWorkerThread() const {
   const std::thread::id self = std::this_thread::get_id();
   return std::find(worker_ids_.begin(), worker_ids_.end(), self) !=
          worker_ids_.end();
 }
 
-void PoolExecutor::Execute(Callback callback) {
+void ThreadPoolExecutor::Execute(Callback callback) {
   {
     std::lock_guard<std::mutex> lock(mu_);
     if (!stopping_) {
@@ -63,7 +62,7 @@ void PoolExecutor::Execute(Callback callback) {
   Callback dropped = std::move(callback);
 }
 
-void PoolExecutor::Shutdown() {
+void ThreadPoolExecutor::Shutdown() {
   {
     std::lock_guard<std::mutex> lock(mu_);
     stopping_ = true;
@@ -76,13 +75,13 @@ void PoolExecutor::Shutdown() {
   }
 }
 
-bool PoolExecutor::AwaitIdle(absl::Duration timeout) {
+bool ThreadPoolExecutor::AwaitIdle(absl::Duration timeout) {
   std::unique_lock<std::mutex> lock(mu_);
   return idle_cv_.wait_for(lock, absl::ToChronoNanoseconds(timeout),
                            [this] { return unfinished_ == 0; });
 }
 
-void PoolExecutor::Loop() {
+void ThreadPoolExecutor::Loop() {
   std::unique_lock<std::mutex> lock(mu_);
   for (;;) {
     work_cv_.wait(lock, [this] { return stopping_ || !queue_.empty(); });
@@ -97,5 +96,4 @@ void PoolExecutor::Loop() {
   }
 }
 
-}  // namespace testing
 }  // namespace timingwheel

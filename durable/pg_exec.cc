@@ -23,6 +23,23 @@ bool IsConnectionError(const char* sqlstate) {
          code == "57P03" || code == "25006";
 }
 
+// SQLSTATE 42501 (insufficient_privilege) as an error an operator can act
+// on: who was refused where, and the two ways out. PostgreSQL 15 no longer
+// lets every user create tables in the `public` schema, so this is the
+// first error many users meet.
+absl::Status PermissionDeniedFor(PGconn* conn, absl::string_view message) {
+  const char* user = conn != nullptr ? PQuser(conn) : nullptr;
+  const char* db = conn != nullptr ? PQdb(conn) : nullptr;
+  const std::string who = user != nullptr ? user : "?";
+  return absl::PermissionDeniedError(absl::StrCat(
+      "PostgreSQL refused user \"", who, "\" on database \"",
+      db != nullptr ? db : "?", "\": ", message,
+      " (hint: create the schema as the database's owner with `twctl "
+      "migrate`, or grant this user what it lacks, e.g. `GRANT CREATE ON "
+      "SCHEMA public TO \"",
+      who, "\"`)"));
+}
+
 absl::StatusOr<PgResult> CheckResultOf(PGconn* conn, PgResult result) {
   ExecStatusType status = PQresultStatus(result.get());
   if (status == PGRES_COMMAND_OK || status == PGRES_TUPLES_OK) {
@@ -40,6 +57,7 @@ absl::StatusOr<PgResult> CheckResultOf(PGconn* conn, PgResult result) {
   }
   absl::string_view code = sqlstate != nullptr ? sqlstate : "";
   if (code == "23505") return absl::AlreadyExistsError(message);
+  if (code == "42501") return PermissionDeniedFor(conn, message);
   if (code == "57014" || code == "55P03") {
     return absl::DeadlineExceededError(
         absl::StrCat("PostgreSQL statement timed out: ", message));

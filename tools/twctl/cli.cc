@@ -22,6 +22,8 @@ int ExitCodeFor(const absl::Status& status) {
       return kExitNotFound;
     case absl::StatusCode::kFailedPrecondition:
       return kExitRefused;
+    case absl::StatusCode::kPermissionDenied:
+      return kExitPermissionDenied;
     default:
       return kExitOther;
   }

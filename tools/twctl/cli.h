@@ -44,6 +44,7 @@ enum ExitCode : int {
   kExitNotFound = 3,       // No task with this id.
   kExitRefused = 4,        // Wrong state, or the store's schema refuses.
   kExitOther = 5,          // Anything else.
+  kExitPermissionDenied = 6,  // The database refused the user a privilege.
 };
 
 // ExitCodeFor()

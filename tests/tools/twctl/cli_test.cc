@@ -79,6 +79,7 @@ TEST(ExitCodeForTest, StableCodes) {
   EXPECT_EQ(ExitCodeFor(absl::FailedPreconditionError("")), 4);
   EXPECT_EQ(ExitCodeFor(absl::InternalError("")), 5);
   EXPECT_EQ(ExitCodeFor(absl::DeadlineExceededError("")), 5);
+  EXPECT_EQ(ExitCodeFor(absl::PermissionDeniedError("")), 6);
 }
 
 TEST(ParseTimeArgTest, RelativeAndAbsolute) {

@@ -213,7 +213,7 @@ SchemaPlan ToSchemaPlan(const durable_internal::MigrationPlan& plan) {
   out.from_version = plan.from_version;
   out.to_version = plan.to_version;
   for (const durable_internal::PlannedStep& s : plan.steps) {
-    out.steps.push_back({s.from, s.to, s.description, s.sql});
+    out.steps.push_back({s.from, s.to, s.description, s.locks, s.sql});
   }
   return out;
 }

@@ -299,7 +299,9 @@ struct SchemaPlan {
     int64_t from = 0;
     int64_t to = 0;
     std::string description;
-    std::string sql;  // The text as it would run (parameters shown).
+    std::string locks;  // The table locks it takes, and what waits on them.
+    // The text as it would run, values written in: psql runs it as printed.
+    std::string sql;
   };
   std::vector<Step> steps;  // Empty: up to date.
 };

@@ -109,7 +109,19 @@ class DurableScheduler {
   // the slots. Returns `absl::InvalidArgumentError` for invalid options
   // (and connection strings: StoreConnectTest.Malformed*), Unavailable when
   // the database cannot be reached, FailedPrecondition for a schema of a
-  // newer version or another slot count.
+  // newer version or another slot count, PermissionDenied (naming the user,
+  // the database and the fix) when the user may not create the schema.
+  //
+  // The node id: each live scheduler of a store holds its own
+  // `options.node_id`. When another process holds the same id (a live
+  // duplicate, or a predecessor whose database session has not ended yet),
+  // `Create()` waits for it twice the session's lock timeout (about half
+  // the lease TTL with the default `statement_timeout`), then fails with
+  // FailedPrecondition saying the id is taken. A killed process's id frees
+  // as soon as the server notices its session ended; a stopped (SIGSTOP) or
+  // hung process keeps it as long as its sessions live, even after its
+  // leases expired: give replacements a fresh id (leave `node_id` empty for
+  // a generated one) or end the old sessions (`pg_terminate_backend`).
   static absl::StatusOr<std::unique_ptr<DurableScheduler>> Create(
       DurableOptions options);
 

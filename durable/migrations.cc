@@ -7,6 +7,7 @@
 #include <utility>
 
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_replace.h"
 #include "durable/pg_exec.h"
 #include "durable/pg_params.h"
 #include "libpq-fe.h"
@@ -142,23 +143,33 @@ CREATE INDEX tw_timer_finished ON tw_timer (slot, finished_us)
 )sql";
 
 constexpr MigrationStep kSteps[] = {
-    {0, 2, "create the schema", kCreateV2},
+    {0, 2, "create the schema", "none (creates new tables)", kCreateV2},
     {1, 2,
      "one version sequence; the owner's horizon in each lease row; lease "
      "rows with room for in-place renewals",
+     "ACCESS EXCLUSIVE on tw_timer and tw_slot_lease until the step commits "
+     "(no table is rewritten: a moment, once the lock is granted)",
      kMigrateV1ToV2},
-    {2, 3, "recurring schedules (tw_schedule)", kMigrateV2ToV3},
+    {2, 3, "recurring schedules (tw_schedule)", "none (creates a new table)",
+     kMigrateV2ToV3},
     {3, 4,
      "task kinds and priorities; the registry of kinds (tw_kind); attempt "
      "history (tw_attempt)",
+     "ACCESS EXCLUSIVE on tw_timer and tw_schedule until the step commits "
+     "(columns with constant defaults: no rewrite, a moment)",
      kMigrateV3ToV4},
     {4, 5,
      "state changes that do not finish a task update in place (HOT): "
      "index predicates on finished_us, task table fillfactor 50",
+     "ACCESS EXCLUSIVE on tw_timer until the step commits, while its two "
+     "partial indexes are rebuilt: every read and write of tasks waits "
+     "(seconds per million rows)",
      kMigrateV4ToV5},
 };
 
 // The runner's own statements (parameterized).
+constexpr char kStepTimeoutsSql[] =
+    "SET LOCAL statement_timeout = '2min';\nSET LOCAL lock_timeout = '10s';\n";
 constexpr char kLockSql[] = "SELECT pg_advisory_xact_lock($1)";
 constexpr char kHasMetaSql[] =
     "SELECT to_regclass('tw_meta') IS NOT NULL AS present";
@@ -204,14 +215,21 @@ absl::StatusOr<const MigrationStep*> NextStep(int64_t version) {
   return step;
 }
 
+// `sql` with its parameters $1, $2 written in: the values are the
+// library's own integers, so the text is safe to print and to run.
+std::string WithValues(absl::string_view sql, int64_t first,
+                       int64_t second = 0) {
+  return absl::StrReplaceAll(
+      sql, {{"$1", absl::StrCat(first)}, {"$2", absl::StrCat(second)}});
+}
+
 // The runner's statements of `step`, as text for a dry run.
 std::string RunnerText(const MigrationStep& step, int slot_count) {
   if (step.from == 0) {
-    return absl::StrCat(kInsertMetaSql, ";  -- $1 = ", step.to,
-                        ", $2 = ", slot_count, "\n", kInsertSlotsSql,
-                        ";  -- $1 = ", slot_count, "\n");
+    return absl::StrCat(WithValues(kInsertMetaSql, step.to, slot_count), ";\n",
+                        WithValues(kInsertSlotsSql, slot_count), ";\n");
   }
-  return absl::StrCat(kSetVersionSql, ";  -- $1 = ", step.to, "\n");
+  return absl::StrCat(WithValues(kSetVersionSql, step.to), ";\n");
 }
 
 absl::Status ApplyStep(PGconn* conn, const MigrationStep& step,
@@ -266,9 +284,10 @@ absl::StatusOr<MigrationPlan> PlanMigration(PGconn* conn, int slot_count) {
     planned.from = (*step)->from;
     planned.to = (*step)->to;
     planned.description = (*step)->description;
-    planned.sql =
-        absl::StrCat("BEGIN;\n", kLockSql, ";  -- $1 = ", kSchemaLockKey, "\n",
-                     (*step)->sql, RunnerText(**step, slot_count), "COMMIT;\n");
+    planned.locks = (*step)->locks;
+    planned.sql = absl::StrCat(
+        "BEGIN;\n", kStepTimeoutsSql, WithValues(kLockSql, kSchemaLockKey),
+        ";\n", (*step)->sql, RunnerText(**step, slot_count), "COMMIT;\n");
     plan.steps.push_back(std::move(planned));
     version = (*step)->to;
   }
@@ -291,10 +310,7 @@ absl::StatusOr<MigrationPlan> MigrateSchema(PGconn* conn, int slot_count,
     // give the step its own, for this transaction only. Lock waits (another
     // migrator, a table in use) stay short, so that a step never queues
     // live traffic behind its locks for long.
-    status = PgExec(conn, "SET LOCAL statement_timeout = '2min'").status();
-    if (status.ok()) {
-      status = PgExec(conn, "SET LOCAL lock_timeout = '10s'").status();
-    }
+    status = PgExecScript(conn, kStepTimeoutsSql);
     if (!status.ok()) return fail(status);
     status = PgExec(conn, kLockSql, PgParams().Int64(kSchemaLockKey)).status();
     if (!status.ok()) return fail(status);
@@ -318,6 +334,7 @@ absl::StatusOr<MigrationPlan> MigrateSchema(PGconn* conn, int slot_count,
     done.from = (*step)->from;
     done.to = (*step)->to;
     done.description = (*step)->description;
+    done.locks = (*step)->locks;
     done.sql = (*step)->sql;
     applied.steps.push_back(std::move(done));
   }

@@ -62,6 +62,9 @@ struct MigrationStep {
   int64_t from = 0;
   int64_t to = 0;
   const char* description = "";
+  // The table locks the step takes and what waits on them meanwhile, for
+  // the operator who chooses when to run it.
+  const char* locks = "";
   const char* sql = "";
 };
 
@@ -88,8 +91,10 @@ struct PlannedStep {
   int64_t from = 0;
   int64_t to = 0;
   std::string description;
-  std::string sql;  // The step's SQL plus the runner's own statements, with
-                    // the parameter values shown in comments.
+  std::string locks;  // MigrationStep::locks.
+  // The step's SQL plus the runner's own statements with their values
+  // written in, in one transaction: psql can run it as printed.
+  std::string sql;
 };
 
 struct MigrationPlan {

@@ -46,6 +46,8 @@ int RunMigrate(Context& context) {
           .Int(s.to)
           .Key("description")
           .String(s.description)
+          .Key("locks")
+          .String(s.locks)
           .Key("sql")
           .String(s.sql)
           .EndObject();
@@ -63,7 +65,8 @@ int RunMigrate(Context& context) {
     out << "migrated from version " << plan->from_version << " to "
         << plan->to_version << ":\n";
     for (const SchemaPlan::Step& s : plan->steps) {
-      out << "  " << s.from << " -> " << s.to << ": " << s.description << "\n";
+      out << "  " << s.from << " -> " << s.to << ": " << s.description
+          << "\n    locks: " << s.locks << "\n";
     }
     return kExitOk;
   }
@@ -72,7 +75,7 @@ int RunMigrate(Context& context) {
       << " (nothing was changed)\n";
   for (const SchemaPlan::Step& s : plan->steps) {
     out << "\n-- step " << s.from << " -> " << s.to << ": " << s.description
-        << "\n"
+        << "\n-- locks: " << s.locks << "\n"
         << s.sql;
   }
   return kExitOk;

@@ -56,7 +56,8 @@ absl::StatusOr<std::unique_ptr<ClientCore>> ClientCore::CreateOver(
     Options options, std::unique_ptr<StoreApi> store) {
   absl::Status status = CheckClientLimits(options.slot_count, options.limits);
   if (!status.ok()) return status;
-  status = store->EnsureSchema(options.slot_count);
+  status = options.migrate_schema ? store->EnsureSchema(options.slot_count)
+                                  : store->CheckSchema(options.slot_count);
   if (!status.ok()) return status;
   return std::unique_ptr<ClientCore>(
       new ClientCore(std::move(options), std::move(store)));

@@ -65,6 +65,9 @@ class ClientCore {
     std::string closed_message = "closed";
     // statement_timeout and lock_timeout of the connection.
     SessionLimits session_limits;
+    // Whether Create() creates or migrates the schema (`EnsureSchema()`) or
+    // only checks it (`CheckSchema()`).
+    bool migrate_schema = true;
   };
 
   // Called after an insert committed (not under the connection's lock;

@@ -21,6 +21,7 @@ absl::StatusOr<std::unique_ptr<DurableClient>> DurableClient::Create(
   ClientCore::Options core;
   core.conninfo = std::move(options.conninfo);
   core.slot_count = options.slot_count;
+  core.migrate_schema = options.migrate_schema;
   core.limits = {options.max_id_bytes, options.max_payload_bytes};
   core.closed_message = "client is closed";
   if (options.statement_timeout < absl::ZeroDuration() ||

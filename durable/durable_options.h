@@ -90,6 +90,14 @@ struct DurableOptions {
   // `ManualClock`); leases and loads run on the real clock.
   TimerOptions timer_options;
 
+  // Whether `Create()` creates the schema or migrates an older one
+  // (true), or only checks it (false: then `Create()` fails with
+  // FailedPrecondition naming the `twctl migrate` command to run when there
+  // is no store or an older one, and changes nothing). Set it to false in
+  // production deploys where the operator runs migrations (some steps lock
+  // the task table: `twctl migrate --dry-run` names each step's locks).
+  bool migrate_schema = true;
+
   // Input limits.
   int64_t max_id_bytes = 1024;
   int64_t max_payload_bytes = 16 << 20;

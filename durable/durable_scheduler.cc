@@ -182,6 +182,7 @@ absl::Status DurableScheduler::Start() {
   durable_internal::ClientCore::Options client_options;
   client_options.conninfo = options_.conninfo;
   client_options.slot_count = options_.slot_count;
+  client_options.migrate_schema = options_.migrate_schema;
   client_options.limits = {options_.max_id_bytes, options_.max_payload_bytes};
   client_options.closed_message = "scheduler is shut down";
   client_options.session_limits = limits;

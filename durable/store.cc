@@ -156,6 +156,39 @@ absl::Status Store::EnsureSchema(int slot_count) {
   return absl::OkStatus();
 }
 
+absl::Status Store::CheckSchema(int slot_count) {
+  absl::StatusOr<SchemaInfo> info = ReadSchemaVersion(conn_);
+  if (!info.ok()) return info.status();
+  const std::string fix = absl::StrCat(
+      ": run `twctl --db '", redacted_, "' migrate --slot-count ", slot_count,
+      "` as the database's owner (`migrate --dry-run` prints the SQL first), "
+      "or let a process with `migrate_schema = true` do it");
+  if (info->version == 0) {
+    return absl::FailedPreconditionError(absl::StrCat(
+        "no timingwheel store in this database yet, and migrate_schema is "
+        "false",
+        fix));
+  }
+  if (info->version < kSchemaVersion) {
+    return absl::FailedPreconditionError(
+        absl::StrCat("the store's schema is at version ", info->version,
+                     ", this library needs version ", kSchemaVersion,
+                     ", and migrate_schema is false", fix));
+  }
+  if (info->version > kSchemaVersion) {
+    return absl::FailedPreconditionError(
+        absl::StrCat("the database holds timingwheel schema version ",
+                     info->version, ", newer than the version ", kSchemaVersion,
+                     " this library understands: upgrade the library"));
+  }
+  if (info->slot_count != slot_count) {
+    return absl::FailedPreconditionError(absl::StrCat(
+        "the store has ", info->slot_count, " slots, this process asks for ",
+        slot_count, ": the slot count is fixed when the store is created"));
+  }
+  return absl::OkStatus();
+}
+
 absl::StatusOr<PgResult> Store::ExecPrepared(const char* name, const char* sql,
                                              const PgParams& params) {
   for (int attempt = 0;; ++attempt) {

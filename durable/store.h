@@ -135,6 +135,7 @@ class Store final : public StoreApi {
   absl::StatusOr<bool> LockNode(const std::string& node) override;
   absl::Status Reconnect() override;
   absl::Status EnsureSchema(int slot_count) override;
+  absl::Status CheckSchema(int slot_count) override;
   absl::StatusOr<CancelOutcome> CancelTask(const std::string& id) override;
   absl::StatusOr<ReplaceResult> Replace(
       const Inserter& inserter, absl::Span<const ReplaceRow> rows) override;

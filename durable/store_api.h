@@ -100,6 +100,15 @@ class StoreApi : public ScheduleStoreApi {
   // Serialized between processes.
   virtual absl::Status EnsureSchema(int slot_count) = 0;
 
+  // StoreApi::CheckSchema()
+  //
+  // Checks, changing nothing, that the store exists at this library's
+  // schema version with `slot_count` slots (for processes told not to
+  // migrate): FailedPrecondition naming the command to run (`twctl
+  // migrate`) when there is no store or an older one, naming both versions
+  // for a newer one, or both slot counts.
+  virtual absl::Status CheckSchema(int slot_count) = 0;
+
   // StoreApi::CancelTask()
   //
   // Deletes the task unless it finished: a PENDING or SCHEDULED one will

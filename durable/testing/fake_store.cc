@@ -90,6 +90,21 @@ absl::Status FakeStore::EnsureSchema(int slot_count) {
   return absl::OkStatus();
 }
 
+absl::Status FakeStore::CheckSchema(int slot_count) {
+  internal::MutexLock lock(db_->mu_);
+  TW_FAKE_FAIL("CheckSchema");
+  if (db_->slot_count_ == 0) {
+    return absl::FailedPreconditionError(
+        "no timingwheel store in this database yet, and this process may "
+        "not create it: run `twctl migrate`");
+  }
+  if (db_->slot_count_ != slot_count) {
+    return absl::FailedPreconditionError(absl::StrCat(
+        "the store has ", db_->slot_count_, " slots, not ", slot_count));
+  }
+  return absl::OkStatus();
+}
+
 absl::StatusOr<CancelOutcome> FakeStore::CancelTask(const std::string& id) {
   internal::MutexLock lock(db_->mu_);
   TW_FAKE_FAIL("CancelTask");

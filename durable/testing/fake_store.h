@@ -50,6 +50,7 @@ class FakeStore final : public durable_internal::StoreApi {
   absl::StatusOr<bool> LockNode(const std::string& node) override;
   absl::Status Reconnect() override;
   absl::Status EnsureSchema(int slot_count) override;
+  absl::Status CheckSchema(int slot_count) override;
   absl::StatusOr<CancelOutcome> CancelTask(const std::string& id) override;
   absl::StatusOr<durable_internal::ReplaceResult> Replace(
       const durable_internal::Inserter& inserter,

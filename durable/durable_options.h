@@ -87,7 +87,9 @@ struct DurableOptions {
   // `ManualClock`); leases and loads run on the real clock.
   TimerOptions timer_options;
 
-  // Input limits.
+  // Input limits: the longest task id, in [1, kMaxIdBytes] (2,048), and
+  // the largest payload, in [1, kMaxPayloadBytes] (256 MiB), a call of this
+  // scheduler accepts (task.h; InvalidArgument at Create() outside them).
   int64_t max_id_bytes = 1024;
   int64_t max_payload_bytes = 16 << 20;
 

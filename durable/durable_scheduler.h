@@ -159,22 +159,28 @@ class DurableScheduler {
 
   // DurableScheduler::ScheduleOrReplace()
   //
-  // Schedules `request` or, in one atomic statement, replaces the waiting
-  // task of the same id by `mode` (see `ReplaceMode`): `kReplace` takes the
-  // request's due time and payload, `kKeepEarlier` keeps whichever is due
-  // earlier, `kKeepLater` whichever is due later (debounce: "run 5 s after
-  // the last event"). A task already in its owner's wheel leaves it at once
-  // (its fire is refused by the database) and is claimed again at its new
-  // time (this process loads it at once; another owner is woken), so a
-  // replacement never runs at the old time, early or twice. A running task
-  // is left alone (`kAlreadyRunning`); a finished one (SUCCESS or FAILED,
-  // not yet cleaned up) is replaced by a new task (`kScheduled`, attempts
-  // 0). Returns what happened (`ScheduleOutcome`), or the errors of
+  // Schedules `request` or, in one atomic statement, replaces the waiting task
+  // of the same id by `mode` (see `ReplaceMode`): `kReplace` takes the
+  // request's due time, payload, kind and priority, `kKeepEarlier` keeps
+  // whichever is due earlier, `kKeepLater` whichever is due later (debounce:
+  // "run 5 s after the last event"); the task kept keeps its own payload, kind
+  // and priority (test:
+  // ReplaceContractTest.AReplacementTakesKindAndPriorityToo). A replaced task
+  // starts afresh: attempt count 0 and no last error, also when it was waiting
+  // for a retry, so a corrected payload gets the whole retry budget (test:
+  // ReplaceContractTest.*, on both stores). A task already in its owner's wheel
+  // leaves it at once (its fire is refused by the database) and is claimed
+  // again at its new time (this process loads it at once; another owner is
+  // woken), so a replacement never runs at the old time, early or twice. A
+  // running task is left alone (`kAlreadyRunning`); a finished one (SUCCESS or
+  // FAILED, not yet cleaned up) is replaced by a new task (`kScheduled`,
+  // attempts 0). Returns what happened (`ScheduleOutcome`), or the errors of
   // `Schedule()` (never AlreadyExists). Two replacements of one id at once
-  // serialize on its row: the later one's rule applies to the earlier's
-  // result. After a lost connection it is retried once: a replacement that
-  // committed before the reply was lost then answers as if it had already
-  // been done (`kReplaced` or `kKept`). Tests: ReplaceTest.*.
+  // serialize on its row: the later one's rule applies to the earlier's result,
+  // also when both create the id (the later is told `kReplaced` or `kKept`;
+  // test: ReplaceRaceTest.*). After a lost connection it is retried once: a
+  // replacement that committed before the reply was lost then answers as if it
+  // had already been done (`kReplaced` or `kKept`). Tests: ReplaceTest.*.
   absl::StatusOr<ScheduleOutcome> ScheduleOrReplace(
       const ScheduleRequest& request, ReplaceMode mode = ReplaceMode::kReplace);
 
@@ -191,6 +197,9 @@ class DurableScheduler {
   // Moves a waiting (PENDING or SCHEDULED) task to `due` on the database's
   // clock, with `payload` if given (else its own), atomically, moving it
   // out of its owner's wheel as `ScheduleOrReplace()` does: `kReplaced`.
+  // Kind and priority are kept. Without `payload` the attempt count and
+  // last error are kept (a retry moved in time); with one the task starts
+  // afresh, as a replacement does.
   // `kAlreadyRunning` or `kFinished` (nothing changed) for a running or
   // finished task, `absl::NotFoundError` for an unknown id. Never creates
   // a task. Tests: ReplaceTest.*.
@@ -209,7 +218,9 @@ class DurableScheduler {
   //
   // Deletes the task if it is PENDING or SCHEDULED. Returns true only if it
   // will not run (again); false if it is running, finished or unknown.
-  // Unavailable when the database cannot be reached.
+  // Unavailable when the database cannot be reached; InvalidArgument for an
+  // empty id or one longer than `max_id_bytes` (also for `CancelTask()`
+  // and `Get()`; test: CancelTaskTest.AnIdPastTheLimitIsRefusedBeforeTheStore).
   absl::StatusOr<bool> Cancel(absl::string_view id);
 
   // DurableScheduler::CancelTask()

@@ -31,8 +31,8 @@ constexpr int kPriorUnseen = -2;
 // $1..$5 the rows (ids, slots, due or delay, relative, payloads), $6 the
 // slot count, $7 the inserter's node, $8 its horizon, $9 the notification
 // limit, $10 has_payload, $11 the rules (ReplaceRule), $12 the kinds, $13
-// the priorities (both taken, as the payload, only with has_payload: a
-// reschedule keeps the stored ones). A written row is
+// the priorities (both taken with the payload, never by a reschedule,
+// which keeps the stored ones). A written row is
 // PENDING under a new version; rows in the inserter's slots due within its
 // horizon are flagged `soon` (it loads them at once), other owners' rows
 // due within their horizons wake them at commit, as the insert does.
@@ -60,9 +60,10 @@ prior AS (
 decided AS (
   SELECT i.task_id, i.slot, i.due_us, i.ord, p.state AS prior_state,
          CASE WHEN i.has_payload THEN i.payload ELSE p.payload END AS payload,
-         CASE WHEN i.has_payload THEN i.kind ELSE p.kind END AS kind,
-         CASE WHEN i.has_payload THEN i.priority ELSE p.priority END
-           AS priority,
+         CASE WHEN i.has_payload AND i.rule <> 3 THEN i.kind ELSE p.kind END
+           AS kind,
+         CASE WHEN i.has_payload AND i.rule <> 3 THEN i.priority
+              ELSE p.priority END AS priority,
          CASE
            WHEN p.state IS NULL THEN i.rule <> 3
            WHEN p.state = 2 THEN false

@@ -248,8 +248,8 @@ absl::StatusOr<ReplaceResult> FakeStore::Replace(
         task.last_error.clear();
       }
       task.finished_us = 0;
-      if (r.has_payload) {
-        task.payload = r.row.payload;
+      if (r.has_payload) task.payload = r.row.payload;
+      if (r.has_payload && r.rule != ReplaceRule::kRescheduleOnly) {
         task.kind = r.row.kind;
         task.priority = r.row.priority;
       }

@@ -127,8 +127,10 @@ class DurableScheduler {
   // again): retries are idempotent, and an existing task is never changed (to
   // change one, see `ScheduleOrReplace()` and `Reschedule()`; test:
   // ReplaceTest.ScheduleOfAnExistingIdIsAnIdempotentInsertOnly). Errors:
-  // InvalidArgument (empty or oversized id or payload, a delay past year
-  // 9999), AlreadyExists (the id exists and is not identical),
+  // InvalidArgument (an id or payload empty or over `max_id_bytes` or
+  // `max_payload_bytes`, a delay not shorter than kMaxDelay: task.h and
+  // durable/README.md, "Limits"), AlreadyExists (the id exists and is not
+  // identical),
   // Unavailable (database unreachable even after reconnecting once),
   // FailedPrecondition after `Shutdown()`.
   absl::Status Schedule(absl::string_view id, absl::Duration delay,
@@ -145,8 +147,9 @@ class DurableScheduler {
   // DurableScheduler::ScheduleBatch()
   //
   // Stores all of `requests` in one transaction (one statement for the
-  // rows), or none of them: the first invalid request or conflicting id
-  // fails the whole batch.
+  // rows), or none of them: the first invalid request (InvalidArgument
+  // naming its index, before anything is sent) or conflicting id fails the
+  // whole batch. At most kMaxBatchRequests requests.
   absl::Status ScheduleBatch(absl::Span<const ScheduleRequest> requests);
 
   // DurableScheduler::Schedule(request)
@@ -187,7 +190,9 @@ class DurableScheduler {
   // DurableScheduler::ScheduleOrReplaceBatch()
   //
   // As `ScheduleOrReplace()` for every request, in one transaction; the
-  // outcomes in the requests' order. InvalidArgument for an id given twice.
+  // outcomes in the requests' order. InvalidArgument for an id given twice,
+  // and, as `ScheduleBatch()`, for the whole batch when one request is
+  // invalid (naming its index; nothing is written).
   absl::StatusOr<std::vector<ScheduleOutcome>> ScheduleOrReplaceBatch(
       absl::Span<const ScheduleRequest> requests,
       ReplaceMode mode = ReplaceMode::kReplace);

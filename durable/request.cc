@@ -32,10 +32,9 @@ absl::StatusOr<InsertRow> ToInsertRow(const ScheduleRequest& request,
     return absl::InvalidArgumentError("payload is empty");
   }
   if (static_cast<int64_t>(request.payload.size()) > limits.max_payload_bytes) {
-    return absl::InvalidArgumentError(
-        absl::StrCat("payload of ", request.payload.size(),
-                     " bytes exceeds max_payload_bytes (",
-                     limits.max_payload_bytes, ")"));
+    return absl::InvalidArgumentError(absl::StrCat(
+        "payload of ", request.payload.size(),
+        " bytes exceeds max_payload_bytes (", limits.max_payload_bytes, ")"));
   }
   absl::Status kind = CheckKindName(request.kind);
   if (!kind.ok()) return kind;

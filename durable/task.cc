@@ -80,7 +80,9 @@ absl::Status CheckDelay(absl::string_view field, absl::Duration delay) {
 
 absl::Status CheckIdBytes(absl::string_view field, absl::string_view id,
                           int64_t max_bytes) {
-  if (id.empty()) return absl::InvalidArgumentError(absl::StrCat(field, " is empty"));
+  if (id.empty()) {
+    return absl::InvalidArgumentError(absl::StrCat(field, " is empty"));
+  }
   if (static_cast<int64_t>(id.size()) > max_bytes) {
     return absl::InvalidArgumentError(absl::StrCat(
         field, " of ", id.size(), " bytes exceeds the limit of ", max_bytes));

@@ -100,11 +100,18 @@ struct TaskInfo {
 //
 // One task to schedule. The due time is either `due` (absolute, on the
 // database's clock) or, when `due` is `absl::InfinitePast()`, `delay` after
-// the database's `now()` when the row is inserted.
+// the database's `now()` when the row is inserted. Every field is checked
+// before anything is sent (InvalidArgument naming it; the limits below and
+// in durable/README.md, "Limits").
 struct ScheduleRequest {
+  // 1 to `max_id_bytes` bytes (at most kMaxIdBytes).
   std::string id;
+  // 1 to `max_payload_bytes` bytes (at most kMaxPayloadBytes).
   std::string payload;
+  // Shorter than kMaxDelay; negative (including -InfiniteDuration): now.
   absl::Duration delay = absl::ZeroDuration();
+  // From the Unix epoch to before year 10000 (kDueLimitUnixMicros);
+  // `InfiniteFuture()` is refused.
   absl::Time due = absl::InfinitePast();
   // The handler that runs it: empty for `DurableOptions::handler`, else a
   // kind some scheduler registered (`DurableOptions::kinds`); scheduling an
@@ -243,7 +250,8 @@ inline constexpr absl::Duration kMaxDelay = absl::Seconds(220898620800);
 // The most requests one batch call (ScheduleBatch(),
 // ScheduleOrReplaceBatch(), ScheduleInTransaction()) takes. A batch with an
 // invalid request is refused whole, before anything is sent, naming the
-// request's index. Test: DurableBoundsTest.ABatchIsRefusedWholeNamingTheBadIndex.
+// request's index. Test:
+// DurableBoundsTest.ABatchIsRefusedWholeNamingTheBadIndex.
 inline constexpr int64_t kMaxBatchRequests = 100000;
 
 namespace durable_internal {

@@ -110,12 +110,10 @@ TEST_F(DurableBoundsTest, AnIdOfTheMaximumLengthIsStoredAndRun) {
   const std::string id = RandomBytes(kMaxIdBytes);
   ASSERT_TRUE(scheduler->Schedule(id, absl::ZeroDuration(), "p").ok());
   EXPECT_TRUE(Succeeded(id));
-  EXPECT_REFUSED(
-      scheduler->Schedule(RandomBytes(kMaxIdBytes + 1), absl::ZeroDuration(),
-                          "p"),
-      "task id");
-  EXPECT_REFUSED(scheduler->Schedule("", absl::ZeroDuration(), "p"),
+  EXPECT_REFUSED(scheduler->Schedule(RandomBytes(kMaxIdBytes + 1),
+                                     absl::ZeroDuration(), "p"),
                  "task id");
+  EXPECT_REFUSED(scheduler->Schedule("", absl::ZeroDuration(), "p"), "task id");
 }
 
 TEST_F(DurableBoundsTest, DueTimesAndDelaysAreBounded) {
@@ -127,8 +125,7 @@ TEST_F(DurableBoundsTest, DueTimesAndDelaysAreBounded) {
   EXPECT_TRUE(c.Schedule(RequestAt("epoch", absl::UnixEpoch())).ok());
   EXPECT_TRUE(
       c.Schedule(RequestAt("last", limit - absl::Microseconds(1))).ok());
-  EXPECT_TRUE(
-      c.Schedule(Request("long", kMaxDelay - absl::Seconds(1))).ok());
+  EXPECT_TRUE(c.Schedule(Request("long", kMaxDelay - absl::Seconds(1))).ok());
   EXPECT_TRUE(c.Schedule(Request("neg", -absl::InfiniteDuration())).ok());
   EXPECT_EQ(Stored(), 4);
   // Refused.
@@ -141,9 +138,9 @@ TEST_F(DurableBoundsTest, DueTimesAndDelaysAreBounded) {
   EXPECT_REFUSED(c.ScheduleAt("x", absl::InfinitePast(), "p"), "due time");
   EXPECT_REFUSED(c.Schedule(Request("x", kMaxDelay)), "delay");
   EXPECT_REFUSED(c.Schedule(Request("x", absl::InfiniteDuration())), "delay");
-  EXPECT_REFUSED(c.ScheduleOrReplace(Request("x", absl::InfiniteDuration()))
-                     .status(),
-                 "delay");
+  EXPECT_REFUSED(
+      c.ScheduleOrReplace(Request("x", absl::InfiniteDuration())).status(),
+      "delay");
   EXPECT_REFUSED(c.Reschedule("long", absl::InfiniteFuture()).status(),
                  "due time");
   EXPECT_REFUSED(c.RescheduleAfter("long", absl::InfiniteDuration()).status(),
@@ -204,10 +201,10 @@ TEST_F(DurableBoundsTest, AdminCallsAreBounded) {
   auto client = DurableClient::Create(ClientOptions());
   ASSERT_TRUE(client.ok()) << client.status();
   ASSERT_TRUE((*client)->Schedule(Request("t", absl::Hours(1))).ok());
-  EXPECT_REFUSED(AdminStore::Connect(db_->conninfo(),
-                                     absl::Hours(24) + absl::Seconds(1))
-                     .status(),
-                 "statement_timeout");
+  EXPECT_REFUSED(
+      AdminStore::Connect(db_->conninfo(), absl::Hours(24) + absl::Seconds(1))
+          .status(),
+      "statement_timeout");
   auto admin = AdminStore::Connect(db_->conninfo(), absl::Hours(24));
   ASSERT_TRUE(admin.ok()) << admin.status();
   AdminStore& a = **admin;
@@ -221,13 +218,13 @@ TEST_F(DurableBoundsTest, AdminCallsAreBounded) {
       "due.delay");
   EXPECT_REFUSED(a.Reschedule("t", AdminDue::In(kMaxDelay)).status(),
                  "due.delay");
-  EXPECT_REFUSED(a.Reschedule("t", AdminDue::At(absl::InfiniteFuture()))
-                     .status(),
-                 "due.at");
-  EXPECT_REFUSED(a.Retry("t", AdminDue::At(absl::UnixEpoch() -
-                                           absl::Microseconds(1)))
-                     .status(),
-                 "due.at");
+  EXPECT_REFUSED(
+      a.Reschedule("t", AdminDue::At(absl::InfiniteFuture())).status(),
+      "due.at");
+  EXPECT_REFUSED(
+      a.Retry("t", AdminDue::At(absl::UnixEpoch() - absl::Microseconds(1)))
+          .status(),
+      "due.at");
   EXPECT_REFUSED(
       a.RetryMatching(TaskFilter(), AdminDue::In(absl::InfiniteDuration()))
           .status(),
@@ -238,9 +235,9 @@ TEST_F(DurableBoundsTest, AdminCallsAreBounded) {
   filter.limit = kMaxListLimit;
   EXPECT_TRUE(a.List(filter).ok());
   // The edges are taken.
-  auto moved = a.Reschedule(
-      "t", AdminDue::At(absl::FromUnixMicros(kDueLimitUnixMicros) -
-                        absl::Microseconds(1)));
+  auto moved =
+      a.Reschedule("t", AdminDue::At(absl::FromUnixMicros(kDueLimitUnixMicros) -
+                                     absl::Microseconds(1)));
   ASSERT_TRUE(moved.ok()) << moved.status();
   EXPECT_EQ(moved->outcome, ActionOutcome::kDone);
   moved = a.Reschedule("t", AdminDue::In(kMaxDelay - absl::Seconds(1)));

@@ -106,8 +106,7 @@ TEST_P(ReplaceContractTest, AReplacementTakesKindAndPriorityToo) {
   auto scheduler = Start(options);
   ASSERT_NE(scheduler, nullptr);
   ASSERT_TRUE(scheduler->Schedule(In(absl::Hours(1), "a")).ok());
-  auto replaced =
-      scheduler->ScheduleOrReplace(In(absl::Hours(2), "b", "k", 7));
+  auto replaced = scheduler->ScheduleOrReplace(In(absl::Hours(2), "b", "k", 7));
   ASSERT_TRUE(replaced.ok()) << replaced.status();
   EXPECT_EQ(*replaced, ScheduleOutcome::kReplaced);
   absl::StatusOr<TaskInfo> info = scheduler->Get("t");

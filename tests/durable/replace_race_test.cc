@@ -54,9 +54,9 @@ class ReplaceRaceTest : public DurableFixture {
     auto first_client = Client();
     auto second_client = Client();
     if (first_client == nullptr || second_client == nullptr) return result;
-    auto gate = StatementGate::Install(db_->conninfo(), "tw_timer", "INSERT",
-                                       "prior AS (",
-                                       StatementGate::When::kAfterWrite);
+    auto gate =
+        StatementGate::Install(db_->conninfo(), "tw_timer", "INSERT",
+                               "prior AS (", StatementGate::When::kAfterWrite);
     EXPECT_TRUE(gate.ok()) << gate.status();
     if (!gate.ok()) return result;
     std::thread first([&] {
@@ -70,11 +70,13 @@ class ReplaceRaceTest : public DurableFixture {
     });
     // The second statement waits on the first's uncommitted row (a
     // transaction id), not on the gate (an advisory lock).
-    const bool second_waits = held && WaitFor([&] {
-      return Query("SELECT count(*) FROM pg_stat_activity WHERE datname = "
-                   "current_database() AND wait_event = 'transactionid' AND "
-                   "position('prior AS (' IN query) > 0") == 1;
-    });
+    const bool second_waits =
+        held && WaitFor([&] {
+          return Query(
+                     "SELECT count(*) FROM pg_stat_activity WHERE datname = "
+                     "current_database() AND wait_event = 'transactionid' AND "
+                     "position('prior AS (' IN query) > 0") == 1;
+        });
     (*gate)->Release();
     first.join();
     second.join();

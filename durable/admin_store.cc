@@ -94,6 +94,12 @@ AdminStore::~AdminStore() = default;
 
 absl::StatusOr<std::unique_ptr<AdminStore>> AdminStore::Connect(
     const std::string& conninfo, absl::Duration statement_timeout) {
+  if (statement_timeout < absl::ZeroDuration() ||
+      statement_timeout > absl::Hours(24)) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("statement_timeout must be in [0, 24h] (got ",
+                     absl::FormatDuration(statement_timeout), ")"));
+  }
   std::vector<std::string> secrets =
       durable_internal::PasswordCandidates(conninfo);
   std::string parse_error;
@@ -159,7 +165,23 @@ absl::StatusOr<TaskPage> AdminStore::List(const TaskFilter& filter) {
   return impl->Reading<TaskPage>([&] { return impl->ReadList(filter); });
 }
 
+namespace {
+
+// The id of a task to act on, and when it is due afterwards.
+absl::Status CheckWrite(const std::string& id, AdminDue due) {
+  absl::Status status =
+      durable_internal::CheckIdBytes("task id", id, kMaxIdBytes);
+  if (!status.ok()) return status;
+  return due.at == absl::InfinitePast()
+             ? durable_internal::CheckDelay("due.delay", due.delay)
+             : durable_internal::CheckDueTime("due.at", due.at);
+}
+
+}  // namespace
+
 absl::StatusOr<TaskDetail> AdminStore::Show(const std::string& id) {
+  absl::Status valid = CheckWrite(id, AdminDue::Now());
+  if (!valid.ok()) return valid;
   internal::MutexLock lock(mu_);
   // The lambda runs under the lock (the analysis does not follow it).
   Impl* const impl = impl_.get();
@@ -167,23 +189,32 @@ absl::StatusOr<TaskDetail> AdminStore::Show(const std::string& id) {
 }
 
 absl::StatusOr<ActionResult> AdminStore::Cancel(const std::string& id) {
+  absl::Status valid = CheckWrite(id, AdminDue::Now());
+  if (!valid.ok()) return valid;
   internal::MutexLock lock(mu_);
   return impl_->RunWrite(Impl::Write::kCancel, id, AdminDue::Now());
 }
 
 absl::StatusOr<ActionResult> AdminStore::Retry(const std::string& id,
                                                AdminDue due) {
+  absl::Status valid = CheckWrite(id, due);
+  if (!valid.ok()) return valid;
   internal::MutexLock lock(mu_);
   return impl_->RunWrite(Impl::Write::kRetry, id, due);
 }
 
 absl::StatusOr<ActionResult> AdminStore::Discard(const std::string& id) {
+  absl::Status valid = CheckWrite(id, AdminDue::Now());
+  if (!valid.ok()) return valid;
   internal::MutexLock lock(mu_);
   return impl_->RunWrite(Impl::Write::kDiscard, id, AdminDue::Now());
 }
 
 absl::StatusOr<int64_t> AdminStore::RetryMatching(TaskFilter filter,
                                                   AdminDue due) {
+  // Checked before the first retry: an invalid due time retries none.
+  absl::Status valid = CheckWrite("-", due);
+  if (!valid.ok()) return valid;
   filter.state = TaskState::kFailed;
   int64_t retried = 0;
   for (;;) {
@@ -202,6 +233,8 @@ absl::StatusOr<int64_t> AdminStore::RetryMatching(TaskFilter filter,
 
 absl::StatusOr<ActionResult> AdminStore::Reschedule(const std::string& id,
                                                     AdminDue due) {
+  absl::Status valid = CheckWrite(id, due);
+  if (!valid.ok()) return valid;
   internal::MutexLock lock(mu_);
   return impl_->RunWrite(Impl::Write::kReschedule, id, due);
 }

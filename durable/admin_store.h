@@ -321,6 +321,14 @@ class AdminStore {
   // Unavailable ("cannot connect to PostgreSQL (host=... dbname=...): ...")
   // when the database cannot be reached; no message contains the password.
   // Test: AdminStoreConnectTest.ConnectErrorNamesHostNeverThePassword.
+  // `statement_timeout` in [0, 24h] (zero: none), else InvalidArgument.
+  //
+  // Every call naming a task (`Show()`, `Cancel()`, `Retry()`,
+  // `Discard()`, `Reschedule()`) answers InvalidArgument, before anything
+  // is sent, for an empty id or one over kMaxIdBytes, and (`Retry()`,
+  // `RetryMatching()`, `Reschedule()`) for an `AdminDue` outside the due
+  // time limits of task.h (`at` in [1970, year 10000), `delay` shorter
+  // than kMaxDelay). Test: DurableBoundsTest.AdminCallsAreBounded.
   static absl::StatusOr<std::unique_ptr<AdminStore>> Connect(
       const std::string& conninfo,
       absl::Duration statement_timeout = absl::Seconds(10));

@@ -36,10 +36,22 @@ absl::Status CheckClientLimits(int slot_count, const RequestLimits& limits) {
   if (slot_count < 1 || slot_count > 65536) {
     return absl::InvalidArgumentError("slot_count must be in [1, 65536]");
   }
-  if (limits.max_id_bytes < 1 || limits.max_payload_bytes < 1) {
-    return absl::InvalidArgumentError("input limits must be positive");
+  if (limits.max_id_bytes < 1 || limits.max_id_bytes > kMaxIdBytes) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("max_id_bytes must be in [1, ", kMaxIdBytes, "] (got ",
+                     limits.max_id_bytes, ")"));
+  }
+  if (limits.max_payload_bytes < 1 ||
+      limits.max_payload_bytes > kMaxPayloadBytes) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("max_payload_bytes must be in [1, ", kMaxPayloadBytes,
+                     "] (got ", limits.max_payload_bytes, ")"));
   }
   return absl::OkStatus();
+}
+
+absl::Status CheckId(absl::string_view id, const RequestLimits& limits) {
+  return CheckIdBytes("task id", id, limits.max_id_bytes);
 }
 
 absl::StatusOr<std::unique_ptr<ClientCore>> ClientCore::Create(
@@ -190,6 +202,8 @@ ReplaceRule RuleOf(ReplaceMode mode) {
 }
 
 absl::StatusOr<bool> ClientCore::Cancel(absl::string_view id) {
+  absl::Status valid = CheckId(id, options_.limits);
+  if (!valid.ok()) return valid;
   const std::string key(id);
   internal::MutexLock lock(mu_);
   if (store_ == nullptr) {
@@ -203,6 +217,8 @@ absl::StatusOr<bool> ClientCore::Cancel(absl::string_view id) {
 }
 
 absl::StatusOr<CancelOutcome> ClientCore::CancelTask(absl::string_view id) {
+  absl::Status valid = CheckId(id, options_.limits);
+  if (!valid.ok()) return valid;
   const std::string key(id);
   internal::MutexLock lock(mu_);
   if (store_ == nullptr) {
@@ -218,6 +234,8 @@ absl::StatusOr<CancelOutcome> ClientCore::CancelTask(absl::string_view id) {
 }
 
 absl::StatusOr<TaskInfo> ClientCore::Get(absl::string_view id) {
+  absl::Status valid = CheckId(id, options_.limits);
+  if (!valid.ok()) return valid;
   const std::string key(id);
   internal::MutexLock lock(mu_);
   if (store_ == nullptr) {
@@ -268,11 +286,22 @@ void ClientCore::Close() {
 absl::StatusOr<std::vector<InsertRow>> ToRows(
     absl::Span<const ScheduleRequest> requests, int slot_count,
     const RequestLimits& limits) {
+  if (static_cast<int64_t>(requests.size()) > kMaxBatchRequests) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("a batch of ", requests.size(),
+                     " requests exceeds the limit of ", kMaxBatchRequests));
+  }
   std::vector<InsertRow> rows;
   rows.reserve(requests.size());
-  for (const ScheduleRequest& request : requests) {
-    absl::StatusOr<InsertRow> row = ToInsertRow(request, slot_count, limits);
-    if (!row.ok()) return row.status();
+  for (size_t i = 0; i < requests.size(); ++i) {
+    absl::StatusOr<InsertRow> row =
+        ToInsertRow(requests[i], slot_count, limits);
+    if (!row.ok()) {
+      if (requests.size() == 1) return row.status();
+      return absl::Status(row.status().code(),
+                          absl::StrCat("request ", i, " of the batch: ",
+                                       row.status().message()));
+    }
     rows.push_back(*std::move(row));
   }
   return rows;
@@ -290,7 +319,7 @@ ScheduleRequest RequestAfter(absl::string_view id, absl::Duration delay,
 absl::StatusOr<ScheduleRequest> RequestAt(absl::string_view id, absl::Time due,
                                           absl::string_view payload) {
   if (due == absl::InfinitePast()) {
-    return absl::InvalidArgumentError("due time before 1970-01-01");
+    return CheckDueTime("due time", due);
   }
   ScheduleRequest request;
   request.id = std::string(id);

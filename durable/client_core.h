@@ -48,8 +48,15 @@ absl::Status CheckDuration(absl::string_view name, absl::Duration value,
 // CheckClientLimits()
 //
 // The checks common to both producers' options: slot count in [1, 65536],
-// positive input limits.
+// max_id_bytes in [1, kMaxIdBytes], max_payload_bytes in [1,
+// kMaxPayloadBytes].
 absl::Status CheckClientLimits(int slot_count, const RequestLimits& limits);
+
+// CheckId()
+//
+// OK for an id of 1 to `limits.max_id_bytes` bytes (what Cancel(),
+// CancelTask() and Get() accept); else InvalidArgument naming the limit.
+absl::Status CheckId(absl::string_view id, const RequestLimits& limits);
 
 // ClientCore
 //

@@ -4,6 +4,7 @@
 
 #include <utility>
 
+#include "absl/strings/str_cat.h"
 #include "durable/client_core.h"
 #include "durable/schedule_calls.h"
 
@@ -25,9 +26,10 @@ absl::StatusOr<std::unique_ptr<DurableClient>> DurableClient::Create(
   core.limits = {options.max_id_bytes, options.max_payload_bytes};
   core.closed_message = "client is closed";
   if (options.statement_timeout < absl::ZeroDuration() ||
-      options.statement_timeout == absl::InfiniteDuration()) {
+      options.statement_timeout > absl::Hours(24)) {
     return absl::InvalidArgumentError(
-        "statement_timeout must be finite and not negative");
+        absl::StrCat("statement_timeout must be in [0, 24h] (got ",
+                     absl::FormatDuration(options.statement_timeout), ")"));
   }
   core.session_limits.statement_timeout_ms =
       absl::ToInt64Milliseconds(options.statement_timeout);

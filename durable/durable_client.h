@@ -80,11 +80,14 @@ struct DurableClientOptions {
   // production deploys where the operator runs migrations (some steps lock
   // the task table: `twctl migrate --dry-run` names each step's locks).
   bool migrate_schema = true;
+  // The longest task id, in [1, kMaxIdBytes] (2,048), and the largest
+  // payload, in [1, kMaxPayloadBytes] (256 MiB), this client accepts
+  // (task.h; InvalidArgument at Create() outside them).
   int64_t max_id_bytes = 1024;
   int64_t max_payload_bytes = 16 << 20;
   // The longest one statement (or its wait for a lock) may take: a call
   // past it fails with DeadlineExceeded instead of hanging. Zero: no limit.
-  // Non-negative. Test:
+  // In [0, 24h] (InvalidArgument at Create() outside). Test:
   // DurableClientTest.StatementTimeoutEndsACallWaitingOnALock.
   absl::Duration statement_timeout = absl::Seconds(30);
 };

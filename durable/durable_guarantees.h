@@ -83,6 +83,23 @@
 //     (DeadlineExceeded), a schema from a newer version
 //     (FailedPrecondition). No error contains the connection's password.
 //     DurableSchedulerTest, StoreTest, FaultOutageTest.
+//   * A replacement's rule holds on the final due time whatever the
+//     interleaving: two `ScheduleOrReplace()` calls of one id serialize on
+//     its row, also when both create it at once (the later statement meets
+//     the earlier's row in its conflict arm and applies its mode there),
+//     and each caller is told what its request did (`kScheduled`,
+//     `kReplaced`, `kKept`, `kAlreadyRunning`). ReplaceRaceTest.*,
+//     ReplaceTest.*. A replacement with a payload starts the task afresh
+//     (attempt count 0, no last error); one without keeps them.
+//     ReplaceContractTest.* (both stores).
+//   * Every input has a limit, checked where it enters, before anything is
+//     written: past it the call answers InvalidArgument naming the field
+//     (durable/README.md, "Limits"); a batch with a bad request is refused
+//     whole, naming its index. Ids are at most kMaxIdBytes (2,048) bytes, so
+//     a stop request for any running task fits PostgreSQL's notification.
+//     DurableBoundsTest.*,
+//     CancelRunningTest.ARunningTaskIsToldToStopAndNotRetried (an id of
+//     kMaxIdBytes), CancelTaskTest.AnIdPastTheLimitIsRefusedBeforeTheStore.
 //
 // Sanitizers: libpq is not instrumented. ThreadSanitizer sees every access
 // this library makes to its own state (each libpq connection is used under a

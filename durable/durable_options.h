@@ -98,7 +98,9 @@ struct DurableOptions {
   // the task table: `twctl migrate --dry-run` names each step's locks).
   bool migrate_schema = true;
 
-  // Input limits.
+  // Input limits: the longest task id, in [1, kMaxIdBytes] (2,048), and
+  // the largest payload, in [1, kMaxPayloadBytes] (256 MiB), a call of this
+  // scheduler accepts (task.h; InvalidArgument at Create() outside them).
   int64_t max_id_bytes = 1024;
   int64_t max_payload_bytes = 16 << 20;
 

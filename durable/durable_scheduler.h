@@ -139,8 +139,10 @@ class DurableScheduler {
   // again): retries are idempotent, and an existing task is never changed (to
   // change one, see `ScheduleOrReplace()` and `Reschedule()`; test:
   // ReplaceTest.ScheduleOfAnExistingIdIsAnIdempotentInsertOnly). Errors:
-  // InvalidArgument (empty or oversized id or payload, a delay past year
-  // 9999), AlreadyExists (the id exists and is not identical),
+  // InvalidArgument (an id or payload empty or over `max_id_bytes` or
+  // `max_payload_bytes`, a delay not shorter than kMaxDelay: task.h and
+  // durable/README.md, "Limits"), AlreadyExists (the id exists and is not
+  // identical),
   // Unavailable (database unreachable even after reconnecting once),
   // FailedPrecondition after `Shutdown()`.
   absl::Status Schedule(absl::string_view id, absl::Duration delay,
@@ -157,8 +159,9 @@ class DurableScheduler {
   // DurableScheduler::ScheduleBatch()
   //
   // Stores all of `requests` in one transaction (one statement for the
-  // rows), or none of them: the first invalid request or conflicting id
-  // fails the whole batch.
+  // rows), or none of them: the first invalid request (InvalidArgument
+  // naming its index, before anything is sent) or conflicting id fails the
+  // whole batch. At most kMaxBatchRequests requests.
   absl::Status ScheduleBatch(absl::Span<const ScheduleRequest> requests);
 
   // DurableScheduler::Schedule(request)
@@ -171,29 +174,37 @@ class DurableScheduler {
 
   // DurableScheduler::ScheduleOrReplace()
   //
-  // Schedules `request` or, in one atomic statement, replaces the waiting
-  // task of the same id by `mode` (see `ReplaceMode`): `kReplace` takes the
-  // request's due time and payload, `kKeepEarlier` keeps whichever is due
-  // earlier, `kKeepLater` whichever is due later (debounce: "run 5 s after
-  // the last event"). A task already in its owner's wheel leaves it at once
-  // (its fire is refused by the database) and is claimed again at its new
-  // time (this process loads it at once; another owner is woken), so a
-  // replacement never runs at the old time, early or twice. A running task
-  // is left alone (`kAlreadyRunning`); a finished one (SUCCESS or FAILED,
-  // not yet cleaned up) is replaced by a new task (`kScheduled`, attempts
-  // 0). Returns what happened (`ScheduleOutcome`), or the errors of
+  // Schedules `request` or, in one atomic statement, replaces the waiting task
+  // of the same id by `mode` (see `ReplaceMode`): `kReplace` takes the
+  // request's due time, payload, kind and priority, `kKeepEarlier` keeps
+  // whichever is due earlier, `kKeepLater` whichever is due later (debounce:
+  // "run 5 s after the last event"); the task kept keeps its own payload, kind
+  // and priority (test:
+  // ReplaceContractTest.AReplacementTakesKindAndPriorityToo). A replaced task
+  // starts afresh: attempt count 0 and no last error, also when it was waiting
+  // for a retry, so a corrected payload gets the whole retry budget (test:
+  // ReplaceContractTest.*, on both stores). A task already in its owner's wheel
+  // leaves it at once (its fire is refused by the database) and is claimed
+  // again at its new time (this process loads it at once; another owner is
+  // woken), so a replacement never runs at the old time, early or twice. A
+  // running task is left alone (`kAlreadyRunning`); a finished one (SUCCESS or
+  // FAILED, not yet cleaned up) is replaced by a new task (`kScheduled`,
+  // attempts 0). Returns what happened (`ScheduleOutcome`), or the errors of
   // `Schedule()` (never AlreadyExists). Two replacements of one id at once
-  // serialize on its row: the later one's rule applies to the earlier's
-  // result. After a lost connection it is retried once: a replacement that
-  // committed before the reply was lost then answers as if it had already
-  // been done (`kReplaced` or `kKept`). Tests: ReplaceTest.*.
+  // serialize on its row: the later one's rule applies to the earlier's result,
+  // also when both create the id (the later is told `kReplaced` or `kKept`;
+  // test: ReplaceRaceTest.*). After a lost connection it is retried once: a
+  // replacement that committed before the reply was lost then answers as if it
+  // had already been done (`kReplaced` or `kKept`). Tests: ReplaceTest.*.
   absl::StatusOr<ScheduleOutcome> ScheduleOrReplace(
       const ScheduleRequest& request, ReplaceMode mode = ReplaceMode::kReplace);
 
   // DurableScheduler::ScheduleOrReplaceBatch()
   //
   // As `ScheduleOrReplace()` for every request, in one transaction; the
-  // outcomes in the requests' order. InvalidArgument for an id given twice.
+  // outcomes in the requests' order. InvalidArgument for an id given twice,
+  // and, as `ScheduleBatch()`, for the whole batch when one request is
+  // invalid (naming its index; nothing is written).
   absl::StatusOr<std::vector<ScheduleOutcome>> ScheduleOrReplaceBatch(
       absl::Span<const ScheduleRequest> requests,
       ReplaceMode mode = ReplaceMode::kReplace);
@@ -203,6 +214,9 @@ class DurableScheduler {
   // Moves a waiting (PENDING or SCHEDULED) task to `due` on the database's
   // clock, with `payload` if given (else its own), atomically, moving it
   // out of its owner's wheel as `ScheduleOrReplace()` does: `kReplaced`.
+  // Kind and priority are kept. Without `payload` the attempt count and
+  // last error are kept (a retry moved in time); with one the task starts
+  // afresh, as a replacement does.
   // `kAlreadyRunning` or `kFinished` (nothing changed) for a running or
   // finished task, `absl::NotFoundError` for an unknown id. Never creates
   // a task. Tests: ReplaceTest.*.
@@ -221,7 +235,9 @@ class DurableScheduler {
   //
   // Deletes the task if it is PENDING or SCHEDULED. Returns true only if it
   // will not run (again); false if it is running, finished or unknown.
-  // Unavailable when the database cannot be reached.
+  // Unavailable when the database cannot be reached; InvalidArgument for an
+  // empty id or one longer than `max_id_bytes` (also for `CancelTask()`
+  // and `Get()`; test: CancelTaskTest.AnIdPastTheLimitIsRefusedBeforeTheStore).
   absl::StatusOr<bool> Cancel(absl::string_view id);
 
   // DurableScheduler::CancelTask()

@@ -9,17 +9,6 @@
 
 namespace timingwheel {
 namespace durable_internal {
-namespace {
-
-// 10000-01-01T00:00:00Z: PostgreSQL's timestamps and most users' tools stop
-// at year 9999.
-constexpr int64_t kYear10000UnixMicros = 253402300800LL * 1000000;
-// Delays are checked against this bound (now is well before year 3000).
-constexpr int64_t kMaxDelayMicros =
-    kYear10000UnixMicros - 32503680000LL * 1000000;
-
-}  // namespace
-
 int SlotFor(absl::string_view id, int slot_count) {
   uint64_t hash = 14695981039346656037ULL;
   for (unsigned char c : id) {
@@ -32,14 +21,8 @@ int SlotFor(absl::string_view id, int slot_count) {
 absl::StatusOr<InsertRow> ToInsertRow(const ScheduleRequest& request,
                                       int slot_count,
                                       const RequestLimits& limits) {
-  if (request.id.empty()) {
-    return absl::InvalidArgumentError("task id is empty");
-  }
-  if (static_cast<int64_t>(request.id.size()) > limits.max_id_bytes) {
-    return absl::InvalidArgumentError(
-        absl::StrCat("task id of ", request.id.size(),
-                     " bytes exceeds the limit of ", limits.max_id_bytes));
-  }
+  absl::Status id = CheckIdBytes("task id", request.id, limits.max_id_bytes);
+  if (!id.ok()) return id;
   if (absl::StartsWith(request.id, kOccurrencePrefix)) {
     return absl::InvalidArgumentError(
         "task id starts with the prefix reserved for recurring schedules' "
@@ -49,9 +32,9 @@ absl::StatusOr<InsertRow> ToInsertRow(const ScheduleRequest& request,
     return absl::InvalidArgumentError("payload is empty");
   }
   if (static_cast<int64_t>(request.payload.size()) > limits.max_payload_bytes) {
-    return absl::InvalidArgumentError(
-        absl::StrCat("payload of ", request.payload.size(),
-                     " bytes exceeds the limit of ", limits.max_payload_bytes));
+    return absl::InvalidArgumentError(absl::StrCat(
+        "payload of ", request.payload.size(),
+        " bytes exceeds max_payload_bytes (", limits.max_payload_bytes, ")"));
   }
   absl::Status kind = CheckKindName(request.kind);
   if (!kind.ok()) return kind;
@@ -67,9 +50,8 @@ absl::StatusOr<InsertRow> ToInsertRow(const ScheduleRequest& request,
   row.priority = request.priority;
   row.slot = SlotFor(request.id, slot_count);
   if (request.due == absl::InfinitePast()) {
-    if (request.delay >= absl::Microseconds(kMaxDelayMicros)) {
-      return absl::InvalidArgumentError("delay reaches past year 9999");
-    }
+    absl::Status delay = CheckDelay("delay", request.delay);
+    if (!delay.ok()) return delay;
     row.relative = true;
     // Round up: never due before now + delay.
     row.due_or_delay_us =
@@ -78,12 +60,8 @@ absl::StatusOr<InsertRow> ToInsertRow(const ScheduleRequest& request,
             : absl::ToInt64Microseconds(request.delay + absl::Nanoseconds(999));
     return row;
   }
-  if (request.due < absl::UnixEpoch()) {
-    return absl::InvalidArgumentError("due time before 1970-01-01");
-  }
-  if (request.due >= absl::FromUnixMicros(kYear10000UnixMicros)) {
-    return absl::InvalidArgumentError("due time past year 9999");
-  }
+  absl::Status due = CheckDueTime("due time", request.due);
+  if (!due.ok()) return due;
   row.relative = false;
   row.due_or_delay_us = absl::ToUnixMicros(request.due);
   if (absl::FromUnixMicros(row.due_or_delay_us) < request.due) {

@@ -36,7 +36,8 @@ int SlotFor(absl::string_view id, int slot_count);
 //
 // Checks `request` and returns its row. `absl::InvalidArgumentError` for an
 // empty or oversized id or payload, an absolute due time before the Unix
-// epoch or from year 10000 on, or a delay that reaches year 10000.
+// epoch or from year 10000 on (`CheckDueTime()`), a delay not shorter than
+// kMaxDelay (`CheckDelay()`), a kind or priority out of its range.
 // Negative delays mean "due now".
 absl::StatusOr<InsertRow> ToInsertRow(const ScheduleRequest& request,
                                       int slot_count,

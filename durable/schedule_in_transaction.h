@@ -32,7 +32,10 @@ namespace timingwheel {
 // or not at all. Errors as `DurableScheduler::ScheduleBatch()`; on
 // AlreadyExists earlier rows of the call are not undone: roll the transaction
 // back. The store must exist (a `DurableScheduler` created it) with
-// `slot_count` slots. Thread-compatible (as `conn` is).
+// `slot_count` slots. `max_id_bytes` in [1, kMaxIdBytes] and
+// `max_payload_bytes` in [1, kMaxPayloadBytes], at most kMaxBatchRequests
+// requests (InvalidArgument otherwise; task.h). Thread-compatible (as
+// `conn` is).
 absl::Status ScheduleInTransaction(PGconn* conn,
                                    absl::Span<const ScheduleRequest> requests,
                                    int slot_count = 1024,

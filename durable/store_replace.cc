@@ -3,10 +3,16 @@
 // Store::Replace(): schedule-or-replace and reschedule, one statement for
 // a batch. The decision per row is taken in SQL on the row locked FOR
 // UPDATE, so two replacements of one id serialize and neither is lost.
+// A row that another transaction inserted and had not committed when the
+// statement took its snapshot is invisible to the prior-row read; the
+// insert then meets it in its conflict arm (after waiting for that
+// commit), which applies the same rule to the committed row. Tests:
+// ReplaceRaceTest.* (tests/durable/replace_race_test.cc).
 
 #include <string>
 #include <vector>
 
+#include "absl/container/flat_hash_map.h"
 #include "absl/container/flat_hash_set.h"
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
@@ -19,14 +25,21 @@ namespace timingwheel {
 namespace durable_internal {
 namespace {
 
+// ReplaceSql's prior_state of a row met only in the conflict arm and kept.
+constexpr int kPriorUnseen = -2;
+
 // $1..$5 the rows (ids, slots, due or delay, relative, payloads), $6 the
 // slot count, $7 the inserter's node, $8 its horizon, $9 the notification
 // limit, $10 has_payload, $11 the rules (ReplaceRule), $12 the kinds, $13
-// the priorities (both taken, as the payload, only with has_payload: a
-// reschedule keeps the stored ones). A written row is
+// the priorities (both taken with the payload, never by a reschedule,
+// which keeps the stored ones). A written row is
 // PENDING under a new version; rows in the inserter's slots due within its
 // horizon are flagged `soon` (it loads them at once), other owners' rows
 // due within their horizons wake them at commit, as the insert does.
+// A payload (has_payload) starts the task afresh: attempt 0, no last error.
+// prior_state is -1 for a row inserted, the stored state for a row seen in
+// the snapshot, 0 for a row met only in the conflict arm and replaced, and
+// -2 for one met there and kept (its state is read afterwards).
 constexpr char kReplaceSql[] = R"sql(
 WITH n AS (SELECT tw_now_us() AS now),
 input AS (
@@ -47,9 +60,10 @@ prior AS (
 decided AS (
   SELECT i.task_id, i.slot, i.due_us, i.ord, p.state AS prior_state,
          CASE WHEN i.has_payload THEN i.payload ELSE p.payload END AS payload,
-         CASE WHEN i.has_payload THEN i.kind ELSE p.kind END AS kind,
-         CASE WHEN i.has_payload THEN i.priority ELSE p.priority END
-           AS priority,
+         CASE WHEN i.has_payload AND i.rule <> 3 THEN i.kind ELSE p.kind END
+           AS kind,
+         CASE WHEN i.has_payload AND i.rule <> 3 THEN i.priority
+              ELSE p.priority END AS priority,
          CASE
            WHEN p.state IS NULL THEN i.rule <> 3
            WHEN p.state = 2 THEN false
@@ -67,14 +81,26 @@ up AS (
   ON CONFLICT (task_id) DO UPDATE
   SET due_us = excluded.due_us, payload = excluded.payload, state = 0,
       kind = excluded.kind, priority = excluded.priority,
-      attempt = CASE WHEN t.state >= 3 THEN 0 ELSE t.attempt END,
-      last_error = CASE WHEN t.state >= 3 THEN NULL ELSE t.last_error END,
+      attempt = CASE WHEN t.state >= 3 OR (SELECT has_payload FROM input
+                                           WHERE task_id = excluded.task_id)
+                THEN 0 ELSE t.attempt END,
+      last_error = CASE WHEN t.state >= 3 OR (SELECT has_payload FROM input
+                                              WHERE task_id = excluded.task_id)
+                   THEN NULL ELSE t.last_error END,
       finished_us = NULL, version = nextval('tw_version_seq')
-  WHERE t.state <> 2
-  RETURNING t.task_id, t.slot, t.due_us, t.kind, t.priority),
+  WHERE t.state <> 2 AND (
+    SELECT CASE
+             WHEN t.state >= 3 THEN c.rule <> 3
+             WHEN c.rule = 1 THEN excluded.due_us < t.due_us
+             WHEN c.rule = 2 THEN excluded.due_us > t.due_us
+             ELSE true
+           END
+    FROM input c WHERE c.task_id = excluded.task_id)
+  RETURNING t.task_id, t.slot, t.due_us, t.kind, t.priority,
+            t.xmax = 0 AS fresh),
 flagged AS (
-  SELECT up.task_id, up.slot, up.due_us, up.kind, up.priority, l.epoch,
-         l.horizon_us,
+  SELECT up.task_id, up.slot, up.due_us, up.kind, up.priority, up.fresh,
+         l.epoch, l.horizon_us,
          coalesce(l.owner = $7 AND l.lease_until_us > n.now, false) AS mine
   FROM up JOIN tw_slot_lease l ON l.slot = up.slot, n),
 woken AS (
@@ -84,7 +110,13 @@ notified AS (
   SELECT pg_notify('timingwheel',
                    CASE WHEN length(slots) > $9 THEN '*' ELSE slots END)
   FROM woken WHERE slots IS NOT NULL)
-SELECT d.task_id, coalesce(d.prior_state, -1) AS prior_state,
+SELECT d.task_id,
+       CASE
+         WHEN d.prior_state IS NOT NULL THEN d.prior_state
+         WHEN f.task_id IS NOT NULL THEN CASE WHEN f.fresh THEN -1 ELSE 0 END
+         WHEN d.take THEN -2
+         ELSE -1
+       END AS prior_state,
        f.task_id IS NOT NULL AS written,
        coalesce(f.mine AND f.due_us < (SELECT now FROM n) + $8, false)
          AS soon,
@@ -94,6 +126,41 @@ SELECT d.task_id, coalesce(d.prior_state, -1) AS prior_state,
 FROM decided d LEFT JOIN flagged f ON f.task_id = d.task_id
 ORDER BY d.ord
 )sql";
+
+// The states of rows met in the conflict arm and kept: committed by now.
+constexpr char kStatesSql[] = R"sql(
+SELECT task_id, state FROM tw_timer WHERE task_id = ANY($1::bytea[])
+)sql";
+
+// Rows kept in the conflict arm (prior_state -2) take the state the
+// task has now: RUNNING (the caller learns kAlreadyRunning) or another
+// (kKept); a row gone meanwhile counts as kept, as it existed when the
+// statement decided.
+absl::StatusOr<ReplaceResult> ResolveConflicts(PGconn* conn,
+                                               ReplaceResult result) {
+  std::vector<absl::string_view> ids;
+  for (const ReplaceAnswer& answer : result.answers) {
+    if (answer.prior_state == kPriorUnseen) ids.push_back(answer.id);
+  }
+  if (ids.empty()) return result;
+  PgParams params;
+  params.BytesArray(ids);
+  absl::StatusOr<PgResult> states = PgExec(conn, kStatesSql, params);
+  if (!states.ok()) return states.status();
+  absl::flat_hash_map<std::string, int> state_of;
+  for (int i = 0; i < states->rows(); ++i) {
+    PgRow row(*states, i);
+    state_of[row.Bytes("task_id")] = static_cast<int>(row.Int("state"));
+    if (!row.status().ok()) return row.status();
+  }
+  for (ReplaceAnswer& answer : result.answers) {
+    if (answer.prior_state != kPriorUnseen) continue;
+    auto it = state_of.find(answer.id);
+    answer.prior_state =
+        it != state_of.end() && it->second == 2 ? it->second : 0;
+  }
+  return result;
+}
 
 }  // namespace
 
@@ -169,7 +236,7 @@ absl::StatusOr<ReplaceResult> Store::Replace(
     if (!row.status().ok()) return row.status();
     result.answers.push_back(std::move(answer));
   }
-  return result;
+  return ResolveConflicts(conn_, std::move(result));
 }
 
 }  // namespace durable_internal

@@ -56,6 +56,40 @@ absl::Status CheckKindName(absl::string_view name) {
   return absl::OkStatus();
 }
 
+absl::Status CheckDueTime(absl::string_view field, absl::Time due) {
+  if (due < absl::UnixEpoch()) {
+    return absl::InvalidArgumentError(
+        absl::StrCat(field, " is before 1970-01-01 (the earliest due time)"));
+  }
+  if (due >= absl::FromUnixMicros(kDueLimitUnixMicros)) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        field, " is from year 10000 on (due times end before 10000-01-01)"));
+  }
+  return absl::OkStatus();
+}
+
+absl::Status CheckDelay(absl::string_view field, absl::Duration delay) {
+  if (delay >= kMaxDelay) {
+    return absl::InvalidArgumentError(
+        absl::StrCat(field, " of ", absl::FormatDuration(delay),
+                     " is not shorter than the limit of ",
+                     absl::FormatDuration(kMaxDelay), " (about 7,000 years)"));
+  }
+  return absl::OkStatus();
+}
+
+absl::Status CheckIdBytes(absl::string_view field, absl::string_view id,
+                          int64_t max_bytes) {
+  if (id.empty()) {
+    return absl::InvalidArgumentError(absl::StrCat(field, " is empty"));
+  }
+  if (static_cast<int64_t>(id.size()) > max_bytes) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        field, " of ", id.size(), " bytes exceeds the limit of ", max_bytes));
+  }
+  return absl::OkStatus();
+}
+
 }  // namespace durable_internal
 
 const char* AttemptOutcomeName(AttemptOutcome outcome) {

@@ -23,6 +23,8 @@
 #include <memory>
 #include <string>
 
+#include "absl/status/status.h"
+#include "absl/strings/string_view.h"
 #include "absl/time/time.h"
 
 namespace timingwheel {
@@ -98,11 +100,18 @@ struct TaskInfo {
 //
 // One task to schedule. The due time is either `due` (absolute, on the
 // database's clock) or, when `due` is `absl::InfinitePast()`, `delay` after
-// the database's `now()` when the row is inserted.
+// the database's `now()` when the row is inserted. Every field is checked
+// before anything is sent (InvalidArgument naming it; the limits below and
+// in durable/README.md, "Limits").
 struct ScheduleRequest {
+  // 1 to `max_id_bytes` bytes (at most kMaxIdBytes).
   std::string id;
+  // 1 to `max_payload_bytes` bytes (at most kMaxPayloadBytes).
   std::string payload;
+  // Shorter than kMaxDelay; negative (including -InfiniteDuration): now.
   absl::Duration delay = absl::ZeroDuration();
+  // From the Unix epoch to before year 10000 (kDueLimitUnixMicros);
+  // `InfiniteFuture()` is refused.
   absl::Time due = absl::InfinitePast();
   // The handler that runs it: empty for `DurableOptions::handler`, else a
   // kind some scheduler registered (`DurableOptions::kinds`); scheduling an
@@ -115,6 +124,16 @@ struct ScheduleRequest {
 };
 
 inline constexpr int kMaxKindBytes = 128;
+
+// The largest `max_id_bytes` and `max_payload_bytes` a producer or a
+// scheduler accepts (InvalidArgument at Create() past them). An id of
+// kMaxIdBytes stays below PostgreSQL's btree entry limit (about 2,700 bytes)
+// and, hex-encoded in a stop notification (`CancelTask()` of a running
+// task), below its 8,000-byte NOTIFY payload limit. Test:
+// CancelRunningTest.ARunningTaskIsToldToStopAndNotRetried (an id of
+// kMaxIdBytes), DurableBoundsTest.*.
+inline constexpr int64_t kMaxIdBytes = 2048;
+inline constexpr int64_t kMaxPayloadBytes = int64_t{256} << 20;
 inline constexpr int kMinPriority = -32768;
 inline constexpr int kMaxPriority = 32767;
 
@@ -220,6 +239,39 @@ struct RetryPolicy {
   double jitter = 0.0;
 };
 
+// The due times every call accepts: from the Unix epoch to (not including)
+// 10000-01-01T00:00:00Z, where PostgreSQL's timestamps and most users'
+// tools stop; a delay (after the database's now) shorter than
+// kMaxDelay (about 7,000 years; negative: due now). Past them a call
+// answers InvalidArgument naming the field. Test: DurableBoundsTest.*.
+inline constexpr int64_t kDueLimitUnixMicros = int64_t{253402300800} * 1000000;
+inline constexpr absl::Duration kMaxDelay = absl::Seconds(220898620800);
+
+// The most requests one batch call (ScheduleBatch(),
+// ScheduleOrReplaceBatch(), ScheduleInTransaction()) takes. A batch with an
+// invalid request is refused whole, before anything is sent, naming the
+// request's index. Test:
+// DurableBoundsTest.ABatchIsRefusedWholeNamingTheBadIndex.
+inline constexpr int64_t kMaxBatchRequests = 100000;
+
+namespace durable_internal {
+
+// CheckDueTime(), CheckDelay()
+//
+// OK for a due time in [Unix epoch, kDueLimitUnixMicros) and a delay
+// shorter than kMaxDelay (any negative one included); else InvalidArgument
+// naming `field` and the limit.
+absl::Status CheckDueTime(absl::string_view field, absl::Time due);
+absl::Status CheckDelay(absl::string_view field, absl::Duration delay);
+
+// CheckIdBytes()
+//
+// OK for an id of 1 to `max_bytes` bytes; else InvalidArgument naming
+// `field` and the limit.
+absl::Status CheckIdBytes(absl::string_view field, absl::string_view id,
+                          int64_t max_bytes);
+
+}  // namespace durable_internal
 }  // namespace timingwheel
 
 #endif  // TIMINGWHEEL_DURABLE_TASK_H_

@@ -257,17 +257,20 @@ absl::StatusOr<ReplaceResult> FakeStore::Replace(
     }
     if (write) {
       Task& task = db_->tasks_[r.row.id];
-      if (it == db_->tasks_.end() || Finished(task.state)) {
+      // A payload starts the task afresh, as the store does.
+      if (it == db_->tasks_.end() || Finished(task.state) || r.has_payload) {
         task.attempt = 0;
         task.last_error.clear();
-        task.finished_us = 0;
       }
+      task.finished_us = 0;
       if (r.has_payload) task.payload = r.row.payload;
+      if (r.has_payload && r.rule != ReplaceRule::kRescheduleOnly) {
+        task.kind = r.row.kind;
+        task.priority = r.row.priority;
+      }
       task.slot = r.row.slot;
       task.due_us = due_us;
       task.state = TaskState::kPending;
-      task.kind = r.row.kind;
-      task.priority = r.row.priority;
       task.version = db_->next_version_++;
       PlaceLocked(inserter, r.row.id, now_us, &result.inserted, &wake);
     }

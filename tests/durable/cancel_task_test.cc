@@ -10,6 +10,7 @@
 #include <memory>
 #include <string>
 #include <thread>
+#include <tuple>
 
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
@@ -63,12 +64,17 @@ TEST_F(CancelTaskTest, AFinishedTaskIsLeftAlone) {
   EXPECT_EQ(Rows("t"), 1);
 }
 
-// For each canceller: the scheduler itself, and another process's client.
-class CancelRunningTest : public CancelTaskTest,
-                          public ::testing::WithParamInterface<bool> {};
+// For each canceller (the scheduler itself, and another process's client)
+// and each id length (one byte, and kMaxIdBytes: its hex form in the stop
+// notification must fit PostgreSQL's 8,000-byte payload limit).
+class CancelRunningTest
+    : public CancelTaskTest,
+      public ::testing::WithParamInterface<std::tuple<bool, bool>> {};
 
 TEST_P(CancelRunningTest, ARunningTaskIsToldToStopAndNotRetried) {
-  const bool from_client = GetParam();
+  const bool from_client = std::get<0>(GetParam());
+  const std::string id =
+      std::get<1>(GetParam()) ? std::string(kMaxIdBytes, 'i') : "t";
   std::atomic<bool> running{false};
   std::atomic<bool> told{false};
   recorder_.SetResult([&](const DurableTask& task) {
@@ -79,14 +85,19 @@ TEST_P(CancelRunningTest, ARunningTaskIsToldToStopAndNotRetried) {
   DurableOptions options = Options("a");
   options.retry.max_attempts = 5;
   options.retry.initial_backoff = absl::Milliseconds(10);
+  options.max_id_bytes = kMaxIdBytes;
   auto scheduler = Start(options);
   ASSERT_NE(scheduler, nullptr);
-  auto client = Client();
-  ASSERT_NE(client, nullptr);
-  ASSERT_TRUE(scheduler->Schedule("t", absl::Milliseconds(20), "p").ok());
+  DurableClientOptions client_options;
+  client_options.conninfo = db_->conninfo();
+  client_options.slot_count = 1;
+  client_options.max_id_bytes = kMaxIdBytes;
+  auto client = DurableClient::Create(client_options);
+  ASSERT_TRUE(client.ok()) << client.status();
+  ASSERT_TRUE(scheduler->Schedule(id, absl::Milliseconds(20), "p").ok());
   ASSERT_TRUE(WaitFor([&] { return running.load(); }, absl::Seconds(10)));
   auto outcome =
-      from_client ? client->CancelTask("t") : scheduler->CancelTask("t");
+      from_client ? (*client)->CancelTask(id) : scheduler->CancelTask(id);
   ASSERT_TRUE(outcome.ok()) << outcome.status();
   EXPECT_EQ(*outcome, CancelOutcome::kStopRequested);
   ASSERT_TRUE(WaitFor([&] { return recorder_.size() == 1 && told.load(); },
@@ -95,12 +106,31 @@ TEST_P(CancelRunningTest, ARunningTaskIsToldToStopAndNotRetried) {
   // Its outcome finds no row: nothing is retried.
   ASSERT_TRUE(WaitFor([&] { return scheduler->Metrics().dropped >= 1; },
                       absl::Seconds(10)));
-  EXPECT_EQ(Rows("t"), 0);
+  EXPECT_EQ(Rows(id), 0);
   EXPECT_EQ(recorder_.size(), 1u);
 }
 
 INSTANTIATE_TEST_SUITE_P(FromSchedulerAndClient, CancelRunningTest,
-                         ::testing::Bool());
+                         ::testing::Combine(::testing::Bool(),
+                                            ::testing::Bool()));
+
+TEST_F(CancelTaskTest, AnIdPastTheLimitIsRefusedBeforeTheStore) {
+  auto scheduler = Start(Options("a"));
+  ASSERT_NE(scheduler, nullptr);
+  const std::string too_long(1025, 'i');  // max_id_bytes: 1024 by default.
+  for (const std::string& id : {too_long, std::string()}) {
+    auto outcome = scheduler->CancelTask(id);
+    EXPECT_TRUE(absl::IsInvalidArgument(outcome.status())) << outcome.status();
+    auto cancelled = scheduler->Cancel(id);
+    EXPECT_TRUE(absl::IsInvalidArgument(cancelled.status()))
+        << cancelled.status();
+    auto info = scheduler->Get(id);
+    EXPECT_TRUE(absl::IsInvalidArgument(info.status())) << info.status();
+  }
+  auto edge = scheduler->CancelTask(std::string(1024, 'i'));
+  ASSERT_TRUE(edge.ok()) << edge.status();
+  EXPECT_EQ(*edge, CancelOutcome::kNotFound);
+}
 
 }  // namespace
 }  // namespace durable_test

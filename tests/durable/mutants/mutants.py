@@ -19,6 +19,8 @@ M = {
  "notdue_clock_before": ("durable/durable_scheduler.cc", "  absl::StatusOr<durable_internal::FireResult> result =\n      store_->StartRunning(options_.node_id, batch);\n  const int64_t local_after = clock_->NowNanos();", "  const int64_t local_after = clock_->NowNanos();\n  absl::StatusOr<durable_internal::FireResult> result =\n      store_->StartRunning(options_.node_id, batch);"),
  "acquire_no_skip_locked": ("durable/store.cc", "  ORDER BY slot LIMIT $2\n  FOR UPDATE SKIP LOCKED),", "  ORDER BY slot LIMIT $2\n  FOR UPDATE),"),
  "load_no_lease_lock": ("durable/store_attempts.cc", "  FOR KEY SHARE OF l),", "),"),
+ "id_cap_past_notify_limit": ("durable/task.h", "inline constexpr int64_t kMaxIdBytes = 2048;", "inline constexpr int64_t kMaxIdBytes = 4096;"),
+ "replace_conflict_no_rule": ("durable/store_replace.cc", "             WHEN c.rule = 1 THEN excluded.due_us < t.due_us\n             WHEN c.rule = 2 THEN excluded.due_us > t.due_us\n", ""),
 }
 name = sys.argv[1]
 if name == "list":

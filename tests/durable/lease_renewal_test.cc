@@ -8,6 +8,7 @@
 // maintenance thread is held at a fault point, the load at a trigger, the
 // renewer at its own fault point.
 
+#include <atomic>
 #include <memory>
 #include <string>
 
@@ -176,8 +177,9 @@ TEST_F(LeaseRenewalTest, RetakingItsOwnSlotSparesTheAttemptStillRunning) {
   DurableOptions options = Options("node-a");
   options.executor = &pool;
   absl::Notification started, let_go;
+  std::atomic<int> calls{0};
   recorder_.SetResult([&](const DurableTask&) {
-    started.Notify();
+    if (calls.fetch_add(1) == 0) started.Notify();
     let_go.WaitForNotificationWithTimeout(absl::Seconds(60));
     return absl::OkStatus();
   });

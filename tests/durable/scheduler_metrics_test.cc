@@ -117,6 +117,7 @@ TEST(SchedulerMetricsTest, RendersKnownValuesExactly) {
                            "statement_timeouts_total",
                            "requeued_total",
                            "late_outcomes_total",
+                           "outcomes_refused_total",
                            "wheel_pending",
                            "waiting",
                            "in_flight",

@@ -280,8 +280,19 @@ void DurableScheduler::FinishMaintenance(bool broken) {
     maintenance_done_ = true;
   }
   if (!broken) {
-    // What was queued before the switch.
-    WriteCompletions();
+    // What was queued before the switch: every batch, while each is written
+    // (one that fails stays RUNNING: the slot's next owner runs it again).
+    for (;;) {
+      size_t left;
+      {
+        internal::MutexLock lock(mu_);
+        left = completed_.size();
+      }
+      if (left == 0) break;
+      WriteCompletions();
+      internal::MutexLock lock(mu_);
+      if (completed_.size() >= left) break;
+    }
     RequeueAbandoned();
   }
   {

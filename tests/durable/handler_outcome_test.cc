@@ -155,6 +155,27 @@ TEST_F(HandlerOutcomeTest, SnoozeRunsAgainLaterWithoutSpendingAnAttempt) {
   EXPECT_EQ(Attempt("t"), 1);
 }
 
+// A task that snoozes again and again keeps one snooze record (the
+// latest) beside the record of the run that succeeded: its history does
+// not grow with its snoozes.
+TEST_F(HandlerOutcomeTest, ATaskThatKeepsSnoozingKeepsOneSnoozeRecord) {
+  std::atomic<int> calls{0};
+  recorder_.SetResult([&](const DurableTask&) -> absl::Status {
+    return ++calls <= 6 ? Snooze(absl::Milliseconds(1)) : absl::OkStatus();
+  });
+  auto scheduler = Start(Options("a"));
+  ASSERT_NE(scheduler, nullptr);
+  ASSERT_TRUE(scheduler->Schedule("t", absl::ZeroDuration(), "p").ok());
+  ASSERT_TRUE(Succeeded("t"));
+  EXPECT_EQ(calls.load(), 7);
+  auto attempts = Store().Attempts("t");
+  ASSERT_TRUE(attempts.ok()) << attempts.status();
+  ASSERT_EQ(attempts->size(), 2u) << "one record per snooze";
+  EXPECT_EQ(attempts->front().outcome, 3);
+  EXPECT_EQ(attempts->back().outcome, 0);
+  EXPECT_EQ(attempts->back().attempt, 1);
+}
+
 TEST_F(HandlerOutcomeTest, DiscardFailsAtOnce) {
   recorder_.SetResult(
       [](const DurableTask&) { return Discard("unparsable payload"); });

@@ -21,6 +21,7 @@ M = {
  "load_no_lease_lock": ("durable/store_attempts.cc", "  FOR KEY SHARE OF l),", "),"),
  "verdict_delay_unbounded": ("durable/handler_outcome.cc", "return std::min(std::max(delay, absl::ZeroDuration()), kMaxVerdictDelay);", "return std::max(delay, absl::ZeroDuration());"),
  "outcome_batch_not_split": ("durable/scheduler_attempts.cc", "  if (SaysNothingOfTheRows(result.status())) {\n    unwritten->insert(", "  if (true) {\n    unwritten->insert("),
+ "snooze_history_unbounded": ("durable/store_attempts.cc", "  WHERE $9 AND done.outcome = 3 AND a.task_id = done.task_id", "  WHERE false AND done.outcome = 3 AND a.task_id = done.task_id"),
  "acquire_restamps_live_attempts": ("durable/scheduler_maintenance.cc", "    live = attempts_.RunningAttempts();", "    live.clear();"),
 }
 name = sys.argv[1]

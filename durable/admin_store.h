@@ -234,7 +234,10 @@ struct TaskDetail {
   std::string kind;  // "" is the default kind.
   int priority = 0;  // In [kMinPriority, kMaxPriority].
   // The task's attempt history (tw_attempt, one record per attempt whose
-  // outcome was written; empty until schedulers write it): the newest
+  // outcome was written; empty until schedulers write it; of the snoozes
+  // of one attempt number only the latest is kept, so a task that keeps
+  // snoozing does not grow it: test
+  // HandlerOutcomeTest.ATaskThatKeepsSnoozingKeepsOneSnoozeRecord): the newest
   // kMaxShownAttempts of them, oldest first (by finished time, then
   // attempt). `attempts_total` counts them all, shown or not.
   // Tests: AdminHistoryTest.ShowListsTheNewestAttemptsOldestFirst,

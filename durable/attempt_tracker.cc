@@ -41,6 +41,13 @@ std::vector<std::string> AttemptTracker::RunningIds() const {
   return ids;
 }
 
+std::vector<LiveAttempt> AttemptTracker::RunningAttempts() const {
+  std::vector<LiveAttempt> attempts;
+  attempts.reserve(running_.size());
+  for (const auto& [id, version] : running_) attempts.push_back({id, version});
+  return attempts;
+}
+
 bool AttemptTracker::HandlerStarted(StartMark mark, StopFlag stop_flag) {
   stop_flags_[mark.id] = std::move(stop_flag);
   const bool first = marks_.empty();

@@ -65,6 +65,9 @@ class AttemptTracker {
   // The ids with attempts in flight.
   std::vector<std::string> RunningIds() const;
 
+  // The newest attempt in flight of each id, with its row's version.
+  std::vector<LiveAttempt> RunningAttempts() const;
+
   // The handler of `mark`'s attempt starts: registers its stop flag and
   // queues its start mark. Returns whether the mark queue was empty before
   // (the writer must be woken).

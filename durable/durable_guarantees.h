@@ -32,10 +32,22 @@
 //     is held under the epoch it was fired in: an attempt whose process
 //     stalled (or lost and re-took the slot) between the fire and the start
 //     is abandoned, and runs once, later. A reconnect never requeues an
-//     attempt whose handler still runs here.
+//     attempt whose handler still runs here, and a process that takes back
+//     its own slot (its renewals timed out past the TTL) spares the
+//     attempts still running here: they are not run a second time and
+//     their outcomes commit.
 //     NeverLostTest.AttemptFiredUnderAnOldEpochIsAbandoned,
 //     NeverLostTest.ReconnectRequeueSparesHandlersStillRunning,
+//     LeaseRenewalTest.RetakingItsOwnSlotSparesTheAttemptStillRunning,
 //     FaultKillTest (handler.returned).
+//   * One outcome never holds back another: a handler's verdict is brought
+//     into range (delays in [0, 100 years], error text at most 16 KiB;
+//     handler_outcome.h), and a row of a completion batch that the
+//     database refuses is recorded FAILED with the refusal while the rest
+//     of its batch is written (`DurableMetrics::outcomes_refused`).
+//     OutcomeBatchTest.ARowTheDatabaseRefusesFailsAloneAndTheRestIsWritten,
+//     OutcomeBatchTest.InfiniteDelaysParkTheTaskAndEveryOutcomeIsWritten,
+//     HandlerVerdictTest.OutOfRangeDelaysAreClamped.
 //   * Never two owners: a slot is held by one process at a time (epochs,
 //     `FOR UPDATE SKIP LOCKED`), every write for a slot's tasks is
 //     conditional on the epoch (loads lock the lease row they claim under
@@ -68,7 +80,10 @@
 //   * Bounded: every statement and lock wait on the scheduler's
 //     connections ends within `statement_timeout` (a quarter of the TTL),
 //     and `Shutdown()` and the destructor return within one TTL whatever
-//     handlers do. DurableShutdownTest.*.
+//     handlers do; an outcome write that fails during `Shutdown()` is
+//     tried again until half a TTL has passed (past that, its row stays
+//     RUNNING and the slot's next owner runs it again). DurableShutdownTest.*
+//     (AFailedFinalOutcomeWriteIsRetriedWithinTheBound).
 //   * One process per node id: `Create()` refuses a node id that a live
 //     scheduler holds on the same database (a crashed one's is free once
 //     its session ends).

@@ -158,6 +158,9 @@ struct DurableMetrics {
   int64_t late_outcomes = 0;       // Outcomes written after the maintenance
                                    // thread ended (a handler returned after
                                    // Shutdown() stopped waiting for it).
+  int64_t outcomes_refused = 0;    // Outcomes the database refused to write
+                                   // (each recorded FAILED with the refusal;
+                                   // the rest of its batch written).
 };
 
 }  // namespace timingwheel

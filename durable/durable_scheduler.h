@@ -403,6 +403,20 @@ class DurableScheduler {
   // Whether waiting tasks should be fired now.
   bool FireReady() const ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   void WriteCompletions();
+  // Writes `batch`'s outcomes. A batch the database refuses for one of its
+  // rows is split in halves down to that row, which is tried alone twice
+  // and then recorded FAILED with the refusal (RefusedOutcome()): one bad
+  // row never holds the others back. Returns false, with every outcome
+  // not written yet in `unwritten`, when a failure says nothing of the
+  // rows (the connection, a timeout): they are sent again later.
+  bool WriteOutcomes(std::vector<durable_internal::Completion> batch,
+                     std::vector<durable_internal::Completion>* unwritten,
+                     bool retried_alone = false);
+  // The books of outcomes written (attempts ended, counts, retries due
+  // within the horizon put in the wheel).
+  void RecordOutcomes(const std::vector<durable_internal::Completion>& batch,
+                      const durable_internal::CompleteResult& result,
+                      int64_t local_after);
   void DeleteFinished();
   void DropSlots(const std::vector<int>& slots);
   // The steps of one attempt, called by `RunAttemptVia()` on the executor

@@ -49,8 +49,12 @@ Completion MakeCompletion(const Started& started, const absl::Status& result,
   c.slot = started.slot;
   c.started_us = started.started_us;
   const HandlerVerdict verdict = ReadVerdict(result);
+  // Every delay is within [0, kMaxVerdictDelay] (the policy's backoff is
+  // bounded by its options, but jittered), so that the database's now plus
+  // it stays inside int64.
   const auto micros_up = [](absl::Duration d) {
-    return absl::ToInt64Microseconds(d + absl::Nanoseconds(999));
+    return absl::ToInt64Microseconds(ClampVerdictDelay(d) +
+                                     absl::Nanoseconds(999));
   };
   switch (verdict.kind) {
     case HandlerVerdict::kOk:
@@ -61,14 +65,14 @@ Completion MakeCompletion(const Started& started, const absl::Status& result,
       c.backoff_us = micros_up(verdict.delay);
       return c;
     case HandlerVerdict::kDiscard:
-      c.error = result.ToString();
+      c.error = OutcomeErrorText(result.ToString());
       c.outcome = Outcome::kFailed;
       return c;
     case HandlerVerdict::kFailure:
     case HandlerVerdict::kRetryAfter:
       break;
   }
-  c.error = result.ToString();
+  c.error = OutcomeErrorText(result.ToString());
   if (started.task.attempt >= policy.max_attempts) {
     c.outcome = Outcome::kFailed;
     return c;
@@ -95,6 +99,21 @@ Completion UnknownKindCompletion(const Started& started,
   c.error = absl::StrCat("no handler for task kind \"", started.task.kind,
                          "\" on node ", node, ": snoozed for ",
                          absl::FormatDuration(delay));
+  return c;
+}
+
+Completion RefusedOutcome(const Completion& completion,
+                          const absl::Status& status) {
+  Completion c;
+  c.id = completion.id;
+  c.version = completion.version;
+  c.attempt = completion.attempt;
+  c.slot = completion.slot;
+  c.started_us = completion.started_us;
+  c.outcome = Outcome::kFailed;
+  c.error = OutcomeErrorText(
+      absl::StrCat("the database refused this attempt's outcome: ",
+                   status.ToString()));
   return c;
 }
 

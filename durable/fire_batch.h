@@ -57,6 +57,14 @@ Completion MakeCompletion(const Started& started, const absl::Status& result,
 Completion UnknownKindCompletion(const Started& started,
                                  const std::string& node, absl::Duration delay);
 
+// RefusedOutcome()
+//
+// What is recorded instead of `completion` when the database refuses to
+// write it (a value it will not take): the attempt FAILED, with the
+// refusal `status` as its error, no value of the refused outcome kept.
+Completion RefusedOutcome(const Completion& completion,
+                          const absl::Status& status);
+
 // LocalDueNanos()
 //
 // Converts `due_us` (database clock) to the process clock, given that a

@@ -18,7 +18,8 @@ constexpr char kVerdictUrl[] = "type.timingwheel/durable.HandlerVerdict";
 
 absl::Status WithVerdict(absl::Status status, absl::string_view verb,
                          absl::Duration delay) {
-  const int64_t micros = std::max<int64_t>(0, absl::ToInt64Microseconds(delay));
+  const int64_t micros = absl::ToInt64Microseconds(
+      durable_internal::ClampVerdictDelay(delay));
   status.SetPayload(kVerdictUrl, absl::Cord(absl::StrCat(verb, " ", micros)));
   return status;
 }
@@ -41,6 +42,23 @@ absl::Status RetryAfter(absl::Duration delay, absl::string_view reason) {
 }
 
 namespace durable_internal {
+
+absl::Duration ClampVerdictDelay(absl::Duration delay) {
+  return std::min(std::max(delay, absl::ZeroDuration()), kMaxVerdictDelay);
+}
+
+std::string OutcomeErrorText(std::string text) {
+  if (text.size() <= kMaxOutcomeErrorBytes) return text;
+  size_t keep = kMaxOutcomeErrorBytes;
+  // Back up over UTF-8 continuation bytes (10xxxxxx) to a character start.
+  while (keep > 0 && (static_cast<unsigned char>(text[keep]) & 0xC0) == 0x80) {
+    --keep;
+  }
+  const size_t cut = text.size() - keep;
+  text.resize(keep);
+  absl::StrAppend(&text, " [", cut, " more bytes cut]");
+  return text;
+}
 
 HandlerVerdict ReadVerdict(const absl::Status& status) {
   HandlerVerdict verdict;
@@ -65,7 +83,7 @@ HandlerVerdict ReadVerdict(const absl::Status& status) {
   } else {
     return verdict;
   }
-  verdict.delay = absl::Microseconds(micros);
+  verdict.delay = ClampVerdictDelay(absl::Microseconds(micros));
   return verdict;
 }
 

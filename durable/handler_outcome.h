@@ -19,6 +19,22 @@
 // Unavailable: the code is for logs) and carries a payload that says what
 // to do; any other error is an ordinary failure. Tests: HandlerOutcomeTest.*.
 //
+// Limits. A handler's verdict reaches no caller that could be told
+// InvalidArgument, so what is out of range is brought into range, never
+// refused:
+//   * A delay is at least zero and at most `kMaxVerdictDelay` (100 years,
+//     the longest duration an option may hold): a negative delay is now,
+//     a longer one (`absl::InfiniteDuration()` included: "park it") is
+//     100 years. A parked task waits as PENDING until then, or until an
+//     admin retry or a `Reschedule()` moves it.
+//   * The text an attempt's outcome records (the status a handler
+//     returned, a `Discard()` or `RetryAfter()` reason, an exception's
+//     message) keeps its first `kMaxOutcomeErrorBytes` (16 KiB, cut at a
+//     UTF-8 character boundary) and says how many bytes were cut.
+// Tests: HandlerVerdictTest.OutOfRangeDelaysAreClamped,
+// HandlerVerdictTest.LongErrorsAreCut,
+// HandlerOutcomeTest.InfiniteDelaysParkTheTaskAndEveryOutcomeIsWritten.
+//
 // Example:
 //   options.handler = [](const timingwheel::DurableTask& task) {
 //     if (!Parse(task.payload)) return timingwheel::Discard("bad payload");
@@ -29,11 +45,20 @@
 #ifndef TIMINGWHEEL_DURABLE_HANDLER_OUTCOME_H_
 #define TIMINGWHEEL_DURABLE_HANDLER_OUTCOME_H_
 
+#include <cstddef>
+#include <string>
+
 #include "absl/status/status.h"
 #include "absl/strings/string_view.h"
 #include "absl/time/time.h"
 
 namespace timingwheel {
+
+// The longest delay a verdict keeps (longer ones are cut to it).
+inline constexpr absl::Duration kMaxVerdictDelay = absl::Hours(24 * 36525);
+
+// The most bytes of error text an outcome records (the rest is cut).
+inline constexpr size_t kMaxOutcomeErrorBytes = 16 * 1024;
 
 absl::Status Snooze(absl::Duration delay);
 absl::Status Discard(absl::string_view reason);
@@ -44,8 +69,20 @@ namespace durable_internal {
 // What a handler's status asks for.
 struct HandlerVerdict {
   enum Kind { kOk, kFailure, kSnooze, kDiscard, kRetryAfter } kind = kOk;
-  absl::Duration delay;  // kSnooze, kRetryAfter; never negative.
+  // kSnooze, kRetryAfter; in [0, kMaxVerdictDelay].
+  absl::Duration delay;
 };
+
+// ClampVerdictDelay()
+//
+// `delay` brought into [0, kMaxVerdictDelay].
+absl::Duration ClampVerdictDelay(absl::Duration delay);
+
+// OutcomeErrorText()
+//
+// `text` cut to at most kMaxOutcomeErrorBytes (at a UTF-8 character
+// boundary), followed by a note of how many bytes were cut when it was.
+std::string OutcomeErrorText(std::string text);
 
 // ReadVerdict()
 //

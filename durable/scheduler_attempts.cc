@@ -34,6 +34,16 @@ using durable_internal::Store;
 using durable_internal::tls_handler_of;
 using durable_internal::WheelEntry;
 
+// Whether a failed statement says nothing of the rows it carried (the
+// connection, a timeout, a conflict with another transaction): the batch
+// is sent again whole, later. Any other error is the database refusing
+// one of its rows.
+bool SaysNothingOfTheRows(const absl::Status& status) {
+  return absl::IsUnavailable(status) || absl::IsDeadlineExceeded(status) ||
+         absl::IsAborted(status) || absl::IsResourceExhausted(status) ||
+         absl::IsCancelled(status);
+}
+
 }  // namespace
 
 bool DurableScheduler::FireReady() const {
@@ -213,15 +223,24 @@ void DurableScheduler::FinishAttempt(Completion completion, int slot,
   // handler, or was called from it): write the outcome here, then give the
   // slot up if no other handler of ours runs in it.
   internal::MutexLock late(late_mu_);
-  absl::StatusOr<durable_internal::CompleteResult> result = store_->Complete(
-      {&completion, 1}, absl::ToInt64Microseconds(options_.horizon),
-      AttemptLogOf());
+  const int64_t horizon_us = absl::ToInt64Microseconds(options_.horizon);
+  absl::StatusOr<durable_internal::CompleteResult> result =
+      store_->Complete({&completion, 1}, horizon_us, AttemptLogOf());
+  bool refused = false;
+  if (!result.ok() && !SaysNothingOfTheRows(result.status())) {
+    // The database refuses the row: the attempt ends FAILED with why.
+    refused = true;
+    const Completion instead =
+        durable_internal::RefusedOutcome(completion, result.status());
+    result = store_->Complete({&instead, 1}, horizon_us, AttemptLogOf());
+  }
   bool release;
   {
     internal::MutexLock lock(mu_);
     --metrics_.in_flight;
     fire_queue_.Release(kind);
     ++metrics_.late_outcomes;
+    if (refused) ++metrics_.outcomes_refused;
     if (result.ok()) {
       metrics_.succeeded += result->succeeded;
       metrics_.failed += result->failed;
@@ -277,32 +296,99 @@ void DurableScheduler::WriteCompletions() {
   for (const Completion& c : batch) completing.insert(c.id);
   WriteStartMarks(completing);
   if (batch.empty()) return;
+  durable_internal::FaultPoint("outcomes.before");
+  std::vector<Completion> unwritten;
+  WriteOutcomes(std::move(batch), &unwritten);
+  if (unwritten.empty()) return;
+  internal::MutexLock lock(mu_);
+  completed_.insert(completed_.begin(),
+                    std::make_move_iterator(unwritten.begin()),
+                    std::make_move_iterator(unwritten.end()));
+}
+
+bool DurableScheduler::WriteOutcomes(std::vector<Completion> batch,
+                                     std::vector<Completion>* unwritten,
+                                     bool retried_alone) {
   const SteadyClock::time_point timed = SteadyClock::now();
   // Recurring schedules' next occurrences commit with their outcomes.
   absl::StatusOr<durable_internal::CompleteResult> result =
       CompleteAndAdvance(batch);
   const int64_t local_after = clock_->NowNanos();
   histograms_->ObserveStatement(StatementKind::kComplete, timed);
-  if (!result.ok()) {
-    NoteDbError(result.status());
-    internal::MutexLock lock(mu_);
-    completed_.insert(completed_.begin(),
-                      std::make_move_iterator(batch.begin()),
-                      std::make_move_iterator(batch.end()));
-    return;
+  if (result.ok()) {
+    RecordOutcomes(batch, *result, local_after);
+    return true;
   }
+  NoteDbError(result.status());
+  if (SaysNothingOfTheRows(result.status())) {
+    unwritten->insert(unwritten->end(), std::make_move_iterator(batch.begin()),
+                      std::make_move_iterator(batch.end()));
+    return false;
+  }
+  if (batch.size() > 1) {
+    // The database refused a row of the batch: write the halves apart, so
+    // that only the row it refuses is left.
+    std::vector<Completion> second(
+        std::make_move_iterator(batch.begin() + batch.size() / 2),
+        std::make_move_iterator(batch.end()));
+    batch.resize(batch.size() / 2);
+    if (!WriteOutcomes(std::move(batch), unwritten)) {
+      unwritten->insert(unwritten->end(),
+                        std::make_move_iterator(second.begin()),
+                        std::make_move_iterator(second.end()));
+      return false;
+    }
+    return WriteOutcomes(std::move(second), unwritten);
+  }
+  // One row the database refuses, alone, twice (once is a conflict that
+  // says nothing, such as a deadlock): its attempt ends FAILED with the
+  // refusal (a row of its own, without the values it carried), once.
+  if (!retried_alone) {
+    return WriteOutcomes(std::move(batch), unwritten, /*retried_alone=*/true);
+  }
+  const Completion refused =
+      durable_internal::RefusedOutcome(batch.front(), result.status());
+  absl::StatusOr<durable_internal::CompleteResult> recorded = store_->Complete(
+      {&refused, 1}, absl::ToInt64Microseconds(options_.horizon),
+      AttemptLogOf());
+  if (!recorded.ok()) {
+    NoteDbError(recorded.status());
+    if (SaysNothingOfTheRows(recorded.status())) {
+      unwritten->push_back(std::move(batch.front()));
+      return false;
+    }
+  }
+  internal::MutexLock lock(mu_);
+  ++metrics_.outcomes_refused;
+  if (!recorded.ok()) {
+    // Refused again: the attempt is over here; its row, still RUNNING, is
+    // put back by the requeue (FAILED if it was the last attempt).
+    attempts_.Ended(refused.id, refused.version, refused.slot);
+    requeue_requested_ = true;
+    ++metrics_.dropped;
+    return true;
+  }
+  attempts_.Ended(refused.id, refused.version, refused.slot);
+  metrics_.dropped += 1 - recorded->written;
+  metrics_.failed += recorded->failed;
+  return true;
+}
+
+void DurableScheduler::RecordOutcomes(
+    const std::vector<Completion>& batch,
+    const durable_internal::CompleteResult& result, int64_t local_after) {
   {
     internal::MutexLock lock(mu_);
     for (const Completion& c : batch) {
       attempts_.Ended(c.id, c.version, c.slot);
     }
-    metrics_.dropped += static_cast<int64_t>(batch.size()) - result->written;
-    metrics_.succeeded += result->succeeded;
-    metrics_.failed += result->failed;
-    metrics_.retried += result->retried;
+    metrics_.dropped += static_cast<int64_t>(batch.size()) - result.written;
+    metrics_.succeeded += result.succeeded;
+    metrics_.failed += result.failed;
+    metrics_.retried += result.retried;
   }
-  for (const WheelEntry& e : result->retries) {
-    AddToWheel(e, result->db_now_us, local_after);
+  for (const WheelEntry& e : result.retries) {
+    AddToWheel(e, result.db_now_us, local_after);
   }
 }
 

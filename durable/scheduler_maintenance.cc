@@ -67,14 +67,24 @@ void DurableScheduler::LeaseRound() {
   // none while they are failing (less than a third of the TTL left).
   const bool may_acquire = renewer_->valid_until_nanos() - RealNanos() >
                            absl::ToInt64Nanoseconds(options_.lease_ttl) / 3;
+  // Attempts still running here (fired in a slot this process lost when
+  // its renewals timed out) are spared if it takes the slot back. Only
+  // this thread fires, so none starts between this list and the statement.
+  std::vector<durable_internal::LiveAttempt> live;
+  {
+    internal::MutexLock lock(mu_);
+    live = attempts_.RunningAttempts();
+  }
   const SteadyClock::time_point timed = SteadyClock::now();
   balance_again_ = false;
   absl::StatusOr<durable_internal::SlotLeases::Changes> changes =
-      leases_->Balance(*store_, renewer_->live_nodes(), may_acquire,
-                       acquire_limit_, [this](int slot) {
-                         internal::MutexLock lock(mu_);
-                         return attempts_.SlotIdle(slot);
-                       });
+      leases_->Balance(
+          *store_, renewer_->live_nodes(), may_acquire, acquire_limit_,
+          [this](int slot) {
+            internal::MutexLock lock(mu_);
+            return attempts_.SlotIdle(slot);
+          },
+          live);
   histograms_->ObserveStatement(StatementKind::kLeaseRound, timed);
   if (!changes.ok()) {
     if (absl::IsDeadlineExceeded(changes.status())) {
@@ -270,8 +280,19 @@ void DurableScheduler::FinishMaintenance(bool broken) {
     maintenance_done_ = true;
   }
   if (!broken) {
-    // What was queued before the switch.
-    WriteCompletions();
+    // What was queued before the switch: every batch, while each is written
+    // (one that fails stays RUNNING: the slot's next owner runs it again).
+    for (;;) {
+      size_t left;
+      {
+        internal::MutexLock lock(mu_);
+        left = completed_.size();
+      }
+      if (left == 0) break;
+      WriteCompletions();
+      internal::MutexLock lock(mu_);
+      if (completed_.size() >= left) break;
+    }
     RequeueAbandoned();
   }
   {

@@ -111,6 +111,9 @@ std::string RenderSchedulerMetrics(absl::string_view node,
        m.requeued},
       {"late_outcomes_total",
        "Outcomes written after the maintenance thread ended.", m.late_outcomes},
+      {"outcomes_refused_total",
+       "Outcomes the database refused (recorded FAILED instead).",
+       m.outcomes_refused},
   };
   for (const Series& s : counters) {
     w.AddCounter(absl::StrCat(kPrefix, s.name), s.help, labels,

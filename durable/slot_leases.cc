@@ -35,7 +35,8 @@ std::vector<int> SlotLeases::DropLost(const std::vector<SlotEpoch>& lost) {
 
 absl::StatusOr<SlotLeases::Changes> SlotLeases::Balance(
     StoreApi& store, int64_t live_nodes, bool may_acquire, int max_acquire,
-    const std::function<bool(int)>& may_release) {
+    const std::function<bool(int)>& may_release,
+    absl::Span<const LiveAttempt> live) {
   Changes changes;
   const int64_t nodes = std::max<int64_t>(1, live_nodes);
   const int64_t share = (slot_count_ + nodes - 1) / nodes;
@@ -60,7 +61,8 @@ absl::StatusOr<SlotLeases::Changes> SlotLeases::Balance(
     const int64_t asked =
         std::min<int64_t>(share - have, std::max(1, max_acquire));
     absl::StatusOr<std::vector<SlotEpoch>> got = store.Acquire(
-        node_id_, static_cast<int>(asked), ttl_us_, max_attempts_, horizon_us_);
+        node_id_, static_cast<int>(asked), ttl_us_, max_attempts_, horizon_us_,
+        live);
     if (!got.ok()) return got.status();
     changes.wants_more =
         static_cast<int64_t>(got->size()) == asked && have + asked < share;

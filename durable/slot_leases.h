@@ -68,10 +68,12 @@ class SlotLeases {
   // takes nothing (the renewals are failing: a new slot could not be kept).
   // It takes at most `max_acquire` slots in one statement (a takeover
   // re-stamps each slot's claimed rows, so the statement must end within
-  // its timeout).
+  // its timeout), sparing `live`, the attempts this process still runs
+  // (a slot it lost and takes back: StoreApi::Acquire()).
   absl::StatusOr<Changes> Balance(StoreApi& store, int64_t live_nodes,
                                   bool may_acquire, int max_acquire,
-                                  const std::function<bool(int)>& may_release);
+                                  const std::function<bool(int)>& may_release,
+                                  absl::Span<const LiveAttempt> live);
 
   // SlotLeases::DropLost()
   //

@@ -149,10 +149,10 @@ class Store final : public StoreApi {
   absl::StatusOr<Renewal> Renew(const std::string& node,
                                 absl::Span<const SlotEpoch> owned,
                                 int64_t ttl_us, int64_t horizon_us) override;
-  absl::StatusOr<std::vector<SlotEpoch>> Acquire(const std::string& node,
-                                                 int count, int64_t ttl_us,
-                                                 int max_attempts,
-                                                 int64_t horizon_us) override;
+  using StoreApi::Acquire;
+  absl::StatusOr<std::vector<SlotEpoch>> Acquire(
+      const std::string& node, int count, int64_t ttl_us, int max_attempts,
+      int64_t horizon_us, absl::Span<const LiveAttempt> live) override;
   absl::Status Release(const std::string& node,
                        absl::Span<const SlotEpoch> slots) override;
   absl::Status RemoveNode(const std::string& node) override;

@@ -190,9 +190,24 @@ class StoreApi : public ScheduleStoreApi {
   // `horizon_us`. Atomic. Their SCHEDULED tasks keep the former epoch (no
   // fire of the former owner matches them any more) until the new owner's
   // `ClaimDue()` claims them: one write per task moved, not two.
+  //
+  // A RUNNING task that is one of `live` (same id and version: an attempt
+  // this process still runs, as when it takes back its own slot after its
+  // renewals timed out) is spared: it stays RUNNING under its version and
+  // takes the new epoch, so its handler is not run a second time and its
+  // outcome still commits. Test:
+  // LeaseRenewalTest.RetakingItsOwnSlotSparesTheAttemptStillRunning.
   virtual absl::StatusOr<std::vector<SlotEpoch>> Acquire(
       const std::string& node, int count, int64_t ttl_us, int max_attempts,
-      int64_t horizon_us) = 0;
+      int64_t horizon_us, absl::Span<const LiveAttempt> live) = 0;
+
+  // As above, sparing nothing (a process with no attempt running).
+  absl::StatusOr<std::vector<SlotEpoch>> Acquire(const std::string& node,
+                                                 int count, int64_t ttl_us,
+                                                 int max_attempts,
+                                                 int64_t horizon_us) {
+    return Acquire(node, count, ttl_us, max_attempts, horizon_us, {});
+  }
 
   // StoreApi::Release()
   //

@@ -171,7 +171,11 @@ FROM early
 // the clock, for converting their due times. With $9, each written outcome
 // leaves its attempt's record (tw_attempt; outcome codes as `Outcome`,
 // which AttemptOutcome repeats), from the rows the update wrote: an
-// outcome the compare-and-set refused records nothing.
+// outcome the compare-and-set refused records nothing. A snooze's record
+// replaces the earlier snoozes of the same attempt number (a snooze does
+// not count its attempt, so the next run has the same number): a task that
+// keeps snoozing keeps one snooze record per attempt number, and its
+// history stays within two records per attempt that counted.
 constexpr char kCompleteSql[] = R"sql(
 WITH n AS (SELECT tw_now_us() AS now),
 c AS (
@@ -207,7 +211,11 @@ history AS (
   INSERT INTO tw_attempt (task_id, attempt, outcome, node_id, started_us,
                           finished_us, error)
   SELECT task_id, attempt, outcome, $8, started_us, now, nullif(error, '')
-  FROM done WHERE $9)
+  FROM done WHERE $9),
+snoozes_replaced AS (
+  DELETE FROM tw_attempt a USING done
+  WHERE $9 AND done.outcome = 3 AND a.task_id = done.task_id
+    AND a.attempt = done.attempt AND a.outcome = 3)
 SELECT task_id, slot, state, due_us, epoch, tw_now_us() AS db_now_us, kind,
        priority
 FROM done

@@ -67,6 +67,12 @@ FROM live LEFT JOIN renewed ON true
 // The RUNNING ones are then locked and updated by their ctids (TID scans
 // of the array); one a late write changed meanwhile has another ctid and is
 // passed over, left to the load.
+//
+// A RUNNING row of an attempt the taker still runs ($6, $7: id and
+// version, as when a process takes back its own slot after its renewals
+// timed out) is spared: it keeps its state and version (the attempt's
+// outcome still matches) and takes the new epoch (the load claims only
+// rows under another epoch than the lease's, so it leaves it alone).
 constexpr char kAcquireSql[] = R"sql(
 WITH cand AS (
   SELECT slot FROM tw_slot_lease
@@ -87,8 +93,15 @@ got AS (
       lease_until_us = tw_now_us() + $3, horizon_us = $5
   FROM cand WHERE l.slot = cand.slot
   RETURNING l.slot, l.epoch),
+mine AS (
+  SELECT a.task_id, a.version
+  FROM unnest($6::bytea[], $7::int8[]) AS a(task_id, version)),
 running AS (
-  SELECT c.ctid AS tid FROM tw_timer c
+  SELECT c.ctid AS tid,
+         EXISTS (SELECT FROM mine
+                 WHERE mine.task_id = c.task_id
+                   AND mine.version = c.version) AS spared
+  FROM tw_timer c
   WHERE c.ctid = ANY (ARRAY(SELECT tid FROM live WHERE state = 2))
     AND c.finished_us IS NULL AND c.state = 2
   FOR UPDATE OF c),
@@ -98,7 +111,13 @@ restamped AS (
       finished_us = CASE WHEN t.attempt >= $4 THEN tw_now_us() END,
       epoch = (SELECT got.epoch FROM got WHERE got.slot = t.slot),
       version = nextval('tw_version_seq')
-  WHERE t.ctid = ANY (ARRAY(SELECT tid FROM running))
+  WHERE t.ctid = ANY (ARRAY(SELECT tid FROM running WHERE NOT spared))
+    AND t.finished_us IS NULL AND t.state = 2
+  RETURNING 1),
+spared AS (
+  UPDATE tw_timer t
+  SET epoch = (SELECT got.epoch FROM got WHERE got.slot = t.slot)
+  WHERE t.ctid = ANY (ARRAY(SELECT tid FROM running WHERE spared))
     AND t.finished_us IS NULL AND t.state = 2
   RETURNING 1)
 SELECT slot, epoch, (SELECT count(*) FROM restamped) AS restamped FROM got
@@ -161,17 +180,24 @@ absl::StatusOr<Renewal> Store::Renew(const std::string& node,
   return renewal;
 }
 
-absl::StatusOr<std::vector<SlotEpoch>> Store::Acquire(const std::string& node,
-                                                      int count, int64_t ttl_us,
-                                                      int max_attempts,
-                                                      int64_t horizon_us) {
+absl::StatusOr<std::vector<SlotEpoch>> Store::Acquire(
+    const std::string& node, int count, int64_t ttl_us, int max_attempts,
+    int64_t horizon_us, absl::Span<const LiveAttempt> live) {
+  std::vector<absl::string_view> live_ids;
+  std::vector<int64_t> live_versions;
+  for (const LiveAttempt& a : live) {
+    live_ids.push_back(a.id);
+    live_versions.push_back(a.version);
+  }
   absl::StatusOr<PgResult> r = PgExec(conn_, kAcquireSql,
                                       PgParams()
                                           .Text(node)
                                           .Int64(count)
                                           .Int64(ttl_us)
                                           .Int32(max_attempts)
-                                          .Int64(horizon_us));
+                                          .Int64(horizon_us)
+                                          .BytesArray(live_ids)
+                                          .Int64Array(live_versions));
   if (!r.ok()) return r.status();
   PgColumns column(*r);
   const int slot = column("slot"), epoch = column("epoch");

@@ -160,6 +160,13 @@ struct StartMark {
   int attempt = 0;
 };
 
+// An attempt this process runs now: the row `id` it fired, RUNNING under
+// `version` (a takeover of the row's slot by this process spares it).
+struct LiveAttempt {
+  std::string id;
+  int64_t version = 0;
+};
+
 // How an attempt ended.
 // kSnooze: run again after `backoff_us`, this attempt not counted.
 enum class Outcome : int16_t {

@@ -68,9 +68,11 @@ class FakeStore final : public durable_internal::StoreApi {
       const std::string& node,
       absl::Span<const durable_internal::SlotEpoch> owned, int64_t ttl_us,
       int64_t horizon_us) override;
+  using StoreApi::Acquire;
   absl::StatusOr<std::vector<durable_internal::SlotEpoch>> Acquire(
       const std::string& node, int count, int64_t ttl_us, int max_attempts,
-      int64_t horizon_us) override;
+      int64_t horizon_us,
+      absl::Span<const durable_internal::LiveAttempt> live) override;
   absl::Status Release(
       const std::string& node,
       absl::Span<const durable_internal::SlotEpoch> slots) override;

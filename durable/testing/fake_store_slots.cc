@@ -20,6 +20,7 @@ using durable_internal::Claimed;
 using durable_internal::CompleteResult;
 using durable_internal::Completion;
 using durable_internal::FireResult;
+using durable_internal::LiveAttempt;
 using durable_internal::Outcome;
 using durable_internal::SlotEpoch;
 using durable_internal::Started;
@@ -89,7 +90,7 @@ absl::StatusOr<durable_internal::Renewal> FakeStore::Renew(
 
 absl::StatusOr<std::vector<SlotEpoch>> FakeStore::Acquire(
     const std::string& node, int count, int64_t ttl_us, int max_attempts,
-    int64_t horizon_us) {
+    int64_t horizon_us, absl::Span<const LiveAttempt> live) {
   internal::MutexLock lock(db_->mu_);
   TW_FAKE_FAIL("Acquire");
   const int64_t now_us = db_->NowLocked();
@@ -117,10 +118,19 @@ absl::StatusOr<std::vector<SlotEpoch>> FakeStore::Acquire(
   }
   // Re-stamp the RUNNING rows: the former owner's completions match
   // nothing. SCHEDULED rows keep their epoch until the new owner's load.
+  // The taker's own live attempts keep running under the new epoch.
   for (auto& [id, task] : db_->tasks_) {
     if (task.state != TaskState::kRunning) continue;
     int64_t epoch = 0;
     if (!InSlots(taken, task.slot, &epoch)) continue;
+    const bool spared =
+        std::any_of(live.begin(), live.end(), [&](const LiveAttempt& a) {
+          return a.id == id && a.version == task.version;
+        });
+    if (spared) {
+      task.epoch = epoch;
+      continue;
+    }
     if (task.attempt >= max_attempts) {
       task.state = TaskState::kFailed;
       task.finished_us = now_us;

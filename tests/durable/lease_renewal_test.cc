@@ -8,16 +8,21 @@
 // maintenance thread is held at a fault point, the load at a trigger, the
 // renewer at its own fault point.
 
+#include <atomic>
 #include <memory>
 #include <string>
+
+#include "absl/synchronization/notification.h"
 
 #include "absl/time/time.h"
 #include "durable/durable_scheduler.h"
 #include "durable/testing/pause_points.h"
 #include "durable/testing/statement_gate.h"
 #include "durable/testing/store_inspector.h"
+#include "durable/testing/store_lock.h"
 #include "gtest/gtest.h"
 #include "tests/durable/durable_test_fixture.h"
+#include "timer/testing/pool_executor.h"
 
 namespace timingwheel {
 namespace {
@@ -26,6 +31,7 @@ using durable_test::DurableFixture;
 using durable_test::WaitFor;
 using durable_testing::PausePoint;
 using durable_testing::StatementGate;
+using durable_testing::StoreLock;
 
 // The horizon load, by a piece of its text (durable/store_attempts.cc).
 constexpr char kLoadSql[] = "SET state = 1, epoch = c.epoch";
@@ -157,6 +163,65 @@ TEST_F(LeaseRenewalTest, AWedgedMaintenanceThreadLosesItsSlot) {
   b->Shutdown();
   a->Shutdown();
   EXPECT_EQ(recorder_.size(), 1u);
+}
+
+// A handler is running when the process's renewals time out (its lease
+// table locked) for longer than the TTL: the process forgets its slot,
+// and once the lock is gone takes it back. The acquisition spares the
+// attempt still running here: its row stays RUNNING under the same
+// version (the new epoch only), the handler is not started a second time
+// (a second executor thread is free to run it), and the first attempt's
+// outcome commits.
+TEST_F(LeaseRenewalTest, RetakingItsOwnSlotSparesTheAttemptStillRunning) {
+  testing::PoolExecutor pool(2);
+  DurableOptions options = Options("node-a");
+  options.executor = &pool;
+  absl::Notification started, let_go;
+  std::atomic<int> calls{0};
+  recorder_.SetResult([&](const DurableTask&) {
+    if (calls.fetch_add(1) == 0) started.Notify();
+    let_go.WaitForNotificationWithTimeout(absl::Seconds(60));
+    return absl::OkStatus();
+  });
+  auto a = Start(options);
+  ASSERT_NE(a, nullptr);
+  ASSERT_EQ(a->Metrics().slots_owned, 1);
+  ASSERT_TRUE(a->Schedule("t", absl::ZeroDuration(), "p").ok());
+  ASSERT_TRUE(started.WaitForNotificationWithTimeout(absl::Seconds(15)));
+  auto before = Store().Task("t");
+  ASSERT_TRUE(before.ok()) << before.status();
+  ASSERT_EQ(before->state, TaskState::kRunning);
+  const durable_testing::LeaseRow held = Lease();
+  {
+    auto lock = StoreLock::LockTable(db_->conninfo(), StoreLock::Table::kLeases);
+    ASSERT_TRUE(lock.ok()) << lock.status();
+    // Renewals time out; the process forgets its slot after a TTL, and the
+    // lease runs out in the database too.
+    EXPECT_TRUE(WaitFor([&] { return a->Metrics().slots_lost >= 1; },
+                        absl::Seconds(15)));
+    ASSERT_TRUE(WaitForDbTime(held.lease_until_us));
+  }
+  ASSERT_TRUE(WaitFor(
+      [&] {
+        return a->Metrics().slots_owned == 1 && Lease().epoch > held.epoch;
+      },
+      absl::Seconds(15)))
+      << "node-a did not take its slot back";
+  EXPECT_EQ(Lease().owner.value_or(""), "node-a");
+  auto after = Store().Task("t");
+  ASSERT_TRUE(after.ok()) << after.status();
+  EXPECT_EQ(after->state, TaskState::kRunning)
+      << "the acquisition re-stamped the running attempt's row";
+  EXPECT_EQ(after->version, before->version);
+  EXPECT_EQ(after->epoch, Lease().epoch);
+  let_go.Notify();
+  EXPECT_TRUE(Succeeded("t"));
+  a->Shutdown();
+  EXPECT_EQ(recorder_.size(), 1u) << "the handler ran twice in one process";
+  auto done = Store().Task("t");
+  ASSERT_TRUE(done.ok()) << done.status();
+  EXPECT_EQ(done->attempt, 1);
+  EXPECT_GE(a->Metrics().succeeded, 1);
 }
 
 }  // namespace

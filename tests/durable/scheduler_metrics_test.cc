@@ -117,6 +117,7 @@ TEST(SchedulerMetricsTest, RendersKnownValuesExactly) {
                            "statement_timeouts_total",
                            "requeued_total",
                            "late_outcomes_total",
+                           "outcomes_refused_total",
                            "wheel_pending",
                            "waiting",
                            "in_flight",
@@ -143,7 +144,7 @@ TEST(SchedulerMetricsTest, RendersKnownValuesExactly) {
   for (absl::string_view line : absl::StrSplit(text, '\n')) {
     if (absl::StartsWith(line, "# TYPE ")) ++type_lines;
   }
-  EXPECT_EQ(type_lines, 22u + 3u);  // Fields, then three histogram families.
+  EXPECT_EQ(type_lines, 23u + 3u);  // Fields, then three histogram families.
 }
 
 TEST(SchedulerMetricsTest, ObserveStatementLandsInItsKind) {

@@ -84,6 +84,46 @@ TEST_F(DurableShutdownTest, OutcomeOfAHandlerReturningDuringShutdownIsKept) {
   EXPECT_EQ(recorder_.size(), 1u);
 }
 
+// The final outcome write fails (the task table locked: the statement
+// times out) while Shutdown() waits: it is written again, within the
+// shutdown's bound, once the lock is gone.
+TEST_F(DurableShutdownTest, AFailedFinalOutcomeWriteIsRetriedWithinTheBound) {
+  std::atomic<bool> release{false};
+  recorder_.SetResult([&](const DurableTask&) {
+    WaitFor([&] { return release.load(); }, absl::Seconds(30));
+    return absl::OkStatus();
+  });
+  DurableOptions options = Options("node-a");
+  // Half a TTL (2 s) for the final writes; statements end after 1 s.
+  options.lease_ttl = absl::Seconds(4);
+  auto s = Start(options);
+  ASSERT_NE(s, nullptr);
+  ASSERT_TRUE(s->Schedule("t", absl::ZeroDuration(), "p").ok());
+  ASSERT_TRUE(WaitFor([&] { return recorder_.size() == 1; }));
+  // The start is recorded before the lock (so the one write that fails is
+  // the outcome's).
+  ASSERT_TRUE(WaitFor([&] {
+    auto task = Store().Task("t");
+    return task.ok() && task->attempt == 1;
+  }));
+  const int64_t errors_before = s->Metrics().db_errors;
+  auto lock = StoreLock::LockTable(db_->conninfo(), StoreLock::Table::kTasks);
+  ASSERT_TRUE(lock.ok()) << lock.status();
+  PausePoint waiting("shutdown.waiting");
+  std::thread shutdown([&] { s->Shutdown(); });
+  ASSERT_TRUE(waiting.WaitReached(absl::Seconds(10)));
+  waiting.Resume();
+  release = true;  // Its outcome's write waits for the lock, and fails.
+  EXPECT_TRUE(WaitFor([&] { return s->Metrics().db_errors > errors_before; },
+                      absl::Seconds(10)));
+  lock->reset();
+  shutdown.join();
+  EXPECT_EQ(Count(TaskMatch().Id("t").State(TaskState::kSuccess)), 1)
+      << "the failed final outcome write was not retried";
+  EXPECT_EQ(Count(TaskMatch().State(TaskState::kRunning)), 0);
+  EXPECT_EQ(recorder_.size(), 1u);
+}
+
 TEST_F(DurableShutdownTest, ShutdownFromInsideAHandlerKeepsItsOutcome) {
   testing::PoolExecutor executor(2);
   DurableOptions options = Options("node-a");

@@ -21,6 +21,10 @@ M = {
  "load_no_lease_lock": ("durable/store_attempts.cc", "  FOR KEY SHARE OF l),", "),"),
  "id_cap_past_notify_limit": ("durable/task.h", "inline constexpr int64_t kMaxIdBytes = 2048;", "inline constexpr int64_t kMaxIdBytes = 4096;"),
  "replace_conflict_no_rule": ("durable/store_replace.cc", "             WHEN c.rule = 1 THEN excluded.due_us < t.due_us\n             WHEN c.rule = 2 THEN excluded.due_us > t.due_us\n", ""),
+ "verdict_delay_unbounded": ("durable/handler_outcome.cc", "return std::min(std::max(delay, absl::ZeroDuration()), kMaxVerdictDelay);", "return std::max(delay, absl::ZeroDuration());"),
+ "outcome_batch_not_split": ("durable/scheduler_attempts.cc", "  if (SaysNothingOfTheRows(result.status())) {\n    unwritten->insert(", "  if (true) {\n    unwritten->insert("),
+ "snooze_history_unbounded": ("durable/store_attempts.cc", "  WHERE $9 AND done.outcome = 3 AND a.task_id = done.task_id", "  WHERE false AND done.outcome = 3 AND a.task_id = done.task_id"),
+ "acquire_restamps_live_attempts": ("durable/scheduler_maintenance.cc", "    live = attempts_.RunningAttempts();", "    live.clear();"),
 }
 name = sys.argv[1]
 if name == "list":

@@ -37,8 +37,7 @@ using durable_internal::WheelEntry;
 }  // namespace
 
 bool DurableScheduler::FireReady() const {
-  // With handlers running, waits for room for a good batch rather than
-  // firing one row per statement (FireQueue::Ready()).
+  // A free place and a waiting task whose kind has room (FireQueue::Ready()).
   return fire_queue_.Ready(metrics_.in_flight);
 }
 

@@ -86,6 +86,8 @@ class FakeStore final : public durable_internal::StoreApi {
       const std::string& node,
       absl::Span<const durable_internal::SlotEpoch> owned, int64_t horizon_us,
       int64_t limit, int max_attempts) override;
+  absl::StatusOr<int64_t> Unclaim(
+      absl::Span<const durable_internal::WheelEntry> entries) override;
   absl::StatusOr<durable_internal::FireResult> StartRunning(
       const std::string& node,
       absl::Span<const durable_internal::WheelEntry> entries) override;

@@ -19,6 +19,8 @@ M = {
  "notdue_clock_before": ("durable/durable_scheduler.cc", "  absl::StatusOr<durable_internal::FireResult> result =\n      store_->StartRunning(options_.node_id, batch);\n  const int64_t local_after = clock_->NowNanos();", "  const int64_t local_after = clock_->NowNanos();\n  absl::StatusOr<durable_internal::FireResult> result =\n      store_->StartRunning(options_.node_id, batch);"),
  "acquire_no_skip_locked": ("durable/store.cc", "  ORDER BY slot LIMIT $2\n  FOR UPDATE SKIP LOCKED),", "  ORDER BY slot LIMIT $2\n  FOR UPDATE),"),
  "load_no_lease_lock": ("durable/store_attempts.cc", "  FOR KEY SHARE OF l),", "),"),
+ "fire_waits_for_batch": ("durable/fire_queue.cc", "  return can_go > 0;\n}", "  if (can_go == 0) return false;\n  if (in_flight == 0) return true;\n  return room >= std::min<int64_t>(can_go, std::max(1, max_in_flight_ / 4));\n}"),
+ "full_wheel_claims_nothing": ("durable/scheduler_wheel.cc", "  load_waits_for_room_ = true;\n  const int64_t latest_us = wheel_->LatestDueUs();", "  load_waits_for_room_ = true;\n  if (max_pending > 0) return false;\n  const int64_t latest_us = wheel_->LatestDueUs();"),
 }
 name = sys.argv[1]
 if name == "list":

@@ -96,9 +96,7 @@ void DurableScheduler::GiveBack() {
     if (wheel_->given_back_size() == 0) return;
     back = wheel_->TakeGivenBack();
   }
-  const SteadyClock::time_point timed = SteadyClock::now();
   absl::StatusOr<int64_t> unclaimed = store_->Unclaim(back);
-  histograms_->ObserveStatement(StatementKind::kClaimDue, timed);
   if (!unclaimed.ok()) NoteDbError(unclaimed.status());
   internal::MutexLock lock(mu_);
   if (!unclaimed.ok()) {

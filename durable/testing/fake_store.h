@@ -142,8 +142,10 @@ class FakeStore final : public durable_internal::StoreApi {
   absl::StatusOr<durable_internal::ScheduleWrite> AdvanceLocked(
       const std::string& name, const durable_internal::Inserter& inserter)
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(db_->mu_);
-  // Deletes the PENDING and SCHEDULED occurrence tasks of `name`.
-  void DeleteWaitingLocked(const std::string& name)
+  // Deletes the PENDING and SCHEDULED occurrence tasks of `name` (with
+  // `keep_due`, those not yet due only). Returns the earliest instant
+  // deleted (kNoOccurrenceUs: none).
+  int64_t DeleteWaitingLocked(const std::string& name, bool keep_due)
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(db_->mu_);
   // The tables a schedule call changes, to put back when it fails.
   struct Tables {

@@ -50,7 +50,9 @@ class RecurringEdgesTest : public TwoStoreFixture {
     blocker.kind = "k";
     EXPECT_TRUE(s->ScheduleBatch({&blocker, 1}).ok());
     EXPECT_TRUE(WaitFor([&] { return recorder_.size() == 1; }));
-    occurrence_ = absl::Now() + absl::Milliseconds(300);
+    // Whole microseconds, as the store keeps instants.
+    occurrence_ = absl::FromUnixMicros(
+        absl::ToUnixMicros(absl::Now() + absl::Milliseconds(300)));
     schedule_.name = "hourly";
     schedule_.every = absl::Hours(1);
     schedule_.anchor = occurrence_;

@@ -43,7 +43,12 @@
 //     take its attempt history with it); the owner's cleanup of finished
 //     rows, if it waits on the row's lock, re-checks the row's state and
 //     keeps the retried task
-//     (AdminStoreTest.RetryRacingTheCleanupKeepsTheTask).
+//     (AdminStoreTest.RetryRacingTheCleanupKeepsTheTask). A FAILED
+//     occurrence of an Overlap::kSkipWhileRunning schedule is not retried
+//     (kWrongState) while a later occurrence of it waits or runs: the two
+//     would overlap. Pause the schedule (its waiting occurrences go back to
+//     its catch-up policy), retry, then resume: the schedule waits for the
+//     retried run (RecurringRetryTest.*).
 //   * A race with a scheduler is settled by the row lock: if the fire got
 //     there first, the write sees RUNNING and refuses; if the write got there
 //     first, the fire matches nothing (counted as `dropped`) and the task

@@ -10,6 +10,7 @@
 #include "absl/time/time.h"
 #include "durable/admin_store.h"
 #include "durable/admin_store_impl.h"
+#include "durable/occurrence_id.h"
 #include "durable/pg_exec.h"
 #include "durable/pg_params.h"
 #include "libpq-fe.h"
@@ -62,6 +63,17 @@ SET state = 0, attempt = 0, epoch = 0, finished_us = NULL,
     version = nextval('tw_version_seq')
 WHERE task_id = $1
 RETURNING slot, due_us
+)sql";
+
+// A later occurrence, waiting or running, of a kSkipWhileRunning schedule
+// (overlap 0) whose FAILED occurrence a retry would run again: the retried
+// run would overlap it. The schedule's row is locked (FOR SHARE) so that no
+// advance writes another occurrence until this transaction ends.
+constexpr char kLaterOccurrenceSql[] = R"sql(
+SELECT t.task_id FROM tw_schedule s, tw_timer t
+WHERE s.name = $1 AND s.overlap = 0
+  AND t.task_id > $2 AND t.task_id < $3 AND t.finished_us IS NULL
+LIMIT 1 FOR SHARE OF s
 )sql";
 
 // Wakes the slot's owner at commit if the task is due within its horizon,
@@ -153,6 +165,27 @@ absl::StatusOr<ActionResult> AdminStore::Impl::WriteInTransaction(
     }
     result.message = absl::StrCat("cannot ", verb, " a ", was, " task", why);
     return result;
+  }
+  std::string schedule;
+  int64_t occurrence_us = 0;
+  if (write == Write::kRetry &&
+      durable_internal::ParseOccurrenceId(id, &schedule, &occurrence_us)) {
+    // Under Overlap::kSkipWhileRunning the next occurrence was written when
+    // this one failed: running this one again beside it would overlap.
+    r = PgExec(conn_, kLaterOccurrenceSql,
+               PgParams().Bytes(schedule).Bytes(id).Bytes(
+                   durable_internal::OccurrenceRange(schedule).second));
+    if (!r.ok()) return r.status();
+    if (r->rows() > 0) {
+      result.outcome = ActionOutcome::kWrongState;
+      result.after = result.before;
+      result.message = absl::StrCat(
+          "cannot retry this FAILED occurrence: a later occurrence of its "
+          "schedule is waiting or running, and the schedule does not overlap "
+          "runs (kSkipWhileRunning); pause the schedule, retry, then resume "
+          "it");
+      return result;
+    }
   }
   if (write == Write::kCancel || write == Write::kDiscard) {
     r = PgExec(conn_, kDeleteTaskSql, PgParams().Bytes(id));

@@ -70,6 +70,14 @@
 //     StoreTest.FireRefusesTasksNotYetDueOnTheDatabaseClock,
 //     NeverLostTest.NotDueReArmsFromTheClockReadAfterTheFire,
 //     DurableSchedulerTest, FaultClockTest.
+//     Capacity holds nothing back: a free handler place takes a due task
+//     at once (the highest priority of a kind with room), whatever runs in
+//     the other places; a wheel bounded by `TimerOptions::max_pending`
+//     holds the earliest rows (an earlier row displaces the latest one
+//     held, which goes back to PENDING and fires at its own time).
+//     CapacityTest.AFreePlaceStartsADueTaskWhileTheOthersAreBusy,
+//     CapacityTest.AFullWheelTakesATaskDueSoonInPlaceOfLaterOnes,
+//     CapacityTest.DisplacedTasksStillFireOnceAtTheirDueTime.
 //   * RUNNING means "fired to this scheduler's executor": its handler is
 //     running, or queued on the executor behind others (`Get()` cannot tell
 //     the two apart; `DurableMetrics::waiting` and `in_flight` count them

@@ -154,7 +154,8 @@ struct DurableMetrics {
   int64_t finished_deleted = 0;    // Finished rows deleted.
   int64_t statement_timeouts = 0;  // Statements cut by statement_timeout.
   int64_t requeued = 0;            // Rows put back to PENDING by this process
-                                   // (abandoned attempts; after a reconnect).
+                                   // (abandoned attempts; after a reconnect;
+                                   // displaced from a full wheel).
   int64_t late_outcomes = 0;       // Outcomes written after the maintenance
                                    // thread ended (a handler returned after
                                    // Shutdown() stopped waiting for it).

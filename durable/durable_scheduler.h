@@ -388,7 +388,8 @@ class DurableScheduler {
   // rows whose owners must be notified instead (scheduler_client.cc).
   std::vector<durable_internal::WheelEntry> AfterInsert(
       const durable_internal::InsertResult& result);
-  void AddToWheel(const durable_internal::WheelEntry& entry, int64_t db_now_us,
+  // Adds `entry` to the wheel; false when a full wheel gives it back.
+  bool AddToWheel(const durable_internal::WheelEntry& entry, int64_t db_now_us,
                   int64_t local_after_nanos);
   // A task of the wheel is due (on the timer's executor, through router_).
   static void FireFromWheel(void* self, durable_internal::MirrorTask* task);
@@ -430,12 +431,17 @@ class DurableScheduler {
                      int64_t epoch, int kind);
   static void RunAttemptVia(std::shared_ptr<AttemptLink> link,
                             durable_internal::Started started);
-  // Adds `entry` to the wheel; false (and kept in the overflow) when the
-  // wheel is full.
+  // Adds `entry` to the wheel; false when a full wheel of earlier tasks
+  // gives it back (a later task it displaced is given back instead).
   bool AddToWheelLocked(const durable_internal::WheelEntry& entry,
                         int64_t local_due) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
-  // Retries the entries a full wheel refused.
-  void RetryOverflow();
+  // With timer_options.max_pending, narrows the next load to what the wheel
+  // can hold, or (full) to the rows due before the latest one it holds;
+  // false: load nothing. Maintenance thread.
+  bool LoadBounds(int64_t* limit, int64_t* horizon_us)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  // Gives the rows a full wheel gave back to the store (PENDING again).
+  void GiveBack();
   // Writes the queued start marks (all but those whose outcome is in
   // `completing`).
   void WriteStartMarks(const absl::flat_hash_set<std::string>& completing);
@@ -484,6 +490,9 @@ class DurableScheduler {
   int64_t backoff_until_ = 0;  // Real clock; maintenance thread only.
   int64_t load_limit_ = 0;     // Rows a load claims (halved after a timeout).
   int64_t load_retry_at_ = 0;  // Real clock: a load passed locked rows over.
+  // The store's clock as the last load read it, and the real clock then.
+  int64_t load_db_now_us_ = 0;
+  int64_t load_real_nanos_ = 0;
   // Slots one takeover statement takes (halved after a timeout), and
   // whether the balancing round should run again at once.
   int acquire_limit_ = 0;
@@ -498,8 +507,8 @@ class DurableScheduler {
   bool stopping_ ABSL_GUARDED_BY(mu_) = false;
   // Each claimed task in the wheel is due through router_.
   const durable_internal::MirrorTask::Router router_{&FireFromWheel, this};
-  // The claimed tasks in the wheel, and those a full wheel refused (set
-  // once timer_ exists).
+  // The claimed tasks in the wheel, and the rows a full wheel gives back
+  // (set once timer_ exists).
   std::unique_ptr<durable_internal::WheelMirror> wheel_ ABSL_GUARDED_BY(mu_);
   durable_internal::FireQueue fire_queue_ ABSL_GUARDED_BY(mu_);
   std::vector<durable_internal::Completion> completed_ ABSL_GUARDED_BY(mu_);

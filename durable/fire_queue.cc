@@ -96,11 +96,9 @@ bool FireQueue::Ready(int64_t in_flight) const {
   for (size_t k = 0; k < waiting_per_kind_.size(); ++k) {
     can_go += std::min(waiting_per_kind_[k], KindRoom(static_cast<int>(k)));
   }
-  if (can_go == 0) return false;
-  if (in_flight == 0) return true;
-  const int64_t want =
-      std::min<int64_t>(can_go, std::max(1, max_in_flight_ / 4));
-  return room >= want;
+  // Fires what fits now: a free place never waits for a bigger batch (the
+  // batch is what is already waiting).
+  return can_go > 0;
 }
 
 std::vector<FireQueue::Waiting> FireQueue::Take(int64_t in_flight, size_t max) {

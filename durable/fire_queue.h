@@ -77,9 +77,11 @@ class FireQueue {
   // perhaps of another kind after a replacement).
   void RemoveId(const std::string& id);
 
-  // Whether a batch should be fired now: there is room for a waiting task,
-  // and (with attempts in flight) room for a good batch, a quarter of the
-  // limit or all that can go, rather than one row per statement.
+  // Whether a batch should be fired now: there is a free place (`in_flight`
+  // attempts run now) and a waiting task whose kind has room. A free place
+  // never waits for room for a bigger batch: the batch is what is waiting
+  // (FireQueueTest.OneFreePlaceFiresAtOnce,
+  // CapacityTest.AFreePlaceStartsADueTaskWhileTheOthersAreBusy).
   bool Ready(int64_t in_flight) const;
   // Up to `max` waiting tasks that fit the room left (`in_flight` attempts
   // run now), reserving a place in their kinds for each.

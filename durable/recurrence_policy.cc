@@ -21,10 +21,10 @@ bool Finite(absl::Time t) {
 }  // namespace
 
 absl::Status RecurrencePolicy::Validate() const {
-  if (grace < absl::ZeroDuration() || grace == absl::InfiniteDuration()) {
-    return absl::InvalidArgumentError(
-        absl::StrCat("RecurrencePolicy.grace must be >= 0 and finite, got ",
-                     absl::FormatDuration(grace)));
+  if (grace < absl::ZeroDuration() || grace > kMaxGrace) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "RecurrencePolicy.grace must be in 0..", absl::FormatDuration(kMaxGrace),
+        ", got ", absl::FormatDuration(grace)));
   }
   if (max_runs < 1 || max_runs > kMaxRunsLimit) {
     return absl::InvalidArgumentError(

@@ -81,10 +81,13 @@ enum class Overlap {
 struct RecurrencePolicy {
   // The most runs one plan returns (and the largest `max_runs`).
   static constexpr int kMaxRunsLimit = 1000;
+  // The longest `grace` (3,653 days, about 10 years).
+  static constexpr absl::Duration kMaxGrace = absl::Hours(24 * 3653);
 
   CatchUp catch_up = CatchUp::kRunOnce;
   Overlap overlap = Overlap::kSkipWhileRunning;
-  // kSkipMissed: how late an occurrence may be and still run. >= 0.
+  // kSkipMissed: how late an occurrence may be and still run.
+  // 0..kMaxGrace.
   absl::Duration grace = absl::Minutes(1);
   // kSkipMissed and kRunEachMissed: the most occurrences one plan runs.
   // 1..kMaxRunsLimit.
@@ -92,7 +95,7 @@ struct RecurrencePolicy {
 
   // RecurrencePolicy::Validate()
   //
-  // InvalidArgument naming the field when `grace` is negative or infinite
+  // InvalidArgument naming the field when `grace` is outside 0..kMaxGrace
   // or `max_runs` is outside 1..kMaxRunsLimit
   // (RecurrencePolicyTest.RejectsBadArguments).
   absl::Status Validate() const;

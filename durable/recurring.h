@@ -46,10 +46,23 @@
 //     RecurringLogicTest.PausedScheduleRunsNothingAndResumesByItsCatchUp.
 //   * Cron schedules in a time zone follow recurrence.h's daylight-saving
 //     rules, each occurrence once. SchedulePlanTest.CronAcrossNewYorkDst*.
+//   * A pause deletes the waiting occurrences, one already due but not yet
+//     fired included, and leaves them unaccounted for: at the resume the
+//     catch-up policy decides on them.
+//     RecurringEdgesTest.PauseOfADueOccurrenceLeavesItToTheCatchUp.
+//     An update replaces the occurrences not yet due; one already due
+//     stays and runs as written.
+//     RecurringEdgesTest.UpdateLeavesAnOccurrenceAlreadyDue.
+//   * An operator's retry (AdminStore::Retry()) of a FAILED occurrence of a
+//     kSkipWhileRunning schedule is refused while a later occurrence waits
+//     or runs (they would overlap); paused, the schedule lets it run and
+//     resumes after it.
+//     RecurringRetryTest.RetryOfAFailedOccurrenceNeverOverlapsTheNext.
 
 #ifndef TIMINGWHEEL_DURABLE_RECURRING_H_
 #define TIMINGWHEEL_DURABLE_RECURRING_H_
 
+#include <cstddef>
 #include <cstdint>
 #include <string>
 
@@ -58,10 +71,35 @@
 
 namespace timingwheel {
 
+// Limits of a recurring schedule's inputs, checked where they enter (create
+// and update check the whole definition; pause, resume, delete and get
+// check the name): InvalidArgument naming the field and its limit, before
+// any statement runs. Tested by RecurringLimitsTest.*.
+//
+//   name       1..kMaxScheduleNameBytes bytes (any bytes).
+//   cron       at most kMaxCronBytes bytes; each field's values, ranges and
+//              steps within the field's range (recurrence_cron.h).
+//   time_zone  at most kMaxTimeZoneBytes bytes, a zone of the tz database.
+//   every      1us..kMaxScheduleInterval (3,653 days, about 10 years).
+//   anchor     1970-01-01T00:00:00Z..kMaxScheduleAnchor (2200-01-01).
+//   policy     grace 0..RecurrencePolicy::kMaxGrace (3,653 days),
+//              max_runs 1..RecurrencePolicy::kMaxRunsLimit (1000).
+//   payload    1..DurableOptions/ClientOptions max_payload_bytes.
+//   kind, priority: as `ScheduleRequest` (task.h).
+inline constexpr size_t kMaxScheduleNameBytes = 256;
+inline constexpr size_t kMaxCronBytes = 256;
+inline constexpr size_t kMaxTimeZoneBytes = 128;
+inline constexpr absl::Duration kMaxScheduleInterval = absl::Hours(24 * 3653);
+// 2200-01-01T00:00:00Z: occurrence ids order by instant up to 2286-11-20
+// (16 decimal digits of microseconds, occurrence_id.h).
+inline constexpr absl::Time kMaxScheduleAnchor =
+    absl::FromUnixSeconds(7258118400);
+
 // RecurringSchedule
 //
-// A schedule's definition. Exactly one of `every` (positive: occurrences at
-// `anchor + k * every`) and `cron` (five fields, or six with seconds first;
+// A schedule's definition (limits above). Exactly one of `every` (positive:
+// occurrences at `anchor + k * every`) and `cron` (five fields, or six with
+// seconds first;
 // see recurrence_cron.h, matched in `time_zone`, daylight-saving rules in
 // recurrence.h) is set. `payload` is handed to every occurrence (not
 // empty). `policy`: overlap and catch-up (recurrence_policy.h).

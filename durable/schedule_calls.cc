@@ -59,6 +59,8 @@ absl::Status UpdateScheduleCall(ClientCore& core,
 }
 
 absl::Status PauseScheduleCall(ClientCore& core, absl::string_view name) {
+  absl::Status valid = CheckScheduleName(name);
+  if (!valid.ok()) return valid;
   const std::string key(name);
   return core.RunOnStore([&](StoreApi& store) -> absl::Status {
     return store.PauseSchedule(key);
@@ -68,6 +70,8 @@ absl::Status PauseScheduleCall(ClientCore& core, absl::string_view name) {
 absl::Status ResumeScheduleCall(ClientCore& core, absl::string_view name,
                                 const Inserter& inserter,
                                 const ClientCore::AfterInsert& after) {
+  absl::Status valid = CheckScheduleName(name);
+  if (!valid.ok()) return valid;
   const std::string key(name);
   return Write(core, after, [&](StoreApi& store) {
     return store.ResumeSchedule(key, inserter);
@@ -76,6 +80,8 @@ absl::Status ResumeScheduleCall(ClientCore& core, absl::string_view name,
 
 absl::StatusOr<bool> DeleteScheduleCall(ClientCore& core,
                                         absl::string_view name) {
+  absl::Status valid = CheckScheduleName(name);
+  if (!valid.ok()) return valid;
   const std::string key(name);
   bool deleted = false;
   absl::Status status = core.RunOnStore([&](StoreApi& store) -> absl::Status {
@@ -103,6 +109,8 @@ absl::StatusOr<std::vector<ScheduleInfo>> ListSchedulesCall(ClientCore& core) {
 
 absl::StatusOr<ScheduleInfo> GetScheduleCall(ClientCore& core,
                                              absl::string_view name) {
+  absl::Status valid = CheckScheduleName(name);
+  if (!valid.ok()) return valid;
   const std::string key(name);
   ScheduleInfo info;
   absl::Status status = core.RunOnStore([&](StoreApi& store) -> absl::Status {

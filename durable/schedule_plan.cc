@@ -5,6 +5,7 @@
 #include <algorithm>
 
 #include "absl/strings/str_cat.h"
+#include "absl/time/time.h"
 
 namespace timingwheel {
 namespace durable_internal {
@@ -17,15 +18,42 @@ int64_t ToUs(absl::Time t) {
 
 }  // namespace
 
+absl::Status CheckScheduleName(absl::string_view name) {
+  if (name.empty()) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "schedule name is empty (1 to ", kMaxScheduleNameBytes, " bytes)"));
+  }
+  if (name.size() > kMaxScheduleNameBytes) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("schedule name of ", name.size(),
+                     " bytes exceeds the limit of ", kMaxScheduleNameBytes));
+  }
+  return absl::OkStatus();
+}
+
 absl::StatusOr<Recurrence> RecurrenceOf(const RecurringSchedule& schedule,
                                         int64_t max_payload_bytes) {
-  if (schedule.name.empty()) {
-    return absl::InvalidArgumentError("schedule name is empty");
-  }
-  if (schedule.name.size() > kMaxScheduleNameBytes) {
+  absl::Status name = CheckScheduleName(schedule.name);
+  if (!name.ok()) return name;
+  if (schedule.cron.size() > kMaxCronBytes) {
     return absl::InvalidArgumentError(
-        absl::StrCat("schedule name of ", schedule.name.size(),
-                     " bytes exceeds the limit of ", kMaxScheduleNameBytes));
+        absl::StrCat("schedule cron of ", schedule.cron.size(),
+                     " bytes exceeds the limit of ", kMaxCronBytes));
+  }
+  if (schedule.time_zone.size() > kMaxTimeZoneBytes) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("schedule time_zone of ", schedule.time_zone.size(),
+                     " bytes exceeds the limit of ", kMaxTimeZoneBytes));
+  }
+  if (schedule.every > kMaxScheduleInterval) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "schedule every ", absl::FormatDuration(schedule.every),
+        " exceeds the limit of ", absl::FormatDuration(kMaxScheduleInterval)));
+  }
+  if (schedule.anchor > kMaxScheduleAnchor) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "schedule anchor ", absl::FormatTime(schedule.anchor),
+        " is after the limit of ", absl::FormatTime(kMaxScheduleAnchor)));
   }
   if (schedule.payload.empty()) {
     return absl::InvalidArgumentError("schedule payload is empty");

@@ -34,7 +34,9 @@
 #include <limits>
 #include <vector>
 
+#include "absl/status/status.h"
 #include "absl/status/statusor.h"
+#include "absl/strings/string_view.h"
 #include "durable/recurrence.h"
 #include "durable/recurrence_policy.h"
 #include "durable/recurring.h"
@@ -57,8 +59,11 @@ struct AdvancePlan {
   int64_t next_us = kNoOccurrenceUs;  // The next run, as reported.
 };
 
-// The longest schedule name, in bytes.
-inline constexpr size_t kMaxScheduleNameBytes = 256;
+// CheckScheduleName()
+//
+// InvalidArgument naming the field and its limit when `name` is empty or
+// longer than kMaxScheduleNameBytes (recurring.h).
+absl::Status CheckScheduleName(absl::string_view name);
 
 // RecurrenceOf()
 //

@@ -4,6 +4,7 @@
 
 #include "durable/schedule_store.h"
 
+#include <algorithm>
 #include <utility>
 
 #include "absl/strings/str_cat.h"
@@ -75,9 +76,17 @@ RETURNING name)sql";
 constexpr char kDeleteSql[] =
     "DELETE FROM tw_schedule WHERE name = $1 RETURNING name";
 
-// The waiting occurrence tasks of one schedule (its id range).
+// The waiting occurrence tasks of one schedule (its id range); with $3,
+// only those not yet due (an occurrence already due stays and runs).
 constexpr char kDeleteWaitingSql[] = R"sql(
-DELETE FROM tw_timer WHERE task_id >= $1 AND task_id < $2 AND state < 2)sql";
+DELETE FROM tw_timer WHERE task_id >= $1 AND task_id < $2 AND state < 2
+  AND (NOT $3 OR due_us > tw_now_us())
+RETURNING task_id)sql";
+
+// After a pause deleted waiting occurrences: the earliest of them is not
+// accounted for, so the catch-up policy decides on it at the resume.
+constexpr char kUnaccountSql[] = R"sql(
+UPDATE tw_schedule SET last_us = least(last_us, $2) WHERE name = $1)sql";
 
 // The newest occurrence task still stored (ids of one schedule sort by
 // instant: 16 decimal digits from 2001 to 2286).
@@ -184,10 +193,24 @@ absl::StatusOr<T> InTransaction(PGconn* conn, Body body) {
   return result;
 }
 
-absl::Status DeleteWaiting(PGconn* conn, const std::string& name) {
+// Deletes `name`'s waiting occurrences (with `keep_due`, those not yet
+// due only). Returns the earliest instant deleted (kNoOccurrenceUs: none).
+absl::StatusOr<int64_t> DeleteWaiting(PGconn* conn, const std::string& name,
+                                      bool keep_due) {
   auto [first, last] = OccurrenceRange(name);
-  return PgExec(conn, kDeleteWaitingSql, PgParams().Bytes(first).Bytes(last))
-      .status();
+  absl::StatusOr<PgResult> r =
+      PgExec(conn, kDeleteWaitingSql,
+             PgParams().Bytes(first).Bytes(last).Bool(keep_due));
+  if (!r.ok()) return r.status();
+  int64_t earliest = kNoOccurrenceUs;
+  for (int i = 0; i < r->rows(); ++i) {
+    PgRow row(*r, i);
+    std::string id = row.Bytes("task_id"), of;
+    if (!row.status().ok()) return row.status();
+    int64_t at = 0;
+    if (ParseOccurrenceId(id, &of, &at)) earliest = std::min(earliest, at);
+  }
+  return earliest;
 }
 
 // Locks the row and writes what is due. Inside a transaction.
@@ -294,7 +317,9 @@ absl::StatusOr<ScheduleWrite> UpdateScheduleTx(
         absl::StatusOr<PgResult> r = PgExec(conn, kUpdateDefinitionSql, params);
         if (!r.ok()) return r.status();
         if (r->rows() == 0) return absl::NotFoundError("no such schedule");
-        absl::Status status = DeleteWaiting(conn, canonical.name);
+        // An occurrence already due stays: the update changes what comes.
+        absl::Status status =
+            DeleteWaiting(conn, canonical.name, /*keep_due=*/true).status();
         if (!status.ok()) return status;
         return AdvanceLocked(conn, canonical.name, inserter);
       });
@@ -309,7 +334,16 @@ absl::Status PauseScheduleTx(PGconn* conn, const std::string& name) {
                                if (r->rows() == 0) {
                                  return absl::NotFoundError("no such schedule");
                                }
-                               absl::Status status = DeleteWaiting(conn, name);
+                               absl::StatusOr<int64_t> earliest =
+                                   DeleteWaiting(conn, name,
+                                                 /*keep_due=*/false);
+                               if (!earliest.ok()) return earliest.status();
+                               if (*earliest == kNoOccurrenceUs) return true;
+                               absl::Status status =
+                                   PgExec(conn, kUnaccountSql,
+                                          PgParams().Bytes(name).Int64(
+                                              *earliest - 1))
+                                       .status();
                                if (!status.ok()) return status;
                                return true;
                              })
@@ -335,7 +369,7 @@ absl::StatusOr<bool> DeleteScheduleTx(PGconn* conn, const std::string& name) {
         PgExec(conn, kDeleteSql, PgParams().Bytes(name));
     if (!r.ok()) return r.status();
     if (r->rows() == 0) return false;
-    absl::Status status = DeleteWaiting(conn, name);
+    absl::Status status = DeleteWaiting(conn, name, /*keep_due=*/false).status();
     if (!status.ok()) return status;
     return true;
   });

@@ -47,8 +47,7 @@ bool SaysNothingOfTheRows(const absl::Status& status) {
 }  // namespace
 
 bool DurableScheduler::FireReady() const {
-  // With handlers running, waits for room for a good batch rather than
-  // firing one row per statement (FireQueue::Ready()).
+  // A free place and a waiting task whose kind has room (FireQueue::Ready()).
   return fire_queue_.Ready(metrics_.in_flight);
 }
 

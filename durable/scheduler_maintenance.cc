@@ -119,31 +119,17 @@ void DurableScheduler::LeaseRound() {
 void DurableScheduler::LoadHorizon() {
   std::vector<SlotEpoch> owned = leases_->owned();
   int64_t limit = load_limit_;
+  int64_t horizon_us = absl::ToInt64Microseconds(options_.horizon);
   load_retry_at_ = 0;
   {
     internal::MutexLock lock(mu_);
     load_requested_ = false;
-    const int64_t max_pending = options_.timer_options.max_pending;
-    if (max_pending > 0) {
-      // Claim no more than the wheel can hold; the rest stay PENDING until
-      // fires make room.
-      const int64_t room = max_pending - static_cast<int64_t>(wheel_->size()) -
-                           static_cast<int64_t>(wheel_->overflow_size());
-      if (room <= 0) {
-        load_waits_for_room_ = true;
-        return;
-      }
-      if (room < limit) {
-        limit = room;
-        load_waits_for_room_ = true;
-      }
-    }
+    if (!LoadBounds(&limit, &horizon_us)) return;  // scheduler_wheel.cc
   }
   if (owned.empty()) return;
   const SteadyClock::time_point timed = SteadyClock::now();
   absl::StatusOr<durable_internal::Claimed> claimed = store_->ClaimDue(
-      options_.node_id, owned, absl::ToInt64Microseconds(options_.horizon),
-      limit, options_.retry.max_attempts);
+      options_.node_id, owned, horizon_us, limit, options_.retry.max_attempts);
   histograms_->ObserveStatement(StatementKind::kClaimDue, timed);
   const int64_t local_after = clock_->NowNanos();
   if (!claimed.ok()) {
@@ -165,16 +151,23 @@ void DurableScheduler::LoadHorizon() {
           absl::ToChronoNanoseconds(options_.lease_ttl / 16)) {
     load_limit_ = std::min<int64_t>(kMaxLoad, load_limit_ * 2);
   }
+  load_db_now_us_ = claimed->db_now_us;
+  load_real_nanos_ = RealNanos();
   if (!claimed->tasks.empty()) durable_internal::FaultPoint("load.claimed");
+  bool all_held = true;
   for (const WheelEntry& e : claimed->tasks) {
-    AddToWheel(e, claimed->db_now_us, local_after);
+    all_held = AddToWheel(e, claimed->db_now_us, local_after) && all_held;
   }
   internal::MutexLock lock(mu_);
   ++metrics_.loads;
   metrics_.loaded += static_cast<int64_t>(claimed->tasks.size());
-  if ((claimed->more || static_cast<int64_t>(claimed->tasks.size()) >= limit) &&
-      !load_waits_for_room_) {
+  const bool full_load = static_cast<int64_t>(claimed->tasks.size()) >= limit;
+  if ((claimed->more || full_load) && !load_waits_for_room_) {
     load_requested_ = true;  // Rows left over, or a full load: load again.
+  } else if (full_load && all_held && load_waits_for_room_) {
+    // A full wheel took every row claimed in place of later ones: earlier
+    // rows may be left.
+    load_requested_ = true;
   } else if (claimed->skipped > 0) {
     // Rows another transaction held: again once it has likely ended (a
     // former owner's fire in flight ends within its statement).
@@ -397,7 +390,7 @@ void DurableScheduler::MaintenanceLoop() {
       WriteCompletions();
       if (stopping) RequeueAbandoned();
     }
-    RetryOverflow();
+    if (!broken && !backing_off) GiveBack();
 
     if (!stopping && leases_->size() > 0 &&
         now > renewer_->valid_until_nanos()) {

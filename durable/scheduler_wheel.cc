@@ -1,7 +1,8 @@
 // Copyright 2026 The timingwheel Authors.
 //
 // DurableScheduler's local wheel mirror: the claimed tasks in the
-// in-process Timer, the ones a full wheel refused, and the slots dropped.
+// in-process Timer, a bounded wheel's earliest rows (the later ones given
+// back to the store), and the slots dropped.
 
 #include <algorithm>
 #include <string>
@@ -35,12 +36,12 @@ using durable_internal::WheelEntry;
 
 }  // namespace
 
-void DurableScheduler::AddToWheel(const WheelEntry& entry, int64_t db_now_us,
+bool DurableScheduler::AddToWheel(const WheelEntry& entry, int64_t db_now_us,
                                   int64_t local_after_nanos) {
   const int64_t local_due = durable_internal::LocalDueNanos(
       entry.due_us, db_now_us, local_after_nanos);
   internal::MutexLock lock(mu_);
-  (void)AddToWheelLocked(entry, local_due);
+  return AddToWheelLocked(entry, local_due);
 }
 
 bool DurableScheduler::AddToWheelLocked(const WheelEntry& entry,
@@ -55,29 +56,56 @@ bool DurableScheduler::AddToWheelLocked(const WheelEntry& entry,
   fire_queue_.RemoveId(entry.id);
   const auto added = wheel_->Add(
       entry, static_cast<int16_t>(kinds_->IndexOf(entry.kind)), local_due);
-  if (added == durable_internal::WheelMirror::Added::kFull) {
-    // The wheel is full (timer_options.max_pending): the mirror keeps the
-    // claimed row, with its due time on our clock, until there is room.
-    load_waits_for_room_ = true;
-    return false;
-  }
-  return true;  // In the wheel, or shutting down.
+  // A full wheel (timer_options.max_pending) keeps the earliest rows: the
+  // entry, or the later task it displaced, goes back to PENDING
+  // (GiveBack()), and the first fire that makes room asks for a load.
+  if (wheel_->given_back_size() > 0) load_waits_for_room_ = true;
+  return added != durable_internal::WheelMirror::Added::kGivenBack;
 }
 
-void DurableScheduler::RetryOverflow() {
-  internal::MutexLock lock(mu_);
-  if (wheel_->overflow_size() == 0) return;
-  std::vector<durable_internal::WheelMirror::Overflowed> kept =
-      wheel_->TakeOverflow();
-  for (size_t i = 0; i < kept.size(); ++i) {
-    if (!AddToWheelLocked(kept[i].first, kept[i].second)) {
-      // Still full (kept[i] is back in the overflow): keep the rest after
-      // it, as they were.
-      wheel_->KeepInOverflow({std::make_move_iterator(kept.begin() + i + 1),
-                              std::make_move_iterator(kept.end())});
-      break;
+bool DurableScheduler::LoadBounds(int64_t* limit, int64_t* horizon_us) {
+  const int64_t max_pending = options_.timer_options.max_pending;
+  if (max_pending <= 0) return true;
+  const int64_t room = max_pending - static_cast<int64_t>(wheel_->size());
+  if (room > 0) {
+    // Claim no more than the wheel can hold; the rest stay PENDING until
+    // fires make room.
+    if (room < *limit) {
+      *limit = room;
+      load_waits_for_room_ = true;
     }
+    return true;
   }
+  // Full: only rows due before the latest one held can take its place
+  // (AddToWheelLocked()); claim those, on the store's clock as the last
+  // load read it.
+  load_waits_for_room_ = true;
+  const int64_t latest_us = wheel_->LatestDueUs();
+  if (latest_us == 0 || load_db_now_us_ == 0) return false;
+  const int64_t db_now_us =
+      load_db_now_us_ + (RealNanos() - load_real_nanos_) / 1000;
+  *horizon_us = std::min(*horizon_us, latest_us - db_now_us);
+  *limit = std::min(*limit, max_pending);
+  return *horizon_us > 0;
+}
+
+void DurableScheduler::GiveBack() {
+  std::vector<WheelEntry> back;
+  {
+    internal::MutexLock lock(mu_);
+    if (wheel_->given_back_size() == 0) return;
+    back = wheel_->TakeGivenBack();
+  }
+  absl::StatusOr<int64_t> unclaimed = store_->Unclaim(back);
+  if (!unclaimed.ok()) NoteDbError(unclaimed.status());
+  internal::MutexLock lock(mu_);
+  if (!unclaimed.ok()) {
+    wheel_->KeepGivenBack(std::move(back));
+    return;
+  }
+  metrics_.requeued += *unclaimed;
+  // PENDING again: loaded when a fire makes room.
+  load_waits_for_room_ = true;
 }
 
 void DurableScheduler::FireFromWheel(void* self,
@@ -97,8 +125,8 @@ void DurableScheduler::OnWheelFire(durable_internal::MirrorTask* task) {
     waiting.entry = task->Entry();
     waiting.kind = task->kind();
     fire_queue_.Push(std::move(waiting));
-    // Room in a full wheel: take what waited for it (the overflow, then a
-    // load for the rows a load left PENDING).
+    // Room in a full wheel: a load for the rows left or given back
+    // PENDING.
     if (load_waits_for_room_) {
       load_waits_for_room_ = false;
       load_requested_ = true;

@@ -167,6 +167,8 @@ class Store final : public StoreApi {
                                    absl::Span<const SlotEpoch> owned,
                                    int64_t horizon_us, int64_t limit,
                                    int max_attempts) override;
+  absl::StatusOr<int64_t> Unclaim(
+      absl::Span<const WheelEntry> entries) override;
   absl::StatusOr<FireResult> StartRunning(
       const std::string& node, absl::Span<const WheelEntry> entries) override;
   absl::StatusOr<CompleteResult> Complete(

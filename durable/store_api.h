@@ -267,6 +267,16 @@ class StoreApi : public ScheduleStoreApi {
                     std::numeric_limits<int>::max());
   }
 
+  // StoreApi::Unclaim()
+  //
+  // Gives claimed tasks back (a full wheel keeps the earliest rows): moves
+  // each of `entries` that is still SCHEDULED under the entry's epoch and
+  // due time back to PENDING, for a later `ClaimDue()`. A row fired,
+  // replaced, cancelled or claimed under another epoch since is left
+  // alone. Returns how many rows changed.
+  virtual absl::StatusOr<int64_t> Unclaim(
+      absl::Span<const WheelEntry> entries) = 0;
+
   // StoreApi::StartRunning()
   //
   // Fire: moves the given SCHEDULED tasks that are due on the store's clock

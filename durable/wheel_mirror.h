@@ -6,8 +6,8 @@
 // The claimed tasks a scheduler holds in its in-process `Timer`. This file
 // defines:
 //
-//   * `WheelMirror`: the tasks in the timer, one per id, and the ones a
-//     full timer refused (the overflow), kept until there is room.
+//   * `WheelMirror`: the tasks in the timer, one per id; with a bounded
+//     timer, the earliest ones, and the rows to give back to the store.
 //
 // Tests: tests/durable/wheel_mirror_test.cc.
 
@@ -16,7 +16,6 @@
 
 #include <cstddef>
 #include <cstdint>
-#include <utility>
 #include <vector>
 
 #include "absl/container/flat_hash_set.h"
@@ -37,24 +36,28 @@ namespace durable_internal {
 //   * `TakeFired()` accepts a due task only if it is the one held for its
 //     id, and forgets it: a task cancelled, replaced or dropped after it
 //     came due is not fired (`WheelMirrorTest.AStaleFireIsRefused`).
-//   * An entry the timer refuses as full (ResourceExhausted, from
-//     `TimerOptions::max_pending`) is kept in the overflow in arrival
-//     order, with its due time on the timer's clock, until the caller
-//     takes it back (`WheelMirrorTest.AFullTimerKeepsTheEntryInTheOverflow`).
+//   * A full timer (ResourceExhausted, from `TimerOptions::max_pending`)
+//     holds the earliest rows: an entry due before the latest task in the
+//     timer takes that task's place, and the task displaced (or the entry,
+//     when it is not earlier) goes to the give-back list, for the caller
+//     to give back to the store (PENDING again: a later load claims it)
+//     (`FullWheelMirrorTest.AnEarlierEntryDisplacesTheLatestTask`).
 //   * `DropSlots()` forgets the slots' tasks in the timer (cancelled) and
-//     in the overflow (`WheelMirrorTest.DroppingSlotsForgetsTheirTasks`).
+//     in the give-back list
+//     (`WheelMirrorTest.DroppingSlotsForgetsTheirTasks`).
+//
+// Cost: a displacement scans the tasks in the timer (O(max_pending)); it
+// happens only while the timer is full.
 //
 // Thread-compatible: the scheduler calls it under its own mutex (the
 // timer itself is thread-safe and may fire meanwhile).
 class WheelMirror {
  public:
   enum class Added {
-    kInTimer,
-    kFull,    // Kept in the overflow.
-    kClosed,  // The timer is shut down: nothing kept.
+    kInTimer,     // (Perhaps displacing a later task: see given_back.)
+    kGivenBack,   // The timer is full of earlier tasks.
+    kClosed,      // The timer is shut down: nothing kept.
   };
-  // An entry a full timer refused, with its due time on the timer's clock.
-  using Overflowed = std::pair<WheelEntry, int64_t>;
 
   // `timer`, `clock` (the timer's) and `router` must outlive the mirror.
   WheelMirror(Timer* timer, Clock* clock, const MirrorTask::Router* router)
@@ -71,27 +74,31 @@ class WheelMirror {
   // run) if it is the task held for its id.
   bool TakeFired(const MirrorTask* task);
 
-  // Forgets the tasks of `slots`, in the timer and in the overflow.
+  // Forgets the tasks of `slots`, in the timer and in the give-back list.
   void DropSlots(const absl::flat_hash_set<int>& slots);
 
-  // The overflow, oldest first; it is empty after.
-  std::vector<Overflowed> TakeOverflow();
+  // The latest due time (the store's microseconds) of the tasks in the
+  // timer; 0 when it holds none. Scans them.
+  int64_t LatestDueUs() const;
 
-  // Appends `entries` to the overflow.
-  void KeepInOverflow(std::vector<Overflowed> entries);
+  // The rows to give back to the store, oldest first; empty after.
+  std::vector<WheelEntry> TakeGivenBack();
+
+  // Appends `entries` to the give-back list (giving them back failed).
+  void KeepGivenBack(std::vector<WheelEntry> entries);
 
   // Forgets everything (the timer was shut down).
   void Clear();
 
   size_t size() const { return in_timer_.size(); }
-  size_t overflow_size() const { return overflow_.size(); }
+  size_t given_back_size() const { return given_back_.size(); }
 
  private:
   Timer* const timer_;
   Clock* const clock_;
   const MirrorTask::Router* const router_;
   MirrorSet in_timer_;
-  std::vector<Overflowed> overflow_;
+  std::vector<WheelEntry> given_back_;
 };
 
 }  // namespace durable_internal

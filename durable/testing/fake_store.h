@@ -89,6 +89,8 @@ class FakeStore final : public durable_internal::StoreApi {
       const std::string& node,
       absl::Span<const durable_internal::SlotEpoch> owned, int64_t horizon_us,
       int64_t limit, int max_attempts) override;
+  absl::StatusOr<int64_t> Unclaim(
+      absl::Span<const durable_internal::WheelEntry> entries) override;
   absl::StatusOr<durable_internal::FireResult> StartRunning(
       const std::string& node,
       absl::Span<const durable_internal::WheelEntry> entries) override;
@@ -143,8 +145,10 @@ class FakeStore final : public durable_internal::StoreApi {
   absl::StatusOr<durable_internal::ScheduleWrite> AdvanceLocked(
       const std::string& name, const durable_internal::Inserter& inserter)
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(db_->mu_);
-  // Deletes the PENDING and SCHEDULED occurrence tasks of `name`.
-  void DeleteWaitingLocked(const std::string& name)
+  // Deletes the PENDING and SCHEDULED occurrence tasks of `name` (with
+  // `keep_due`, those not yet due only). Returns the earliest instant
+  // deleted (kNoOccurrenceUs: none).
+  int64_t DeleteWaitingLocked(const std::string& name, bool keep_due)
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(db_->mu_);
   // The tables a schedule call changes, to put back when it fails.
   struct Tables {

@@ -69,17 +69,28 @@ absl::StatusOr<RecurringSchedule> FakeStore::StoredLocked(
   return durable_internal::StoredDefinition(schedule, *recurrence);
 }
 
-void FakeStore::DeleteWaitingLocked(const std::string& name) {
+int64_t FakeStore::DeleteWaitingLocked(const std::string& name,
+                                       bool keep_due) {
   auto [first, last] = durable_internal::OccurrenceRange(name);
+  const int64_t now_us = db_->NowLocked();
+  int64_t earliest = durable_internal::kNoOccurrenceUs;
   for (auto it = db_->tasks_.lower_bound(first);
        it != db_->tasks_.end() && it->first < last;) {
     const TaskState state = it->second.state;
-    if (state == TaskState::kPending || state == TaskState::kScheduled) {
+    const bool waiting =
+        state == TaskState::kPending || state == TaskState::kScheduled;
+    if (waiting && !(keep_due && it->second.due_us <= now_us)) {
+      std::string of;
+      int64_t at = 0;
+      if (durable_internal::ParseOccurrenceId(it->first, &of, &at)) {
+        earliest = std::min(earliest, at);
+      }
       it = db_->tasks_.erase(it);
     } else {
       ++it;
     }
   }
+  return earliest;
 }
 
 absl::StatusOr<ScheduleWrite> FakeStore::AdvanceLocked(
@@ -166,7 +177,7 @@ absl::StatusOr<ScheduleWrite> FakeStore::UpdateSchedule(
   found->second.definition = *stored;
   found->second.last_us = db_->NowLocked();
   found->second.version = db_->next_version_++;
-  DeleteWaitingLocked(stored->name);
+  DeleteWaitingLocked(stored->name, /*keep_due=*/true);
   absl::StatusOr<ScheduleWrite> write = AdvanceLocked(stored->name, inserter);
   if (!write.ok()) RestoreLocked(std::move(before));
   return write;
@@ -183,7 +194,10 @@ absl::Status FakeStore::PauseSchedule(const std::string& name) {
   schedule.paused = true;
   schedule.last_us = std::min(schedule.last_us, db_->NowLocked());
   schedule.version = db_->next_version_++;
-  DeleteWaitingLocked(name);
+  const int64_t earliest = DeleteWaitingLocked(name, /*keep_due=*/false);
+  if (earliest != durable_internal::kNoOccurrenceUs) {
+    schedule.last_us = std::min(schedule.last_us, earliest - 1);
+  }
   return absl::OkStatus();
 }
 
@@ -207,7 +221,7 @@ absl::StatusOr<bool> FakeStore::DeleteSchedule(const std::string& name) {
   internal::MutexLock lock(db_->mu_);
   TW_FAKE_FAIL("DeleteSchedule");
   if (db_->schedules_.erase(name) == 0) return false;
-  DeleteWaitingLocked(name);
+  DeleteWaitingLocked(name, /*keep_due=*/false);
   return true;
 }
 

@@ -253,6 +253,26 @@ absl::StatusOr<Claimed> FakeStore::ClaimDue(const std::string& node,
   return claimed;
 }
 
+absl::StatusOr<int64_t> FakeStore::Unclaim(
+    absl::Span<const WheelEntry> entries) {
+  internal::MutexLock lock(db_->mu_);
+  TW_FAKE_FAIL("Unclaim");
+  int64_t moved = 0;
+  for (const WheelEntry& entry : entries) {
+    auto it = db_->tasks_.find(entry.id);
+    if (it == db_->tasks_.end()) continue;
+    Task& task = it->second;
+    if (task.state != TaskState::kScheduled || task.epoch != entry.epoch ||
+        task.due_us != entry.due_us) {
+      continue;
+    }
+    task.state = TaskState::kPending;
+    task.version = db_->next_version_++;
+    ++moved;
+  }
+  return moved;
+}
+
 absl::StatusOr<FireResult> FakeStore::StartRunning(
     const std::string& node, absl::Span<const WheelEntry> entries) {
   internal::MutexLock lock(db_->mu_);

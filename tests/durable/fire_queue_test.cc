@@ -105,13 +105,33 @@ TEST(FireQueueTest, PutBackRestoresOrderAndRoom) {
   EXPECT_EQ(Ids(queue.Take(0, 10)), (std::vector<std::string>{"x"}));
 }
 
-TEST(FireQueueTest, WaitsForAGoodBatchWhileAttemptsRun) {
+// 7 of 8 places busy and 2 tasks due: the free place takes one now, the
+// highest priority; it does not wait for room for a bigger batch.
+TEST(FireQueueTest, OneFreePlaceFiresAtOnce) {
   KindTable kinds(Ok(), {});
   FireQueue queue(8, kinds);
-  for (int i = 0; i < 5; ++i) queue.Push(Due(std::to_string(i), 0));
+  queue.Push(Due("low", 0, 0));
+  queue.Push(Due("high", 0, 3));
   EXPECT_TRUE(queue.Ready(0));
-  EXPECT_TRUE(queue.Ready(6));   // Room 2 = a quarter of 8.
-  EXPECT_FALSE(queue.Ready(7));  // Room 1 < 2: wait for more room.
+  EXPECT_TRUE(queue.Ready(7));
+  EXPECT_EQ(Ids(queue.Take(7, 100)), (std::vector<std::string>{"high"}));
+  EXPECT_FALSE(queue.Ready(8));  // No place left.
+  EXPECT_TRUE(queue.Ready(7));
+  EXPECT_EQ(Ids(queue.Take(7, 100)), (std::vector<std::string>{"low"}));
+}
+
+// The free place goes to a kind with room, never to one at its limit.
+TEST(FireQueueTest, TheFreePlaceSkipsAKindAtItsLimit) {
+  TaskKind one{"one", Ok(), 1};
+  KindTable kinds(Ok(), {one});
+  FireQueue queue(8, kinds);
+  queue.Reserve(1);  // "one" runs its one attempt.
+  queue.Push(Due("one-2", 1, 9));
+  EXPECT_FALSE(queue.Ready(7));  // Only a kind at its limit waits.
+  queue.Push(Due("default", 0, 0));
+  EXPECT_TRUE(queue.Ready(7));
+  EXPECT_EQ(Ids(queue.Take(7, 100)), (std::vector<std::string>{"default"}));
+  EXPECT_EQ(queue.size(), 1u);
 }
 
 TEST(FireQueueTest, RemoveIfDropsAndCounts) {

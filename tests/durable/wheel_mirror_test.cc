@@ -1,8 +1,8 @@
 // Copyright 2026 The timingwheel Authors.
 //
 // WheelMirror's promises (durable/wheel_mirror.h), on a real Timer driven
-// by the manual clock: one timer per id, stale fires refused, a full timer's
-// entries kept in order, dropped slots forgotten.
+// by the manual clock: one timer per id, stale fires refused, a full timer
+// holding the earliest rows, dropped slots forgotten.
 
 #include "durable/wheel_mirror.h"
 
@@ -87,25 +87,25 @@ TEST_F(WheelMirrorTest, AStaleFireIsRefused) {
 TEST_F(WheelMirrorTest, DroppingSlotsForgetsTheirTasks) {
   mirror_.Add(Entry("a", 1), 0, In(10));
   mirror_.Add(Entry("b", 2), 0, In(10));
-  mirror_.KeepInOverflow({{Entry("c", 1), In(10)}, {Entry("d", 2), In(10)}});
+  mirror_.KeepGivenBack({Entry("c", 1), Entry("d", 2)});
   mirror_.DropSlots({1});
   EXPECT_EQ(mirror_.size(), 1u);
-  std::vector<WheelMirror::Overflowed> left = mirror_.TakeOverflow();
+  std::vector<WheelEntry> left = mirror_.TakeGivenBack();
   ASSERT_EQ(left.size(), 1u);
-  EXPECT_EQ(left[0].first.id, "d");
+  EXPECT_EQ(left[0].id, "d");
   mock_.AdvanceBy(absl::Milliseconds(10));
   EXPECT_EQ(fired_, std::vector<std::string>{"b"});
 }
 
 TEST_F(WheelMirrorTest, ClearForgetsEverything) {
   mirror_.Add(Entry("a", 1), 0, In(10));
-  mirror_.KeepInOverflow({{Entry("b", 1), In(10)}});
+  mirror_.KeepGivenBack({Entry("b", 1)});
   mock_.timer().Shutdown();
   mirror_.Clear();
   EXPECT_EQ(mirror_.size(), 0u);
-  EXPECT_EQ(mirror_.overflow_size(), 0u);
+  EXPECT_EQ(mirror_.given_back_size(), 0u);
   EXPECT_EQ(mirror_.Add(Entry("c", 1), 0, In(10)), WheelMirror::Added::kClosed);
-  EXPECT_EQ(mirror_.overflow_size(), 0u);
+  EXPECT_EQ(mirror_.given_back_size(), 0u);
 }
 
 class FullWheelMirrorTest : public WheelMirrorTest {
@@ -116,22 +116,46 @@ class FullWheelMirrorTest : public WheelMirrorTest {
     return options;
   }
   FullWheelMirrorTest() : WheelMirrorTest(TwoPending()) {}
+
+  // Entry `id` due `ms` from now, on the store's clock as on the timer's.
+  WheelMirror::Added AddDueIn(const std::string& id, int ms) {
+    WheelEntry e = Entry(id, 0);
+    e.due_us = 1000000 + ms * 1000;
+    return mirror_.Add(e, 0, In(ms));
+  }
+
+  std::vector<std::string> GivenBack() {
+    std::vector<std::string> ids;
+    for (const WheelEntry& e : mirror_.TakeGivenBack()) ids.push_back(e.id);
+    return ids;
+  }
 };
 
-TEST_F(FullWheelMirrorTest, AFullTimerKeepsTheEntryInTheOverflow) {
-  EXPECT_EQ(mirror_.Add(Entry("a", 0), 0, In(10)),
-            WheelMirror::Added::kInTimer);
-  EXPECT_EQ(mirror_.Add(Entry("b", 0), 0, In(10)),
-            WheelMirror::Added::kInTimer);
-  EXPECT_EQ(mirror_.Add(Entry("c", 0), 0, In(30)), WheelMirror::Added::kFull);
-  EXPECT_EQ(mirror_.Add(Entry("d", 0), 0, In(40)), WheelMirror::Added::kFull);
+// A full timer holds the earliest rows: an earlier entry takes the place
+// of the latest task, which is given back; a later one is given back.
+TEST_F(FullWheelMirrorTest, AnEarlierEntryDisplacesTheLatestTask) {
+  EXPECT_EQ(AddDueIn("late1", 1800), WheelMirror::Added::kInTimer);
+  EXPECT_EQ(AddDueIn("late2", 1900), WheelMirror::Added::kInTimer);
+  EXPECT_EQ(mirror_.LatestDueUs(), 1000000 + 1900 * 1000);
+  EXPECT_EQ(AddDueIn("later", 2000), WheelMirror::Added::kGivenBack);
+  EXPECT_EQ(AddDueIn("soon", 300), WheelMirror::Added::kInTimer);
   EXPECT_EQ(mirror_.size(), 2u);
-  std::vector<WheelMirror::Overflowed> kept = mirror_.TakeOverflow();
-  ASSERT_EQ(kept.size(), 2u);
-  EXPECT_EQ(kept[0].first.id, "c");
-  EXPECT_EQ(kept[0].second, In(30));
-  EXPECT_EQ(kept[1].first.id, "d");
-  EXPECT_EQ(mirror_.overflow_size(), 0u);
+  EXPECT_EQ(GivenBack(), (std::vector<std::string>{"later", "late2"}));
+  EXPECT_EQ(mirror_.given_back_size(), 0u);
+  mock_.AdvanceBy(absl::Milliseconds(300));
+  EXPECT_EQ(fired_, std::vector<std::string>{"soon"});
+  mock_.AdvanceBy(absl::Milliseconds(1700));
+  EXPECT_EQ(fired_, (std::vector<std::string>{"soon", "late1"}));
+}
+
+// An id given back and then added again is no longer given back.
+TEST_F(FullWheelMirrorTest, AnIdAddedAgainLeavesTheGiveBackList) {
+  AddDueIn("a", 100);
+  AddDueIn("b", 200);
+  EXPECT_EQ(AddDueIn("c", 300), WheelMirror::Added::kGivenBack);
+  ASSERT_TRUE(mirror_.Cancel("a"));
+  EXPECT_EQ(AddDueIn("c", 300), WheelMirror::Added::kInTimer);
+  EXPECT_EQ(mirror_.given_back_size(), 0u);
 }
 
 }  // namespace

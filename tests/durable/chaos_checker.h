@@ -152,7 +152,8 @@ struct ChaosLimits {
   // rule 3's "two runs at once in one process" (defect 5: a scheduler that
   // takes its own expired slot back re-runs its live attempts) and rule 9
   // (defect 3: FireQueue waits for a quarter of max_in_flight).
-  bool known_defects_fail = false;
+  bool defect3_fails = false;
+  bool defect5_fails = false;
 };
 
 struct ChaosReport {
@@ -168,7 +169,8 @@ struct ChaosReport {
   int64_t replace_ids_unchecked = 0;  // A call overlapped a run.
   int64_t kind_peak = 0;              // Most runs of one limited kind at once.
   int64_t late_max_us = 0;            // The latest start checked (rule 9).
-  // Findings of the rules that known_defects_fail gates, when it is off.
+  // Findings of the rules that defect3_fails and defect5_fails gate, when
+  // they are off.
   std::vector<std::string> known_defect_findings;
   std::string Summary() const;
 };

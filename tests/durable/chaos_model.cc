@@ -235,7 +235,7 @@ void CheckWorkload(
                      ") with a free place (at most ", most, " of ",
                      limits.max_in_flight, " busy) and no fault since ",
                      since);
-    if (limits.known_defects_fail) {
+    if (limits.defect3_fails) {
       add(std::move(message));
     } else {
       report->known_defect_findings.push_back(

@@ -28,9 +28,12 @@
 // 20; 15 under AddressSanitizer, 12 under ThreadSanitizer) choose the run; the
 // seed and every fault with its time are printed, so a failing seed replays
 // (the same faults at the same moments; the processes' own interleavings
-// differ). TIMINGWHEEL_CHAOS_DEFECTS=1 adds the calls that hit defects 1
-// and 2 of issue 37 (concurrent replace calls on a new id; handler verdicts
-// with an infinite delay): off by default until they are fixed.
+// differ). TIMINGWHEEL_CHAOS_DEFECTS lists the known defects of issue 37
+// to hunt ("all", or digits): 1 and 2 add the calls that hit them
+// (concurrent replace calls on a new id; handler verdicts with an infinite
+// delay), 3 and 5 make their rules' findings violations (else they are
+// printed as "chaos: known defect N: ..."). Empty by default until they are
+// fixed.
 
 #include <signal.h>
 
@@ -343,12 +346,22 @@ TEST_F(ChaosTest, RandomFaultsKeepTheGuarantees) {
   client_options.slot_count = 64;
   auto client = DurableClient::Create(client_options);
   ASSERT_TRUE(client.ok()) << client.status();
+  auto pair_client = DurableClient::Create(client_options);
+  ASSERT_TRUE(pair_client.ok()) << pair_client.status();
   durable_test::ChaosWorkloadOptions workload_options;
   workload_options.seed = seed_;
-  workload_options.known_defects = EnvInt("TIMINGWHEEL_CHAOS_DEFECTS", 0) != 0;
+  const std::string defects = std::getenv("TIMINGWHEEL_CHAOS_DEFECTS") != nullptr
+                                  ? std::getenv("TIMINGWHEEL_CHAOS_DEFECTS")
+                                  : "";
+  auto defect = [&](char n) {
+    return defects == "all" || defects.find(n) != std::string::npos;
+  };
+  workload_options.defect1_calls = defect('1');
+  workload_options.defect2_calls = defect('2');
   workload_options.pause_ms = TW_CHAOS_SLOW ? 150 : 60;
-  durable_test::ChaosWorkload workload(client->get(), producer_, &history_,
-                                       &mu_, workload_options);
+  durable_test::ChaosWorkload workload(client->get(), pair_client->get(),
+                                       producer_, &history_, &mu_,
+                                       workload_options);
 
   // The initial tasks: some due at once, most spread over the run, some
   // failing every attempt.
@@ -400,7 +413,8 @@ TEST_F(ChaosTest, RandomFaultsKeepTheGuarantees) {
   // may add a TTL.
   limits.late_bound_us = (TW_CHAOS_SLOW ? 4000 : 1500) * 1000;
   limits.late_fault_window_us = 2 * kTtlMs * 1000;
-  limits.known_defects_fail = workload_options.known_defects;
+  limits.defect3_fails = defect('3');
+  limits.defect5_fails = defect('5');
   const durable_test::ChaosReport report =
       durable_test::CheckChaos(history_, limits);
   std::map<std::string, int> fault_kinds;

@@ -35,12 +35,25 @@ bool Retried(Fn fn) {
   return false;
 }
 
+// Records a cancel's answer: the first that deleted the task (true) rules;
+// an unknown one (it may have) overrules "not cancelled".
+void NoteCancel(ChaosIntent& intent, ChaosIntent::Cancel answer,
+                int64_t returned_us) {
+  using Cancel = ChaosIntent::Cancel;
+  if (intent.cancel == Cancel::kTrue) return;
+  if (answer == Cancel::kFalse && intent.cancel != Cancel::kNone) return;
+  intent.cancel = answer;
+  intent.cancel_returned_us = returned_us;
+}
+
 }  // namespace
 
-ChaosWorkload::ChaosWorkload(DurableClient* client, PGconn* in_tx_conn,
+ChaosWorkload::ChaosWorkload(DurableClient* client,
+                             DurableClient* pair_client, PGconn* in_tx_conn,
                              ChaosHistory* history, std::mutex* history_mu,
                              ChaosWorkloadOptions options)
     : client_(client),
+      pair_client_(pair_client),
       in_tx_conn_(in_tx_conn),
       history_(history),
       history_mu_(history_mu),
@@ -68,7 +81,7 @@ std::string ChaosWorkload::TaskId(Rng& rng, int thread) {
   static const char* const kPrefixes[] = {"task", "task",    "task",  "task",
                                           "fail", "snooze",  "retry", "discard",
                                           "long", "park",    "nap"};
-  const size_t n = options_.known_defects ? 11 : 9;
+  const size_t n = options_.defect2_calls ? 11 : 9;
   const std::string prefix = kPrefixes[rng() % n];
   static std::atomic<int64_t> next{0};
   return absl::StrCat(prefix, "-", thread, "-", next.fetch_add(1));
@@ -158,7 +171,8 @@ void ChaosWorkload::LongBurst(Rng& rng, int thread) {
   }
 }
 
-ChaosReplaceCall ChaosWorkload::ReplaceCall(const std::string& id,
+ChaosReplaceCall ChaosWorkload::ReplaceCall(DurableClient* client,
+                                            const std::string& id,
                                             ChaosReplaceCall::Mode mode,
                                             int64_t due_us) {
   static const char* const kNames[] = {"replace", "keep_earlier", "keep_later",
@@ -170,13 +184,14 @@ ChaosReplaceCall ChaosWorkload::ReplaceCall(const std::string& id,
   call.begin_us = NowUs();
   absl::StatusOr<ScheduleOutcome> outcome;
   if (mode == ChaosReplaceCall::kReschedule) {
-    outcome = client_->Reschedule(id, absl::FromUnixMicros(due_us));
+    outcome = client->Reschedule(id, absl::FromUnixMicros(due_us));
   } else {
     ScheduleRequest request;
     request.id = id;
     request.payload = "r";
     request.due = absl::FromUnixMicros(due_us);
-    outcome = client_->ScheduleOrReplace(request, static_cast<ReplaceMode>(mode));
+    outcome =
+        client->ScheduleOrReplace(request, static_cast<ReplaceMode>(mode));
   }
   call.end_us = NowUs();
   call.outcome = outcome.ok() ? static_cast<int>(*outcome) : -1;
@@ -196,9 +211,9 @@ void ChaosWorkload::ReplaceGroup(Rng& rng, int thread) {
   const int steps = 1 + static_cast<int>(rng() % 3);
   for (int step = 0; step < steps && NowUs() < base_us - 1000000; ++step) {
     const bool pair =
-        rng() % 2 == 0 && (step > 0 || options_.known_defects);
+        rng() % 2 == 0 && (step > 0 || options_.defect1_calls);
     if (!pair) {
-      calls.push_back(ReplaceCall(id, mode(step == 0), due()));
+      calls.push_back(ReplaceCall(client_, id, mode(step == 0), due()));
       continue;
     }
     // Two concurrent calls, the same mode (a debounce) or not.
@@ -211,12 +226,12 @@ void ChaosWorkload::ReplaceGroup(Rng& rng, int thread) {
       ready.fetch_add(1);
       while (ready.load() < 2) {
       }
-      other = ReplaceCall(id, b, due_b);
+      other = ReplaceCall(pair_client_, id, b, due_b);
     });
     ready.fetch_add(1);
     while (ready.load() < 2) {
     }
-    calls.push_back(ReplaceCall(id, a, due_a));
+    calls.push_back(ReplaceCall(client_, id, a, due_a));
     t.join();
     calls.push_back(other);
     Count(step == 0 ? "replace_pair_new_id" : "replace_pair");
@@ -242,12 +257,10 @@ void ChaosWorkload::CancelOne(Rng& rng) {
   const int64_t now = NowUs();
   Count(cancelled.ok() ? "cancel" : "cancel_error");
   std::lock_guard<std::mutex> lock(*history_mu_);
-  ChaosIntent& intent = Intent(victim);
-  if (intent.cancel != ChaosIntent::Cancel::kNone) return;
-  intent.cancel = !cancelled.ok() ? ChaosIntent::Cancel::kUnknown
-                  : *cancelled    ? ChaosIntent::Cancel::kTrue
-                                  : ChaosIntent::Cancel::kFalse;
-  intent.cancel_returned_us = now;
+  NoteCancel(Intent(victim), !cancelled.ok() ? ChaosIntent::Cancel::kUnknown
+                             : *cancelled    ? ChaosIntent::Cancel::kTrue
+                                             : ChaosIntent::Cancel::kFalse,
+             now);
 }
 
 void ChaosWorkload::CancelTaskOne(Rng& rng) {
@@ -268,15 +281,14 @@ void ChaosWorkload::CancelTaskOne(Rng& rng) {
                      outcome.ok() ? kNames[static_cast<int>(*outcome)]
                                   : "error"));
   std::lock_guard<std::mutex> lock(*history_mu_);
-  ChaosIntent& intent = Intent(victim);
-  if (intent.cancel != ChaosIntent::Cancel::kNone) return;
   using Cancel = ChaosIntent::Cancel;
-  intent.cancel = !outcome.ok() ? Cancel::kUnknown
-                  : *outcome == CancelOutcome::kCancelled ||
-                          *outcome == CancelOutcome::kStopRequested
-                      ? Cancel::kTrue
-                      : Cancel::kFalse;
-  intent.cancel_returned_us = now;
+  NoteCancel(Intent(victim),
+             !outcome.ok() ? Cancel::kUnknown
+             : *outcome == CancelOutcome::kCancelled ||
+                     *outcome == CancelOutcome::kStopRequested
+                 ? Cancel::kTrue
+                 : Cancel::kFalse,
+             now);
 }
 
 void ChaosWorkload::Recurring(Rng& rng, int thread) {

@@ -12,15 +12,15 @@
 //   * Schedule, ScheduleAt, ScheduleBatch and ScheduleInTransaction of tasks
 //     whose id prefix chooses the handler's verdict (scheduler_process
 //     --verdicts: "task-" succeeds, "fail-" always fails, "snooze-",
-//     "retry-", "discard-", "long-" works long; with `known_defects`,
+//     "retry-", "discard-", "long-" works long; with `defect2_calls`,
 //     "park-"/"nap-": RetryAfter/Snooze of absl::InfiniteDuration()), of the
 //     default kind or the limited kinds "ka" and "kb", priorities 0 to 2;
 //     bursts of long tasks with short ones due just after (every place of a
 //     scheduler busy but one);
 //   * ScheduleOrReplace in every mode and Reschedule, one call or two
 //     concurrent ones at a time, on ids created by the family (with
-//     `known_defects`, two concurrent calls also on an id that does not
-//     exist yet);
+//     `defect1_calls`, two concurrent calls also on an id that does not
+//     exist yet), the second call of a pair through `pair_client`;
 //   * Cancel of any task; CancelTask of long tasks (running or not);
 //   * recurring schedules: create, update, pause, resume, delete;
 //   * admin Retry and Discard of FAILED tasks.
@@ -49,9 +49,11 @@ namespace durable_test {
 
 struct ChaosWorkloadOptions {
   int64_t seed = 1;
-  // Also the calls that hit a known defect of issue 37 (1: concurrent
-  // replace calls on a new id; 2: handler verdicts with an infinite delay).
-  bool known_defects = false;
+  // Also the calls that hit a known defect of issue 37: concurrent replace
+  // calls on a new id (defect 1); handler verdicts with an infinite delay
+  // (defect 2).
+  bool defect1_calls = false;
+  bool defect2_calls = false;
   int64_t pause_ms = 60;  // Between two calls of one thread.
   int slot_count = 64;
 };
@@ -61,7 +63,8 @@ class ChaosWorkload {
   // `client` and `in_tx_conn` (for ScheduleInTransaction) go through the
   // producer's proxy; `history` is written under `history_mu`. All outlive
   // this object.
-  ChaosWorkload(DurableClient* client, PGconn* in_tx_conn,
+  ChaosWorkload(DurableClient* client, DurableClient* pair_client,
+                PGconn* in_tx_conn,
                 ChaosHistory* history, std::mutex* history_mu,
                 ChaosWorkloadOptions options);
 
@@ -85,7 +88,7 @@ class ChaosWorkload {
   void ScheduleSome(Rng& rng, int thread);
   void LongBurst(Rng& rng, int thread);
   void ReplaceGroup(Rng& rng, int thread);
-  ChaosReplaceCall ReplaceCall(const std::string& id,
+  ChaosReplaceCall ReplaceCall(DurableClient* client, const std::string& id,
                                ChaosReplaceCall::Mode mode, int64_t due_us);
   void CancelOne(Rng& rng);
   void CancelTaskOne(Rng& rng);
@@ -93,6 +96,9 @@ class ChaosWorkload {
   void AdminOne(Rng& rng);
 
   DurableClient* const client_;
+  // A second client (a connection of its own: one client runs one call at
+  // a time) for the other call of a concurrent pair.
+  DurableClient* const pair_client_;
   PGconn* const in_tx_conn_;
   ChaosHistory* const history_;
   std::mutex* const history_mu_;

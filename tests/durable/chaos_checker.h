@@ -214,7 +214,9 @@ std::string LoadChaosHistory(const std::string& conninfo,
 //      due time it had when it first ran is what the modes' rules give over
 //      the calls, in some serial order consistent with real time (a call
 //      that returned before another began comes first) and with the outcome
-//      each caller got (an errored call may or may not have applied).
+//      each caller got (an errored call may or may not have applied; one
+//      that ran while a reply to the producer was lost may answer as
+//      applied twice: the client sent it again).
 //   8. No kind over its limit: in each scheduler process, the runs of a
 //      limited kind overlapping at any instant (logged start to logged
 //      return, both inside the real attempt) never exceed its limit.

@@ -26,9 +26,11 @@ constexpr int kKept = 2;
 
 // Whether the calls, applied in `order` (indexes into `calls`; the ones
 // left out did not apply), answer what each known caller got and leave
-// `final_due_us`.
+// `final_due_us`. A call in `resent` may answer as applied twice in a row
+// (the client sent it again after its reply was lost).
 bool Explains(const std::vector<const ChaosReplaceCall*>& calls,
-              const std::vector<int>& order, int64_t final_due_us) {
+              const std::vector<bool>& resent, const std::vector<int>& order,
+              int64_t final_due_us) {
   bool exists = false;
   int64_t due = 0;
   for (int i : order) {
@@ -48,7 +50,15 @@ bool Explains(const std::vector<const ChaosReplaceCall*>& calls,
       answer = take ? kReplaced : kKept;
       if (take) due = c.due_us;
     }
-    if (c.outcome >= 0 && c.outcome != answer) return false;
+    const int again =
+        c.mode == ChaosReplaceCall::kKeepEarlier ||
+                c.mode == ChaosReplaceCall::kKeepLater
+            ? kKept
+            : kReplaced;
+    if (c.outcome >= 0 && c.outcome != answer &&
+        !(resent[i] && c.outcome == again)) {
+      return false;
+    }
   }
   return exists && due == final_due_us;
 }
@@ -57,7 +67,7 @@ bool Explains(const std::vector<const ChaosReplaceCall*>& calls,
 // it) explains the final due time, each call after every call that
 // returned before it began.
 bool SomeOrderExplains(const std::vector<const ChaosReplaceCall*>& calls,
-                       int64_t final_due_us) {
+                       const std::vector<bool>& resent, int64_t final_due_us) {
   const int n = static_cast<int>(calls.size());
   for (int mask = 0; mask < (1 << n); ++mask) {
     std::vector<int> order;
@@ -78,7 +88,9 @@ bool SomeOrderExplains(const std::vector<const ChaosReplaceCall*>& calls,
           }
         }
       }
-      if (real_time && Explains(calls, order, final_due_us)) return true;
+      if (real_time && Explains(calls, resent, order, final_due_us)) {
+        return true;
+      }
     } while (std::next_permutation(order.begin(), order.end()));
   }
   return false;
@@ -136,8 +148,19 @@ void CheckWorkload(
         final_due = d.due_us;
       }
     }
+    // A reply lost to the producer (or a server restart) while a call ran:
+    // the client may have sent it again.
+    std::vector<bool> resent;
+    for (const ChaosReplaceCall* c : calls) {
+      resent.push_back(std::any_of(
+          history.faults.begin(), history.faults.end(),
+          [&](const ChaosFault& f) {
+            return (f.target == "producer" || f.target == "server") &&
+                   f.at_us >= c->begin_us && f.at_us <= c->end_us + 2500000;
+          }));
+    }
     ++report->replace_ids_checked;
-    if (!SomeOrderExplains(calls, final_due)) {
+    if (!SomeOrderExplains(calls, resent, final_due)) {
       add(absl::StrCat(id, ": first ran due ", final_due,
                        ", which no serial order of its calls gives:",
                        Describe(calls)));

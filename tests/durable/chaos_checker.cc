@@ -292,10 +292,9 @@ ChaosReport CheckChaos(const ChaosHistory& history, const ChaosLimits& limits) {
     }
 
     // 1. None lost.
-    const bool may_be_absent = intent.cancel == Cancel::kTrue ||
-                               intent.cancel == Cancel::kUnknown ||
-                               !intent.scheduled || intent.recurring ||
-                               intent.discarded;
+    const bool may_be_absent =
+        intent.cancel == Cancel::kTrue || intent.cancel == Cancel::kUnknown ||
+        !intent.scheduled || intent.recurring || intent.discarded;
     std::set<int> attempts;
     int max_seen = 0;
     for (const ChaosRun& run : runs) {
@@ -381,10 +380,10 @@ ChaosReport CheckChaos(const ChaosHistory& history, const ChaosLimits& limits) {
         const bool repeated = earlier.attempt == later.attempt && !snoozed;
         const bool after_success =
             !intent.may_run_again &&
-            (earlier.verdict.empty() ? !intent.meant_to_fail
-                                     : earlier.verdict == "ok" ||
-                                           earlier.verdict == "discard" ||
-                                           earlier.verdict == "stopped");
+            (earlier.verdict.empty()
+                 ? !intent.meant_to_fail
+                 : earlier.verdict == "ok" || earlier.verdict == "discard" ||
+                       earlier.verdict == "stopped");
         // One process runs an attempt once at a time, whatever fence: a
         // second run beside a first still running there is never excused.
         if (!earlier.process.empty() && earlier.process == later.process &&
@@ -397,15 +396,13 @@ ChaosReport CheckChaos(const ChaosHistory& history, const ChaosLimits& limits) {
                 lease.new_owner == later.node && lease.at_us >= earlier.at_us &&
                 lease.at_us <= later.at_us) {
               absl::StrAppend(&retaken, " (its node took slot ", lease.slot,
-                              " back from itself at ", lease.at_us,
-                              ", epoch ", lease.old_epoch, " -> ",
-                              lease.new_epoch, ")");
+                              " back from itself at ", lease.at_us, ", epoch ",
+                              lease.old_epoch, " -> ", lease.new_epoch, ")");
             }
           }
-          std::string message =
-              absl::StrCat(id, ": ran ", Describe(later), " beside ",
-                           Describe(earlier), " still running in process ",
-                           later.process, retaken);
+          std::string message = absl::StrCat(
+              id, ": ran ", Describe(later), " beside ", Describe(earlier),
+              " still running in process ", later.process, retaken);
           if (limits.defect5_fails) {
             add(std::move(message));
           } else {
@@ -437,8 +434,8 @@ ChaosReport CheckChaos(const ChaosHistory& history, const ChaosLimits& limits) {
     if (has_row && !runs.empty()) {
       const int final_attempt = row->second.attempt;
       const bool last_snoozed =
-          last_of_max != nullptr && (last_of_max->verdict == "snooze" ||
-                                     last_of_max->verdict == "nap");
+          last_of_max != nullptr &&
+          (last_of_max->verdict == "snooze" || last_of_max->verdict == "nap");
       if (final_attempt != max_seen &&
           !(final_attempt == max_seen - 1 && (last_fenced || last_snoozed))) {
         add(absl::StrCat(id, ": final attempt ", final_attempt,

@@ -232,9 +232,10 @@ ChaosReport CheckChaos(const ChaosHistory& history, const ChaosLimits& limits);
 // CheckWorkload()
 //
 // Rules 7 to 9 (called by CheckChaos(); `runs_by_id` ordered by start).
-void CheckWorkload(const ChaosHistory& history, const ChaosLimits& limits,
-                   const std::map<std::string, std::vector<ChaosRun>>& runs_by_id,
-                   ChaosReport* report);
+void CheckWorkload(
+    const ChaosHistory& history, const ChaosLimits& limits,
+    const std::map<std::string, std::vector<ChaosRun>>& runs_by_id,
+    ChaosReport* report);
 
 }  // namespace durable_test
 }  // namespace timingwheel

@@ -42,19 +42,17 @@ bool Explains(const std::vector<const ChaosReplaceCall*>& calls,
       exists = true;
       due = c.due_us;
     } else {
-      const bool take = c.mode == ChaosReplaceCall::kKeepEarlier
-                            ? c.due_us < due
-                        : c.mode == ChaosReplaceCall::kKeepLater
-                            ? c.due_us > due
-                            : true;
+      const bool take =
+          c.mode == ChaosReplaceCall::kKeepEarlier ? c.due_us < due
+          : c.mode == ChaosReplaceCall::kKeepLater ? c.due_us > due
+                                                   : true;
       answer = take ? kReplaced : kKept;
       if (take) due = c.due_us;
     }
-    const int again =
-        c.mode == ChaosReplaceCall::kKeepEarlier ||
-                c.mode == ChaosReplaceCall::kKeepLater
-            ? kKept
-            : kReplaced;
+    const int again = c.mode == ChaosReplaceCall::kKeepEarlier ||
+                              c.mode == ChaosReplaceCall::kKeepLater
+                          ? kKept
+                          : kReplaced;
     if (c.outcome >= 0 && c.outcome != answer &&
         !(resent[i] && c.outcome == again)) {
       return false;
@@ -97,8 +95,8 @@ bool SomeOrderExplains(const std::vector<const ChaosReplaceCall*>& calls,
 }
 
 std::string Describe(const std::vector<const ChaosReplaceCall*>& calls) {
-  static const char* const kModes[] = {"replace", "keep-earlier",
-                                       "keep-later", "reschedule"};
+  static const char* const kModes[] = {"replace", "keep-earlier", "keep-later",
+                                       "reschedule"};
   std::string out;
   for (const ChaosReplaceCall* c : calls) {
     absl::StrAppend(&out, " [", kModes[c->mode], " due ", c->due_us, " in ",
@@ -131,9 +129,8 @@ void CheckWorkload(
     if (runs == runs_by_id.end() || runs->second.empty()) continue;
     const int64_t first_start = runs->second.front().start_us;
     const bool overlapped =
-        std::any_of(calls.begin(), calls.end(), [&](const auto* c) {
-          return c->end_us >= first_start;
-        });
+        std::any_of(calls.begin(), calls.end(),
+                    [&](const auto* c) { return c->end_us >= first_start; });
     if (overlapped) {
       ++report->replace_ids_unchecked;
       continue;
@@ -161,9 +158,9 @@ void CheckWorkload(
     }
     ++report->replace_ids_checked;
     if (!SomeOrderExplains(calls, resent, final_due)) {
-      add(absl::StrCat(id, ": first ran due ", final_due,
-                       ", which no serial order of its calls gives:",
-                       Describe(calls)));
+      add(absl::StrCat(
+          id, ": first ran due ", final_due,
+          ", which no serial order of its calls gives:", Describe(calls)));
     }
   }
 
@@ -202,7 +199,8 @@ void CheckWorkload(
   // 9. No free place idle while a task is overdue.
   if (limits.late_bound_us <= 0) return;
   std::map<std::string, std::vector<const ChaosRun*>> by_process;
-  for (const ChaosRun& run : history.runs) by_process[run.process].push_back(&run);
+  for (const ChaosRun& run : history.runs)
+    by_process[run.process].push_back(&run);
   std::map<std::string, std::vector<const ChaosDue*>> dues_by_id;
   for (const ChaosDue& d : history.dues) dues_by_id[d.id].push_back(&d);
   for (const ChaosRun& run : history.runs) {
@@ -253,11 +251,11 @@ void CheckWorkload(
       }
     }
     if (full) continue;
-    std::string message = absl::StrCat(run.id, ": started ", late / 1000, " ms after its due ",
+    std::string message =
+        absl::StrCat(run.id, ": started ", late / 1000, " ms after its due ",
                      "time (attempt ", run.attempt, ", ", run.process,
                      ") with a free place (at most ", most, " of ",
-                     limits.max_in_flight, " busy) and no fault since ",
-                     since);
+                     limits.max_in_flight, " busy) and no fault since ", since);
     if (limits.defect3_fails) {
       add(std::move(message));
     } else {

@@ -53,10 +53,10 @@
 #include "absl/time/clock.h"
 #include "absl/time/time.h"
 #include "durable/durable_client.h"
-#include "durable/testing/store_lock.h"
 #include "durable/testing/pg_proxy.h"
 #include "durable/testing/postgres_fixture.h"
 #include "durable/testing/store_inspector.h"
+#include "durable/testing/store_lock.h"
 #include "gtest/gtest.h"
 #include "libpq-fe.h"
 #include "tests/durable/chaos_checker.h"
@@ -306,9 +306,9 @@ class ChaosTest : public ::testing::Test {
   void LockLeases(const std::string& node) {
     std::vector<std::unique_ptr<durable_testing::StoreLock>> locks;
     for (int slot = 0; slot < 64; ++slot) {
-      const int64_t mine = db_->Query(absl::StrCat(
-          "SELECT count(*) FROM tw_slot_lease WHERE owner = '", node,
-          "' AND slot = ", slot));
+      const int64_t mine = db_->Query(
+          absl::StrCat("SELECT count(*) FROM tw_slot_lease WHERE owner = '",
+                       node, "' AND slot = ", slot));
       if (mine != 1) continue;
       auto lock = durable_testing::StoreLock::LockLease(db_->conninfo(), slot);
       if (lock.ok()) locks.push_back(*std::move(lock));
@@ -350,9 +350,10 @@ TEST_F(ChaosTest, RandomFaultsKeepTheGuarantees) {
   ASSERT_TRUE(pair_client.ok()) << pair_client.status();
   durable_test::ChaosWorkloadOptions workload_options;
   workload_options.seed = seed_;
-  const std::string defects = std::getenv("TIMINGWHEEL_CHAOS_DEFECTS") != nullptr
-                                  ? std::getenv("TIMINGWHEEL_CHAOS_DEFECTS")
-                                  : "";
+  const std::string defects =
+      std::getenv("TIMINGWHEEL_CHAOS_DEFECTS") != nullptr
+          ? std::getenv("TIMINGWHEEL_CHAOS_DEFECTS")
+          : "";
   auto defect = [&](char n) {
     return defects == "all" || defects.find(n) != std::string::npos;
   };

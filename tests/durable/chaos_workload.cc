@@ -48,9 +48,9 @@ void NoteCancel(ChaosIntent& intent, ChaosIntent::Cancel answer,
 
 }  // namespace
 
-ChaosWorkload::ChaosWorkload(DurableClient* client,
-                             DurableClient* pair_client, PGconn* in_tx_conn,
-                             ChaosHistory* history, std::mutex* history_mu,
+ChaosWorkload::ChaosWorkload(DurableClient* client, DurableClient* pair_client,
+                             PGconn* in_tx_conn, ChaosHistory* history,
+                             std::mutex* history_mu,
                              ChaosWorkloadOptions options)
     : client_(client),
       pair_client_(pair_client),
@@ -73,14 +73,15 @@ ChaosIntent& ChaosWorkload::Intent(const std::string& id) {
 std::string ChaosWorkload::Coverage() const {
   std::lock_guard<std::mutex> lock(mu_);
   std::vector<std::string> parts;
-  for (const auto& [what, n] : calls_) parts.push_back(absl::StrCat(what, "=", n));
+  for (const auto& [what, n] : calls_)
+    parts.push_back(absl::StrCat(what, "=", n));
   return absl::StrCat("calls: ", absl::StrJoin(parts, " "));
 }
 
 std::string ChaosWorkload::TaskId(Rng& rng, int thread) {
-  static const char* const kPrefixes[] = {"task", "task",    "task",  "task",
-                                          "fail", "snooze",  "retry", "discard",
-                                          "long", "park",    "nap"};
+  static const char* const kPrefixes[] = {"task", "task",   "task",  "task",
+                                          "fail", "snooze", "retry", "discard",
+                                          "long", "park",   "nap"};
   const size_t n = options_.defect2_calls ? 11 : 9;
   const std::string prefix = kPrefixes[rng() % n];
   static std::atomic<int64_t> next{0};
@@ -104,8 +105,8 @@ void ChaosWorkload::ScheduleSome(Rng& rng, int thread) {
   std::vector<ScheduleRequest> requests;
   const int n = api == 2 ? 1 + static_cast<int>(rng() % 3) : 1;
   for (int i = 0; i < n; ++i) {
-    requests.push_back(Request(rng, TaskId(rng, thread),
-                               absl::Milliseconds(rng() % 3000)));
+    requests.push_back(
+        Request(rng, TaskId(rng, thread), absl::Milliseconds(rng() % 3000)));
   }
   bool ok = false;
   if (api == 0) {
@@ -126,8 +127,8 @@ void ChaosWorkload::ScheduleSome(Rng& rng, int thread) {
     ok = Retried([&] {
       if (PQstatus(in_tx_conn_) != CONNECTION_OK) PQreset(in_tx_conn_);
       PQclear(PQexec(in_tx_conn_, "BEGIN"));
-      absl::Status s = ScheduleInTransaction(in_tx_conn_, requests,
-                                             options_.slot_count);
+      absl::Status s =
+          ScheduleInTransaction(in_tx_conn_, requests, options_.slot_count);
       PGresult* r = PQexec(in_tx_conn_, s.ok() ? "COMMIT" : "ROLLBACK");
       const bool committed = s.ok() && PQresultStatus(r) == PGRES_COMMAND_OK;
       PQclear(r);
@@ -210,8 +211,7 @@ void ChaosWorkload::ReplaceGroup(Rng& rng, int thread) {
   std::vector<ChaosReplaceCall> calls;
   const int steps = 1 + static_cast<int>(rng() % 3);
   for (int step = 0; step < steps && NowUs() < base_us - 1000000; ++step) {
-    const bool pair =
-        rng() % 2 == 0 && (step > 0 || options_.defect1_calls);
+    const bool pair = rng() % 2 == 0 && (step > 0 || options_.defect1_calls);
     if (!pair) {
       calls.push_back(ReplaceCall(client_, id, mode(step == 0), due()));
       continue;
@@ -257,9 +257,10 @@ void ChaosWorkload::CancelOne(Rng& rng) {
   const int64_t now = NowUs();
   Count(cancelled.ok() ? "cancel" : "cancel_error");
   std::lock_guard<std::mutex> lock(*history_mu_);
-  NoteCancel(Intent(victim), !cancelled.ok() ? ChaosIntent::Cancel::kUnknown
-                             : *cancelled    ? ChaosIntent::Cancel::kTrue
-                                             : ChaosIntent::Cancel::kFalse,
+  NoteCancel(Intent(victim),
+             !cancelled.ok() ? ChaosIntent::Cancel::kUnknown
+             : *cancelled    ? ChaosIntent::Cancel::kTrue
+                             : ChaosIntent::Cancel::kFalse,
              now);
 }
 
@@ -268,8 +269,8 @@ void ChaosWorkload::CancelTaskOne(Rng& rng) {
   {
     std::lock_guard<std::mutex> lock(mu_);
     if (long_ids_.empty()) return;
-    const size_t i = long_ids_.size() - 1 - rng() % std::min<size_t>(
-                                                      long_ids_.size(), 8);
+    const size_t i =
+        long_ids_.size() - 1 - rng() % std::min<size_t>(long_ids_.size(), 8);
     victim = long_ids_[i];
     long_ids_.erase(long_ids_.begin() + static_cast<ptrdiff_t>(i));
   }
@@ -277,9 +278,9 @@ void ChaosWorkload::CancelTaskOne(Rng& rng) {
   const int64_t now = NowUs();
   static const char* const kNames[] = {"cancelled", "stop_requested",
                                        "finished", "not_found"};
-  Count(absl::StrCat("cancel_task_",
-                     outcome.ok() ? kNames[static_cast<int>(*outcome)]
-                                  : "error"));
+  Count(absl::StrCat("cancel_task_", outcome.ok()
+                                         ? kNames[static_cast<int>(*outcome)]
+                                         : "error"));
   std::lock_guard<std::mutex> lock(*history_mu_);
   using Cancel = ChaosIntent::Cancel;
   NoteCancel(Intent(victim),

@@ -64,9 +64,8 @@ class ChaosWorkload {
   // producer's proxy; `history` is written under `history_mu`. All outlive
   // this object.
   ChaosWorkload(DurableClient* client, DurableClient* pair_client,
-                PGconn* in_tx_conn,
-                ChaosHistory* history, std::mutex* history_mu,
-                ChaosWorkloadOptions options);
+                PGconn* in_tx_conn, ChaosHistory* history,
+                std::mutex* history_mu, ChaosWorkloadOptions options);
 
   // Calls operations until `stop`, on a random stream of its own.
   void Run(int thread, const std::atomic<bool>& stop);

@@ -240,8 +240,9 @@ int main(int argc, char** argv) {
   // Runs `sql` with `n` text parameters on `runs` (under runs_mu), retried
   // over a new connection for up to 20 s; the first value of its result
   // ("" for none), or nullopt when it never succeeded.
-  auto run_sql = [&](const char* sql, std::vector<std::string> params)
-      -> std::optional<std::string> {
+  auto run_sql =
+      [&](const char* sql,
+          std::vector<std::string> params) -> std::optional<std::string> {
     std::vector<const char*> values;
     for (const std::string& p : params) values.push_back(p.c_str());
     for (int i = 0; i < 200; ++i) {
@@ -301,9 +302,10 @@ int main(int argc, char** argv) {
       std::optional<std::string> n = run_sql(
           "SELECT count(*) - 1 FROM test_runs WHERE task_id = $1::bytea",
           {absl::StrCat("\\x", absl::BytesToHexString(task.id))});
-      ok = ok && run_sql("UPDATE test_runs SET at_us = $2::bigint "
-                         "WHERE call = $1",
-                         {call, started})
+      ok = ok && run_sql(
+                     "UPDATE test_runs SET at_us = $2::bigint "
+                     "WHERE call = $1",
+                     {call, started})
                      .has_value();
       ok = n.has_value() && absl::SimpleAtoi(*n, &prior_calls);
       ok = ok && run_sql("UPDATE test_runs SET kind = $2 WHERE call = $1",
@@ -343,8 +345,8 @@ int main(int argc, char** argv) {
         name = "stopped";
         break;
       }
-      std::this_thread::sleep_for(std::chrono::milliseconds(
-          std::min(20, sleep_ms - slept)));
+      std::this_thread::sleep_for(
+          std::chrono::milliseconds(std::min(20, sleep_ms - slept)));
     }
     if (verdicts) {
       const std::string ended = absl::StrCat(absl::ToUnixMicros(absl::Now()));

@@ -260,6 +260,9 @@ ChaosReport CheckChaos(const ChaosHistory& history, const ChaosLimits& limits) {
       intents[call.id].may_run_again = true;
     }
   }
+  for (const std::string& error : history.call_errors) {
+    add(absl::StrCat("a call failed: ", error));
+  }
   if (history.early_takeovers != 0) {
     add(absl::StrCat(history.early_takeovers,
                      " slots were taken before their lease ran out"));

@@ -129,6 +129,8 @@ struct ChaosHistory {
   std::vector<ChaosFault> faults;
   int64_t early_takeovers = 0;  // lease_takeovers rows.
   std::vector<ChaosReplaceCall> replaces;
+  // Calls that answered an error no fault of the test explains.
+  std::vector<std::string> call_errors;
   // Each kind's limit per scheduler process (TaskKind::max_in_flight).
   std::map<std::string, int> kind_limits;
 };

@@ -260,7 +260,7 @@ void CheckWorkload(
       add(std::move(message));
     } else {
       report->known_defect_findings.push_back(
-          absl::StrCat("defect 3: ", message));
+          absl::StrCat("defect 3 (or 4): ", message));
     }
   }
 }

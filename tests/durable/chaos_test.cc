@@ -29,11 +29,12 @@
 // seed and every fault with its time are printed, so a failing seed replays
 // (the same faults at the same moments; the processes' own interleavings
 // differ). TIMINGWHEEL_CHAOS_DEFECTS lists the known defects of issue 37
-// to hunt ("all", or digits): 1 and 2 add the calls that hit them
+// to hunt ("all", or digits): 1, 2 and 6 add the calls that hit them
 // (concurrent replace calls on a new id; handler verdicts with an infinite
-// delay), 3 and 5 make their rules' findings violations (else they are
-// printed as "chaos: known defect N: ..."). Empty by default until they are
-// fixed.
+// delay; CancelTask of running tasks with ids of 4,100 bytes), 4 runs the
+// schedulers with TimerOptions::max_pending = 48 (its lateness is rule 9's),
+// 3 and 5 make their rules' findings violations (else they are printed as
+// "chaos: known defect N: ..."). Empty by default until they are fixed.
 
 #include <signal.h>
 
@@ -118,6 +119,7 @@ class ChaosTest : public ::testing::Test {
  protected:
   void SetUp() override {
     seed_ = EnvInt("TIMINGWHEEL_CHAOS_SEED", 1);
+    if (const char* d = std::getenv("TIMINGWHEEL_CHAOS_DEFECTS")) defects_ = d;
     seconds_ = EnvInt("TIMINGWHEEL_CHAOS_SECONDS", TW_CHAOS_TSAN   ? 12
                                                    : TW_CHAOS_ASAN ? 15
                                                                    : 20);
@@ -184,7 +186,9 @@ class ChaosTest : public ::testing::Test {
              absl::StrCat("--max_attempts=", kMaxAttempts), "--backoff_ms=300",
              "--horizon_ms=4000",
              absl::StrCat("--max_in_flight=", kMaxInFlight), "--verdicts",
-             "--kinds=ka:2,kb:1", "--long_ms=2500"})) {
+             "--kinds=ka:2,kb:1", "--long_ms=2500",
+             // Defect 4: a wheel full of later tasks holds back one due now.
+             Hunting('4') ? "--max_pending=48" : "--max_pending=0"})) {
       return false;
     }
     // Up once it heartbeats (first start) or takes a slot (a restart: the
@@ -319,6 +323,12 @@ class ChaosTest : public ::testing::Test {
     Log("lease-unlock", node);
   }
 
+  // Whether TIMINGWHEEL_CHAOS_DEFECTS names known defect `n` (or "all").
+  bool Hunting(char n) const {
+    return defects_ == "all" || defects_.find(n) != std::string::npos;
+  }
+
+  std::string defects_;
   int64_t seed_ = 1;
   int64_t seconds_ = 20;
   int64_t start_us_ = 0;
@@ -344,21 +354,16 @@ TEST_F(ChaosTest, RandomFaultsKeepTheGuarantees) {
   DurableClientOptions client_options;
   client_options.conninfo = proxies_[kNodes]->conninfo();
   client_options.slot_count = 64;
+  client_options.max_id_bytes = 8192;
   auto client = DurableClient::Create(client_options);
   ASSERT_TRUE(client.ok()) << client.status();
   auto pair_client = DurableClient::Create(client_options);
   ASSERT_TRUE(pair_client.ok()) << pair_client.status();
   durable_test::ChaosWorkloadOptions workload_options;
   workload_options.seed = seed_;
-  const std::string defects =
-      std::getenv("TIMINGWHEEL_CHAOS_DEFECTS") != nullptr
-          ? std::getenv("TIMINGWHEEL_CHAOS_DEFECTS")
-          : "";
-  auto defect = [&](char n) {
-    return defects == "all" || defects.find(n) != std::string::npos;
-  };
-  workload_options.defect1_calls = defect('1');
-  workload_options.defect2_calls = defect('2');
+  workload_options.defect1_calls = Hunting('1');
+  workload_options.defect2_calls = Hunting('2');
+  workload_options.defect6_calls = Hunting('6');
   workload_options.pause_ms = TW_CHAOS_SLOW ? 150 : 60;
   durable_test::ChaosWorkload workload(client->get(), pair_client->get(),
                                        producer_, &history_, &mu_,
@@ -414,8 +419,8 @@ TEST_F(ChaosTest, RandomFaultsKeepTheGuarantees) {
   // may add a TTL.
   limits.late_bound_us = (TW_CHAOS_SLOW ? 4000 : 1500) * 1000;
   limits.late_fault_window_us = 2 * kTtlMs * 1000;
-  limits.defect3_fails = defect('3');
-  limits.defect5_fails = defect('5');
+  limits.defect3_fails = Hunting('3');
+  limits.defect5_fails = Hunting('5');
   const durable_test::ChaosReport report =
       durable_test::CheckChaos(history_, limits);
   std::map<std::string, int> fault_kinds;

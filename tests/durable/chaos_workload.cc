@@ -85,6 +85,10 @@ std::string ChaosWorkload::TaskId(Rng& rng, int thread) {
   const size_t n = options_.defect2_calls ? 11 : 9;
   const std::string prefix = kPrefixes[rng() % n];
   static std::atomic<int64_t> next{0};
+  if (options_.defect6_calls && rng() % 12 == 0) {
+    return absl::StrCat("big-", thread, "-", next.fetch_add(1), "-",
+                        std::string(4100, 'x'));
+  }
   return absl::StrCat(prefix, "-", thread, "-", next.fetch_add(1));
 }
 
@@ -140,11 +144,13 @@ void ChaosWorkload::ScheduleSome(Rng& rng, int thread) {
   std::lock_guard<std::mutex> own(mu_);
   for (const ScheduleRequest& r : requests) {
     Intent(r.id).scheduled = ok;
-    ++calls_[absl::StrCat("verdict_", r.id.substr(0, r.id.find('-')))];
+    ++calls_[absl::StrCat("id_", r.id.substr(0, r.id.find('-')))];
     if (!r.kind.empty()) ++calls_[absl::StrCat("kind_", r.kind)];
     if (!ok) continue;
     scheduled_.push_back(r.id);
-    if (r.id.rfind("long-", 0) == 0) long_ids_.push_back(r.id);
+    if (r.id.rfind("long-", 0) == 0 || r.id.rfind("big-", 0) == 0) {
+      long_ids_.push_back(r.id);
+    }
     if (r.id.rfind("fail-", 0) == 0) failing_ids_.push_back(r.id);
   }
 }
@@ -282,6 +288,12 @@ void ChaosWorkload::CancelTaskOne(Rng& rng) {
                                          ? kNames[static_cast<int>(*outcome)]
                                          : "error"));
   std::lock_guard<std::mutex> lock(*history_mu_);
+  // Only a lost connection excuses an error (a fault of the test's).
+  if (!outcome.ok() && !absl::IsUnavailable(outcome.status())) {
+    history_->call_errors.push_back(absl::StrCat(
+        "CancelTask(", victim.substr(0, 40), victim.size() > 40 ? "..." : "",
+        " of ", victim.size(), " bytes): ", outcome.status().ToString()));
+  }
   using Cancel = ChaosIntent::Cancel;
   NoteCancel(Intent(victim),
              !outcome.ok() ? Cancel::kUnknown

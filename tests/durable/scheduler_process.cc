@@ -31,6 +31,8 @@
 //                                  (skip while running, run once after an
 //                                  outage) once the scheduler runs.
 //   --metrics_file=PATH            at exit, also write the metrics line here;
+//   --max_pending=N                the wheel's TimerOptions::max_pending;
+//   --max_id_bytes=N               DurableOptions::max_id_bytes;
 //   --kinds=NAME:LIMIT,...         registers these kinds (same handler, each
 //                                  with its `max_in_flight`);
 //   --verdicts                     (with --runs_conninfo; test_runs has the
@@ -42,7 +44,8 @@
 //                                  RetryAfter(absl::InfiniteDuration()) on
 //                                  attempt 1, "nap-"
 //                                  Snooze(absl::InfiniteDuration()) on its
-//                                  first call, "long-" works --long_ms
+//                                  first call, "long-" and "big-" work
+//                                  --long_ms
 //                                  (returning early when asked to stop);
 //                                  each call's start (at_us), verdict and
 //                                  end are recorded on its row, the times
@@ -149,6 +152,7 @@ int main(int argc, char** argv) {
   std::vector<std::pair<std::string, int>> kinds;
   bool verdicts = false;
   int long_ms = 3000;
+  int64_t max_pending = 0, max_id_bytes = 0;
   for (int i = 4; i < argc; ++i) {
     absl::string_view value;
     bool ok = true;
@@ -192,6 +196,10 @@ int main(int argc, char** argv) {
       }
     } else if (absl::string_view(argv[i]) == "--verdicts") {
       verdicts = true;
+    } else if (Flag(argv[i], "--max_pending", &value)) {
+      ok = absl::SimpleAtoi(value, &max_pending);
+    } else if (Flag(argv[i], "--max_id_bytes", &value)) {
+      ok = absl::SimpleAtoi(value, &max_id_bytes);
     } else if (Flag(argv[i], "--long_ms", &value)) {
       ok = absl::SimpleAtoi(value, &long_ms);
     } else if (Flag(argv[i], "--threads", &value)) {
@@ -230,6 +238,8 @@ int main(int argc, char** argv) {
   options.horizon = absl::Milliseconds(horizon_ms);
   options.retry.max_attempts = max_attempts;
   options.retry.initial_backoff = absl::Milliseconds(backoff_ms);
+  if (max_pending > 0) options.timer_options.max_pending = max_pending;
+  if (max_id_bytes > 0) options.max_id_bytes = max_id_bytes;
   SkewedClock clock(offset_ms * 1000000, jump_ms * 1000000);
   if (offset_ms != 0 || jump_ms != 0) options.timer_options.clock = &clock;
   std::unique_ptr<timingwheel::testing::PoolExecutor> pool;
@@ -322,7 +332,7 @@ int main(int argc, char** argv) {
       verdict = absl::UnavailableError("this handler always fails");
       name = "fail";
     } else if (!verdicts) {
-    } else if (absl::StartsWith(id, "long-")) {
+    } else if (absl::StartsWith(id, "long-") || absl::StartsWith(id, "big-")) {
       sleep_ms = long_ms;
     } else if (absl::StartsWith(id, "snooze-") && prior_calls == 0) {
       verdict = timingwheel::Snooze(absl::Milliseconds(300));

@@ -19,12 +19,14 @@ namespace durable_test {
 namespace {
 
 constexpr char kWatchSql[] = R"sql(
-CREATE TABLE chaos_due (task_id bytea, slot int, attempt int, due_us bigint);
+CREATE TABLE chaos_due (task_id bytea, slot int, attempt int, due_us bigint,
+                        at_us bigint);
 CREATE FUNCTION chaos_due_log() RETURNS trigger LANGUAGE plpgsql AS $$
 BEGIN
   IF TG_OP = 'INSERT' OR NEW.due_us <> OLD.due_us THEN
-    INSERT INTO chaos_due VALUES (NEW.task_id, NEW.slot, NEW.attempt,
-                                  NEW.due_us);
+    INSERT INTO chaos_due VALUES (
+      NEW.task_id, NEW.slot, NEW.attempt, NEW.due_us,
+      (extract(epoch FROM clock_timestamp()) * 1000000)::bigint);
   END IF;
   RETURN NULL;
 END $$;
@@ -62,6 +64,13 @@ std::string ForEachRow(PGconn* conn, const char* sql, RowFn row) {
   return error;
 }
 
+// The first bytes of a recurring occurrence's task id (occurrence_id.h).
+constexpr char kOccurrencePrefix[] = "\x1btw-schedule:";
+
+bool HasPrefix(const std::string& s, const char* prefix) {
+  return s.rfind(prefix, 0) == 0;
+}
+
 int64_t Int(const std::string& s) {
   return std::strtoll(s.c_str(), nullptr, 10);
 }
@@ -88,20 +97,33 @@ std::string LoadChaosHistory(const std::string& conninfo,
   }
   std::string error =
       ForEachRow(conn,
-                 "SELECT convert_from(task_id, 'UTF8'), node, attempt, at_us "
+                 "SELECT convert_from(task_id, 'UTF8'), node, attempt, at_us, "
+                 "coalesce(kind, ''), coalesce(verdict, ''), "
+                 "coalesce(end_us, 0), coalesce(call, '') "
                  "FROM test_runs ORDER BY at_us",
                  [&](auto v) {
-                   history->runs.push_back(
-                       {v(0), v(1), static_cast<int>(Int(v(2))), Int(v(3))});
+                   ChaosRun run;
+                   run.id = v(0);
+                   run.node = v(1);
+                   run.attempt = static_cast<int>(Int(v(2)));
+                   run.at_us = Int(v(3));
+                   run.kind = v(4);
+                   run.verdict = v(5);
+                   run.end_us = Int(v(6));
+                   // The call id is "<node>-<pid>-<n>".
+                   const std::string call = v(7);
+                   run.process = call.substr(0, call.rfind('-'));
+                   history->runs.push_back(std::move(run));
                  });
   if (error.empty()) {
     error = ForEachRow(
         conn,
-        "SELECT convert_from(task_id, 'UTF8'), slot, attempt, due_us "
-        "FROM chaos_due",
+        "SELECT convert_from(task_id, 'UTF8'), slot, attempt, due_us, "
+        "coalesce(at_us, 0) FROM chaos_due",
         [&](auto v) {
           history->dues.push_back({v(0), static_cast<int>(Int(v(1))),
-                                   static_cast<int>(Int(v(2))), Int(v(3))});
+                                   static_cast<int>(Int(v(2))), Int(v(3)),
+                                   Int(v(4))});
         });
   }
   if (error.empty()) {
@@ -148,7 +170,10 @@ std::string ChaosReport::Summary() const {
       "runs=", runs, " succeeded=", succeeded, " failed=", failed,
       " cancelled=", cancelled, " doubles=", doubles,
       " (causes: ", causes.empty() ? "none" : absl::StrJoin(causes, " "),
-      ") violations=", violations.size());
+      ") replace_ids_checked=", replace_ids_checked,
+      " replace_ids_unchecked=", replace_ids_unchecked,
+      " kind_peak=", kind_peak, " latest_start_ms=", late_max_us / 1000,
+      " violations=", violations.size());
 }
 
 ChaosReport CheckChaos(const ChaosHistory& history, const ChaosLimits& limits) {
@@ -217,12 +242,41 @@ ChaosReport CheckChaos(const ChaosHistory& history, const ChaosLimits& limits) {
     return last == nullptr ? "no fault logged" : last->kind;
   };
 
+  std::map<std::string, ChaosIntent> intents = history.intents;
+  for (const auto& [id, runs] : runs_by_id) {
+    if (intents.count(id) != 0) continue;
+    if (id.rfind(kOccurrencePrefix, 0) == 0) {
+      intents[id].recurring = true;
+    } else {
+      add(absl::StrCat(id, ": ran, but the test never scheduled it"));
+    }
+  }
+  // A replacement that reached a task after its first run started (it
+  // found it running or finished, and a finished one starts afresh).
+  for (const ChaosReplaceCall& call : history.replaces) {
+    auto runs = runs_by_id.find(call.id);
+    if (runs != runs_by_id.end() && !runs->second.empty() &&
+        call.end_us >= runs->second.front().start_us) {
+      intents[call.id].may_run_again = true;
+    }
+  }
+  for (const std::string& error : history.call_errors) {
+    add(absl::StrCat("a call failed: ", error));
+  }
   if (history.early_takeovers != 0) {
     add(absl::StrCat(history.early_takeovers,
                      " slots were taken before their lease ran out"));
   }
-  for (const auto& [id, intent] : history.intents) {
-    const std::vector<ChaosRun>& runs = runs_by_id[id];
+  for (const auto& [id, intent] : intents) {
+    // After an admin Retry(), the runs of the last round.
+    std::vector<ChaosRun> runs;
+    for (const ChaosRun& run : runs_by_id[id]) {
+      if (run.at_us > intent.admin_retry_us) runs.push_back(run);
+    }
+    const bool extreme = HasPrefix(id, "park-") || HasPrefix(id, "nap-");
+    const bool discarded_by_handler =
+        std::any_of(runs.begin(), runs.end(),
+                    [](const ChaosRun& r) { return r.verdict == "discard"; });
     auto row = history.rows.find(id);
     const bool has_row = row != history.rows.end();
     using Cancel = ChaosIntent::Cancel;
@@ -241,9 +295,9 @@ ChaosReport CheckChaos(const ChaosHistory& history, const ChaosLimits& limits) {
     }
 
     // 1. None lost.
-    const bool may_be_absent = intent.cancel == Cancel::kTrue ||
-                               intent.cancel == Cancel::kUnknown ||
-                               !intent.scheduled;
+    const bool may_be_absent =
+        intent.cancel == Cancel::kTrue || intent.cancel == Cancel::kUnknown ||
+        !intent.scheduled || intent.recurring || intent.discarded;
     std::set<int> attempts;
     int max_seen = 0;
     for (const ChaosRun& run : runs) {
@@ -264,6 +318,8 @@ ChaosReport CheckChaos(const ChaosHistory& history, const ChaosLimits& limits) {
         add(absl::StrCat(id, ": meant to fail, yet SUCCESS"));
       }
       if (runs.empty()) add(absl::StrCat(id, ": SUCCESS without a run"));
+    } else if (row->second.state == 4 && (extreme || discarded_by_handler)) {
+      ++report.failed;
     } else if (row->second.state == 4) {
       ++report.failed;
       const bool all_attempts =
@@ -279,16 +335,23 @@ ChaosReport CheckChaos(const ChaosHistory& history, const ChaosLimits& limits) {
         add(absl::StrCat(id, ": FAILED, not meant to fail (attempts {",
                          absl::StrJoin(attempts, ","), "})"));
       }
-    } else if (intent.cancel != Cancel::kTrue) {
+    } else if (intent.cancel != Cancel::kTrue && !intent.recurring &&
+               !extreme) {
       add(absl::StrCat(id, ": not finished (state ", row->second.state,
                        ", attempt ", row->second.attempt, ")"));
     }
 
     // 2. None early.
     for (const ChaosRun& run : runs) {
-      int64_t due = INT64_MIN;
+      // The last due time logged before the run (a replacement may move
+      // it earlier; writes of one row are logged in their commit order).
+      int64_t due = INT64_MIN, logged = INT64_MIN;
       for (const ChaosDue& d : dues_by_id[id]) {
-        if (d.attempt <= run.attempt - 1) due = std::max(due, d.due_us);
+        if (d.attempt <= run.attempt - 1 && d.at_us < run.at_us &&
+            d.at_us >= logged) {
+          due = d.due_us;
+          logged = d.at_us;
+        }
       }
       if (due == INT64_MIN) {
         add(absl::StrCat(id, ": run ", Describe(run), " has no due time"));
@@ -303,12 +366,53 @@ ChaosReport CheckChaos(const ChaosHistory& history, const ChaosLimits& limits) {
       add(absl::StrCat(id, ": ", runs.size(), " runs (at most ",
                        limits.max_runs, ")"));
     }
-    for (size_t j = 1; j < runs.size(); ++j) {
+    for (size_t j = 1; j < runs.size() && !intent.may_run_again; ++j) {
       const ChaosRun& later = runs[j];
       for (size_t i = 0; i < j; ++i) {
         const ChaosRun& earlier = runs[i];
-        const bool repeated = earlier.attempt == later.attempt;
-        const bool after_success = !intent.meant_to_fail;
+        // A snooze does not count its attempt; a verdict that ends the
+        // task (success, discard, a stop after CancelTask) allows no run
+        // after it; a run that never returned is taken for a success
+        // unless the task always fails.
+        // (Of two runs of one attempt, the one logged first snoozed: the
+        // order by start may differ when a stall moved a start back.)
+        const ChaosRun& first_logged =
+            earlier.at_us <= later.at_us ? earlier : later;
+        const bool snoozed =
+            first_logged.verdict == "snooze" || first_logged.verdict == "nap";
+        const bool repeated = earlier.attempt == later.attempt && !snoozed;
+        const bool after_success =
+            !intent.may_run_again &&
+            (earlier.verdict.empty()
+                 ? !intent.meant_to_fail
+                 : earlier.verdict == "ok" || earlier.verdict == "discard" ||
+                       earlier.verdict == "stopped");
+        // One process runs an attempt once at a time, whatever fence: a
+        // second run beside a first still running there is never excused.
+        if (!earlier.process.empty() && earlier.process == later.process &&
+            !snoozed && (earlier.end_us == 0 || earlier.end_us > later.at_us)) {
+          std::string retaken;
+          auto slot = slot_of.find(id);
+          for (const ChaosLease& lease : history.leases) {
+            if (slot != slot_of.end() && lease.slot == slot->second &&
+                lease.old_owner == later.node &&
+                lease.new_owner == later.node && lease.at_us >= earlier.at_us &&
+                lease.at_us <= later.at_us) {
+              absl::StrAppend(&retaken, " (its node took slot ", lease.slot,
+                              " back from itself at ", lease.at_us, ", epoch ",
+                              lease.old_epoch, " -> ", lease.new_epoch, ")");
+            }
+          }
+          std::string message = absl::StrCat(
+              id, ": ran ", Describe(later), " beside ", Describe(earlier),
+              " still running in process ", later.process, retaken);
+          if (limits.defect5_fails) {
+            add(std::move(message));
+          } else {
+            report.known_defect_findings.push_back(
+                absl::StrCat("defect 5: ", message));
+          }
+        }
         if (!repeated && !after_success) continue;
         ++report.doubles;
         const ChaosLease* f = fence(earlier, later.at_us);
@@ -332,14 +436,18 @@ ChaosReport CheckChaos(const ChaosHistory& history, const ChaosLimits& limits) {
     // 4. Attempts count started attempts.
     if (has_row && !runs.empty()) {
       const int final_attempt = row->second.attempt;
+      const bool last_snoozed =
+          last_of_max != nullptr &&
+          (last_of_max->verdict == "snooze" || last_of_max->verdict == "nap");
       if (final_attempt != max_seen &&
-          !(final_attempt == max_seen - 1 && last_fenced)) {
+          !(final_attempt == max_seen - 1 && (last_fenced || last_snoozed))) {
         add(absl::StrCat(id, ": final attempt ", final_attempt,
                          " but handlers were called up to attempt ", max_seen,
                          last_fenced ? "" : " (last run not fenced)"));
       }
     }
   }
+  CheckWorkload(history, limits, runs_by_id, &report);
   return report;
 }
 

@@ -148,6 +148,68 @@ TEST(ChaosCheckerTest, FailedOnlyWhenMeantToAndAfterEveryAttempt) {
   EXPECT_TRUE(Mentions(Check(h), "meant to fail, yet SUCCESS"));
 }
 
+// Two keep-earlier calls on a new id: whichever came first, the row keeps
+// the earlier due time and one caller hears kKept (2) or kReplaced (1).
+TEST(ChaosCheckerTest, ReplaceModesRuleOnTheFirstRunsDueTime) {
+  ChaosHistory h = CleanHistory();
+  h.dues.clear();
+  h.dues.push_back({"t", 5, 0, 1500, 100});
+  h.runs[0].at_us = 3000;
+  h.replaces.push_back(
+      {"t", ChaosReplaceCall::kKeepEarlier, 1500, 100, 200, 0});
+  h.replaces.push_back(
+      {"t", ChaosReplaceCall::kKeepEarlier, 1800, 110, 210, 2});
+  EXPECT_TRUE(Check(h).violations.empty());
+  EXPECT_EQ(Check(h).replace_ids_checked, 1);
+  // Both told kScheduled, the later due time kept: no serial order.
+  h.replaces[1].outcome = 0;
+  h.dues.push_back({"t", 5, 0, 1800, 150});
+  EXPECT_TRUE(Mentions(Check(h), "no serial order"));
+  // The later call kept the earlier time after a call that returned
+  // before it began: kReplaced is wrong.
+  h.dues.pop_back();
+  h.replaces[1] = {"t", ChaosReplaceCall::kKeepEarlier, 1800, 300, 400, 1};
+  EXPECT_TRUE(Mentions(Check(h), "no serial order"));
+}
+
+TEST(ChaosCheckerTest, AKindOverItsLimitInOneProcess) {
+  ChaosHistory h = CleanHistory();
+  h.kind_limits["k"] = 1;
+  h.intents["u"] = ChaosIntent();
+  h.dues.push_back({"u", 6, 0, 1000});
+  h.rows["u"] = {3, 1, 6};
+  ChaosRun u = h.runs[0];
+  u.id = "u";
+  h.runs.push_back(u);
+  for (ChaosRun& run : h.runs) {
+    run.kind = "k";
+    run.process = "a-1";
+    run.end_us = 2500;
+  }
+  EXPECT_TRUE(Mentions(Check(h), "of kind k at once"));
+  h.runs[1].process = "a-2";  // Two processes: one each.
+  EXPECT_TRUE(Check(h).violations.empty());
+}
+
+TEST(ChaosCheckerTest, TwoRunsAtOnceInOneProcessAreNeverExcused) {
+  ChaosHistory h = CleanHistory();
+  h.runs[0].process = "a-1";
+  h.runs[0].end_us = 0;  // Never returned.
+  ChaosRun again = h.runs[0];
+  again.attempt = 2;
+  again.at_us = 4000;
+  h.runs.push_back(again);
+  h.rows["t"].attempt = 2;
+  // A fence of the first run (slot 5 taken from "a" after its lease).
+  h.leases.push_back({5, "a", "a", 1, 2, 2500, 3000});
+  ChaosLimits limits;
+  limits.start_slack_us = 100;
+  EXPECT_TRUE(CheckChaos(h, limits).violations.empty());
+  ASSERT_EQ(CheckChaos(h, limits).known_defect_findings.size(), 1u);
+  limits.defect5_fails = true;
+  EXPECT_EQ(CheckChaos(h, limits).violations.size(), 1u);
+}
+
 }  // namespace
 }  // namespace durable_test
 }  // namespace timingwheel

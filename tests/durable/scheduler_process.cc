@@ -30,8 +30,28 @@
 //                                  recurring schedule "tick" every N ms
 //                                  (skip while running, run once after an
 //                                  outage) once the scheduler runs.
+//   --metrics_file=PATH            at exit, also write the metrics line here;
+//   --max_pending=N                the wheel's TimerOptions::max_pending;
+//   --max_id_bytes=N               DurableOptions::max_id_bytes;
+//   --kinds=NAME:LIMIT,...         registers these kinds (same handler, each
+//                                  with its `max_in_flight`);
+//   --verdicts                     (with --runs_conninfo; test_runs has the
+//                                  columns kind, verdict and end_us) the
+//                                  handler's verdict follows the id's prefix:
+//                                  "snooze-" Snooze(300 ms) on its first call,
+//                                  "retry-" RetryAfter(300 ms) on attempt 1,
+//                                  "discard-" Discard, "park-"
+//                                  RetryAfter(absl::InfiniteDuration()) on
+//                                  attempt 1, "nap-"
+//                                  Snooze(absl::InfiniteDuration()) on its
+//                                  first call, "long-" and "big-" work
+//                                  --long_ms
+//                                  (returning early when asked to stop);
+//                                  each call's start (at_us), verdict and
+//                                  end are recorded on its row, the times
+//                                  on this host's clock (the database's
+//                                  host) as the handler began and returned.
 // The handler's own connection reconnects after the server restarted.
-//   --metrics_file=PATH            at exit, also write the metrics line here.
 // On SIGTERM it prints its metrics to stderr ("metrics: ...").
 
 #include <signal.h>
@@ -44,15 +64,22 @@
 #include <cstdlib>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <thread>
+#include <utility>
 #include <vector>
 
+#include "absl/strings/escaping.h"
 #include "absl/strings/match.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_split.h"
 #include "absl/strings/strip.h"
+#include "absl/time/clock.h"
+#include "absl/time/time.h"
 #include "durable/durable_scheduler.h"
+#include "durable/handler_outcome.h"
 #include "durable/testing/fault_points.h"
 #include "libpq-fe.h"
 #include "timer/clock.h"
@@ -122,6 +149,10 @@ int main(int argc, char** argv) {
   int64_t horizon_ms = 3600 * 1000;
   int64_t schedule_every_ms = 0;
   std::string fail_prefix;
+  std::vector<std::pair<std::string, int>> kinds;
+  bool verdicts = false;
+  int long_ms = 3000;
+  int64_t max_pending = 0, max_id_bytes = 0;
   for (int i = 4; i < argc; ++i) {
     absl::string_view value;
     bool ok = true;
@@ -155,6 +186,22 @@ int main(int argc, char** argv) {
       ok = absl::SimpleAtoi(value, &backoff_ms);
     } else if (Flag(argv[i], "--schedule_every_ms", &value)) {
       ok = absl::SimpleAtoi(value, &schedule_every_ms) && schedule_every_ms > 0;
+    } else if (Flag(argv[i], "--kinds", &value)) {
+      for (absl::string_view k : absl::StrSplit(value, ',')) {
+        std::pair<absl::string_view, absl::string_view> nl =
+            absl::StrSplit(k, ':');
+        int limit = 0;
+        ok = ok && absl::SimpleAtoi(nl.second, &limit);
+        kinds.emplace_back(std::string(nl.first), limit);
+      }
+    } else if (absl::string_view(argv[i]) == "--verdicts") {
+      verdicts = true;
+    } else if (Flag(argv[i], "--max_pending", &value)) {
+      ok = absl::SimpleAtoi(value, &max_pending);
+    } else if (Flag(argv[i], "--max_id_bytes", &value)) {
+      ok = absl::SimpleAtoi(value, &max_id_bytes);
+    } else if (Flag(argv[i], "--long_ms", &value)) {
+      ok = absl::SimpleAtoi(value, &long_ms);
     } else if (Flag(argv[i], "--threads", &value)) {
       ok = absl::SimpleAtoi(value, &threads) && threads > 0;
     } else {
@@ -191,6 +238,8 @@ int main(int argc, char** argv) {
   options.horizon = absl::Milliseconds(horizon_ms);
   options.retry.max_attempts = max_attempts;
   options.retry.initial_backoff = absl::Milliseconds(backoff_ms);
+  if (max_pending > 0) options.timer_options.max_pending = max_pending;
+  if (max_id_bytes > 0) options.max_id_bytes = max_id_bytes;
   SkewedClock clock(offset_ms * 1000000, jump_ms * 1000000);
   if (offset_ms != 0 || jump_ms != 0) options.timer_options.clock = &clock;
   std::unique_ptr<timingwheel::testing::PoolExecutor> pool;
@@ -198,10 +247,38 @@ int main(int argc, char** argv) {
     pool = std::make_unique<timingwheel::testing::PoolExecutor>(threads);
     options.executor = pool.get();
   }
-  options.handler = [&](const timingwheel::DurableTask& task) {
+  // Runs `sql` with `n` text parameters on `runs` (under runs_mu), retried
+  // over a new connection for up to 20 s; the first value of its result
+  // ("" for none), or nullopt when it never succeeded.
+  auto run_sql =
+      [&](const char* sql,
+          std::vector<std::string> params) -> std::optional<std::string> {
+    std::vector<const char*> values;
+    for (const std::string& p : params) values.push_back(p.c_str());
+    for (int i = 0; i < 200; ++i) {
+      if (i > 0) std::this_thread::sleep_for(std::chrono::milliseconds(100));
+      if (PQstatus(runs) != CONNECTION_OK) PQreset(runs);
+      PGresult* r = PQexecParams(runs, sql, static_cast<int>(values.size()),
+                                 nullptr, values.data(), nullptr, nullptr, 0);
+      const ExecStatusType status = PQresultStatus(r);
+      if (status == PGRES_COMMAND_OK || status == PGRES_TUPLES_OK) {
+        std::string out = status == PGRES_TUPLES_OK && PQntuples(r) > 0
+                              ? PQgetvalue(r, 0, 0)
+                              : "";
+        PQclear(r);
+        return out;
+      }
+      PQclear(r);
+    }
+    return std::nullopt;
+  };
+  auto handle = [&](const timingwheel::DurableTask& task) -> absl::Status {
     if (handler_ms > 0) {
       std::this_thread::sleep_for(std::chrono::milliseconds(handler_ms));
     }
+    // The call's start on this host's clock (the database's host), before
+    // waiting for the shared connection.
+    const std::string started = absl::StrCat(absl::ToUnixMicros(absl::Now()));
     std::unique_lock<std::mutex> lock(runs_mu);
     std::string attempt = absl::StrCat(task.attempt);
     const std::string call = absl::StrCat(node, "-", getpid(), "-", ++calls);
@@ -230,16 +307,77 @@ int main(int argc, char** argv) {
       ok = PQresultStatus(r) == PGRES_COMMAND_OK;
       PQclear(r);
     }
+    int64_t prior_calls = 0;
+    if (ok && verdicts) {
+      std::optional<std::string> n = run_sql(
+          "SELECT count(*) - 1 FROM test_runs WHERE task_id = $1::bytea",
+          {absl::StrCat("\\x", absl::BytesToHexString(task.id))});
+      ok = ok && run_sql(
+                     "UPDATE test_runs SET at_us = $2::bigint "
+                     "WHERE call = $1",
+                     {call, started})
+                     .has_value();
+      ok = n.has_value() && absl::SimpleAtoi(*n, &prior_calls);
+      ok = ok && run_sql("UPDATE test_runs SET kind = $2 WHERE call = $1",
+                         {call, task.kind})
+                     .has_value();
+    }
     lock.unlock();
     if (!ok) return absl::InternalError("test_runs insert");
-    if (work_ms > 0) {
-      std::this_thread::sleep_for(std::chrono::milliseconds(work_ms));
+    absl::Status verdict = absl::OkStatus();
+    std::string name = "ok";
+    int sleep_ms = work_ms;
+    const absl::string_view id = task.id;
+    if (!fail_prefix.empty() && absl::StartsWith(id, fail_prefix)) {
+      verdict = absl::UnavailableError("this handler always fails");
+      name = "fail";
+    } else if (!verdicts) {
+    } else if (absl::StartsWith(id, "long-") || absl::StartsWith(id, "big-")) {
+      sleep_ms = long_ms;
+    } else if (absl::StartsWith(id, "snooze-") && prior_calls == 0) {
+      verdict = timingwheel::Snooze(absl::Milliseconds(300));
+      name = "snooze";
+    } else if (absl::StartsWith(id, "retry-") && task.attempt == 1) {
+      verdict = timingwheel::RetryAfter(absl::Milliseconds(300), "later");
+      name = "retry";
+    } else if (absl::StartsWith(id, "discard-")) {
+      verdict = timingwheel::Discard("not wanted");
+      name = "discard";
+    } else if (absl::StartsWith(id, "park-") && task.attempt == 1) {
+      verdict = timingwheel::RetryAfter(absl::InfiniteDuration(), "park");
+      name = "park";
+    } else if (absl::StartsWith(id, "nap-") && prior_calls == 0) {
+      verdict = timingwheel::Snooze(absl::InfiniteDuration());
+      name = "nap";
     }
-    if (!fail_prefix.empty() && absl::StartsWith(task.id, fail_prefix)) {
-      return absl::UnavailableError("this handler always fails");
+    for (int slept = 0; slept < sleep_ms; slept += 20) {
+      if (task.stop_requested()) {
+        name = "stopped";
+        break;
+      }
+      std::this_thread::sleep_for(
+          std::chrono::milliseconds(std::min(20, sleep_ms - slept)));
     }
-    return absl::OkStatus();
+    if (verdicts) {
+      const std::string ended = absl::StrCat(absl::ToUnixMicros(absl::Now()));
+      std::lock_guard<std::mutex> end_lock(runs_mu);
+      if (!run_sql("UPDATE test_runs SET verdict = $2, end_us = $3::bigint "
+                   "WHERE call = $1",
+                   {call, name, ended})
+               .has_value()) {
+        return absl::InternalError("test_runs update");
+      }
+    }
+    return verdict;
   };
+  options.handler = handle;
+  for (const auto& [name, limit] : kinds) {
+    timingwheel::TaskKind kind;
+    kind.name = name;
+    kind.handler = handle;
+    kind.max_in_flight = limit;
+    options.kinds.push_back(std::move(kind));
+  }
   auto scheduler = timingwheel::DurableScheduler::Create(options);
   if (!scheduler.ok()) {
     std::fprintf(stderr, "create: %s\n", scheduler.status().ToString().c_str());

@@ -1,23 +1,32 @@
 """Deliberate bugs in //durable, one at a time, each of which a test in the
-default durable suite must catch (fail on an assertion, not hang).
+durable suite must catch (fail on an assertion, not hang).
 
 Usage: mutants.py list             prints the mutant names
+       mutants.py check [ROOT]     checks (without building) that every
+                                   mutant's text occurs exactly once in its
+                                   file; prints PASS/FAIL per mutant
+       mutants.py targets NAME     prints the test targets that must catch
+                                   NAME (TESTS[NAME], else DEFAULT_TESTS)
        mutants.py NAME [ROOT]      applies mutant NAME to the tree at ROOT
-Each entry: the file, the exact text that must occur once, its replacement.
+Each entry of M: the file, the exact text that must occur once, its
+replacement. TESTS (optional per mutant) names the Bazel test targets that
+catch it; .ci/durable-mutants runs those (or DEFAULT_TESTS).
 """
 import os
 import sys
 
 M = {
- "fire_no_epoch": ("durable/store.cc", "WHERE l.slot = t.slot AND l.epoch = t.epoch AND l.owner = $1", "WHERE l.slot = t.slot AND l.owner = $1"),
- "start_check_no_epoch": ("durable/durable_scheduler.cc", "owned != owned_.end() && owned->second == started.epoch &&", "owned != owned_.end() &&"),
- "complete_no_version": ("durable/store.cc", "AND t.state = 2 AND t.version = c.version", "AND t.state = 2"),
- "no_requeue_after_reconnect": ("durable/durable_scheduler.cc", "options_.node_id, leases_->owned(), running, options_.retry.max_attempts,\n      /*include_scheduled=*/true);", "options_.node_id, {}, running, options_.retry.max_attempts,\n      /*include_scheduled=*/true);"),
- "requeue_takes_running": ("durable/store.cc", "(t.state = 2 AND NOT (t.task_id = ANY($4::bytea[])))", "(t.state = 2)"),
- "load_no_skip_locked": ("durable/store.cc", "  FOR UPDATE OF t SKIP LOCKED)", ")"),
- "cleanup_unfinished": ("durable/store.cc", "WHERE slot = ANY($1::int4[]) AND state >= 3\n    AND finished_us < tw_now_us() - $2", "WHERE slot = ANY($1::int4[])\n    AND coalesce(finished_us, 0) < tw_now_us() - $2"),
- "notdue_clock_before": ("durable/durable_scheduler.cc", "  absl::StatusOr<durable_internal::FireResult> result =\n      store_->StartRunning(options_.node_id, batch);\n  const int64_t local_after = clock_->NowNanos();", "  const int64_t local_after = clock_->NowNanos();\n  absl::StatusOr<durable_internal::FireResult> result =\n      store_->StartRunning(options_.node_id, batch);"),
- "acquire_no_skip_locked": ("durable/store.cc", "  ORDER BY slot LIMIT $2\n  FOR UPDATE SKIP LOCKED),", "  ORDER BY slot LIMIT $2\n  FOR UPDATE),"),
+ # Fences and leases (the statements moved out of durable/store.cc and
+ # durable/durable_scheduler.cc; same bugs, current text).
+ "fire_no_epoch": ("durable/store_attempts.cc", "WHERE l.slot = t.slot AND l.epoch = t.epoch AND l.owner = $1", "WHERE l.slot = t.slot AND l.owner = $1"),
+ "start_check_no_epoch": ("durable/scheduler_attempts.cc", "owned != owned_.end() && owned->second == started.epoch &&", "owned != owned_.end() &&"),
+ "complete_no_version": ("durable/store_attempts.cc", "WHERE t.task_id = c.task_id AND t.state = 2\n           AND t.version = c.version", "WHERE t.task_id = c.task_id AND t.state = 2"),
+ "no_requeue_after_reconnect": ("durable/scheduler_maintenance.cc", "options_.node_id, leases_->owned(), running, options_.retry.max_attempts,\n      /*include_scheduled=*/true);", "options_.node_id, {}, running, options_.retry.max_attempts,\n      /*include_scheduled=*/true);"),
+ "requeue_takes_running": ("durable/store_leases.cc", "(t.state = 2 AND NOT (t.task_id = ANY($4::bytea[])))", "(t.state = 2)"),
+ "load_no_skip_locked": ("durable/store_attempts.cc", "OFFSET 0 FOR UPDATE OF t SKIP LOCKED) x),", "OFFSET 0) x),"),
+ "cleanup_unfinished": ("durable/store_attempts.cc", "  WHERE slot = ANY($1::int4[]) AND finished_us IS NOT NULL AND state >= 3\n    AND finished_us < tw_now_us() - $2\n  LIMIT $3)\n  AND state >= 3 AND finished_us < tw_now_us() - $2", "  WHERE slot = ANY($1::int4[])\n    AND coalesce(finished_us, 0) < tw_now_us() - $2\n  LIMIT $3)\n  AND coalesce(finished_us, 0) < tw_now_us() - $2"),
+ "notdue_clock_before": ("durable/scheduler_attempts.cc", "  absl::StatusOr<durable_internal::FireResult> result =\n      store_->StartRunning(options_.node_id, batch);\n  const int64_t local_after = clock_->NowNanos();", "  const int64_t local_after = clock_->NowNanos();\n  absl::StatusOr<durable_internal::FireResult> result =\n      store_->StartRunning(options_.node_id, batch);"),
+ "acquire_no_skip_locked": ("durable/store_leases.cc", "  ORDER BY slot LIMIT $2\n  FOR UPDATE SKIP LOCKED),", "  ORDER BY slot LIMIT $2\n  FOR UPDATE),"),
  "load_no_lease_lock": ("durable/store_attempts.cc", "  FOR KEY SHARE OF l),", "),"),
  "id_cap_past_notify_limit": ("durable/task.h", "inline constexpr int64_t kMaxIdBytes = 2048;", "inline constexpr int64_t kMaxIdBytes = 4096;"),
  "replace_conflict_no_rule": ("durable/store_replace.cc", "             WHEN c.rule = 1 THEN excluded.due_us < t.due_us\n             WHEN c.rule = 2 THEN excluded.due_us > t.due_us\n", ""),
@@ -30,18 +39,91 @@ M = {
  "update_deletes_due_occurrence": ("durable/schedule_store.cc", "DeleteWaiting(conn, canonical.name, /*keep_due=*/true)", "DeleteWaiting(conn, canonical.name, /*keep_due=*/false)"),
  "retry_overlaps_next_occurrence": ("durable/admin_writes.cc", "WHERE s.name = $1 AND s.overlap = 0", "WHERE s.name = $1 AND s.overlap = 99"),
  "full_wheel_claims_nothing": ("durable/scheduler_wheel.cc", "  load_waits_for_room_ = true;\n  const int64_t latest_us = wheel_->LatestDueUs();", "  load_waits_for_room_ = true;\n  if (max_pending > 0) return false;\n  const int64_t latest_us = wheel_->LatestDueUs();"),
+ # Replace modes.
+ "replace_keep_earlier_inverted": ("durable/store_replace.cc", "WHEN i.rule = 1 THEN i.due_us < p.due_us", "WHEN i.rule = 1 THEN i.due_us > p.due_us"),
+ "replace_keep_later_always": ("durable/store_replace.cc", "WHEN i.rule = 2 THEN i.due_us > p.due_us", "WHEN i.rule = 2 THEN true"),
+ "replace_keeps_finished_attempts": ("durable/store_replace.cc", "attempt = CASE WHEN t.state >= 3 THEN 0 ELSE t.attempt END,", "attempt = t.attempt,"),
+ # Fire queue and kinds.
+ "fire_queue_priority_inverted": ("durable/fire_queue.cc", "return a.entry.priority > b.entry.priority;", "return a.entry.priority < b.entry.priority;"),
+ "kind_limit_ignored": ("durable/fire_queue.cc", "if (room > 0 && kind_room[w.kind] > 0) {", "if (room > 0) {"),
+ "kind_reservation_not_moved": ("durable/scheduler_attempts.cc", "      fire_queue_.Reserve(kinds_->IndexOf(s.task.kind));\n", ""),
+ # Outcomes.
+ "snooze_counts_attempt": ("durable/store_attempts.cc", "attempt = CASE WHEN c.outcome = 3 THEN least(t.attempt, c.attempt - 1)", "attempt = CASE WHEN c.outcome = 3 THEN greatest(t.attempt, c.attempt)"),
+ "discard_is_a_failure": ("durable/handler_outcome.cc", "    verdict.kind = HandlerVerdict::kDiscard;", "    verdict.kind = HandlerVerdict::kFailure;"),
+ # Recurrence advance.
+ "skip_while_running_overlaps": ("durable/schedule_plan.cc", "if (prior.exists && prior.unfinished) {", "if (false) {"),
+ "advance_forgets_written": ("durable/schedule_plan.cc", "    plan.last_us = std::max(plan.last_us, plan.write_us.back());", "    plan.last_us = plan.last_us;"),
+ # Acquisition.
+ "acquire_takes_live_lease": ("durable/store_leases.cc", "  WHERE owner IS NULL OR lease_until_us <= tw_now_us()\n  ORDER BY slot LIMIT $2", "  WHERE true\n  ORDER BY slot LIMIT $2"),
+ "acquire_no_epoch_bump": ("durable/store_leases.cc", "WHERE live.slot = l.slot)) + 1,", "WHERE live.slot = l.slot)),"),
 }
-name = sys.argv[1]
-if name == "list":
-    print(" ".join(M))
-    sys.exit(0)
-root = sys.argv[2] if len(sys.argv) > 2 else "."
-f, a, b = M[name]
-path = os.path.join(root, f)
-s = open(path).read()
-if s.count(a) != 1:
-    sys.exit("mutant %s: the text to replace occurs %d times in %s (the code "
-             "changed: update tests/durable/mutants/mutants.py)" %
-             (name, s.count(a), f))
-open(path, "w").write(s.replace(a, b))
-print(f)
+
+# The fast tests most mutants of fences and statements break.
+DEFAULT_TESTS = [
+    "//tests/durable:never_lost_test", "//tests/durable:store_test",
+    "//tests/durable:shutdown_test", "//tests/durable:durable_scheduler_test",
+]
+# Per mutant: the targets expected to catch it (run instead of the default).
+TESTS = {
+ "fire_no_epoch": DEFAULT_TESTS + ["//tests/durable:store_takeover_test"],
+ "start_check_no_epoch": DEFAULT_TESTS + ["//tests/durable:multi_scheduler_test"],
+ "acquire_no_skip_locked": DEFAULT_TESTS + ["//tests/durable:store_takeover_test"],
+ "replace_keep_earlier_inverted": ["//tests/durable:replace_test", "//tests/durable:chaos_test"],
+ "replace_keep_later_always": ["//tests/durable:replace_test"],
+ "replace_keeps_finished_attempts": ["//tests/durable:replace_test"],
+ "fire_queue_priority_inverted": ["//tests/durable:fire_queue_test", "//tests/durable:task_kinds_test"],
+ "kind_limit_ignored": ["//tests/durable:fire_queue_test", "//tests/durable:task_kinds_test", "//tests/durable:chaos_test"],
+ "kind_reservation_not_moved": ["//tests/durable:task_kinds_test", "//tests/durable:kind_reservations_test"],
+ "snooze_counts_attempt": ["//tests/durable:handler_outcome_test"],
+ "discard_is_a_failure": ["//tests/durable:handler_outcome_test"],
+ "skip_while_running_overlaps": ["//tests/durable:schedule_plan_test", "//tests/durable:recurring_logic_test", "//tests/durable:recurring_store_test"],
+ "advance_forgets_written": ["//tests/durable:schedule_plan_test", "//tests/durable:recurring_logic_test", "//tests/durable:recurring_store_test"],
+ "acquire_takes_live_lease": ["//tests/durable:store_takeover_test", "//tests/durable:multi_scheduler_test", "//tests/durable:store_test"],
+ "acquire_no_epoch_bump": ["//tests/durable:store_takeover_test", "//tests/durable:store_test"],
+}
+
+
+def check(root):
+    bad = 0
+    for name, (f, a, _) in M.items():
+        path = os.path.join(root, f)
+        n = open(path).read().count(a) if os.path.exists(path) else -1
+        if n == 1:
+            print("PASS mutant %s: its text occurs once in %s" % (name, f))
+        else:
+            bad += 1
+            print("FAIL mutant %s: its text occurs %s in %s (the code changed: "
+                  "port it in tests/durable/mutants/mutants.py)" %
+                  (name, "%d times" % n if n >= 0 else "nowhere (no file)", f))
+    for name in TESTS:
+        if name not in M:
+            bad += 1
+            print("FAIL mutants.py: TESTS names %s, which M does not" % name)
+    return bad == 0
+
+
+def main():
+    name = sys.argv[1]
+    if name == "list":
+        print(" ".join(M))
+        return 0
+    if name == "check":
+        return 0 if check(sys.argv[2] if len(sys.argv) > 2 else ".") else 1
+    if name == "targets":
+        print(" ".join(TESTS.get(sys.argv[2], DEFAULT_TESTS)))
+        return 0
+    root = sys.argv[2] if len(sys.argv) > 2 else "."
+    f, a, b = M[name]
+    path = os.path.join(root, f)
+    s = open(path).read()
+    if s.count(a) != 1:
+        sys.exit("mutant %s: the text to replace occurs %d times in %s (the "
+                 "code changed: update tests/durable/mutants/mutants.py)" %
+                 (name, s.count(a), f))
+    open(path, "w").write(s.replace(a, b))
+    print(f)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -69,7 +69,8 @@ std::vector<absl::Duration> Delays(size_t n, absl::Duration lo,
                                    absl::Duration span, uint64_t seed) {
   std::vector<absl::Duration> delays;
   delays.reserve(n);
-  const uint64_t span_ns = static_cast<uint64_t>(absl::ToInt64Nanoseconds(span));
+  const uint64_t span_ns =
+      static_cast<uint64_t>(absl::ToInt64Nanoseconds(span));
   for (size_t i = 0; i < n; ++i) {
     delays.push_back(lo + absl::Nanoseconds(static_cast<int64_t>(
                               SplitMix64(seed) % span_ns)));
@@ -169,10 +170,10 @@ bool Reschedule(size_t n, const std::vector<absl::Duration>& delays) {
   size_t moved = 0;
   Begin();
   for (size_t i = 0; i < n; ++i) {
-    moved += handles[i].Reschedule(delays[n - 1 - i]) ==
-                     tw::RescheduleResult::kMoved
-                 ? 1
-                 : 0;
+    moved +=
+        handles[i].Reschedule(delays[n - 1 - i]) == tw::RescheduleResult::kMoved
+            ? 1
+            : 0;
   }
   const int64_t pending = f.timer->NumPending();
   End("reschedule");
@@ -199,7 +200,8 @@ bool Expiry(size_t n) {
 std::vector<tw::TaskPtr<FireTask>> MakeTasks(size_t n, Fired* fired) {
   std::vector<tw::TaskPtr<FireTask>> tasks;
   tasks.reserve(n);
-  for (size_t i = 0; i < n; ++i) tasks.push_back(tw::MakeTask<FireTask>(fired, i));
+  for (size_t i = 0; i < n; ++i)
+    tasks.push_back(tw::MakeTask<FireTask>(fired, i));
   return tasks;
 }
 
@@ -221,7 +223,8 @@ bool TaskAddCancel(size_t n, const std::vector<absl::Duration>& delays) {
   auto tasks = MakeTasks(n, &f.fired);
   size_t cancelled = 0;
   Begin();
-  for (size_t i = 0; i < n; ++i) f.timer->Add(*tasks[i], delays[i]).IgnoreError();
+  for (size_t i = 0; i < n; ++i)
+    f.timer->Add(*tasks[i], delays[i]).IgnoreError();
   for (auto& task : tasks) cancelled += f.timer->Cancel(*task) ? 1 : 0;
   const int64_t pending = f.timer->NumPending();
   End("task_add_cancel");
@@ -243,8 +246,8 @@ int main(int argc, char** argv) {
     }
   }
   if (n == 0) n = 1;
-  const auto delays = Delays(n, absl::Seconds(1), absl::Minutes(30) -
-                                                      absl::Seconds(1), 42);
+  const auto delays =
+      Delays(n, absl::Seconds(1), absl::Minutes(30) - absl::Seconds(1), 42);
   // Warm-up outside the counts: the task pool, the thread's inbox.
   {
     const auto warm = Delays(1000, absl::Seconds(1), absl::Seconds(1), 1);

@@ -72,6 +72,27 @@ TEST(DelayToNanosTest, SubNanosecondDelaysRoundUp) {
             kMax);
 }
 
+TEST(DelayToNanosTest, AgreesWithAbseilAroundTheInlineBranchsEnd) {
+  // The inline branch covers whole seconds below kMax / 10^9 - 1; around
+  // that bound both branches must give Abseil's value, rounded up.
+  const int64_t last_fast = kMax / 1'000'000'000 - 2;
+  for (int64_t s = last_fast - 1; s <= last_fast + 3; ++s) {
+    for (const absl::Duration extra :
+         {absl::ZeroDuration(), absl::Nanoseconds(1) / 4,
+          absl::Nanoseconds(999'999'999),
+          absl::Nanoseconds(999'999'999) + absl::Nanoseconds(3) / 4}) {
+      const absl::Duration d = absl::Seconds(s) + extra;
+      const int64_t whole = absl::ToInt64Nanoseconds(d);
+      const int64_t expected =
+          d > absl::Nanoseconds(whole) && whole < kMax ? whole + 1 : whole;
+      EXPECT_EQ(DelayToNanos(d), expected) << d;
+    }
+  }
+  EXPECT_EQ(DelayToNanos(absl::Seconds(1) - absl::Nanoseconds(1) / 4),
+            1'000'000'000);
+  EXPECT_EQ(DelayToNanos(-absl::Nanoseconds(1) / 4), 0);
+}
+
 TEST(DelayToNanosTest, InfiniteAndHugeDelaysSaturate) {
   EXPECT_EQ(DelayToNanos(absl::InfiniteDuration()), kMax);
   EXPECT_EQ(DelayToNanos(absl::Hours(std::numeric_limits<int64_t>::max())),

@@ -44,6 +44,17 @@ constexpr int64_t SaturatingMultiply(int64_t a, int64_t b) {
 // A delay with a sub-nanosecond part rounds up, never down (never early, to
 // the nanosecond): 7.5 ns is 8 ns, a quarter nanosecond is 1 ns.
 inline int64_t DelayToNanos(absl::Duration delay) {
+  // An absl::Duration is whole seconds (`hi`) plus quarter nanoseconds (`lo`,
+  // below 4e9; ~0u in an infinite one), both read inline here: Abseil's
+  // ToInt64Nanoseconds() is out of line (a call into its shared library on
+  // every add). Every delay shorter than kFastSeconds takes this branch.
+  constexpr int64_t kFastSeconds = kMaxNanos / 1000000000 - 1;
+  const int64_t hi = absl::time_internal::GetRepHi(delay);
+  const uint32_t lo = absl::time_internal::GetRepLo(delay);
+  if (hi < 0) return 0;  // Negative (lo only adds), or minus infinity.
+  if (hi < kFastSeconds) {
+    return hi * 1000000000 + static_cast<int64_t>((lo + 3) / 4);  // Rounds up.
+  }
   if (delay <= absl::ZeroDuration()) return 0;
   // Truncates toward zero, saturating at kMaxNanos.
   const int64_t whole = absl::ToInt64Nanoseconds(delay);

@@ -37,6 +37,10 @@ install(FILES
 # timingwheel.pc: one package for the timer and the purgatory, and
 # timingwheel-durable.pc adding the durable tier (libpq). Abseil's Debian
 # packages install one .pc per component; these name the ones used.
+# The prefix is found from the .pc file's own place (relocatable: the same
+# files work after `cmake --install --prefix` to any folder).
+file(RELATIVE_PATH TW_PC_PREFIX_FROM_PCFILEDIR "/${CMAKE_INSTALL_LIBDIR}/pkgconfig" "/")
+string(REGEX REPLACE "/$" "" TW_PC_PREFIX_FROM_PCFILEDIR "${TW_PC_PREFIX_FROM_PCFILEDIR}")
 set(TW_PC_INCLUDEDIR "\${prefix}/${CMAKE_INSTALL_INCLUDEDIR}/timingwheel")
 set(TW_PC_LIBDIR "\${prefix}/${CMAKE_INSTALL_LIBDIR}")
 set(TW_PC_ABSL_CORE "absl_any_invocable absl_status absl_statusor absl_str_format absl_time absl_span absl_flat_hash_map absl_inlined_vector absl_hash")

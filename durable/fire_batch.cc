@@ -65,14 +65,14 @@ Completion MakeCompletion(const Started& started, const absl::Status& result,
       c.backoff_us = micros_up(verdict.delay);
       return c;
     case HandlerVerdict::kDiscard:
-      c.error = OutcomeErrorText(result.ToString());
+      c.error = HandlerErrorText(result);
       c.outcome = Outcome::kFailed;
       return c;
     case HandlerVerdict::kFailure:
     case HandlerVerdict::kRetryAfter:
       break;
   }
-  c.error = OutcomeErrorText(result.ToString());
+  c.error = HandlerErrorText(result);
   if (started.task.attempt >= policy.max_attempts) {
     c.outcome = Outcome::kFailed;
     return c;
@@ -111,9 +111,8 @@ Completion RefusedOutcome(const Completion& completion,
   c.slot = completion.slot;
   c.started_us = completion.started_us;
   c.outcome = Outcome::kFailed;
-  c.error = OutcomeErrorText(
-      absl::StrCat("the database refused this attempt's outcome: ",
-                   status.ToString()));
+  c.error = OutcomeErrorText(absl::StrCat(
+      "the database refused this attempt's outcome: ", status.ToString()));
   return c;
 }
 

@@ -18,8 +18,8 @@ constexpr char kVerdictUrl[] = "type.timingwheel/durable.HandlerVerdict";
 
 absl::Status WithVerdict(absl::Status status, absl::string_view verb,
                          absl::Duration delay) {
-  const int64_t micros = absl::ToInt64Microseconds(
-      durable_internal::ClampVerdictDelay(delay));
+  const int64_t micros =
+      absl::ToInt64Microseconds(durable_internal::ClampVerdictDelay(delay));
   status.SetPayload(kVerdictUrl, absl::Cord(absl::StrCat(verb, " ", micros)));
   return status;
 }
@@ -58,6 +58,18 @@ std::string OutcomeErrorText(std::string text) {
   text.resize(keep);
   absl::StrAppend(&text, " [", cut, " more bytes cut]");
   return text;
+}
+
+std::string HandlerErrorText(const absl::Status& status) {
+  if (!status.GetPayload(kVerdictUrl).has_value()) {
+    return OutcomeErrorText(status.ToString());
+  }
+  if (ReadVerdict(status).kind == HandlerVerdict::kDiscard) {
+    return OutcomeErrorText(std::string(status.message()));
+  }
+  absl::Status shown = status;
+  shown.ErasePayload(kVerdictUrl);
+  return OutcomeErrorText(shown.ToString());
 }
 
 HandlerVerdict ReadVerdict(const absl::Status& status) {

@@ -84,6 +84,14 @@ absl::Duration ClampVerdictDelay(absl::Duration delay);
 // boundary), followed by a note of how many bytes were cut when it was.
 std::string OutcomeErrorText(std::string text);
 
+// HandlerErrorText()
+//
+// What an attempt records as its error for the handler's `status`: a
+// `Discard()` reason exactly as the handler gave it; any other status as
+// `Status::ToString()` without the verdict this file attaches ("UNAVAILABLE:
+// busy" for `RetryAfter(d, "busy")`); cut by `OutcomeErrorText()`.
+std::string HandlerErrorText(const absl::Status& status);
+
 // ReadVerdict()
 //
 // The verdict `status` carries (kOk for OK, kFailure for an error without

@@ -106,6 +106,22 @@ TEST(HandlerVerdictTest, LongErrorsAreCut) {
   EXPECT_NE(c.error.find("more bytes cut"), std::string::npos);
 }
 
+TEST(HandlerVerdictTest, RecordedErrorsShowNoInternalVerdict) {
+  using durable_internal::HandlerErrorText;
+  // A Discard() reason exactly as the handler gave it.
+  EXPECT_EQ(HandlerErrorText(Discard("order already paid")),
+            "order already paid");
+  // The other verdicts: the status without the verdict's payload.
+  EXPECT_EQ(HandlerErrorText(RetryAfter(absl::Seconds(1), "busy")),
+            "UNAVAILABLE: busy");
+  EXPECT_EQ(HandlerErrorText(absl::InternalError("boom")), "INTERNAL: boom");
+  for (const absl::Status& s : {Discard("x"), RetryAfter(absl::Seconds(1), "y"),
+                                Snooze(absl::Seconds(1))}) {
+    EXPECT_EQ(HandlerErrorText(s).find("type.timingwheel"), std::string::npos)
+        << HandlerErrorText(s);
+  }
+}
+
 TEST(HandlerVerdictTest, JitterStaysWithinItsBoundsAndVaries) {
   EXPECT_EQ(durable_internal::Jittered(absl::Seconds(10), 0.0),
             absl::Seconds(10));

@@ -20,11 +20,9 @@
 // that only enqueues uses `DurableClient` (durable_client.h), which holds no
 // slots and runs no handlers.
 //
-// This file defines:
+// This file defines (its options, `DurableOptions`, and its counters,
+// `DurableMetrics`, are in durable_options.h):
 //
-//   * `DurableOptions`: connection, node id, handler, horizon, lease TTL,
-//     slots, retries, backpressure, executor, timer options.
-//   * `DurableMetrics`: counters.
 //   * `DurableScheduler::RenderPrometheus()`: the counters and the latency
 //     histograms as Prometheus text (durable/README.md, "Metrics").
 //   * `DurableScheduler`: schedule, replace, cancel, look up, shut down;

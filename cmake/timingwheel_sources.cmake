@@ -13,6 +13,7 @@ set(TIMINGWHEEL_TIMER_SOURCES
   ${PROJECT_SOURCE_DIR}/timer/internal/test_hooks.cc
   ${PROJECT_SOURCE_DIR}/timer/internal/timer_control.cc
   ${PROJECT_SOURCE_DIR}/timer/internal/timing_wheel.cc
+  ${PROJECT_SOURCE_DIR}/timer/thread_pool_executor.cc
   ${PROJECT_SOURCE_DIR}/timer/timer.cc
   ${PROJECT_SOURCE_DIR}/timer/timer_bulk.cc
   ${PROJECT_SOURCE_DIR}/timer/timer_cancel.cc
@@ -49,6 +50,7 @@ set(TIMINGWHEEL_TIMER_HEADERS
   timer/internal/wheel_math.h
   timer/periodic_task.h
   timer/scoped_timer_handle.h
+  timer/thread_pool_executor.h
   timer/time_point.h
   timer/timer.h
   timer/timer_add.h
@@ -81,7 +83,6 @@ set(TIMINGWHEEL_TIMER_TESTING_SOURCES
   ${PROJECT_SOURCE_DIR}/timer/testing/manual_clock.cc
   ${PROJECT_SOURCE_DIR}/timer/testing/manual_executor.cc
   ${PROJECT_SOURCE_DIR}/timer/testing/mock_timer.cc
-  ${PROJECT_SOURCE_DIR}/timer/testing/pool_executor.cc
 )
 set(TIMINGWHEEL_TIMER_TESTING_HEADERS
   timer/testing/manual_clock.h
@@ -175,6 +176,7 @@ set(TIMINGWHEEL_DURABLE_SOURCES
   ${PROJECT_SOURCE_DIR}/durable/store_leases.cc
   ${PROJECT_SOURCE_DIR}/durable/store_replace.cc
   ${PROJECT_SOURCE_DIR}/durable/store_schedules.cc
+  ${PROJECT_SOURCE_DIR}/durable/store_unclaim.cc
   ${PROJECT_SOURCE_DIR}/durable/task.cc
   ${PROJECT_SOURCE_DIR}/durable/wheel_mirror.cc
 )

@@ -31,10 +31,11 @@
 // differ). TIMINGWHEEL_CHAOS_DEFECTS lists the known defects of issue 37
 // to hunt ("all", or digits): 1, 2 and 6 add the calls that hit them
 // (concurrent replace calls on a new id; handler verdicts with an infinite
-// delay; CancelTask of running tasks with ids of 4,100 bytes), 4 runs the
+// delay; CancelTask of running tasks with ids of kMaxIdBytes), 4 runs the
 // schedulers with TimerOptions::max_pending = 48 (its lateness is rule 9's),
 // 3 and 5 make their rules' findings violations (else they are printed as
-// "chaos: known defect N: ..."). Empty by default until they are fixed.
+// "chaos: known defect N: ..."). Default "all": the six are fixed, so the
+// calls that reached them run in every run ("0" turns them off).
 
 #include <signal.h>
 
@@ -54,6 +55,7 @@
 #include "absl/time/clock.h"
 #include "absl/time/time.h"
 #include "durable/durable_client.h"
+#include "durable/task.h"
 #include "durable/testing/pg_proxy.h"
 #include "durable/testing/postgres_fixture.h"
 #include "durable/testing/store_inspector.h"
@@ -119,6 +121,7 @@ class ChaosTest : public ::testing::Test {
  protected:
   void SetUp() override {
     seed_ = EnvInt("TIMINGWHEEL_CHAOS_SEED", 1);
+    defects_ = "all";
     if (const char* d = std::getenv("TIMINGWHEEL_CHAOS_DEFECTS")) defects_ = d;
     seconds_ = EnvInt("TIMINGWHEEL_CHAOS_SECONDS", TW_CHAOS_TSAN   ? 12
                                                    : TW_CHAOS_ASAN ? 15
@@ -188,7 +191,9 @@ class ChaosTest : public ::testing::Test {
              absl::StrCat("--max_in_flight=", kMaxInFlight), "--verdicts",
              "--kinds=ka:2,kb:1", "--long_ms=2500",
              // Defect 4: a wheel full of later tasks holds back one due now.
-             Hunting('4') ? "--max_pending=48" : "--max_pending=0"})) {
+             Hunting('4') ? "--max_pending=48" : "--max_pending=0",
+             Hunting('6') ? absl::StrCat("--max_id_bytes=", kMaxIdBytes)
+                          : "--max_id_bytes=0"})) {
       return false;
     }
     // Up once it heartbeats (first start) or takes a slot (a restart: the
@@ -354,12 +359,10 @@ TEST_F(ChaosTest, RandomFaultsKeepTheGuarantees) {
   DurableClientOptions client_options;
   client_options.conninfo = proxies_[kNodes]->conninfo();
   client_options.slot_count = 64;
-  // Defect 6 needs ids past 4,000 bytes, if the clients admit them.
-  if (Hunting('6')) client_options.max_id_bytes = 8192;
-  if (Hunting('6') && !DurableClient::Create(client_options).ok()) {
-    std::printf("chaos: defect 6: max_id_bytes = 8192 is refused\n");
-    client_options.max_id_bytes = DurableClientOptions().max_id_bytes;
-  }
+  // Defect 6's class: CancelTask of running tasks with ids of the longest
+  // length admitted (kMaxIdBytes; past 4,000 bytes the stop notification
+  // overflowed before the cap).
+  if (Hunting('6')) client_options.max_id_bytes = kMaxIdBytes;
   auto client = DurableClient::Create(client_options);
   ASSERT_TRUE(client.ok()) << client.status();
   auto pair_client = DurableClient::Create(client_options);
@@ -368,7 +371,7 @@ TEST_F(ChaosTest, RandomFaultsKeepTheGuarantees) {
   workload_options.seed = seed_;
   workload_options.defect1_calls = Hunting('1');
   workload_options.defect2_calls = Hunting('2');
-  workload_options.defect6_calls = client_options.max_id_bytes > 4100;
+  workload_options.defect6_calls = Hunting('6');
   workload_options.pause_ms = TW_CHAOS_SLOW ? 150 : 60;
   durable_test::ChaosWorkload workload(client->get(), pair_client->get(),
                                        producer_, &history_, &mu_,

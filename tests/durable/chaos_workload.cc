@@ -13,6 +13,7 @@
 #include "absl/time/time.h"
 #include "durable/admin_store.h"
 #include "durable/schedule_in_transaction.h"
+#include "durable/task.h"
 
 namespace timingwheel {
 namespace durable_test {
@@ -86,8 +87,9 @@ std::string ChaosWorkload::TaskId(Rng& rng, int thread) {
   const std::string prefix = kPrefixes[rng() % n];
   static std::atomic<int64_t> next{0};
   if (options_.defect6_calls && rng() % 12 == 0) {
-    return absl::StrCat("big-", thread, "-", next.fetch_add(1), "-",
-                        std::string(4100, 'x'));
+    std::string id = absl::StrCat("big-", thread, "-", next.fetch_add(1), "-");
+    id.resize(static_cast<size_t>(kMaxIdBytes), 'x');
+    return id;
   }
   return absl::StrCat(prefix, "-", thread, "-", next.fetch_add(1));
 }

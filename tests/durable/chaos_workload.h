@@ -54,8 +54,8 @@ struct ChaosWorkloadOptions {
   // (defect 2).
   bool defect1_calls = false;
   bool defect2_calls = false;
-  // Tasks with ids of 4,100 bytes ("big-"), cancelled while they run
-  // (defect 6; the clients' max_id_bytes must admit them).
+  // Tasks with ids of kMaxIdBytes ("big-"), cancelled while they run
+  // (defect 6's class; the clients' max_id_bytes must admit them).
   bool defect6_calls = false;
   int64_t pause_ms = 60;  // Between two calls of one thread.
   int slot_count = 64;

@@ -62,6 +62,17 @@ absl::StatusOr<PgResult> CheckResultOf(PGconn* conn, PgResult result) {
     return absl::DeadlineExceededError(
         absl::StrCat("PostgreSQL statement timed out: ", message));
   }
+  // Errors that say nothing of the statement's rows: trying again later
+  // may succeed (a batch is sent again whole, not split as if refused).
+  if (absl::StartsWith(code, "40")) {  // Deadlock, serialization failure.
+    return absl::AbortedError(absl::StrCat("PostgreSQL: ", message));
+  }
+  if (absl::StartsWith(code, "53")) {  // Out of memory, disk full, ...
+    return absl::ResourceExhaustedError(absl::StrCat("PostgreSQL: ", message));
+  }
+  if (absl::StartsWith(code, "58")) {  // I/O error, system error.
+    return absl::UnavailableError(absl::StrCat("PostgreSQL: ", message));
+  }
   return absl::InternalError(absl::StrCat("PostgreSQL: ", message));
 }
 

@@ -22,9 +22,10 @@ bool Finite(absl::Time t) {
 
 absl::Status RecurrencePolicy::Validate() const {
   if (grace < absl::ZeroDuration() || grace > kMaxGrace) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        "RecurrencePolicy.grace must be in 0..", absl::FormatDuration(kMaxGrace),
-        ", got ", absl::FormatDuration(grace)));
+    return absl::InvalidArgumentError(
+        absl::StrCat("RecurrencePolicy.grace must be in 0..",
+                     absl::FormatDuration(kMaxGrace), ", got ",
+                     absl::FormatDuration(grace)));
   }
   if (max_runs < 1 || max_runs > kMaxRunsLimit) {
     return absl::InvalidArgumentError(

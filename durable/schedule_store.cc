@@ -326,27 +326,27 @@ absl::StatusOr<ScheduleWrite> UpdateScheduleTx(
 }
 
 absl::Status PauseScheduleTx(PGconn* conn, const std::string& name) {
-  return InTransaction<bool>(conn,
-                             [&]() -> absl::StatusOr<bool> {
-                               absl::StatusOr<PgResult> r = PgExec(
-                                   conn, kPauseSql, PgParams().Bytes(name));
-                               if (!r.ok()) return r.status();
-                               if (r->rows() == 0) {
-                                 return absl::NotFoundError("no such schedule");
-                               }
-                               absl::StatusOr<int64_t> earliest =
-                                   DeleteWaiting(conn, name,
-                                                 /*keep_due=*/false);
-                               if (!earliest.ok()) return earliest.status();
-                               if (*earliest == kNoOccurrenceUs) return true;
-                               absl::Status status =
-                                   PgExec(conn, kUnaccountSql,
-                                          PgParams().Bytes(name).Int64(
-                                              *earliest - 1))
-                                       .status();
-                               if (!status.ok()) return status;
-                               return true;
-                             })
+  return InTransaction<bool>(
+             conn,
+             [&]() -> absl::StatusOr<bool> {
+               absl::StatusOr<PgResult> r =
+                   PgExec(conn, kPauseSql, PgParams().Bytes(name));
+               if (!r.ok()) return r.status();
+               if (r->rows() == 0) {
+                 return absl::NotFoundError("no such schedule");
+               }
+               absl::StatusOr<int64_t> earliest =
+                   DeleteWaiting(conn, name,
+                                 /*keep_due=*/false);
+               if (!earliest.ok()) return earliest.status();
+               if (*earliest == kNoOccurrenceUs) return true;
+               absl::Status status =
+                   PgExec(conn, kUnaccountSql,
+                          PgParams().Bytes(name).Int64(*earliest - 1))
+                       .status();
+               if (!status.ok()) return status;
+               return true;
+             })
       .status();
 }
 
@@ -369,7 +369,8 @@ absl::StatusOr<bool> DeleteScheduleTx(PGconn* conn, const std::string& name) {
         PgExec(conn, kDeleteSql, PgParams().Bytes(name));
     if (!r.ok()) return r.status();
     if (r->rows() == 0) return false;
-    absl::Status status = DeleteWaiting(conn, name, /*keep_due=*/false).status();
+    absl::Status status =
+        DeleteWaiting(conn, name, /*keep_due=*/false).status();
     if (!status.ok()) return status;
     return true;
   });

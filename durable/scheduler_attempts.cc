@@ -247,6 +247,9 @@ void DurableScheduler::FinishAttempt(Completion completion, int slot,
       metrics_.dropped += 1 - result->written;
     } else {
       ++metrics_.db_errors;
+      // The row stays RUNNING under our epoch, where no load of ours takes
+      // it: put it back to PENDING at the next maintenance round.
+      requeue_requested_ = true;
     }
     attempts_.Ended(completion.id, completion.version, slot);
     release = attempts_.SlotIdle(slot);

@@ -60,9 +60,9 @@ absl::StatusOr<SlotLeases::Changes> SlotLeases::Balance(
   } else if (have < share && may_acquire) {
     const int64_t asked =
         std::min<int64_t>(share - have, std::max(1, max_acquire));
-    absl::StatusOr<std::vector<SlotEpoch>> got = store.Acquire(
-        node_id_, static_cast<int>(asked), ttl_us_, max_attempts_, horizon_us_,
-        live);
+    absl::StatusOr<std::vector<SlotEpoch>> got =
+        store.Acquire(node_id_, static_cast<int>(asked), ttl_us_, max_attempts_,
+                      horizon_us_, live);
     if (!got.ok()) return got.status();
     changes.wants_more =
         static_cast<int64_t>(got->size()) == asked && have + asked < share;

@@ -135,12 +135,20 @@ SELECT task_id, state FROM tw_timer WHERE task_id = ANY($1::bytea[])
 // Rows kept in the conflict arm (prior_state -2) take the state the
 // task has now: RUNNING (the caller learns kAlreadyRunning) or another
 // (kKept); a row gone meanwhile counts as kept, as it existed when the
-// statement decided.
-absl::StatusOr<ReplaceResult> ResolveConflicts(PGconn* conn,
-                                               ReplaceResult result) {
+// statement decided. A plain replacement (`replaces[id]`) is never kept:
+// the conflict arm skipped it only because the task was RUNNING then,
+// whatever it is now (it may have finished meanwhile).
+absl::StatusOr<ReplaceResult> ResolveConflicts(
+    PGconn* conn, ReplaceResult result,
+    const absl::flat_hash_set<absl::string_view>& replaces) {
   std::vector<absl::string_view> ids;
-  for (const ReplaceAnswer& answer : result.answers) {
-    if (answer.prior_state == kPriorUnseen) ids.push_back(answer.id);
+  for (ReplaceAnswer& answer : result.answers) {
+    if (answer.prior_state != kPriorUnseen) continue;
+    if (replaces.contains(answer.id)) {
+      answer.prior_state = 2;
+    } else {
+      ids.push_back(answer.id);
+    }
   }
   if (ids.empty()) return result;
   PgParams params;
@@ -236,7 +244,11 @@ absl::StatusOr<ReplaceResult> Store::Replace(
     if (!row.status().ok()) return row.status();
     result.answers.push_back(std::move(answer));
   }
-  return ResolveConflicts(conn_, std::move(result));
+  absl::flat_hash_set<absl::string_view> replaces;
+  for (const ReplaceRow& r : rows) {
+    if (r.rule == ReplaceRule::kReplace) replaces.insert(r.row.id);
+  }
+  return ResolveConflicts(conn_, std::move(result), replaces);
 }
 
 }  // namespace durable_internal

@@ -54,9 +54,9 @@ namespace durable_internal {
 class WheelMirror {
  public:
   enum class Added {
-    kInTimer,     // (Perhaps displacing a later task: see given_back.)
-    kGivenBack,   // The timer is full of earlier tasks.
-    kClosed,      // The timer is shut down: nothing kept.
+    kInTimer,    // (Perhaps displacing a later task: see given_back.)
+    kGivenBack,  // The timer is full of earlier tasks.
+    kClosed,     // The timer is shut down: nothing kept.
   };
 
   // `timer`, `clock` (the timer's) and `router` must outlive the mirror.

@@ -69,8 +69,7 @@ absl::StatusOr<RecurringSchedule> FakeStore::StoredLocked(
   return durable_internal::StoredDefinition(schedule, *recurrence);
 }
 
-int64_t FakeStore::DeleteWaitingLocked(const std::string& name,
-                                       bool keep_due) {
+int64_t FakeStore::DeleteWaitingLocked(const std::string& name, bool keep_due) {
   auto [first, last] = durable_internal::OccurrenceRange(name);
   const int64_t now_us = db_->NowLocked();
   int64_t earliest = durable_internal::kNoOccurrenceUs;

@@ -146,8 +146,8 @@ TEST_P(CapacityTest, AFullWheelTakesATaskDueSoonInPlaceOfLaterOnes) {
   ASSERT_TRUE(s->Schedule("soon", absl::Milliseconds(300), "p").ok());
   absl::StatusOr<TaskInfo> soon = s->Get("soon");
   ASSERT_TRUE(soon.ok()) << soon.status();
-  const bool fired = WaitFor([&] { return recorder_.size() >= 1; },
-                             absl::Seconds(10));
+  const bool fired =
+      WaitFor([&] { return recorder_.size() >= 1; }, absl::Seconds(10));
   ASSERT_TRUE(fired) << "a task due now waited behind later ones";
   std::vector<Recorder::Call> calls = recorder_.calls();
   ASSERT_EQ(calls.size(), 1u);
@@ -158,7 +158,8 @@ TEST_P(CapacityTest, AFullWheelTakesATaskDueSoonInPlaceOfLaterOnes) {
   EXPECT_GE(s->Metrics().requeued, 1);
   EXPECT_TRUE(WaitFor([&] {
     return CountInState(TaskState::kSuccess) == 1 && CountWaiting() == 3;
-  })) << CountWaiting() << " of 3 waiting";
+  })) << CountWaiting()
+      << " of 3 waiting";
   EXPECT_EQ(recorder_.size(), 1u);
   s->Shutdown();
 }

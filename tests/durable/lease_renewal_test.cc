@@ -13,7 +13,6 @@
 #include <string>
 
 #include "absl/synchronization/notification.h"
-
 #include "absl/time/time.h"
 #include "durable/durable_scheduler.h"
 #include "durable/testing/pause_points.h"
@@ -193,7 +192,8 @@ TEST_F(LeaseRenewalTest, RetakingItsOwnSlotSparesTheAttemptStillRunning) {
   ASSERT_EQ(before->state, TaskState::kRunning);
   const durable_testing::LeaseRow held = Lease();
   {
-    auto lock = StoreLock::LockTable(db_->conninfo(), StoreLock::Table::kLeases);
+    auto lock =
+        StoreLock::LockTable(db_->conninfo(), StoreLock::Table::kLeases);
     ASSERT_TRUE(lock.ok()) << lock.status();
     // Renewals time out; the process forgets its slot after a TTL, and the
     // lease runs out in the database too.

@@ -74,8 +74,9 @@ BEGIN
   END IF;
   RETURN NEW;
 END $$)sql");
-  Exec("CREATE TRIGGER tw_test_refuse BEFORE UPDATE ON tw_timer "
-       "FOR EACH ROW EXECUTE FUNCTION tw_test_refuse()");
+  Exec(
+      "CREATE TRIGGER tw_test_refuse BEFORE UPDATE ON tw_timer "
+      "FOR EACH ROW EXECUTE FUNCTION tw_test_refuse()");
   std::vector<std::string> ids = {"poison"};
   for (int i = 0; i < 7; ++i) ids.push_back(absl::StrCat("good-", i));
   RunInOneBatch(*scheduler, ids);
@@ -123,8 +124,7 @@ TEST_F(OutcomeBatchTest, InfiniteDelaysParkTheTaskAndEveryOutcomeIsWritten) {
     EXPECT_TRUE(Succeeded(absl::StrCat("ok-", i)))
         << "ok-" << i << " waits behind a parked task's outcome";
   }
-  const int64_t hundred_years_us =
-      absl::ToInt64Microseconds(kMaxVerdictDelay);
+  const int64_t hundred_years_us = absl::ToInt64Microseconds(kMaxVerdictDelay);
   for (const char* id : {"park-retry", "park-snooze"}) {
     ASSERT_TRUE(InState(id, TaskState::kPending)) << id;
     auto row = Store().Task(id);

@@ -65,20 +65,19 @@ TEST_F(RecurringRetryTest, RetryOfAFailedOccurrenceNeverOverlapsTheNext) {
   s.policy.overlap = Overlap::kSkipWhileRunning;
   s.policy.catch_up = CatchUp::kRunOnce;
   ASSERT_TRUE(scheduler_->CreateSchedule(s).ok());
-  ASSERT_TRUE(WaitFor([&] { return StateOf(*admin, first_id) ==
-                                   TaskState::kFailed; }));
+  ASSERT_TRUE(
+      WaitFor([&] { return StateOf(*admin, first_id) == TaskState::kFailed; }));
   // Its failure wrote the next occurrence: a retry now would overlap it.
   auto refused = admin->Retry(first_id);
   ASSERT_TRUE(refused.ok()) << refused.status();
-  EXPECT_EQ(refused->outcome, ActionOutcome::kWrongState)
-      << refused->message;
+  EXPECT_EQ(refused->outcome, ActionOutcome::kWrongState) << refused->message;
   EXPECT_NE(refused->message.find("pause"), std::string::npos)
       << refused->message;
   if (refused->outcome == ActionOutcome::kDone) {
     // Retried anyway: the next occurrence (due 2 s after the first) must
     // not start while the retried run is held.
-    EXPECT_FALSE(WaitFor([&] { return most_running.load() > 1; },
-                         absl::Seconds(4)))
+    EXPECT_FALSE(
+        WaitFor([&] { return most_running.load() > 1; }, absl::Seconds(4)))
         << "the retried occurrence ran beside the next one";
   }
   // The way through: pause, retry, resume.
@@ -90,8 +89,8 @@ TEST_F(RecurringRetryTest, RetryOfAFailedOccurrenceNeverOverlapsTheNext) {
   ASSERT_TRUE(WaitFor([&] { return runs.load() >= 2; }));
   ASSERT_TRUE(scheduler_->ResumeSchedule("nightly").ok());
   // Resumed while the retried run is held: nothing overlaps it.
-  EXPECT_FALSE(WaitFor([&] { return most_running.load() > 1; },
-                       absl::Seconds(3)))
+  EXPECT_FALSE(
+      WaitFor([&] { return most_running.load() > 1; }, absl::Seconds(3)))
       << "an occurrence ran beside the retried one";
   {
     std::lock_guard<std::mutex> lock(mu);

@@ -71,10 +71,10 @@ TEST(RollingUpgradeTest, RowsAVersion4ProcessWritesFollowVersion5sRules) {
   ASSERT_TRUE((*store)->EnsureSchema(1).ok());
   ASSERT_TRUE(ExecSql((*db)->conninfo(), kVersion4Writes).ok());
   // Version 5's invariant holds on every row.
-  auto broken = QueryInt(
-      (*db)->conninfo(),
-      "SELECT count(*) FROM tw_timer WHERE (finished_us IS NULL) <> "
-      "(state < 3)");
+  auto broken =
+      QueryInt((*db)->conninfo(),
+               "SELECT count(*) FROM tw_timer WHERE (finished_us IS NULL) <> "
+               "(state < 3)");
   ASSERT_TRUE(broken.ok()) << broken.status();
   EXPECT_EQ(*broken, 0);
   // Version 5 loads every unfinished row (PENDING again: 6 of them) ...
@@ -86,9 +86,9 @@ TEST(RollingUpgradeTest, RowsAVersion4ProcessWritesFollowVersion5sRules) {
   std::vector<std::string> ids;
   for (const WheelEntry& e : claimed->tasks) ids.push_back(e.id);
   std::sort(ids.begin(), ids.end());
-  EXPECT_EQ(ids, (std::vector<std::string>{"admin-retried", "pending",
-                                            "requeued", "restamped",
-                                            "retried", "snoozed"}));
+  EXPECT_EQ(ids,
+            (std::vector<std::string>{"admin-retried", "pending", "requeued",
+                                      "restamped", "retried", "snoozed"}));
   // ... and cleans up the finished ones.
   auto deleted = (*store)->DeleteFinished(*slots, -1000000, 100);
   ASSERT_TRUE(deleted.ok()) << deleted.status();

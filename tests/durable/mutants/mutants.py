@@ -35,7 +35,7 @@ M = {
  "snooze_history_unbounded": ("durable/store_attempts.cc", "  WHERE $9 AND done.outcome = 3 AND a.task_id = done.task_id", "  WHERE false AND done.outcome = 3 AND a.task_id = done.task_id"),
  "acquire_restamps_live_attempts": ("durable/scheduler_maintenance.cc", "    live = attempts_.RunningAttempts();", "    live.clear();"),
  "fire_waits_for_batch": ("durable/fire_queue.cc", "  return can_go > 0;\n}", "  if (can_go == 0) return false;\n  if (in_flight == 0) return true;\n  return room >= std::min<int64_t>(can_go, std::max(1, max_in_flight_ / 4));\n}"),
- "pause_forgets_due_occurrence": ("durable/schedule_store.cc", "                               if (*earliest == kNoOccurrenceUs) return true;", "                               return true;"),
+ "pause_forgets_due_occurrence": ("durable/schedule_store.cc", "               if (*earliest == kNoOccurrenceUs) return true;", "               return true;"),
  "update_deletes_due_occurrence": ("durable/schedule_store.cc", "DeleteWaiting(conn, canonical.name, /*keep_due=*/true)", "DeleteWaiting(conn, canonical.name, /*keep_due=*/false)"),
  "retry_overlaps_next_occurrence": ("durable/admin_writes.cc", "WHERE s.name = $1 AND s.overlap = 0", "WHERE s.name = $1 AND s.overlap = 99"),
  "full_wheel_claims_nothing": ("durable/scheduler_wheel.cc", "  load_waits_for_room_ = true;\n  const int64_t latest_us = wheel_->LatestDueUs();", "  load_waits_for_room_ = true;\n  if (max_pending > 0) return false;\n  const int64_t latest_us = wheel_->LatestDueUs();"),

@@ -119,13 +119,16 @@ absl::StatusOr<std::vector<SlotEpoch>> FakeStore::Acquire(
   // Re-stamp the RUNNING rows: the former owner's completions match
   // nothing. SCHEDULED rows keep their epoch until the new owner's load.
   // The taker's own live attempts keep running under the new epoch.
-  for (auto& [id, task] : db_->tasks_) {
+  for (auto& entry : db_->tasks_) {
+    const std::string& id = entry.first;
+    auto& task = entry.second;
     if (task.state != TaskState::kRunning) continue;
     int64_t epoch = 0;
     if (!InSlots(taken, task.slot, &epoch)) continue;
+    const int64_t version = task.version;
     const bool spared =
         std::any_of(live.begin(), live.end(), [&](const LiveAttempt& a) {
-          return a.id == id && a.version == task.version;
+          return a.id == id && a.version == version;
         });
     if (spared) {
       task.epoch = epoch;

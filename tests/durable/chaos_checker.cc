@@ -179,9 +179,17 @@ std::string ChaosReport::Summary() const {
 ChaosReport CheckChaos(const ChaosHistory& history, const ChaosLimits& limits) {
   ChaosReport report;
   report.runs = static_cast<int64_t>(history.runs.size());
+  std::map<std::string, std::vector<ChaosDue>> dues_by_id;
+  std::map<std::string, int> slot_of;
+  for (const ChaosDue& due : history.dues) {
+    dues_by_id[due.id].push_back(due);
+    slot_of[due.id] = due.slot;
+  }
   // A run's start: its logged time less the slack, or, when its node was
   // resumed (SIGCONT) shortly before the log, the moment it was stopped (the
-  // handler may have started before the stall and logged after it).
+  // handler may have started before the stall and logged after it), but not
+  // before the row got the due time it last got before the log (a row
+  // written during the stall was fired after it).
   auto start_of = [&](const ChaosRun& run) {
     int64_t start = run.at_us - limits.start_slack_us;
     int64_t stopped = INT64_MAX;
@@ -194,7 +202,13 @@ ChaosReport CheckChaos(const ChaosHistory& history, const ChaosLimits& limits) {
         start = std::min(start, stopped);
       }
     }
-    return start;
+    if (start == run.at_us - limits.start_slack_us) return start;
+    auto dues = dues_by_id.find(run.id);
+    if (dues == dues_by_id.end()) return start;
+    for (const ChaosDue& due : dues->second) {
+      if (due.at_us <= run.at_us) start = std::max(start, due.at_us);
+    }
+    return std::min(start, run.at_us - limits.start_slack_us);
   };
   std::map<std::string, std::vector<ChaosRun>> runs_by_id;
   for (const ChaosRun& run : history.runs) {
@@ -206,12 +220,6 @@ ChaosReport CheckChaos(const ChaosHistory& history, const ChaosLimits& limits) {
                      [](const ChaosRun& a, const ChaosRun& b) {
                        return a.start_us < b.start_us;
                      });
-  }
-  std::map<std::string, std::vector<ChaosDue>> dues_by_id;
-  std::map<std::string, int> slot_of;
-  for (const ChaosDue& due : history.dues) {
-    dues_by_id[due.id].push_back(due);
-    slot_of[due.id] = due.slot;
   }
   auto add = [&](std::string message) {
     report.violations.push_back(std::move(message));

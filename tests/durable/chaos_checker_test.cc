@@ -106,6 +106,21 @@ TEST(ChaosCheckerTest, RunLoggedAfterAStallStartedBeforeIt) {
   EXPECT_EQ(report.doubles, 1);
 }
 
+// "a" was stopped; meanwhile "b" ran the task, which snoozed (a new due
+// time written at 3100); "a" took the slot after SIGCONT and ran it: its
+// run started after the snooze's due time was written, not at the stop.
+TEST(ChaosCheckerTest, RunAfterAStallStartsNoEarlierThanItsDueWasWritten) {
+  ChaosHistory h = CleanHistory();
+  h.runs[0] = {"t", "b", 1, 3000};
+  h.runs[0].verdict = "snooze";
+  h.runs[0].end_us = 3050;
+  h.dues.push_back({"t", 5, 0, 3200, 3100});
+  h.runs.push_back({"t", "a", 1, 5050});
+  h.faults = {{1900, "stop", "a"}, {5000, "cont", "a"}};
+  const ChaosReport report = Check(h);
+  EXPECT_TRUE(report.violations.empty()) << report.violations[0];
+}
+
 TEST(ChaosCheckerTest, TooManyRuns) {
   ChaosHistory h = CleanHistory();
   for (int i = 0; i < 6; ++i) {

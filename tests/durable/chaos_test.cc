@@ -119,6 +119,44 @@ int64_t NowUs() { return absl::ToUnixMicros(absl::Now()); }
 
 class ChaosTest : public ::testing::Test {
  protected:
+  // Writes the whole history (faults, lease changes, due times, runs), one
+  // event per line in time order, to chaos_history.txt among the test's
+  // outputs (bazel-testlogs/.../test.outputs), for reading a failure.
+  void DumpHistory() const {
+    const char* dir = std::getenv("TEST_UNDECLARED_OUTPUTS_DIR");
+    if (dir == nullptr) return;
+    std::vector<std::pair<int64_t, std::string>> lines;
+    for (const ChaosFault& f : history_.faults) {
+      lines.push_back({f.at_us, absl::StrCat("fault ", f.kind, " ", f.target)});
+    }
+    for (const durable_test::ChaosLease& l : history_.leases) {
+      lines.push_back({l.at_us, absl::StrCat("lease slot=", l.slot, " ",
+                                             l.old_owner, "->", l.new_owner,
+                                             " epoch ", l.old_epoch, "->",
+                                             l.new_epoch)});
+    }
+    for (const durable_test::ChaosDue& d : history_.dues) {
+      lines.push_back({d.at_us, absl::StrCat("due ", d.id, " slot=", d.slot,
+                                             " attempt=", d.attempt, " due=",
+                                             d.due_us)});
+    }
+    for (const durable_test::ChaosRun& r : history_.runs) {
+      lines.push_back({r.at_us, absl::StrCat("run ", r.id, " ", r.process,
+                                             " attempt=", r.attempt, " end=",
+                                             r.end_us, " ", r.verdict)});
+    }
+    std::sort(lines.begin(), lines.end());
+    const std::string path = absl::StrCat(dir, "/chaos_history.txt");
+    FILE* out = std::fopen(path.c_str(), "w");
+    if (out == nullptr) return;
+    for (const auto& [at, line] : lines) {
+      std::fprintf(out, "%lld %s\n", static_cast<long long>(at), line.c_str());
+    }
+    std::fclose(out);
+    std::printf("chaos: history in %s\n", path.c_str());
+  }
+
+ protected:
   void SetUp() override {
     seed_ = EnvInt("TIMINGWHEEL_CHAOS_SEED", 1);
     defects_ = "all";
@@ -451,6 +489,7 @@ TEST_F(ChaosTest, RandomFaultsKeepTheGuarantees) {
   for (const std::string& v : report.violations) {
     ADD_FAILURE() << "seed " << seed_ << ": " << v;
   }
+  if (!report.violations.empty()) DumpHistory();
 }
 
 }  // namespace

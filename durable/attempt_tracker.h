@@ -65,6 +65,9 @@ class AttemptTracker {
   // The ids with attempts in flight.
   std::vector<std::string> RunningIds() const;
 
+  // Whether an attempt of `id` is in flight.
+  bool Running(const std::string& id) const { return running_.contains(id); }
+
   // The newest attempt in flight of each id, with its row's version.
   std::vector<LiveAttempt> RunningAttempts() const;
 

@@ -162,6 +162,11 @@ struct DurableMetrics {
   int64_t outcomes_refused = 0;    // Outcomes the database refused to write
                                    // (each recorded FAILED with the refusal;
                                    // the rest of its batch written).
+  int64_t held_behind_own_attempt = 0;  // Fires held until an attempt of the
+                                        // same task, still running here,
+                                        // ended (its row was taken from this
+                                        // process while it stalled and came
+                                        // back).
 };
 
 }  // namespace timingwheel

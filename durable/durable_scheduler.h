@@ -461,6 +461,10 @@ class DurableScheduler {
   // PENDING (statements in flight may have committed without their reply),
   // then asks for a load. Returns whether it succeeded.
   bool Reconnect();
+  // Ends the attempt of `id` in the tracker and, when none of the id is
+  // left in flight, queues the task held behind it (if any) to fire.
+  void EndAttemptLocked(const std::string& id, int64_t version, int slot)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   void Wake();
 
   DurableOptions options_;
@@ -515,6 +519,11 @@ class DurableScheduler {
   // The attempts fired and not yet recorded, their handlers' stop flags
   // (raised by a CancelTask() heard on "timingwheel_stop") and start marks.
   durable_internal::AttemptTracker attempts_ ABSL_GUARDED_BY(mu_);
+  // Tasks due while an attempt of the same id still runs here (its row was
+  // taken from this process while it stalled and given back): fired once
+  // that attempt has ended, never beside it (HoldBehindOwnAttemptLocked()).
+  absl::flat_hash_map<std::string, durable_internal::FireQueue::Waiting>
+      behind_own_attempt_ ABSL_GUARDED_BY(mu_);
   bool load_waits_for_room_ ABSL_GUARDED_BY(mu_) = false;
   bool maintenance_done_ ABSL_GUARDED_BY(mu_) = false;
   bool shutdown_in_handler_ ABSL_GUARDED_BY(mu_) = false;

@@ -58,6 +58,21 @@ void DurableScheduler::FireWaiting() {
     internal::MutexLock lock(mu_);
     if (!FireReady()) return;
     taken = fire_queue_.Take(metrics_.in_flight, kMaxBatch);
+    // One process runs a task once at a time: a row taken from this process
+    // while it stalled, and given back, waits for the attempt still running
+    // here to end (its outcome is refused; the row keeps the newer claim).
+    auto beside = std::stable_partition(
+        taken.begin(), taken.end(),
+        [this](const durable_internal::FireQueue::Waiting& w)
+            ABSL_NO_THREAD_SAFETY_ANALYSIS {
+              return !attempts_.Running(w.entry.id);
+            });
+    for (auto it = beside; it != taken.end(); ++it) {
+      fire_queue_.Release(it->kind);
+      behind_own_attempt_[it->entry.id] = std::move(*it);
+      ++metrics_.held_behind_own_attempt;
+    }
+    taken.erase(beside, taken.end());
     if (taken.empty()) return;
     metrics_.in_flight += static_cast<int64_t>(taken.size());  // Reserved.
   }
@@ -106,6 +121,17 @@ void DurableScheduler::FireWaiting() {
       RunAttemptVia(std::move(link), std::move(s));
     });
   }
+}
+
+void DurableScheduler::EndAttemptLocked(const std::string& id,
+                                        int64_t version, int slot) {
+  attempts_.Ended(id, version, slot);
+  if (attempts_.Running(id)) return;
+  auto held = behind_own_attempt_.find(id);
+  if (held == behind_own_attempt_.end()) return;
+  fire_queue_.Push(std::move(held->second));
+  behind_own_attempt_.erase(held);
+  Wake();
 }
 
 void DurableScheduler::RunAttemptVia(std::shared_ptr<AttemptLink> link,
@@ -181,7 +207,7 @@ bool DurableScheduler::BeginAttempt(const Started& started) {
     // between the fire and now: another owner may hold the slot and run
     // this attempt. The row stays RUNNING with the attempt uncounted; a
     // requeue (if the slot is still ours) or the next owner runs it.
-    attempts_.Ended(started.task.id, started.version, started.slot);
+    EndAttemptLocked(started.task.id, started.version, started.slot);
     --metrics_.in_flight;
     fire_queue_.Release(kinds_->IndexOf(started.task.kind));
     ++metrics_.abandoned;
@@ -251,7 +277,7 @@ void DurableScheduler::FinishAttempt(Completion completion, int slot,
       // it: put it back to PENDING at the next maintenance round.
       requeue_requested_ = true;
     }
-    attempts_.Ended(completion.id, completion.version, slot);
+    EndAttemptLocked(completion.id, completion.version, slot);
     release = attempts_.SlotIdle(slot);
   }
   if (release) {
@@ -365,12 +391,12 @@ bool DurableScheduler::WriteOutcomes(std::vector<Completion> batch,
   if (!recorded.ok()) {
     // Refused again: the attempt is over here; its row, still RUNNING, is
     // put back by the requeue (FAILED if it was the last attempt).
-    attempts_.Ended(refused.id, refused.version, refused.slot);
+    EndAttemptLocked(refused.id, refused.version, refused.slot);
     requeue_requested_ = true;
     ++metrics_.dropped;
     return true;
   }
-  attempts_.Ended(refused.id, refused.version, refused.slot);
+  EndAttemptLocked(refused.id, refused.version, refused.slot);
   metrics_.dropped += 1 - recorded->written;
   metrics_.failed += recorded->failed;
   return true;
@@ -382,7 +408,7 @@ void DurableScheduler::RecordOutcomes(
   {
     internal::MutexLock lock(mu_);
     for (const Completion& c : batch) {
-      attempts_.Ended(c.id, c.version, c.slot);
+      EndAttemptLocked(c.id, c.version, c.slot);
     }
     metrics_.dropped += static_cast<int64_t>(batch.size()) - result.written;
     metrics_.succeeded += result.succeeded;

@@ -54,6 +54,7 @@ bool DurableScheduler::AddToWheelLocked(const WheelEntry& entry,
   // A waiting entry of the id is stale (a replacement may have changed its
   // kind): firing it would start the row outside its kind's limit.
   fire_queue_.RemoveId(entry.id);
+  behind_own_attempt_.erase(entry.id);
   const auto added = wheel_->Add(
       entry, static_cast<int16_t>(kinds_->IndexOf(entry.kind)), local_due);
   // A full wheel (timer_options.max_pending) keeps the earliest rows: the
@@ -146,6 +147,9 @@ void DurableScheduler::DropSlots(const std::vector<int>& slots) {
   wheel_->DropSlots(gone);
   fire_queue_.RemoveIf([&](const durable_internal::FireQueue::Waiting& w) {
     return gone.contains(w.entry.slot);
+  });
+  absl::erase_if(behind_own_attempt_, [&](const auto& held) {
+    return gone.contains(held.second.entry.slot);
   });
 }
 

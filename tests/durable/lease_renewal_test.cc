@@ -8,6 +8,7 @@
 // maintenance thread is held at a fault point, the load at a trigger, the
 // renewer at its own fault point.
 
+#include <algorithm>
 #include <atomic>
 #include <memory>
 #include <string>
@@ -16,6 +17,7 @@
 #include "absl/time/time.h"
 #include "durable/durable_scheduler.h"
 #include "durable/testing/pause_points.h"
+#include "durable/testing/postgres_fixture.h"
 #include "durable/testing/statement_gate.h"
 #include "durable/testing/store_inspector.h"
 #include "durable/testing/store_lock.h"
@@ -222,6 +224,55 @@ TEST_F(LeaseRenewalTest, RetakingItsOwnSlotSparesTheAttemptStillRunning) {
   ASSERT_TRUE(done.ok()) << done.status();
   EXPECT_EQ(done->attempt, 1);
   EXPECT_GE(a->Metrics().succeeded, 1);
+}
+
+// The row of an attempt still running here is taken from this process (as
+// a takeover while it stalled does: PENDING, a new version) and comes back
+// to it: the process loads it again, but fires it only once the attempt
+// still running has ended, never beside it.
+TEST_F(LeaseRenewalTest, ARowGivenBackWaitsForItsAttemptStillRunningHere) {
+  testing::PoolExecutor pool(2);
+  DurableOptions options = Options("node-a");
+  options.executor = &pool;
+  absl::Notification started, let_go;
+  std::atomic<int> calls{0}, running{0}, most_at_once{0};
+  recorder_.SetResult([&](const DurableTask&) {
+    const int now = running.fetch_add(1) + 1;
+    most_at_once.store(std::max(most_at_once.load(), now));
+    if (calls.fetch_add(1) == 0) {
+      started.Notify();
+      let_go.WaitForNotificationWithTimeout(absl::Seconds(60));
+    }
+    running.fetch_sub(1);
+    return absl::OkStatus();
+  });
+  auto a = Start(options);
+  ASSERT_NE(a, nullptr);
+  ASSERT_TRUE(a->Schedule("t", absl::ZeroDuration(), "p").ok());
+  ASSERT_TRUE(started.WaitForNotificationWithTimeout(absl::Seconds(15)));
+  ASSERT_TRUE(durable_testing::ExecSql(
+                  db_->conninfo(),
+                  "UPDATE tw_timer SET state = 0, "
+                  "version = nextval('tw_version_seq') WHERE task_id = 't'")
+                  .ok());
+  ASSERT_TRUE(
+      durable_testing::ExecSql(db_->conninfo(),
+                               "SELECT pg_notify('timingwheel', '0')")
+          .ok());
+  const bool held_or_ran = WaitFor(
+      [&] {
+        return a->Metrics().held_behind_own_attempt >= 1 || calls.load() > 1;
+      },
+      absl::Seconds(15));
+  EXPECT_EQ(calls.load(), 1) << "the handler ran beside its own attempt";
+  let_go.Notify();
+  ASSERT_TRUE(held_or_ran) << "the row given back was not loaded and fired";
+  // The first attempt's outcome is refused (its row moved on); the row
+  // given back runs after it.
+  ASSERT_TRUE(WaitFor([&] { return calls.load() == 2; }, absl::Seconds(15)));
+  EXPECT_TRUE(Succeeded("t"));
+  a->Shutdown();
+  EXPECT_EQ(most_at_once.load(), 1);
 }
 
 }  // namespace

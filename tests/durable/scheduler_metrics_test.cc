@@ -118,6 +118,7 @@ TEST(SchedulerMetricsTest, RendersKnownValuesExactly) {
                            "requeued_total",
                            "late_outcomes_total",
                            "outcomes_refused_total",
+                           "held_behind_own_attempt_total",
                            "wheel_pending",
                            "waiting",
                            "in_flight",
@@ -144,7 +145,7 @@ TEST(SchedulerMetricsTest, RendersKnownValuesExactly) {
   for (absl::string_view line : absl::StrSplit(text, '\n')) {
     if (absl::StartsWith(line, "# TYPE ")) ++type_lines;
   }
-  EXPECT_EQ(type_lines, 23u + 3u);  // Fields, then three histogram families.
+  EXPECT_EQ(type_lines, 24u + 3u);  // Fields, then three histogram families.
 }
 
 TEST(SchedulerMetricsTest, ObserveStatementLandsInItsKind) {

@@ -211,9 +211,24 @@ absl::StatusOr<bool> ClientCore::Cancel(absl::string_view id) {
   }
   absl::StatusOr<bool> cancelled = store_->Cancel(key);
   if (absl::IsUnavailable(cancelled.status()) && store_->Reconnect().ok()) {
+    // The first try may have deleted the row before its reply was lost:
+    // then this one finds no row. No row means the task will not run, which
+    // is what true promises (a task that never existed answers true here).
     cancelled = store_->Cancel(key);
+    if (cancelled.ok() && !*cancelled) {
+      absl::StatusOr<bool> stored = Stored(key);
+      if (!stored.ok()) return stored.status();
+      if (!*stored) cancelled = true;
+    }
   }
   return cancelled;
+}
+
+absl::StatusOr<bool> ClientCore::Stored(const std::string& key) {
+  absl::StatusOr<TaskInfo> info = store_->Get(key);
+  if (absl::IsNotFound(info.status())) return false;
+  if (!info.ok()) return info.status();
+  return true;
 }
 
 absl::StatusOr<CancelOutcome> ClientCore::CancelTask(absl::string_view id) {
@@ -227,8 +242,13 @@ absl::StatusOr<CancelOutcome> ClientCore::CancelTask(absl::string_view id) {
   absl::StatusOr<CancelOutcome> cancelled = store_->CancelTask(key);
   if (absl::IsUnavailable(cancelled.status()) && store_->Reconnect().ok()) {
     // A first try that committed before its reply was lost makes this one
-    // answer kNotFound.
+    // answer kNotFound: the task is gone and will not run (kCancelled).
     cancelled = store_->CancelTask(key);
+    if (cancelled.ok() && *cancelled == CancelOutcome::kNotFound) {
+      absl::StatusOr<bool> stored = Stored(key);
+      if (!stored.ok()) return stored.status();
+      if (!*stored) cancelled = CancelOutcome::kCancelled;
+    }
   }
   return cancelled;
 }

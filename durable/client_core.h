@@ -153,6 +153,10 @@ class ClientCore {
   absl::StatusOr<AdminStore*> Admin();
 
  private:
+  // Whether a row of `key` is stored (after a lost reply: did the first
+  // try of a cancel delete it?).
+  absl::StatusOr<bool> Stored(const std::string& key)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   ClientCore(Options options, std::unique_ptr<StoreApi> store)
       : options_(std::move(options)), store_(std::move(store)) {}
 

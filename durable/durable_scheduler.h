@@ -233,6 +233,10 @@ class DurableScheduler {
   //
   // Deletes the task if it is PENDING or SCHEDULED. Returns true only if it
   // will not run (again); false if it is running, finished or unknown.
+  // After a lost connection the call is tried once more; when that try
+  // finds no row (the first may have deleted it before its reply was lost)
+  // it answers true: nothing stored will run (an id never stored answers
+  // true in that case only).
   // Unavailable when the database cannot be reached; InvalidArgument for an
   // empty id or one longer than `max_id_bytes` (also for `CancelTask()`
   // and `Get()`; test: CancelTaskTest.AnIdPastTheLimitIsRefusedBeforeTheStore).

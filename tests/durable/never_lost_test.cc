@@ -289,5 +289,39 @@ TEST_F(NeverLostTest, CleanupDeletesOnlyFinishedRows) {
   EXPECT_EQ(Count(TaskMatch().Id("scheduled").State(TaskState::kScheduled)), 1);
 }
 
+// A cancel deletes the row and its reply is lost: the client reconnects and
+// tries again, which finds no row. The task will not run, so the caller is
+// told it was cancelled (not "false", which says the task may still run).
+TEST_F(NeverLostTest, CancelWhoseReplyIsLostAnswersCancelled) {
+  auto proxy = StartProxy();
+  ASSERT_NE(proxy, nullptr);
+  DurableOptions options = Options("node-a");
+  options.conninfo = proxy->conninfo();
+  auto a = Start(options);
+  ASSERT_NE(a, nullptr);
+  ASSERT_TRUE(a->Schedule("t", absl::Hours(1), "p").ok());
+  ASSERT_TRUE(a->Schedule("u", absl::Hours(1), "p").ok());
+  proxy->DropReplyTo("DELETE FROM tw_timer WHERE task_id = $1");
+  absl::StatusOr<bool> cancelled = a->Cancel("t");
+  ASSERT_TRUE(proxy->WaitDropped(absl::Seconds(10)));
+  ASSERT_TRUE(cancelled.ok()) << cancelled.status();
+  EXPECT_TRUE(*cancelled) << "told 'not cancelled' for a task it deleted";
+  EXPECT_TRUE(absl::IsNotFound(Store().Task("t").status()));
+  proxy->DropReplyTo("DELETE FROM tw_timer t USING prior");
+  absl::StatusOr<CancelOutcome> outcome = a->CancelTask("u");
+  ASSERT_TRUE(proxy->WaitDropped(absl::Seconds(10)));
+  ASSERT_TRUE(outcome.ok()) << outcome.status();
+  EXPECT_EQ(*outcome, CancelOutcome::kCancelled);
+  EXPECT_TRUE(absl::IsNotFound(Store().Task("u").status()));
+  // A task still stored keeps its answer: false, not cancelled.
+  ASSERT_TRUE(a->Schedule("v", absl::ZeroDuration(), "p").ok());
+  ASSERT_TRUE(Succeeded("v"));
+  proxy->DropReplyTo("DELETE FROM tw_timer WHERE task_id = $1");
+  cancelled = a->Cancel("v");
+  ASSERT_TRUE(proxy->WaitDropped(absl::Seconds(10)));
+  ASSERT_TRUE(cancelled.ok()) << cancelled.status();
+  EXPECT_FALSE(*cancelled);
+}
+
 }  // namespace
 }  // namespace timingwheel

@@ -225,6 +225,48 @@ TEST(ChaosCheckerTest, TwoRunsAtOnceInOneProcessAreNeverExcused) {
   EXPECT_EQ(CheckChaos(h, limits).violations.size(), 1u);
 }
 
+// Rule 9: a task due at 1000 starts at 5000 in process "p" of 3 places.
+// Excused only while all places but one were busy for all but the bound
+// (1000 us) of the wait.
+TEST(ChaosCheckerTest, LateStartIsExcusedOnlyWhilePlacesWereBusy) {
+  auto late_run = [](const std::string& id, int64_t at, int64_t end) {
+    ChaosRun run{id, "a", 1, at};
+    run.process = "p";
+    run.verdict = "ok";
+    run.end_us = end;
+    return run;
+  };
+  ChaosLimits limits;
+  limits.start_slack_us = 100;
+  limits.max_in_flight = 3;
+  limits.late_bound_us = 1000;
+  limits.late_fault_window_us = 100;
+  limits.defect3_fails = true;
+  ChaosHistory h = CleanHistory();
+  h.runs[0] = late_run("t", 5000, 5100);
+  auto late = [&](const ChaosHistory& history) {
+    for (const std::string& v : CheckChaos(history, limits).violations) {
+      if (v.find("free place") != std::string::npos) return true;
+    }
+    return false;
+  };
+  EXPECT_TRUE(late(h)) << "nothing else ran: a place was free throughout";
+  // Two long handlers took two places before the due time and held them
+  // until just before the start.
+  for (const char* id : {"x", "y"}) {
+    h.intents[id] = ChaosIntent();
+    h.dues.push_back({id, 6, 0, 400, 300});
+    h.rows[id] = {3, 1, 6};
+  }
+  h.runs.push_back(late_run("x", 500, 4900));
+  h.runs.push_back(late_run("y", 500, 4900));
+  EXPECT_FALSE(late(h));
+  // The same two, ended soon after the due time: free for 3,500 us.
+  h.runs[1].end_us = 1500;
+  h.runs[2].end_us = 1500;
+  EXPECT_TRUE(late(h));
+}
+
 }  // namespace
 }  // namespace durable_test
 }  // namespace timingwheel

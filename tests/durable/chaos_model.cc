@@ -232,24 +232,41 @@ void CheckWorkload(
           return l.slot == slot && l.at_us >= since && l.at_us <= run.at_us;
         });
     if (fault || moved) continue;
-    // Every place but one busy at some instant of the wait (the process's
-    // handlers running then): a place whose outcome is being written, or
+    // How long of the wait a place was free: all places but one busy (the
+    // process's handlers running, from logged start to logged return)
+    // counts as full, since a place whose outcome is being written, or
     // whose handler has not logged its start yet, looks free.
-    bool full = false;
-    int most = 0;
-    for (const ChaosRun* other : by_process[run.process]) {
-      const int64_t at = other->at_us;
-      if (at < due || at > run.at_us) continue;
-      int busy = 0;
-      for (const ChaosRun* o : by_process[run.process]) {
-        if (o->at_us <= at && (o->end_us == 0 || o->end_us >= at)) ++busy;
+    std::vector<std::pair<int64_t, int>> steps;  // (instant, +1 / -1)
+    int busy = 0;
+    for (const ChaosRun* o : by_process[run.process]) {
+      if (o->at_us > run.at_us || (o->end_us != 0 && o->end_us <= due)) {
+        continue;
       }
-      most = std::max(most, busy);
-      if (busy >= limits.max_in_flight - 1) {
-        full = true;
-        break;
+      if (o->at_us <= due) {
+        ++busy;
+      } else {
+        steps.push_back({o->at_us, +1});
+      }
+      if (o->end_us != 0 && o->end_us < run.at_us) {
+        steps.push_back({o->end_us, -1});
       }
     }
+    std::sort(steps.begin(), steps.end());
+    int64_t free_us = 0, at = due;
+    int most = busy;
+    for (const auto& [instant, change] : steps) {
+      const int64_t from = std::max(at, due);
+      if (instant > from && busy < limits.max_in_flight - 1) {
+        free_us += instant - from;
+      }
+      at = std::max(at, instant);
+      busy += change;
+      most = std::max(most, busy);
+    }
+    if (busy < limits.max_in_flight - 1 && run.at_us > at) {
+      free_us += run.at_us - at;
+    }
+    const bool full = free_us <= limits.late_bound_us;
     if (full) continue;
     std::string message =
         absl::StrCat(run.id, ": started ", late / 1000, " ms after its due ",

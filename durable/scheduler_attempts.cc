@@ -123,8 +123,8 @@ void DurableScheduler::FireWaiting() {
   }
 }
 
-void DurableScheduler::EndAttemptLocked(const std::string& id,
-                                        int64_t version, int slot) {
+void DurableScheduler::EndAttemptLocked(const std::string& id, int64_t version,
+                                        int slot) {
   attempts_.Ended(id, version, slot);
   if (attempts_.Running(id)) return;
   auto held = behind_own_attempt_.find(id);

@@ -130,15 +130,15 @@ class ChaosTest : public ::testing::Test {
       lines.push_back({f.at_us, absl::StrCat("fault ", f.kind, " ", f.target)});
     }
     for (const durable_test::ChaosLease& l : history_.leases) {
-      lines.push_back({l.at_us, absl::StrCat("lease slot=", l.slot, " ",
-                                             l.old_owner, "->", l.new_owner,
-                                             " epoch ", l.old_epoch, "->",
-                                             l.new_epoch)});
+      lines.push_back(
+          {l.at_us, absl::StrCat("lease slot=", l.slot, " ", l.old_owner, "->",
+                                 l.new_owner, " epoch ", l.old_epoch, "->",
+                                 l.new_epoch)});
     }
     for (const durable_test::ChaosDue& d : history_.dues) {
-      lines.push_back({d.at_us, absl::StrCat("due ", d.id, " slot=", d.slot,
-                                             " attempt=", d.attempt, " due=",
-                                             d.due_us)});
+      lines.push_back(
+          {d.at_us, absl::StrCat("due ", d.id, " slot=", d.slot,
+                                 " attempt=", d.attempt, " due=", d.due_us)});
     }
     for (const durable_test::ChaosRun& r : history_.runs) {
       lines.push_back({r.at_us, absl::StrCat("run ", r.id, " ", r.process,

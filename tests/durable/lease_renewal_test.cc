@@ -255,10 +255,9 @@ TEST_F(LeaseRenewalTest, ARowGivenBackWaitsForItsAttemptStillRunningHere) {
                   "UPDATE tw_timer SET state = 0, "
                   "version = nextval('tw_version_seq') WHERE task_id = 't'")
                   .ok());
-  ASSERT_TRUE(
-      durable_testing::ExecSql(db_->conninfo(),
-                               "SELECT pg_notify('timingwheel', '0')")
-          .ok());
+  ASSERT_TRUE(durable_testing::ExecSql(db_->conninfo(),
+                                       "SELECT pg_notify('timingwheel', '0')")
+                  .ok());
   const bool held_or_ran = WaitFor(
       [&] {
         return a->Metrics().held_behind_own_attempt >= 1 || calls.load() > 1;

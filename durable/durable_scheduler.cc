@@ -241,8 +241,9 @@ absl::Status DurableScheduler::Start() {
   timer_ = *std::move(timer);
   {
     internal::MutexLock lock(mu_);
-    wheel_ = std::make_unique<durable_internal::WheelMirror>(timer_.get(),
-                                                             clock_, &router_);
+    wheel_ = std::make_unique<durable_internal::WheelMirror>(
+        timer_.get(), clock_, &router_,
+        /*keep_earliest=*/options_.timer_options.max_pending > 0);
   }
   if (options_.executor == nullptr) {
     owned_executor_ = std::make_unique<ThreadExecutor>();

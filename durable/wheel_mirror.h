@@ -16,6 +16,9 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <set>
+#include <string>
+#include <utility>
 #include <vector>
 
 #include "absl/container/flat_hash_set.h"
@@ -46,8 +49,10 @@ namespace durable_internal {
 //     in the give-back list
 //     (`WheelMirrorTest.DroppingSlotsForgetsTheirTasks`).
 //
-// Cost: a displacement scans the tasks in the timer (O(max_pending)); it
-// happens only while the timer is full.
+// Cost: with `keep_earliest` (a bounded timer), the tasks are also indexed
+// by due time (about 48 more bytes each), so a displacement and
+// `LatestDueUs()` take O(log max_pending); without it, nothing more is
+// kept and `LatestDueUs()` scans the tasks.
 //
 // Thread-compatible: the scheduler calls it under its own mutex (the
 // timer itself is thread-safe and may fire meanwhile).
@@ -60,8 +65,13 @@ class WheelMirror {
   };
 
   // `timer`, `clock` (the timer's) and `router` must outlive the mirror.
-  WheelMirror(Timer* timer, Clock* clock, const MirrorTask::Router* router)
-      : timer_(timer), clock_(clock), router_(router) {}
+  // `keep_earliest`: the timer is bounded (`TimerOptions::max_pending`).
+  WheelMirror(Timer* timer, Clock* clock, const MirrorTask::Router* router,
+              bool keep_earliest = false)
+      : timer_(timer),
+        clock_(clock),
+        router_(router),
+        keep_earliest_(keep_earliest) {}
 
   // Puts `entry` in the timer, due at `local_due_nanos` on the timer's
   // clock (at once when that has passed), `kind` its KindTable index.
@@ -78,7 +88,7 @@ class WheelMirror {
   void DropSlots(const absl::flat_hash_set<int>& slots);
 
   // The latest due time (the store's microseconds) of the tasks in the
-  // timer; 0 when it holds none. Scans them.
+  // timer; 0 when it holds none.
   int64_t LatestDueUs() const;
 
   // The rows to give back to the store, oldest first; empty after.
@@ -94,11 +104,23 @@ class WheelMirror {
   size_t given_back_size() const { return given_back_.size(); }
 
  private:
+  using ByDue = std::set<std::pair<int64_t, const MirrorTask*>>;
+
+  // Forgets the task at `it` (and its place in by_due_).
+  void Forget(MirrorSet::iterator it);
+  // Appends `entry` to the give-back list.
+  void GiveBack(const WheelEntry& entry);
+
   Timer* const timer_;
   Clock* const clock_;
   const MirrorTask::Router* const router_;
+  const bool keep_earliest_;
   MirrorSet in_timer_;
+  // With keep_earliest_: the tasks of in_timer_ by (due_us, task).
+  ByDue by_due_;
   std::vector<WheelEntry> given_back_;
+  // The ids in given_back_ (an Add() of one of them takes it out).
+  absl::flat_hash_set<std::string> given_back_ids_;
 };
 
 }  // namespace durable_internal

@@ -6,10 +6,13 @@
 
 #include "durable/wheel_mirror.h"
 
+#include <algorithm>
+#include <random>
 #include <string>
 #include <vector>
 
 #include "absl/container/flat_hash_set.h"
+#include "absl/strings/str_cat.h"
 #include "absl/time/time.h"
 #include "gtest/gtest.h"
 #include "timer/testing/mock_timer.h"
@@ -32,7 +35,9 @@ WheelEntry Entry(const std::string& id, int slot) {
 class WheelMirrorTest : public ::testing::Test {
  protected:
   explicit WheelMirrorTest(TimerOptions options = TimerOptions())
-      : mock_(options), mirror_(&mock_.timer(), &mock_.clock(), &router_) {}
+      : mock_(options),
+        mirror_(&mock_.timer(), &mock_.clock(), &router_,
+                /*keep_earliest=*/options.max_pending > 0) {}
 
   // Due `ms` milliseconds from now on the manual clock.
   int64_t In(int ms) {
@@ -146,6 +151,30 @@ TEST_F(FullWheelMirrorTest, AnEarlierEntryDisplacesTheLatestTask) {
   EXPECT_EQ(fired_, std::vector<std::string>{"soon"});
   mock_.AdvanceBy(absl::Milliseconds(1700));
   EXPECT_EQ(fired_, (std::vector<std::string>{"soon", "late1"}));
+}
+
+// Many entries in random order: the timer ends up holding the two earliest,
+// and every other entry is given back exactly once.
+TEST_F(FullWheelMirrorTest, ManyEntriesLeaveTheEarliestHeld) {
+  std::mt19937 rng(7);
+  std::vector<int> dues;
+  for (int i = 0; i < 300; ++i) {
+    dues.push_back(1000 + static_cast<int>(rng() % 100000));
+    AddDueIn(absl::StrCat("t", i), dues.back());
+  }
+  std::vector<std::string> back = GivenBack();
+  EXPECT_EQ(back.size(), dues.size() - 2);
+  std::sort(back.begin(), back.end());
+  EXPECT_EQ(std::unique(back.begin(), back.end()), back.end());
+  std::vector<int> sorted = dues;
+  std::sort(sorted.begin(), sorted.end());
+  EXPECT_EQ(mirror_.LatestDueUs(), 1000000 + sorted[1] * 1000);
+  mock_.AdvanceBy(absl::Milliseconds(sorted[1]));
+  ASSERT_EQ(fired_.size(), 2u);
+  for (const std::string& id : fired_) {
+    const int i = std::stoi(id.substr(1));
+    EXPECT_LE(dues[i], sorted[1]) << id;
+  }
 }
 
 // An id given back and then added again is no longer given back.

@@ -69,11 +69,17 @@ RETURNING slot, due_us
 // (overlap 0) whose FAILED occurrence a retry would run again: the retried
 // run would overlap it. The schedule's row is locked (FOR SHARE) so that no
 // advance writes another occurrence until this transaction ends.
+//
+// The lock is taken whether or not a later occurrence exists (the row
+// comes from tw_schedule alone; the occurrence is a subquery): with none,
+// an advance must still wait, or it could write one beside the retry.
 constexpr char kLaterOccurrenceSql[] = R"sql(
-SELECT t.task_id FROM tw_schedule s, tw_timer t
+SELECT (SELECT t.task_id FROM tw_timer t
+        WHERE t.task_id > $2 AND t.task_id < $3 AND t.finished_us IS NULL
+        LIMIT 1) AS later
+FROM tw_schedule s
 WHERE s.name = $1 AND s.overlap = 0
-  AND t.task_id > $2 AND t.task_id < $3 AND t.finished_us IS NULL
-LIMIT 1 FOR SHARE OF s
+FOR SHARE OF s
 )sql";
 
 // Wakes the slot's owner at commit if the task is due within its horizon,
@@ -176,7 +182,7 @@ absl::StatusOr<ActionResult> AdminStore::Impl::WriteInTransaction(
                PgParams().Bytes(schedule).Bytes(id).Bytes(
                    durable_internal::OccurrenceRange(schedule).second));
     if (!r.ok()) return r.status();
-    if (r->rows() > 0) {
+    if (r->rows() > 0 && !r->IsNull(0, 0)) {
       result.outcome = ActionOutcome::kWrongState;
       result.after = result.before;
       result.message = absl::StrCat(

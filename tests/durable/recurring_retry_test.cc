@@ -10,12 +10,15 @@
 #include <condition_variable>
 #include <mutex>
 #include <string>
+#include <thread>
 
 #include "absl/time/clock.h"
 #include "absl/time/time.h"
 #include "durable/admin_store.h"
 #include "durable/occurrence_id.h"
 #include "durable/recurring.h"
+#include "durable/testing/postgres_fixture.h"
+#include "durable/testing/statement_gate.h"
 #include "gtest/gtest.h"
 #include "tests/durable/admin_test_fixture.h"
 
@@ -83,7 +86,24 @@ TEST_F(RecurringRetryTest, RetryOfAFailedOccurrenceNeverOverlapsTheNext) {
   // The way through: pause, retry, resume.
   ASSERT_TRUE(scheduler_->PauseSchedule("nightly").ok());
   ASSERT_TRUE(WaitFor([&] { return running.load() == 0; }));
-  auto retried = admin->Retry(first_id);
+  // No later occurrence is stored now; the retry still holds the
+  // schedule's row until it commits, so no advance writes one beside it.
+  auto gate = durable_testing::StatementGate::Install(
+      db_->conninfo(), "tw_timer", "UPDATE", "/* admin retry */",
+      durable_testing::StatementGate::When::kAfterWrite);
+  ASSERT_TRUE(gate.ok()) << gate.status();
+  absl::StatusOr<ActionResult> retried = absl::UnknownError("not run");
+  std::thread retry([&] { retried = admin->Retry(first_id); });
+  const bool blocked = (*gate)->WaitBlocked(absl::Seconds(20));
+  const absl::Status advance = durable_testing::ExecSql(
+      db_->conninfo(),
+      "SELECT 1 FROM tw_schedule WHERE name = 'nightly' FOR UPDATE NOWAIT");
+  (*gate)->Release();
+  retry.join();
+  (*gate).reset();
+  ASSERT_TRUE(blocked);
+  EXPECT_FALSE(advance.ok())
+      << "the schedule's row was not locked while the retry ran";
   ASSERT_TRUE(retried.ok()) << retried.status();
   EXPECT_EQ(retried->outcome, ActionOutcome::kDone) << retried->message;
   ASSERT_TRUE(WaitFor([&] { return runs.load() >= 2; }));

@@ -18,6 +18,7 @@ void AttemptTracker::Ended(const std::string& id, int64_t version, int slot) {
   // row, while this one waited on the executor) keeps its entry.
   auto it = running_.find(id);
   if (it != running_.end() && it->second == version) running_.erase(it);
+  if (!running_.contains(id)) stops_pending_.erase(id);
   auto count = running_per_slot_.find(slot);
   if (count != running_per_slot_.end() && --count->second <= 0) {
     running_per_slot_.erase(count);
@@ -65,9 +66,17 @@ void AttemptTracker::HandlerReturned(const std::string& id,
 
 bool AttemptTracker::RaiseStop(const std::string& id) {
   auto flag = stop_flags_.find(id);
-  if (flag == stop_flags_.end()) return false;
-  flag->second->store(true, std::memory_order_release);
+  if (flag != stop_flags_.end()) {
+    flag->second->store(true, std::memory_order_release);
+    return true;
+  }
+  if (!running_.contains(id)) return false;
+  stops_pending_.insert(id);  // Fired; its handler has not started.
   return true;
+}
+
+bool AttemptTracker::TakePendingStop(const std::string& id) {
+  return stops_pending_.erase(id) > 0;
 }
 
 std::vector<StartMark> AttemptTracker::TakeMarks() {

@@ -41,6 +41,9 @@ namespace durable_internal {
 //   * A stop flag is forgotten only by the handler it belongs to
 //     (`HandlerReturned()` with a flag of a later attempt of the same id
 //     leaves that one registered).
+//   * A stop heard after an attempt was fired and before its handler
+//     started is kept for that attempt (`TakePendingStop()`), never for a
+//     later one.
 //   * Start marks are taken in the order they were queued; marks put back
 //     after a failed write come before the ones queued since.
 //
@@ -79,9 +82,14 @@ class AttemptTracker {
   // The handler of `id` holding `stop_flag` returned.
   void HandlerReturned(const std::string& id, const StopFlag& stop_flag);
 
-  // Raises the stop flag of `id`'s running handler. Returns whether one
-  // runs.
+  // Raises the stop flag of `id`'s running handler; for an attempt fired
+  // whose handler has not started yet, keeps the stop for it
+  // (`TakePendingStop()`). Returns whether an attempt of `id` is in flight.
   bool RaiseStop(const std::string& id);
+
+  // Whether a stop came for `id` before its handler started (and forgets
+  // it). A stop kept for an attempt is forgotten when the attempt ends.
+  bool TakePendingStop(const std::string& id);
 
   // The queued start marks, oldest first; the queue is empty after.
   std::vector<StartMark> TakeMarks();
@@ -96,6 +104,7 @@ class AttemptTracker {
   // id -> the newest attempt's version.
   absl::flat_hash_map<std::string, int64_t> running_;
   absl::flat_hash_map<std::string, StopFlag> stop_flags_;
+  absl::flat_hash_set<std::string> stops_pending_;
   std::vector<StartMark> marks_;
 };
 

@@ -248,7 +248,10 @@ class DurableScheduler {
   // attempt's outcome is dropped, nothing is retried) and its handler asked
   // to stop (`DurableTask::stop_requested()` turns true in the owner
   // process, when the owner hears the database's notification; a handler
-  // never hears of it otherwise, but the task is gone either way). Returns
+  // never hears of it otherwise, but the task is gone either way; heard
+  // after the fire and before the handler started, it keeps the handler
+  // from starting: CancelTaskTest.AStopHeardBeforeTheHandlerStarts...).
+  // Returns
   // what it did (`CancelOutcome`): kCancelled, kStopRequested, kFinished,
   // kNotFound. Test: CancelTaskTest.*.
   absl::StatusOr<CancelOutcome> CancelTask(absl::string_view id);

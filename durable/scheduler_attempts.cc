@@ -202,7 +202,11 @@ bool DurableScheduler::BeginAttempt(const Started& started) {
   auto owned = owned_.find(started.slot);
   const bool held = owned != owned_.end() && owned->second == started.epoch &&
                     !stopping_ && RealNanos() < renewer_->valid_until_nanos();
-  if (!held) {
+  // A CancelTask() heard between the fire and now: the handler never
+  // starts (the row is gone; a newer row of the id is put back by the
+  // requeue below).
+  const bool stopped = attempts_.TakePendingStop(started.task.id);
+  if (!held || stopped) {
     // The process stalled (or the slot moved, or we are shutting down)
     // between the fire and now: another owner may hold the slot and run
     // this attempt. The row stays RUNNING with the attempt uncounted; a

@@ -250,15 +250,18 @@ void DurableScheduler::ConsumeNotifications() {
     return;
   }
   if (slots.empty() && stops.empty()) return;
-  internal::MutexLock lock(mu_);
-  for (const std::string& id : stops) {
-    attempts_.RaiseStop(id);
-  }
-  for (int slot : slots) {
-    if (slot == durable_internal::kAllSlots || owned_.contains(slot)) {
-      load_requested_ = true;
+  {
+    internal::MutexLock lock(mu_);
+    for (const std::string& id : stops) {
+      attempts_.RaiseStop(id);
+    }
+    for (int slot : slots) {
+      if (slot == durable_internal::kAllSlots || owned_.contains(slot)) {
+        load_requested_ = true;
+      }
     }
   }
+  if (!stops.empty()) durable_internal::FaultPoint("notify.stops_raised");
 }
 
 void DurableScheduler::FinishMaintenance(bool broken) {

@@ -84,6 +84,21 @@ TEST(AttemptTrackerTest, RaiseStopReachesTheRunningHandlerOnly) {
   EXPECT_FALSE(tracker.RaiseStop("a"));
 }
 
+// A stop heard after the fire and before the handler started is kept for
+// that attempt, and forgotten when it ends.
+TEST(AttemptTrackerTest, AStopBeforeTheHandlerStartedIsKeptForIt) {
+  AttemptTracker tracker;
+  tracker.Fired("a", 1, 0);
+  EXPECT_TRUE(tracker.RaiseStop("a"));
+  EXPECT_TRUE(tracker.TakePendingStop("a"));
+  EXPECT_FALSE(tracker.TakePendingStop("a"));
+  EXPECT_TRUE(tracker.RaiseStop("a"));
+  tracker.Ended("a", 1, 0);
+  EXPECT_FALSE(tracker.TakePendingStop("a"));
+  EXPECT_FALSE(tracker.RaiseStop("a"));  // Nothing in flight.
+  EXPECT_FALSE(tracker.TakePendingStop("a"));
+}
+
 TEST(AttemptTrackerTest, AnOlderHandlerReturningKeepsTheNewerStopFlag) {
   AttemptTracker tracker;
   AttemptTracker::StopFlag older = NewFlag();

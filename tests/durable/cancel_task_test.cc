@@ -17,6 +17,7 @@
 #include "absl/time/time.h"
 #include "durable/durable_client.h"
 #include "durable/durable_scheduler.h"
+#include "durable/testing/pause_points.h"
 #include "gtest/gtest.h"
 #include "tests/durable/durable_test_fixture.h"
 #include "tests/durable/test_util.h"
@@ -108,6 +109,29 @@ TEST_P(CancelRunningTest, ARunningTaskIsToldToStopAndNotRetried) {
                       absl::Seconds(10)));
   EXPECT_EQ(Rows(id), 0);
   EXPECT_EQ(recorder_.size(), 1u);
+}
+
+// CancelTask() between the fire and the handler's start (the fire made the
+// row RUNNING; the executor has not begun the attempt): the owner hears the
+// stop first, and the handler never starts.
+TEST_F(CancelTaskTest, AStopHeardBeforeTheHandlerStartsKeepsItFromStarting) {
+  auto scheduler = Start(Options("a"));
+  ASSERT_NE(scheduler, nullptr);
+  durable_testing::PausePoint before_start("attempt.before_start");
+  durable_testing::PausePoint stops_raised("notify.stops_raised");
+  ASSERT_TRUE(scheduler->Schedule("t", absl::ZeroDuration(), "p").ok());
+  ASSERT_TRUE(before_start.WaitReached(absl::Seconds(10)));
+  auto outcome = scheduler->CancelTask("t");
+  ASSERT_TRUE(outcome.ok()) << outcome.status();
+  EXPECT_EQ(*outcome, CancelOutcome::kStopRequested);
+  const bool heard = stops_raised.WaitReached(absl::Seconds(10));
+  stops_raised.Resume();
+  before_start.Resume();
+  ASSERT_TRUE(heard) << "the owner never heard the stop";
+  ASSERT_TRUE(WaitFor([&] { return scheduler->Metrics().abandoned >= 1; },
+                      absl::Seconds(10)));
+  EXPECT_EQ(recorder_.size(), 0u) << "the handler started after the stop";
+  EXPECT_EQ(Rows("t"), 0);
 }
 
 INSTANTIATE_TEST_SUITE_P(FromSchedulerAndClient, CancelRunningTest,

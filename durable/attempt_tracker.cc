@@ -50,7 +50,7 @@ std::vector<LiveAttempt> AttemptTracker::RunningAttempts() const {
 }
 
 bool AttemptTracker::HandlerStarted(StartMark mark, StopFlag stop_flag) {
-  stop_flags_[mark.id] = std::move(stop_flag);
+  stop_flags_[mark.id] = {std::move(stop_flag), mark.version};
   const bool first = marks_.empty();
   marks_.push_back(std::move(mark));
   return first;
@@ -59,24 +59,33 @@ bool AttemptTracker::HandlerStarted(StartMark mark, StopFlag stop_flag) {
 void AttemptTracker::HandlerReturned(const std::string& id,
                                      const StopFlag& stop_flag) {
   auto flag = stop_flags_.find(id);
-  if (flag != stop_flags_.end() && flag->second == stop_flag) {
+  if (flag != stop_flags_.end() && flag->second.flag == stop_flag) {
     stop_flags_.erase(flag);
   }
 }
 
-bool AttemptTracker::RaiseStop(const std::string& id) {
-  auto flag = stop_flags_.find(id);
-  if (flag != stop_flags_.end()) {
-    flag->second->store(true, std::memory_order_release);
+bool AttemptTracker::RaiseStop(const std::string& id, int64_t version) {
+  auto handler = stop_flags_.find(id);
+  if (handler != stop_flags_.end() &&
+      (version == 0 || handler->second.version == version)) {
+    handler->second.flag->store(true, std::memory_order_release);
     return true;
   }
-  if (!running_.contains(id)) return false;
-  stops_pending_.insert(id);  // Fired; its handler has not started.
+  auto fired = running_.find(id);
+  if (fired == running_.end() || (version != 0 && fired->second != version)) {
+    return false;
+  }
+  stops_pending_[id] = fired->second;  // Fired; its handler has not started.
   return true;
 }
 
-bool AttemptTracker::TakePendingStop(const std::string& id) {
-  return stops_pending_.erase(id) > 0;
+bool AttemptTracker::TakePendingStop(const std::string& id, int64_t version) {
+  auto pending = stops_pending_.find(id);
+  if (pending == stops_pending_.end() || pending->second != version) {
+    return false;
+  }
+  stops_pending_.erase(pending);
+  return true;
 }
 
 std::vector<StartMark> AttemptTracker::TakeMarks() {

@@ -41,9 +41,10 @@ namespace durable_internal {
 //   * A stop flag is forgotten only by the handler it belongs to
 //     (`HandlerReturned()` with a flag of a later attempt of the same id
 //     leaves that one registered).
-//   * A stop heard after an attempt was fired and before its handler
-//     started is kept for that attempt (`TakePendingStop()`), never for a
-//     later one.
+//   * A stop names an attempt (id and row version): it reaches that
+//     attempt's handler, or is kept for it when heard after the fire and
+//     before the handler started (`TakePendingStop()`); never a later
+//     attempt of the same id.
 //   * Start marks are taken in the order they were queued; marks put back
 //     after a failed write come before the ones queued since.
 //
@@ -82,14 +83,16 @@ class AttemptTracker {
   // The handler of `id` holding `stop_flag` returned.
   void HandlerReturned(const std::string& id, const StopFlag& stop_flag);
 
-  // Raises the stop flag of `id`'s running handler; for an attempt fired
-  // whose handler has not started yet, keeps the stop for it
-  // (`TakePendingStop()`). Returns whether an attempt of `id` is in flight.
-  bool RaiseStop(const std::string& id);
+  // Raises the stop flag of the running handler of `id`'s attempt under
+  // row version `version` (0: whatever attempt of `id`); for that attempt
+  // fired and its handler not started yet, keeps the stop for it
+  // (`TakePendingStop()`). Returns whether such an attempt is in flight.
+  bool RaiseStop(const std::string& id, int64_t version = 0);
 
-  // Whether a stop came for `id` before its handler started (and forgets
-  // it). A stop kept for an attempt is forgotten when the attempt ends.
-  bool TakePendingStop(const std::string& id);
+  // Whether a stop came for `id`'s attempt under `version` before its
+  // handler started (and forgets it). A stop kept for an attempt is
+  // forgotten when the attempt ends.
+  bool TakePendingStop(const std::string& id, int64_t version);
 
   // The queued start marks, oldest first; the queue is empty after.
   std::vector<StartMark> TakeMarks();
@@ -103,8 +106,13 @@ class AttemptTracker {
   absl::flat_hash_map<int, int> running_per_slot_;
   // id -> the newest attempt's version.
   absl::flat_hash_map<std::string, int64_t> running_;
-  absl::flat_hash_map<std::string, StopFlag> stop_flags_;
-  absl::flat_hash_set<std::string> stops_pending_;
+  struct RunningHandler {
+    StopFlag flag;
+    int64_t version = 0;
+  };
+  absl::flat_hash_map<std::string, RunningHandler> stop_flags_;
+  // id -> the version of the attempt a stop is kept for.
+  absl::flat_hash_map<std::string, int64_t> stops_pending_;
   std::vector<StartMark> marks_;
 };
 

@@ -205,7 +205,8 @@ bool DurableScheduler::BeginAttempt(const Started& started) {
   // A CancelTask() heard between the fire and now: the handler never
   // starts (the row is gone; a newer row of the id is put back by the
   // requeue below).
-  const bool stopped = attempts_.TakePendingStop(started.task.id);
+  const bool stopped =
+      attempts_.TakePendingStop(started.task.id, started.version);
   if (!held || stopped) {
     // The process stalled (or the slot moved, or we are shutting down)
     // between the fire and now: another owner may hold the slot and run

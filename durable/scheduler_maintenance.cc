@@ -243,7 +243,7 @@ void DurableScheduler::RequeueAbandoned() {
 
 void DurableScheduler::ConsumeNotifications() {
   std::vector<int> slots;
-  std::vector<std::string> stops;
+  std::vector<durable_internal::LiveAttempt> stops;
   absl::Status status = store_->DrainNotifications(&slots, &stops);
   if (!status.ok()) {
     NoteDbError(status);
@@ -252,8 +252,8 @@ void DurableScheduler::ConsumeNotifications() {
   if (slots.empty() && stops.empty()) return;
   {
     internal::MutexLock lock(mu_);
-    for (const std::string& id : stops) {
-      attempts_.RaiseStop(id);
+    for (const durable_internal::LiveAttempt& stop : stops) {
+      attempts_.RaiseStop(stop.id, stop.version);
     }
     for (int slot : slots) {
       if (slot == durable_internal::kAllSlots || owned_.contains(slot)) {

@@ -223,7 +223,7 @@ absl::Status Store::Listen() {
 int Store::socket() const { return PQsocket(conn_); }
 
 absl::Status Store::DrainNotifications(std::vector<int>* slots,
-                                       std::vector<std::string>* stops) {
+                                       std::vector<LiveAttempt>* stops) {
   if (PQconsumeInput(conn_) == 0) {
     return absl::UnavailableError(
         absl::StrCat("PostgreSQL connection lost: ",
@@ -231,9 +231,19 @@ absl::Status Store::DrainNotifications(std::vector<int>* slots,
   }
   while (PGnotify* note = PQnotifies(conn_)) {
     if (absl::string_view(note->relname) == "timingwheel_stop") {
-      // A running task was cancelled: its id, hex-encoded.
-      if (stops != nullptr)
-        stops->push_back(absl::HexStringToBytes(note->extra));
+      // A running task was cancelled: its id, hex-encoded, and ':' and the
+      // version of the row deleted (absent from older releases: 0).
+      if (stops != nullptr) {
+        const absl::string_view extra(note->extra);
+        const size_t colon = extra.find(':');
+        LiveAttempt stop;
+        stop.id = absl::HexStringToBytes(extra.substr(0, colon));
+        if (colon == absl::string_view::npos ||
+            !absl::SimpleAtoi(extra.substr(colon + 1), &stop.version)) {
+          stop.version = 0;
+        }
+        stops->push_back(std::move(stop));
+      }
       PQfreemem(note);
       continue;
     }

@@ -181,7 +181,7 @@ class Store final : public StoreApi {
   int socket() const override;
   absl::Status DrainNotifications(
       std::vector<int>* slots,
-      std::vector<std::string>* stops = nullptr) override;
+      std::vector<LiveAttempt>* stops = nullptr) override;
 
   // The recurring schedules (schedule_store_api.h; the SQL in
   // schedule_store.cc).

@@ -323,10 +323,11 @@ class StoreApi : public ScheduleStoreApi {
   // StoreApi::DrainNotifications()
   //
   // Reads what arrived; appends the slots notified (`kAllSlots` for a "*").
-  // `stops` (may be null) receives the ids of running tasks that
-  // `CancelTask()` deleted.
+  // `stops` (may be null) receives the attempts of running tasks that
+  // `CancelTask()` deleted: the id and the row's version (0 when the
+  // notification named none: a process of an older release sent it).
   virtual absl::Status DrainNotifications(
-      std::vector<int>* slots, std::vector<std::string>* stops = nullptr) = 0;
+      std::vector<int>* slots, std::vector<LiveAttempt>* stops = nullptr) = 0;
 };
 
 // StoreFactory: opens one store (one connection); for building a

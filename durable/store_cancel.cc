@@ -15,18 +15,23 @@ namespace timingwheel {
 namespace durable_internal {
 namespace {
 
-// $1 the id, $2 the same id hex-encoded (the notification's payload). The
-// row is locked first, so its state is the one the delete acts on; a
-// running task's owner hears of it at commit.
+// $1 the id, $2 the same id hex-encoded. The row is locked first, so its
+// state is the one the delete acts on; a running task's owner hears of it
+// at commit. The notification's payload is the hex id, ':' and the row's
+// version: only the attempt that ran under that version is stopped (a
+// later attempt of a new row with the same id, started before the owner
+// heard, is not).
 constexpr char kCancelTaskSql[] = R"sql(
 WITH prior AS (
-  SELECT task_id, state FROM tw_timer WHERE task_id = $1 FOR UPDATE),
+  SELECT task_id, state, version FROM tw_timer WHERE task_id = $1
+  FOR UPDATE),
 gone AS (
   DELETE FROM tw_timer t USING prior
   WHERE t.task_id = prior.task_id AND prior.state < 3
-  RETURNING prior.state),
+  RETURNING prior.state, prior.version),
 told AS (
-  SELECT pg_notify('timingwheel_stop', $2) FROM gone WHERE state = 2)
+  SELECT pg_notify('timingwheel_stop', $2 || ':' || version) FROM gone
+  WHERE state = 2)
 SELECT coalesce((SELECT state FROM prior), -1) AS prior_state,
        (SELECT count(*) FROM gone) AS deleted,
        (SELECT count(*) FROM told) AS told

@@ -70,9 +70,9 @@ void FakeDatabase::NotifyLocked(const std::set<int>& slots) {
   }
 }
 
-void FakeDatabase::StopLocked(const std::string& id) {
+void FakeDatabase::StopLocked(const std::string& id, int64_t version) {
   for (auto& [store, listener] : listeners_) {
-    listener->stops.push_back(id);
+    listener->stops.push_back({id, version});
     Signal(*listener);
   }
 }

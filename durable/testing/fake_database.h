@@ -106,7 +106,7 @@ class FakeDatabase {
   struct Listener {
     int pipe[2] = {-1, -1};
     std::vector<int> slots;
-    std::vector<std::string> stops;
+    std::vector<durable_internal::LiveAttempt> stops;
   };
 
  private:
@@ -119,7 +119,8 @@ class FakeDatabase {
   // Wakes every listener for `slots` ("*" when empty means nothing).
   void NotifyLocked(const std::set<int>& slots)
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
-  void StopLocked(const std::string& id) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  void StopLocked(const std::string& id, int64_t version)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   // Whether `lease` is `node`'s under `epoch` and still valid at `now_us`.
   static bool Holds(const Lease& lease, const std::string& node, int64_t epoch,
                     int64_t now_us);

@@ -112,9 +112,10 @@ absl::StatusOr<CancelOutcome> FakeStore::CancelTask(const std::string& id) {
   if (it == db_->tasks_.end()) return CancelOutcome::kNotFound;
   if (Finished(it->second.state)) return CancelOutcome::kFinished;
   const bool running = it->second.state == TaskState::kRunning;
+  const int64_t version = it->second.version;
   db_->tasks_.erase(it);
   if (!running) return CancelOutcome::kCancelled;
-  db_->StopLocked(id);
+  db_->StopLocked(id, version);
   return CancelOutcome::kStopRequested;
 }
 
@@ -349,8 +350,9 @@ absl::Status FakeStore::Listen() {
   return absl::OkStatus();
 }
 
-absl::Status FakeStore::DrainNotifications(std::vector<int>* slots,
-                                           std::vector<std::string>* stops) {
+absl::Status FakeStore::DrainNotifications(
+    std::vector<int>* slots,
+    std::vector<durable_internal::LiveAttempt>* stops) {
   internal::MutexLock lock(db_->mu_);
   TW_FAKE_FAIL("DrainNotifications");
   auto it = db_->listeners_.find(this);

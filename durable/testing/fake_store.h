@@ -104,7 +104,7 @@ class FakeStore final : public durable_internal::StoreApi {
   int socket() const override { return socket_; }
   absl::Status DrainNotifications(
       std::vector<int>* slots,
-      std::vector<std::string>* stops = nullptr) override;
+      std::vector<durable_internal::LiveAttempt>* stops = nullptr) override;
 
   // The recurring schedules (fake_store_schedules.cc).
   absl::StatusOr<durable_internal::ScheduleWrite> CreateSchedule(

@@ -89,14 +89,34 @@ TEST(AttemptTrackerTest, RaiseStopReachesTheRunningHandlerOnly) {
 TEST(AttemptTrackerTest, AStopBeforeTheHandlerStartedIsKeptForIt) {
   AttemptTracker tracker;
   tracker.Fired("a", 1, 0);
-  EXPECT_TRUE(tracker.RaiseStop("a"));
-  EXPECT_TRUE(tracker.TakePendingStop("a"));
-  EXPECT_FALSE(tracker.TakePendingStop("a"));
-  EXPECT_TRUE(tracker.RaiseStop("a"));
+  EXPECT_TRUE(tracker.RaiseStop("a", 1));
+  EXPECT_FALSE(tracker.TakePendingStop("a", 2));
+  EXPECT_TRUE(tracker.TakePendingStop("a", 1));
+  EXPECT_FALSE(tracker.TakePendingStop("a", 1));
+  EXPECT_FALSE(tracker.RaiseStop("a", 7));  // Another row's attempt.
+  EXPECT_FALSE(tracker.TakePendingStop("a", 1));
+  EXPECT_TRUE(tracker.RaiseStop("a"));  // No version: whatever attempt.
   tracker.Ended("a", 1, 0);
-  EXPECT_FALSE(tracker.TakePendingStop("a"));
+  EXPECT_FALSE(tracker.TakePendingStop("a", 1));
   EXPECT_FALSE(tracker.RaiseStop("a"));  // Nothing in flight.
-  EXPECT_FALSE(tracker.TakePendingStop("a"));
+}
+
+// A stop heard late, for an attempt that has ended, never reaches the
+// handler of a newer row of the same id.
+TEST(AttemptTrackerTest, ALateStopNeverReachesTheNextAttemptOfTheId) {
+  AttemptTracker tracker;
+  AttemptTracker::StopFlag first = NewFlag();
+  tracker.Fired("a", 1, 0);
+  tracker.HandlerStarted({"a", 1, 1}, first);
+  tracker.HandlerReturned("a", first);
+  tracker.Ended("a", 1, 0);
+  AttemptTracker::StopFlag second = NewFlag();
+  tracker.Fired("a", 2, 0);
+  tracker.HandlerStarted({"a", 2, 1}, second);
+  EXPECT_FALSE(tracker.RaiseStop("a", 1));
+  EXPECT_FALSE(second->load());
+  EXPECT_TRUE(tracker.RaiseStop("a", 2));
+  EXPECT_TRUE(second->load());
 }
 
 TEST(AttemptTrackerTest, AnOlderHandlerReturningKeepsTheNewerStopFlag) {

@@ -27,7 +27,6 @@ M = {
  "cleanup_unfinished": ("durable/store_attempts.cc", "  WHERE slot = ANY($1::int4[]) AND finished_us IS NOT NULL AND state >= 3\n    AND finished_us < tw_now_us() - $2\n  LIMIT $3)\n  AND state >= 3 AND finished_us < tw_now_us() - $2", "  WHERE slot = ANY($1::int4[])\n    AND coalesce(finished_us, 0) < tw_now_us() - $2\n  LIMIT $3)\n  AND coalesce(finished_us, 0) < tw_now_us() - $2"),
  "notdue_clock_before": ("durable/scheduler_attempts.cc", "  absl::StatusOr<durable_internal::FireResult> result =\n      store_->StartRunning(options_.node_id, batch);\n  const int64_t local_after = clock_->NowNanos();", "  const int64_t local_after = clock_->NowNanos();\n  absl::StatusOr<durable_internal::FireResult> result =\n      store_->StartRunning(options_.node_id, batch);"),
  "acquire_no_skip_locked": ("durable/store_leases.cc", "  ORDER BY slot LIMIT $2\n  FOR UPDATE SKIP LOCKED),", "  ORDER BY slot LIMIT $2\n  FOR UPDATE),"),
- "load_no_lease_lock": ("durable/store_attempts.cc", "  FOR KEY SHARE OF l),", "),"),
  "id_cap_past_notify_limit": ("durable/task.h", "inline constexpr int64_t kMaxIdBytes = 2048;", "inline constexpr int64_t kMaxIdBytes = 4096;"),
  "replace_conflict_no_rule": ("durable/store_replace.cc", "             WHEN c.rule = 1 THEN excluded.due_us < t.due_us\n             WHEN c.rule = 2 THEN excluded.due_us > t.due_us\n", ""),
  "verdict_delay_unbounded": ("durable/handler_outcome.cc", "return std::min(std::max(delay, absl::ZeroDuration()), kMaxVerdictDelay);", "return std::max(delay, absl::ZeroDuration());"),

@@ -29,7 +29,11 @@ namespace timingwheel {
 // COMMIT` the tasks commit (and become visible to the schedulers: the
 // owners of tasks due within their own horizons are woken by a notification
 // at commit; tested by wakeup_test.cc) together with the caller's own rows,
-// or not at all. Errors as `DurableScheduler::ScheduleBatch()`; on
+// or not at all. FailedPrecondition when no transaction is open on `conn`
+// (each task would commit on its own), or it has failed, or `conn` is
+// busy; Unavailable when it is not connected (test:
+// DurableSchedulerTest.ScheduleInTransactionRefusesAConnWithoutOne).
+// Otherwise errors as `DurableScheduler::ScheduleBatch()`; on
 // AlreadyExists earlier rows of the call are not undone: roll the transaction
 // back. The store must exist (a `DurableScheduler` created it) with
 // `slot_count` slots. `max_id_bytes` in [1, kMaxIdBytes] and

@@ -11,6 +11,7 @@
 #include "durable/durable_scheduler.h"
 #include "durable/real_clock.h"
 #include "durable/request.h"
+#include "libpq-fe.h"
 
 namespace timingwheel {
 
@@ -127,6 +128,25 @@ absl::Status ScheduleInTransaction(PGconn* conn,
                                    int slot_count, int64_t max_id_bytes,
                                    int64_t max_payload_bytes) {
   if (conn == nullptr) return absl::InvalidArgumentError("conn is null");
+  switch (PQtransactionStatus(conn)) {
+    case PQTRANS_INTRANS:
+      break;
+    case PQTRANS_IDLE:
+      return absl::FailedPreconditionError(
+          "ScheduleInTransaction: no transaction is open on conn (BEGIN "
+          "first); outside one each task would commit on its own: use "
+          "DurableClient::Schedule() for that");
+    case PQTRANS_INERROR:
+      return absl::FailedPreconditionError(
+          "ScheduleInTransaction: the transaction on conn has failed: roll "
+          "it back");
+    case PQTRANS_ACTIVE:
+      return absl::FailedPreconditionError(
+          "ScheduleInTransaction: conn is busy with another command");
+    default:
+      return absl::UnavailableError(
+          "ScheduleInTransaction: conn is not connected");
+  }
   const durable_internal::RequestLimits limits{max_id_bytes, max_payload_bytes};
   absl::Status status = durable_internal::CheckClientLimits(slot_count, limits);
   if (!status.ok()) return status;

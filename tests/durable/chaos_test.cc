@@ -261,7 +261,11 @@ class ChaosTest : public ::testing::Test {
     for (int i = 0; i < 20 && !ok; ++i) {
       if (i > 0) std::this_thread::sleep_for(std::chrono::milliseconds(100));
       if (PQstatus(producer_) != CONNECTION_OK) PQreset(producer_);
+      PQclear(PQexec(producer_, "BEGIN"));
       ok = ScheduleInTransaction(producer_, {request}, 64).ok();
+      PGresult* commit = PQexec(producer_, ok ? "COMMIT" : "ROLLBACK");
+      ok = ok && PQresultStatus(commit) == PGRES_COMMAND_OK;
+      PQclear(commit);
     }
     std::lock_guard<std::mutex> lock(mu_);
     ChaosIntent& intent = history_.intents[id];

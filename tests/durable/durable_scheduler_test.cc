@@ -384,6 +384,28 @@ TEST_F(DurableSchedulerTest, ScheduleInTransactionCommitsWithTheCallersRows) {
   PQfinish(conn);
 }
 
+// Outside a transaction each task would commit on its own, which the name
+// promises not to do: refused, nothing stored; in a failed transaction too.
+TEST_F(DurableSchedulerTest, ScheduleInTransactionRefusesAConnWithoutOne) {
+  auto s = Start(Options());
+  ASSERT_NE(s, nullptr);
+  PGconn* conn = PQconnectdb(db_->conninfo().c_str());
+  ASSERT_EQ(PQstatus(conn), CONNECTION_OK);
+  ScheduleRequest request;
+  request.id = "no-tx";
+  request.payload = "p";
+  absl::Status status = ScheduleInTransaction(conn, {&request, 1}, 64);
+  EXPECT_TRUE(absl::IsFailedPrecondition(status)) << status;
+  EXPECT_NE(status.message().find("BEGIN"), absl::string_view::npos) << status;
+  EXPECT_TRUE(absl::IsNotFound(s->Get("no-tx").status()));
+  PQclear(PQexec(conn, "BEGIN"));
+  PQclear(PQexec(conn, "SELECT 1/0"));
+  status = ScheduleInTransaction(conn, {&request, 1}, 64);
+  EXPECT_TRUE(absl::IsFailedPrecondition(status)) << status;
+  PQclear(PQexec(conn, "ROLLBACK"));
+  PQfinish(conn);
+}
+
 TEST_F(DurableSchedulerTest, ConnectionsKilledUnderARunningScheduler) {
   auto s = Start(Options());
   ASSERT_NE(s, nullptr);

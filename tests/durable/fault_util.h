@@ -389,7 +389,11 @@ inline bool FaultDb::ScheduleTasks(const std::string& prefix, int count,
       request.delay = delay + spread * i;
       batch.push_back(std::move(request));
     }
+    PQclear(PQexec(conn, "BEGIN"));
     ok = ScheduleInTransaction(conn, batch, slot_count).ok();
+    PGresult* commit = PQexec(conn, ok ? "COMMIT" : "ROLLBACK");
+    ok = ok && PQresultStatus(commit) == PGRES_COMMAND_OK;
+    PQclear(commit);
   }
   PQfinish(conn);
   return ok;

@@ -157,7 +157,9 @@ TEST_F(MultiSchedulerTest, StalledSchedulerIsTakenOverAndFencedOut) {
     batch[i].payload = "p";
     batch[i].delay = absl::Milliseconds(1500);
   }
+  PQclear(PQexec(conn, "BEGIN"));
   ASSERT_TRUE(ScheduleInTransaction(conn, batch, 64).ok());
+  PQclear(PQexec(conn, "COMMIT"));
   PQfinish(conn);
   ASSERT_TRUE(WaitFor([&] {
     return CountTasks(TaskMatch().State(TaskState::kScheduled)) == kTasks;

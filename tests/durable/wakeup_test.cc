@@ -77,7 +77,8 @@ class WakeupTest : public ::testing::Test {
   }
 
   // Schedules `id` with `ScheduleInTransaction()` on a connection of its
-  // own (autocommit: the insert commits, and wakes the owner, at once).
+  // own, in a transaction of its own (the insert commits, and wakes the
+  // owner, at once).
   void ScheduleOnPlainConnection(const std::string& id, absl::Duration delay,
                                  int slot_count) {
     PGconn* conn = PQconnectdb(db_->conninfo().c_str());
@@ -86,8 +87,12 @@ class WakeupTest : public ::testing::Test {
     request.id = id;
     request.payload = "p";
     request.delay = delay;
-    const bool scheduled =
+    PQclear(PQexec(conn, "BEGIN"));
+    bool scheduled =
         ScheduleInTransaction(conn, {&request, 1}, slot_count).ok();
+    PGresult* commit = PQexec(conn, "COMMIT");
+    scheduled = scheduled && PQresultStatus(commit) == PGRES_COMMAND_OK;
+    PQclear(commit);
     PQfinish(conn);
     ASSERT_TRUE(scheduled);
   }

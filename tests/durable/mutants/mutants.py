@@ -45,7 +45,7 @@ M = {
  "full_wheel_claims_nothing": ("durable/scheduler_wheel.cc", "  load_waits_for_room_ = true;\n  const int64_t latest_us = wheel_->LatestDueUs();", "  load_waits_for_room_ = true;\n  if (max_pending > 0) return false;\n  const int64_t latest_us = wheel_->LatestDueUs();"),
  # Replace modes.
  "replace_keep_earlier_inverted": ("durable/store_replace.cc", "WHEN i.rule = 1 THEN i.due_us < p.due_us", "WHEN i.rule = 1 THEN i.due_us > p.due_us"),
- "replace_keep_later_always": ("durable/store_replace.cc", "WHEN i.rule = 2 THEN i.due_us > p.due_us", "WHEN i.rule = 2 THEN true"),
+ "replace_keep_later_always": ("durable/store_replace.cc", "WHEN c.rule = 2 THEN excluded.due_us > t.due_us", "WHEN c.rule = 2 THEN true"),
  "replace_keeps_finished_attempts": ("durable/store_replace.cc", "      attempt = CASE WHEN t.state >= 3 OR (SELECT has_payload FROM input\n                                           WHERE task_id = excluded.task_id)\n                THEN 0 ELSE t.attempt END,", "      attempt = t.attempt,"),
  # Fire queue and kinds.
  "fire_queue_priority_inverted": ("durable/fire_queue.cc", "return a.entry.priority > b.entry.priority;", "return a.entry.priority < b.entry.priority;"),
@@ -73,7 +73,7 @@ TESTS = {
  "start_check_no_epoch": DEFAULT_TESTS + ["//tests/durable:multi_scheduler_test"],
  "acquire_no_skip_locked": DEFAULT_TESTS + ["//tests/durable:store_takeover_test"],
  "replace_keep_earlier_inverted": ["//tests/durable:replace_test", "//tests/durable:chaos_test"],
- "replace_keep_later_always": ["//tests/durable:replace_test"],
+ "replace_keep_later_always": ["//tests/durable:replace_race_test"],
  "replace_keeps_finished_attempts": ["//tests/durable:replace_test", "//tests/durable:replace_contract_test"],
  "id_cap_past_notify_limit": ["//tests/durable:cancel_task_test", "//tests/durable:durable_bounds_test"],
  "replace_conflict_no_rule": ["//tests/durable:replace_race_test"],

@@ -45,6 +45,12 @@ class NeverLostTest : public DurableFixture {
     EXPECT_TRUE(proxy.ok()) << proxy.status();
     return proxy.ok() ? *std::move(proxy) : nullptr;
   }
+  // node-a's options, its connections through `proxy`.
+  DurableOptions ThroughProxy(const PgProxy& proxy) {
+    DurableOptions options = Options("node-a");
+    options.conninfo = proxy.conninfo();
+    return options;
+  }
 };
 
 // A load that read the lease before a takeover and commits after it: the
@@ -81,8 +87,7 @@ TEST_F(NeverLostTest, LoadInFlightDuringATakeoverLosesNothing) {
 TEST_F(NeverLostTest, LoadWhoseReplyIsLostAfterCommitStillRuns) {
   auto proxy = StartProxy();
   ASSERT_NE(proxy, nullptr);
-  DurableOptions options = Options("node-a");
-  options.conninfo = proxy->conninfo();
+  DurableOptions options = ThroughProxy(*proxy);
   auto a = Start(options);
   ASSERT_NE(a, nullptr);
   proxy->DropReplyTo(kLoadSql);
@@ -99,8 +104,7 @@ TEST_F(NeverLostTest, LoadWhoseReplyIsLostAfterCommitStillRuns) {
 TEST_F(NeverLostTest, RetryWhoseCompletionReplyIsLostStillRuns) {
   auto proxy = StartProxy();
   ASSERT_NE(proxy, nullptr);
-  DurableOptions options = Options("node-a");
-  options.conninfo = proxy->conninfo();
+  DurableOptions options = ThroughProxy(*proxy);
   recorder_.SetResult([](const DurableTask& task) {
     return task.attempt == 1 ? absl::UnavailableError("first fails")
                              : absl::OkStatus();
@@ -123,8 +127,7 @@ TEST_F(NeverLostTest, RetryWhoseCompletionReplyIsLostStillRuns) {
 TEST_F(NeverLostTest, FireWhoseReplyIsLostDoesNotUseUpTheOnlyAttempt) {
   auto proxy = StartProxy();
   ASSERT_NE(proxy, nullptr);
-  DurableOptions options = Options("node-a");
-  options.conninfo = proxy->conninfo();
+  DurableOptions options = ThroughProxy(*proxy);
   options.retry.max_attempts = 1;
   auto a = Start(options);
   ASSERT_NE(a, nullptr);
@@ -165,8 +168,7 @@ TEST_F(NeverLostTest, ReconnectRequeueSparesHandlersStillRunning) {
   auto proxy = StartProxy();
   ASSERT_NE(proxy, nullptr);
   testing::PoolExecutor executor(2);
-  DurableOptions options = Options("node-a");
-  options.conninfo = proxy->conninfo();
+  DurableOptions options = ThroughProxy(*proxy);
   options.executor = &executor;
   std::atomic<bool> release{false};
   recorder_.SetResult([&](const DurableTask& task) {
@@ -295,8 +297,7 @@ TEST_F(NeverLostTest, CleanupDeletesOnlyFinishedRows) {
 TEST_F(NeverLostTest, CancelWhoseReplyIsLostAnswersCancelled) {
   auto proxy = StartProxy();
   ASSERT_NE(proxy, nullptr);
-  DurableOptions options = Options("node-a");
-  options.conninfo = proxy->conninfo();
+  DurableOptions options = ThroughProxy(*proxy);
   auto a = Start(options);
   ASSERT_NE(a, nullptr);
   ASSERT_TRUE(a->Schedule("t", absl::Hours(1), "p").ok());

@@ -28,6 +28,7 @@ Python 3 standard library only. Without chromium it fails, saying that
 `bash .ci/install-deps` installs it.
 """
 
+import base64
 import html.parser
 import os
 import re
@@ -182,34 +183,31 @@ class Dom(html.parser.HTMLParser):
 
 
 class Browser:
-    """One headless Chromium for --dump-dom and --screenshot runs."""
+    """One headless Chromium, driven over its debugging protocol, for every
+    page read and screenshot (one browser start, not one per page)."""
 
     def __init__(self, chromium, outputs):
-        self.chromium = chromium
+        self.devtools = cdp.DevTools(chromium, CHROMIUM_FLAGS)
         self.outputs = outputs
 
-    def _run(self, extra, url):
-        profile = tempfile.mkdtemp(prefix="twctl-chromium-")
-        try:
-            return subprocess.run(
-                [self.chromium] + CHROMIUM_FLAGS +
-                ["--user-data-dir=" + profile] + extra + [url],
-                capture_output=True, timeout=60, check=False)
-        finally:
-            shutil.rmtree(profile, ignore_errors=True)
-
     def dom(self, url):
-        result = self._run(["--dump-dom"], url)
-        if result.returncode != 0 or not result.stdout:
-            raise RuntimeError("chromium --dump-dom %s failed: %s" %
-                               (url, result.stderr.decode()[-2000:]))
-        return result.stdout.decode("utf-8", "replace")
+        self.devtools.navigate(url)
+        text = self.devtools.evaluate("document.documentElement.outerHTML")
+        if not text:
+            raise RuntimeError("no DOM for %s" % url)
+        return text
 
     def screenshot(self, url, name):
+        self.devtools.navigate(url)
+        data = self.devtools.call("Page.captureScreenshot", format="png")
         path = os.path.join(self.outputs, name + ".png")
-        self._run(["--screenshot=" + path], url)
-        check(os.path.exists(path) and os.path.getsize(path) > 0,
+        with open(path, "wb") as f:
+            f.write(base64.b64decode(data.get("data", "")))
+        check(os.path.getsize(path) > 0,
               "screenshot of %s saved as %s" % (url, path))
+
+    def close(self):
+        self.devtools.close()
 
 
 def table_states(conninfo):
@@ -240,7 +238,7 @@ def main():
     fixture = subprocess.Popen([runfile("tests/tools/twctl/dashboard_fixture")],
                                stdin=subprocess.PIPE, stdout=subprocess.PIPE)
     serve = None
-    devtools = None
+    browser = None
     try:
         conninfo = read_line(fixture, "CONNINFO ", 60)[len("CONNINFO "):]
         read_line(fixture, "READY", 60)
@@ -385,7 +383,7 @@ def main():
               "a refused retry changes nothing")
 
         # Retry in the browser: type the token, click, see it run.
-        devtools = cdp.DevTools(chromium, CHROMIUM_FLAGS)
+        devtools = browser.devtools
         devtools.navigate(base + "/failed")
         row = 'tr[data-idx="%s"]' % hostile_hex
         devtools.type_into(row + ' input[name="token"]', TOKEN)
@@ -413,8 +411,8 @@ def main():
               "after Retry the table says SUCCESS")
         browser.screenshot(base + "/tasks", "tasks-after-retry")
     finally:
-        if devtools:
-            devtools.close()
+        if browser:
+            browser.close()
         if serve:
             serve.terminate()
             try:

@@ -35,6 +35,7 @@ absl::StatusOr<std::unique_ptr<DurableClient>> DurableClient::Create(
       absl::ToInt64Milliseconds(options.statement_timeout);
   core.session_limits.lock_timeout_ms =
       core.session_limits.statement_timeout_ms;
+  core.session_limits.transaction_pooler = options.transaction_pooler;
   absl::StatusOr<std::unique_ptr<ClientCore>> created =
       ClientCore::Create(std::move(core));
   if (!created.ok()) return created.status();

@@ -90,6 +90,16 @@ struct DurableClientOptions {
   // In [0, 24h] (InvalidArgument at Create() outside). Test:
   // DurableClientTest.StatementTimeoutEndsACallWaitingOnALock.
   absl::Duration statement_timeout = absl::Seconds(30);
+  // Set when `conninfo` goes through a connection pooler in transaction
+  // mode (PgBouncer's `pool_mode = transaction`), where named prepared
+  // statements and session settings do not survive between transactions:
+  // statements are then sent unnamed, and `statement_timeout` is not set
+  // on the session (set it on the role, `ALTER ROLE app SET
+  // statement_timeout = '30s'`, or PgBouncer's `query_timeout`). A
+  // `DurableScheduler` must not go through such a pooler (it holds
+  // LISTEN and session advisory locks): docs/durable.md, "Behind
+  // PgBouncer". Test: PgBouncerTest.*.
+  bool transaction_pooler = false;
 };
 
 // DurableClient

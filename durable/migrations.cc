@@ -10,6 +10,7 @@
 #include "absl/strings/str_replace.h"
 #include "durable/pg_exec.h"
 #include "durable/pg_params.h"
+#include "durable/producer_functions.h"
 #include "libpq-fe.h"
 
 namespace timingwheel {
@@ -165,6 +166,10 @@ constexpr MigrationStep kSteps[] = {
      "partial indexes are rebuilt: every read and write of tasks waits "
      "(seconds per million rows)",
      kMigrateV4ToV5},
+    {5, 6,
+     "SQL functions that schedule, replace and cancel tasks from any client "
+     "(tw_schedule_task() and others: producer_functions.h)",
+     "none (creates functions only)", kProducerFunctionsSql},
 };
 
 // The runner's own statements (parameterized).

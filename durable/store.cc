@@ -18,6 +18,7 @@
 
 #include "absl/container/flat_hash_set.h"
 #include "absl/strings/escaping.h"
+#include "absl/strings/match.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
@@ -100,7 +101,8 @@ absl::StatusOr<std::unique_ptr<Store>> Store::Connect(
 }
 
 absl::Status Store::ApplyLimits() {
-  if (limits_.statement_timeout_ms <= 0 && limits_.lock_timeout_ms <= 0) {
+  if (limits_.transaction_pooler ||
+      (limits_.statement_timeout_ms <= 0 && limits_.lock_timeout_ms <= 0)) {
     return absl::OkStatus();
   }
   return PgExec(conn_,
@@ -191,12 +193,24 @@ absl::Status Store::CheckSchema(int slot_count) {
 
 absl::StatusOr<PgResult> Store::ExecPrepared(const char* name, const char* sql,
                                              const PgParams& params) {
+  if (limits_.transaction_pooler) return PgExec(conn_, sql, params);
   for (int attempt = 0;; ++attempt) {
     if (!prepared_.contains(name)) {
       absl::StatusOr<PgResult> prepared = PgCheckResult(
           conn_,
           PgResult(PQprepare(conn_, name, sql, params.size(), params.types())));
-      if (!prepared.ok()) return prepared.status();
+      if (!prepared.ok()) {
+        if (absl::StrContains(prepared.status().message(), "already exists")) {
+          // duplicate_prepared_statement on a connection that never
+          // prepared it: another client's, shared through a pooler.
+          return absl::FailedPreconditionError(absl::StrCat(
+              prepared.status().message(),
+              " (the connection goes through a pooler in transaction mode? "
+              "set DurableClientOptions::transaction_pooler: "
+              "docs/durable.md, \"Behind PgBouncer\")"));
+        }
+        return prepared.status();
+      }
       prepared_.insert(name);
     }
     PgResult result(PQexecPrepared(conn_, name, params.size(), params.values(),

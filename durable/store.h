@@ -105,9 +105,15 @@ std::string RedactedConnInfo(const std::string& conninfo);
 // SessionLimits: set on the connection at connect and after every
 // reconnect, so that no statement (nor a wait for a lock) can hold a
 // process past its lease. Zero or negative: PostgreSQL's default (none).
+// With `transaction_pooler`, the connection goes through a pooler in
+// transaction mode (PgBouncer's pool_mode = transaction), where a session's
+// state does not outlive a transaction: no settings are made (the limits
+// are ignored) and statements are sent unnamed (PQexecParams), never
+// prepared by name.
 struct SessionLimits {
   int64_t statement_timeout_ms = 0;
   int64_t lock_timeout_ms = 0;
+  bool transaction_pooler = false;
 };
 
 // Store

@@ -43,6 +43,11 @@ M = {
  "update_deletes_due_occurrence": ("durable/schedule_store.cc", "DeleteWaiting(conn, canonical.name, /*keep_due=*/true)", "DeleteWaiting(conn, canonical.name, /*keep_due=*/false)"),
  "retry_overlaps_next_occurrence": ("durable/admin_writes.cc", "WHERE s.name = $1 AND s.overlap = 0", "WHERE s.name = $1 AND s.overlap = 99"),
  "full_wheel_claims_nothing": ("durable/scheduler_wheel.cc", "  load_waits_for_room_ = true;\n  const int64_t latest_us = wheel_->LatestDueUs();", "  load_waits_for_room_ = true;\n  if (max_pending > 0) return false;\n  const int64_t latest_us = wheel_->LatestDueUs();"),
+ # SQL producer functions and the pooler.
+ "sql_replace_race_takes_insert": ("durable/producer_functions.cc", "      CONTINUE;  -- Inserted by another transaction meanwhile: decide again.", "      RETURN 'SCHEDULED';"),
+ "sql_keep_later_inverted": ("durable/producer_functions.cc", "WHEN mode = 'KEEP_LATER' THEN due_us > stored.due_us", "WHEN mode = 'KEEP_LATER' THEN due_us < stored.due_us"),
+ "sql_slot_differs": ("durable/producer_functions.cc", "    product := lo * 435;", "    product := lo * 434;"),
+ "pooler_prepares_by_name": ("durable/store.cc", "  if (limits_.transaction_pooler) return PgExec(conn_, sql, params);\n", ""),
  # Replace modes.
  "replace_keep_earlier_inverted": ("durable/store_replace.cc", "WHEN i.rule = 1 THEN i.due_us < p.due_us", "WHEN i.rule = 1 THEN i.due_us > p.due_us"),
  "replace_keep_later_always": ("durable/store_replace.cc", "WHEN c.rule = 2 THEN excluded.due_us > t.due_us", "WHEN c.rule = 2 THEN true"),
@@ -86,6 +91,10 @@ TESTS = {
  "stop_before_start_ignored": ["//tests/durable:cancel_task_test"],
  "stop_reaches_any_attempt": ["//tests/durable:attempt_tracker_test"],
  "fire_beside_own_attempt": ["//tests/durable:lease_renewal_test"],
+ "sql_replace_race_takes_insert": ["//tests/durable:sql_functions_test"],
+ "sql_keep_later_inverted": ["//tests/durable:sql_functions_test", "//tests/durable:python_producer_test"],
+ "sql_slot_differs": ["//tests/durable:sql_functions_test"],
+ "pooler_prepares_by_name": ["//tests/durable:pgbouncer_test"],
  "fire_waits_for_batch": ["//tests/durable:fire_queue_test", "//tests/durable:capacity_test"],
  "full_wheel_claims_nothing": ["//tests/durable:capacity_test", "//tests/durable:wheel_mirror_test", "//tests/durable:chaos_test"],
  "pause_forgets_due_occurrence": ["//tests/durable:recurring_edges_test"],

@@ -435,6 +435,7 @@ void DurableScheduler::MaintenanceLoop() {
       if (!shutdown_seen) {
         shutdown_seen = true;
         durable_internal::FaultPoint("shutdown.waiting");
+        renewer_->Leave();
       }
       if (!broken) ReleaseIdleSlots();
       bool drained;

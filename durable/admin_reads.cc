@@ -89,6 +89,8 @@ WHERE ($1 < 0 OR state = $1)
   AND task_id >= $4 AND substring(task_id FROM 1 FOR length($4)) = $4
   AND (NOT $5 OR task_id > $6)
   AND (NOT $8 OR kind = $9)
+  AND ($10 = 0 OR (substring(task_id FROM 1 FOR 13)
+                   = '\x1b74772d7363686564756c653a'::bytea) = ($10 = 2))
 ORDER BY task_id LIMIT $7
 )sql";
 
@@ -229,7 +231,8 @@ absl::StatusOr<TaskPage> AdminStore::Impl::ReadList(const TaskFilter& filter) {
                  .Bytes(filter.after_id.value_or(std::string()))
                  .Int64(filter.limit + 1)
                  .Bool(filter.kind.has_value())
-                 .Text(filter.kind.value_or(std::string())));
+                 .Text(filter.kind.value_or(std::string()))
+                 .Int32(static_cast<int32_t>(filter.occurrences)));
   if (!r.ok()) return r.status();
   TaskPage page;
   for (int i = 0; i < r->rows() && i < filter.limit; ++i) {

@@ -195,6 +195,13 @@ struct TaskFilter {
   std::optional<std::string> kind;
   std::optional<std::string> after_id;  // Ids strictly greater (bytes).
   int limit = 100;                      // In [1, kMaxListLimit].
+  // Recurring schedules' occurrences (ids with the prefix reserved for
+  // them): listed with the rest (kInclude), left out (kExclude: what
+  // `twctl list` shows unless asked, so that a schedule writing a horizon
+  // of occurrences ahead does not fill the page), or alone (kOnly).
+  // Test: AdminHistoryTest.ListLeavesOutOccurrencesWhenAsked.
+  enum class Occurrences { kInclude, kExclude, kOnly };
+  Occurrences occurrences = Occurrences::kInclude;
 };
 
 inline constexpr int kMaxListLimit = 10000;

@@ -124,6 +124,17 @@ struct DurableOptions {
   // returns. Zero: no timeout. Test:
   // HandlerOutcomeTest.AnAttemptPastItsTimeoutIsAskedToStop.
   absl::Duration attempt_timeout = absl::ZeroDuration();
+
+  // How long `Shutdown()` waits for the handlers running then to return
+  // (their slots' leases are renewed meanwhile; every slot without a
+  // running handler is released at once, so other schedulers take its
+  // tasks without waiting). A handler still running past it keeps its
+  // slot until it returns, as long as the scheduler object exists. Set it
+  // above your longest handler so that a rolling deploy reruns nothing
+  // (Sidekiq's `-t`, Oban's `shutdown_grace_period`). Zero: half of
+  // `lease_ttl`. In [0, 24h]. Test:
+  // DurableShutdownTest.TheGraceOutlastsTheTtlAndOtherSlotsMoveAtOnce.
+  absl::Duration shutdown_grace = absl::ZeroDuration();
 };
 
 // DurableMetrics

@@ -131,6 +131,11 @@ absl::Status CheckOptions(const DurableOptions& o) {
     return absl::InvalidArgumentError(
         "attempt_timeout must be finite and >= 0 (zero: none)");
   }
+  if (o.shutdown_grace < absl::ZeroDuration() ||
+      o.shutdown_grace > absl::Hours(24)) {
+    return absl::InvalidArgumentError(
+        "shutdown_grace must be in [0, 24h] (zero: lease_ttl / 2)");
+  }
   if (o.statement_timeout < absl::ZeroDuration() ||
       o.statement_timeout > o.lease_ttl / 4) {
     return absl::InvalidArgumentError(
@@ -138,6 +143,13 @@ absl::Status CheckOptions(const DurableOptions& o) {
         "/ 4), so that no statement holds a process past its lease");
   }
   return absl::OkStatus();
+}
+
+// The metrics' kind labels, in KindTable index order ("" the default).
+std::vector<std::string> KindLabels(const DurableOptions& options) {
+  std::vector<std::string> labels = {""};
+  for (const TaskKind& kind : options.kinds) labels.push_back(kind.name);
+  return labels;
 }
 
 }  // namespace
@@ -150,7 +162,8 @@ DurableScheduler::DurableScheduler(DurableOptions options)
                  ? options_.timer_options.clock
                  : Clock::Real()),
       fire_queue_(options_.max_in_flight, *kinds_),
-      histograms_(std::make_unique<durable_internal::SchedulerHistograms>()) {}
+      histograms_(std::make_unique<durable_internal::SchedulerHistograms>(
+          KindLabels(options_))) {}
 
 absl::StatusOr<std::unique_ptr<DurableScheduler>> DurableScheduler::Create(
     DurableOptions options) {

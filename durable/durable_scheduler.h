@@ -335,12 +335,15 @@ class DurableScheduler {
   // DurableScheduler::Shutdown()
   //
   // Stops firing (fired attempts whose handlers have not started are put
-  // back to PENDING, uncounted), waits for the handlers running now and
-  // records their outcomes, for at most half a lease TTL, then releases
-  // every slot without a running handler at once (other schedulers take
-  // them at their next renewal, without waiting for the TTL) and removes
-  // this node. Returns within one lease TTL whatever the handlers and the
-  // database do (every statement is bounded by `statement_timeout`). A
+  // back to PENDING, uncounted), releases every slot without a running
+  // handler at once (other schedulers take them at their next renewal,
+  // without waiting for the TTL), waits for the handlers running now and
+  // records their outcomes, releasing each slot as its last handler's
+  // outcome is written, for at most `DurableOptions::shutdown_grace` (half
+  // a lease TTL unless set; the leases of the slots still busy are renewed
+  // meanwhile), and removes this node. Returns within the grace plus half
+  // a lease TTL whatever the handlers and the database do (every statement
+  // is bounded by `statement_timeout`). A
   // handler still running then (or the one that called `Shutdown()`)
   // keeps its slot until it returns: its outcome is written and its slot
   // released by its own thread (`late_outcomes`) as long as the scheduler
@@ -453,6 +456,9 @@ class DurableScheduler {
   // The end of the maintenance thread: writes what is queued, releases the
   // slots without running handlers, removes the node.
   void FinishMaintenance(bool broken);
+  // During Shutdown()'s grace: releases every slot with no attempt in
+  // flight and no outcome waiting to be written (others take it at once).
+  void ReleaseIdleSlots();
   // Whether a handler still runs (or we run on the owned executor's
   // thread): the owned executor cannot be joined.
   bool HandlersStillRunning();

@@ -65,7 +65,7 @@ bool LeaseRenewer::Round() {
   const auto timed = std::chrono::steady_clock::now();
   absl::StatusOr<Renewal> round = store_->Renew(
       options_.node_id, held, absl::ToInt64Microseconds(options_.ttl),
-      options_.horizon_us);
+      options_.horizon_us, leaving_.load());
   if (options_.timed) options_.timed(timed);
   if (!round.ok()) {
     ++errors_;

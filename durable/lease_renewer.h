@@ -98,6 +98,11 @@ class LeaseRenewer {
   // the reconnect backoff, reconnecting first when the connection broke).
   void Start();
 
+  // From now on, rounds remove this node's row instead of heartbeating
+  // (Shutdown(): the others stop counting it and take the slots it
+  // released), while still renewing the leases it holds. Thread-safe.
+  void Leave() { leaving_.store(true); }
+
   // Stops and joins the thread, after the round in flight (each statement
   // is bounded by the connection's statement timeout). Idempotent.
   void Stop();
@@ -133,6 +138,7 @@ class LeaseRenewer {
 
   std::atomic<int64_t> valid_until_{0};
   std::atomic<int64_t> live_nodes_{1};
+  std::atomic<bool> leaving_{false};
   std::atomic<int64_t> errors_{0};
   std::atomic<int64_t> timeouts_{0};
   std::atomic<int64_t> progress_nanos_;

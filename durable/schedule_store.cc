@@ -28,10 +28,24 @@ namespace {
 constexpr char kLockSql[] = "SELECT" TW_SCHEDULE_COLUMNS
                             ", tw_now_us() AS now_us FROM tw_schedule "
                             "WHERE name = $1 FOR UPDATE";
+// As reported (ScheduleInfo::next_run): the stored next run, or the
+// earliest occurrence written ahead and still waiting when that is earlier
+// (kRunAnyway writes a horizon of them; an overdue one is the next run).
+// The occurrences of a schedule are the ids in OccurrenceRange(name).
+#define TW_SCHEDULE_REPORTED_COLUMNS                                 \
+  " name, slot, every_us, anchor_us, cron, zone, payload, overlap, " \
+  "catch_up, grace_us, max_runs, paused, last_us, plan_us, "         \
+  "least(next_us, (SELECT min(t.due_us) FROM tw_timer t, (SELECT "   \
+  "'\\x1b74772d7363686564756c653a'::bytea || "                       \
+  "convert_to(length(tw_schedule.name)::text, 'UTF8') || "           \
+  "'\\x3a'::bytea || tw_schedule.name AS p) o WHERE t.task_id >= "   \
+  "o.p || '\\x40'::bytea AND t.task_id < o.p || '\\x41'::bytea AND " \
+  "t.state < 2)) AS next_us, version, kind, priority "
+
 constexpr char kGetSql[] =
-    "SELECT" TW_SCHEDULE_COLUMNS "FROM tw_schedule WHERE name = $1";
+    "SELECT" TW_SCHEDULE_REPORTED_COLUMNS "FROM tw_schedule WHERE name = $1";
 constexpr char kListSql[] =
-    "SELECT" TW_SCHEDULE_COLUMNS "FROM tw_schedule ORDER BY name";
+    "SELECT" TW_SCHEDULE_REPORTED_COLUMNS "FROM tw_schedule ORDER BY name";
 
 constexpr char kInsertSql[] = R"sql(
 INSERT INTO tw_schedule (name, slot, every_us, anchor_us, cron, zone,

@@ -190,7 +190,8 @@ void DurableScheduler::RunAttemptVia(std::shared_ptr<AttemptLink> link,
     self->attempts_.HandlerReturned(started.task.id, started.task.stop_flag);
   }
   if (handler) {
-    self->histograms_->handler_duration.Observe(handler_took.count());
+    self->histograms_->ObserveHandler(
+        kind, static_cast<int>(completion.outcome), handler_took.count());
   }
   self->FinishAttempt(std::move(completion), started.slot, started.epoch, kind);
   link->Leave();

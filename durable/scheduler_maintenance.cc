@@ -315,6 +315,27 @@ void DurableScheduler::FinishMaintenance(bool broken) {
   for (int slot : busy) owned_.erase(slot);
 }
 
+void DurableScheduler::ReleaseIdleSlots() {
+  absl::flat_hash_set<int> busy;
+  {
+    internal::MutexLock lock(mu_);
+    // An outcome not yet written still needs its slot's epoch: wait.
+    if (!completed_.empty()) return;
+    busy = attempts_.BusySlots();
+  }
+  std::vector<SlotEpoch> idle;
+  for (const SlotEpoch& s : leases_->owned()) {
+    if (!busy.contains(s.slot)) idle.push_back(s);
+  }
+  if (idle.empty()) return;
+  absl::Status released = store_->Release(options_.node_id, idle);
+  if (!released.ok()) {
+    NoteDbError(released);
+    return;
+  }
+  DropSlots(leases_->DropLost(idle));
+}
+
 void DurableScheduler::MaintenanceLoop() {
   const int64_t ttl = absl::ToInt64Nanoseconds(options_.lease_ttl);
   const int64_t half_horizon =
@@ -376,9 +397,15 @@ void DurableScheduler::MaintenanceLoop() {
       broken = store_broken_;
       load_now = load_requested_;
     }
-    // Half the TTL for the handlers; the final statements, each bounded by
-    // statement_timeout (a quarter of the TTL at most), fit in the rest.
-    if (stopping && shutdown_deadline == 0) shutdown_deadline = now + ttl / 2;
+    // The grace (half the TTL unless set) for the handlers; the final
+    // statements, each bounded by statement_timeout (a quarter of the TTL
+    // at most), fit in another half TTL.
+    if (stopping && shutdown_deadline == 0) {
+      shutdown_deadline =
+          now + (options_.shutdown_grace > absl::ZeroDuration()
+                     ? absl::ToInt64Nanoseconds(options_.shutdown_grace)
+                     : ttl / 2);
+    }
 
     if (broken && now >= next_reconnect) {
       if (Reconnect()) {
@@ -408,7 +435,9 @@ void DurableScheduler::MaintenanceLoop() {
       if (!shutdown_seen) {
         shutdown_seen = true;
         durable_internal::FaultPoint("shutdown.waiting");
+        renewer_->Leave();
       }
+      if (!broken) ReleaseIdleSlots();
       bool drained;
       {
         internal::MutexLock lock(mu_);

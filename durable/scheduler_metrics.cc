@@ -56,11 +56,28 @@ const char* StatementName(StatementKind kind) {
   return "unknown";
 }
 
-SchedulerHistograms::SchedulerHistograms()
+SchedulerHistograms::KindSeries::KindSeries(std::string kind_name)
+    : name(std::move(kind_name)), duration(HandlerBounds()) {}
+
+SchedulerHistograms::SchedulerHistograms(std::vector<std::string> kind_names)
     : fire_lateness(LatenessBounds()), handler_duration(HandlerBounds()) {
   for (auto& h : statement_duration) {
     h = std::make_unique<prometheus::Histogram>(StatementBounds());
   }
+  for (std::string& name : kind_names) {
+    kinds.push_back(std::make_unique<KindSeries>(std::move(name)));
+  }
+}
+
+void SchedulerHistograms::ObserveHandler(int kind, int outcome,
+                                         double seconds) {
+  handler_duration.Observe(seconds);
+  if (kind < 0 || kind >= static_cast<int>(kinds.size())) return;
+  KindSeries& series = *kinds[kind];
+  if (outcome >= 0 && outcome < static_cast<int>(series.outcomes.size())) {
+    series.outcomes[outcome].fetch_add(1, std::memory_order_relaxed);
+  }
+  series.duration.Observe(seconds);
 }
 
 void SchedulerHistograms::ObserveStatement(
@@ -139,6 +156,28 @@ std::string RenderSchedulerMetrics(absl::string_view node,
   w.AddHistogram(absl::StrCat(kPrefix, "handler_duration_seconds"),
                  "How long handlers ran.", labels,
                  histograms.handler_duration.Snapshot());
+  static constexpr const char* kOutcomeNames[] = {"succeeded", "retried",
+                                                  "failed", "snoozed"};
+  for (const auto& kind : histograms.kinds) {
+    for (size_t o = 0; o < kind->outcomes.size(); ++o) {
+      prometheus::Labels with_kind = labels;
+      with_kind.emplace_back("kind", kind->name);
+      with_kind.emplace_back("outcome", kOutcomeNames[o]);
+      w.AddCounter(absl::StrCat(kPrefix, "kind_handler_outcomes_total"),
+                   "Handler returns of each kind (the default kind: "
+                   "kind=\"\"), by the outcome they asked for.",
+                   with_kind,
+                   static_cast<double>(
+                       kind->outcomes[o].load(std::memory_order_relaxed)));
+    }
+  }
+  for (const auto& kind : histograms.kinds) {
+    prometheus::Labels with_kind = labels;
+    with_kind.emplace_back("kind", kind->name);
+    w.AddHistogram(absl::StrCat(kPrefix, "kind_handler_duration_seconds"),
+                   "How long handlers of each kind ran.", with_kind,
+                   kind->duration.Snapshot());
+  }
   for (int i = 0; i < kStatementKinds; ++i) {
     prometheus::Labels with_kind = labels;
     with_kind.emplace_back("statement",

@@ -22,10 +22,12 @@
 #define TIMINGWHEEL_DURABLE_SCHEDULER_METRICS_H_
 
 #include <array>
+#include <atomic>
 #include <chrono>
 #include <cstdint>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "absl/strings/string_view.h"
 #include "durable/durable_scheduler.h"
@@ -65,10 +67,28 @@ const char* StatementName(StatementKind kind);
 //   * `statement_duration[kind]`: seconds a maintenance statement took,
 //     reply included, successful or not (real clock).
 struct SchedulerHistograms {
-  SchedulerHistograms();
+  // `kind_names`: the label of each KindTable index that has a handler
+  // here ("" for the default kind), in index order.
+  explicit SchedulerHistograms(std::vector<std::string> kind_names = {""});
+
+  // One kind's handlers: their outcomes (Outcome's order: success, retry,
+  // failed, snooze), as the handlers returned them, and how long they ran.
+  struct KindSeries {
+    explicit KindSeries(std::string kind_name);
+    std::string name;
+    std::array<std::atomic<int64_t>, 4> outcomes{};
+    prometheus::Histogram duration;
+  };
+
+  // SchedulerHistograms::ObserveHandler()
+  //
+  // Records a handler of KindTable index `kind` that ran `seconds` and
+  // returned `outcome` (an index past the named kinds is ignored).
+  void ObserveHandler(int kind, int outcome, double seconds);
 
   prometheus::Histogram fire_lateness;
   prometheus::Histogram handler_duration;
+  std::vector<std::unique_ptr<KindSeries>> kinds;
   std::array<std::unique_ptr<prometheus::Histogram>, kStatementKinds>
       statement_duration;
 

@@ -154,7 +154,8 @@ class Store final : public StoreApi {
                              absl::Span<const std::string> kinds) override;
   absl::StatusOr<Renewal> Renew(const std::string& node,
                                 absl::Span<const SlotEpoch> owned,
-                                int64_t ttl_us, int64_t horizon_us) override;
+                                int64_t ttl_us, int64_t horizon_us,
+                                bool leaving) override;
   using StoreApi::Acquire;
   absl::StatusOr<std::vector<SlotEpoch>> Acquire(
       const std::string& node, int count, int64_t ttl_us, int max_attempts,

@@ -171,15 +171,19 @@ class StoreApi : public ScheduleStoreApi {
 
   // StoreApi::Renew()
   //
-  // One lease round of a live owner, as one statement: records `node`'s
-  // heartbeat, extends the leases of `owned` that are still this node's
-  // under the same epoch (and unexpired) by `ttl_us`, recording the owner's
-  // `horizon_us` in them (inserters notify it of rows due within it), and
-  // counts the live nodes (heartbeat within `ttl_us`, this one included).
-  // The owned slots not in `renewed` are lost.
+  // One lease round of an owner, as one statement: records `node`'s
+  // heartbeat (or, when `leaving`, removes its node row: a stopping
+  // scheduler that only keeps its busy slots is no longer counted, so the
+  // others take all the slots it released), extends the leases of `owned`
+  // that are still this node's under the same epoch (and unexpired) by
+  // `ttl_us`, recording the owner's `horizon_us` in them (inserters notify
+  // it of rows due within it), and counts the live nodes (heartbeat within
+  // `ttl_us`, this one included). The owned slots not in `renewed` are
+  // lost.
   virtual absl::StatusOr<Renewal> Renew(const std::string& node,
                                         absl::Span<const SlotEpoch> owned,
-                                        int64_t ttl_us, int64_t horizon_us) = 0;
+                                        int64_t ttl_us, int64_t horizon_us,
+                                        bool leaving) = 0;
 
   // StoreApi::Acquire()
   //

@@ -22,7 +22,8 @@ namespace timingwheel {
 namespace durable_internal {
 namespace {
 
-// One round of a live owner: records its heartbeat, extends the leases of
+// One round of an owner: records its heartbeat (a leaving one: deletes its
+// node row, $6), extends the leases of
 // `owned` still held under the same epochs (recording the horizon), and
 // counts the live nodes. One statement, so an idle process costs one
 // statement per round. The LEFT JOIN returns one row when nothing was
@@ -31,8 +32,11 @@ constexpr char kRenewSql[] = R"sql(
 WITH n AS (SELECT tw_now_us() AS now),
 hb AS (
   INSERT INTO tw_node (node_id, heartbeat_us) SELECT $1, now FROM n
+  WHERE NOT $6
   ON CONFLICT (node_id) DO UPDATE SET heartbeat_us = EXCLUDED.heartbeat_us
   RETURNING node_id),
+gone AS (
+  DELETE FROM tw_node WHERE $6 AND node_id = $1 RETURNING node_id),
 renewed AS (
   UPDATE tw_slot_lease l SET lease_until_us = n.now + $2, horizon_us = $5
   FROM unnest($3::int4[], $4::int8[]) AS m(slot, epoch), n
@@ -156,7 +160,8 @@ DELETE FROM tw_node WHERE node_id = $1
 
 absl::StatusOr<Renewal> Store::Renew(const std::string& node,
                                      absl::Span<const SlotEpoch> owned,
-                                     int64_t ttl_us, int64_t horizon_us) {
+                                     int64_t ttl_us, int64_t horizon_us,
+                                     bool leaving) {
   std::vector<int32_t> slots;
   std::vector<int64_t> epochs;
   SplitSlots(owned, &slots, &epochs);
@@ -166,7 +171,8 @@ absl::StatusOr<Renewal> Store::Renew(const std::string& node,
                                           .Int64(ttl_us)
                                           .Int32Array(slots)
                                           .Int64Array(epochs)
-                                          .Int64(horizon_us));
+                                          .Int64(horizon_us)
+                                          .Bool(leaving));
   if (!r.ok()) return r.status();
   Renewal renewal;
   for (int i = 0; i < r->rows(); ++i) {

@@ -67,7 +67,7 @@ class FakeStore final : public durable_internal::StoreApi {
   absl::StatusOr<durable_internal::Renewal> Renew(
       const std::string& node,
       absl::Span<const durable_internal::SlotEpoch> owned, int64_t ttl_us,
-      int64_t horizon_us) override;
+      int64_t horizon_us, bool leaving) override;
   using StoreApi::Acquire;
   absl::StatusOr<std::vector<durable_internal::SlotEpoch>> Acquire(
       const std::string& node, int count, int64_t ttl_us, int max_attempts,

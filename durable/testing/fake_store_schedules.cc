@@ -6,6 +6,7 @@
 // (`SaveLocked()`, `RestoreLocked()`), as a rolled-back transaction does.
 
 #include <algorithm>
+#include <map>
 #include <string>
 #include <utility>
 #include <vector>
@@ -41,6 +42,24 @@ durable_internal::StoredSchedule StoredOf(const Schedule& schedule) {
   stored.last_us = schedule.last_us;
   stored.next_us = schedule.next_us;
   stored.version = schedule.version;
+  return stored;
+}
+
+// As reported (the store's TW_SCHEDULE_REPORTED_COLUMNS): the stored next
+// run, or the earliest occurrence written ahead and still waiting.
+durable_internal::StoredSchedule ReportedOf(
+    const Schedule& schedule,
+    const std::map<std::string, FakeDatabase::Task>& tasks) {
+  durable_internal::StoredSchedule stored = StoredOf(schedule);
+  const auto [first, last] =
+      durable_internal::OccurrenceRange(schedule.definition.name);
+  for (auto it = tasks.lower_bound(first);
+       it != tasks.end() && it->first < last; ++it) {
+    if (it->second.state == TaskState::kPending ||
+        it->second.state == TaskState::kScheduled) {
+      stored.next_us = std::min(stored.next_us, it->second.due_us);
+    }
+  }
   return stored;
 }
 
@@ -229,7 +248,8 @@ absl::StatusOr<std::vector<ScheduleInfo>> FakeStore::ListSchedules() {
   TW_FAKE_FAIL("ListSchedules");
   std::vector<ScheduleInfo> infos;
   for (const auto& [name, schedule] : db_->schedules_) {
-    infos.push_back(durable_internal::ScheduleInfoOf(StoredOf(schedule)));
+    infos.push_back(
+        durable_internal::ScheduleInfoOf(ReportedOf(schedule, db_->tasks_)));
   }
   return infos;
 }
@@ -241,7 +261,8 @@ absl::StatusOr<ScheduleInfo> FakeStore::GetSchedule(const std::string& name) {
   if (found == db_->schedules_.end()) {
     return absl::NotFoundError("no such schedule");
   }
-  return durable_internal::ScheduleInfoOf(StoredOf(found->second));
+  return durable_internal::ScheduleInfoOf(
+      ReportedOf(found->second, db_->tasks_));
 }
 
 absl::StatusOr<ScheduleWrite> FakeStore::AdvanceSchedule(

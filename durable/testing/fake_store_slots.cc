@@ -64,7 +64,7 @@ bool FakeStore::InOwnedLocked(const std::string& node,
 
 absl::StatusOr<durable_internal::Renewal> FakeStore::Renew(
     const std::string& node, absl::Span<const SlotEpoch> owned, int64_t ttl_us,
-    int64_t horizon_us) {
+    int64_t horizon_us, bool leaving) {
   internal::MutexLock lock(db_->mu_);
   TW_FAKE_FAIL("Renew");
   const int64_t now_us = db_->NowLocked();
@@ -75,7 +75,11 @@ absl::StatusOr<durable_internal::Renewal> FakeStore::Renew(
   for (const auto& [id, heartbeat_us] : db_->nodes_) {
     if (id != node && heartbeat_us > now_us - ttl_us) ++renewal.live_nodes;
   }
-  db_->nodes_[node] = now_us;
+  if (leaving) {
+    db_->nodes_.erase(node);
+  } else {
+    db_->nodes_[node] = now_us;
+  }
   for (const SlotEpoch& s : owned) {
     if (s.slot < 0 || s.slot >= static_cast<int>(db_->leases_.size())) continue;
     FakeDatabase::Lease& lease = db_->leases_[s.slot];

@@ -342,6 +342,24 @@ TEST_F(AdminHistoryTest, ListByKindIsExactAndPages) {
   EXPECT_EQ(Ids(any).size(), 17u);
 }
 
+TEST_F(AdminHistoryTest, ListLeavesOutOccurrencesWhenAsked) {
+  const std::string occurrence_a("\x1btw-schedule:7:nightly@1000");
+  const std::string occurrence_b("\x1btw-schedule:7:nightly@2000");
+  InsertTask("plain-1", "");
+  InsertTask(occurrence_a, "");
+  InsertTask(occurrence_b, "");
+  InsertTask("\x1btw-other", "");  // Shares only the escape byte.
+  TaskFilter all;
+  EXPECT_EQ(Ids(all).size(), 4u);
+  TaskFilter without;
+  without.occurrences = TaskFilter::Occurrences::kExclude;
+  EXPECT_EQ(Ids(without),
+            (std::vector<std::string>{"\x1btw-other", "plain-1"}));
+  TaskFilter only;
+  only.occurrences = TaskFilter::Occurrences::kOnly;
+  EXPECT_EQ(Ids(only), (std::vector<std::string>{occurrence_a, occurrence_b}));
+}
+
 TEST_F(AdminHistoryTest, ListByKindRefusesBadKinds) {
   InsertTask("a", "ok");
   for (const std::string& bad :

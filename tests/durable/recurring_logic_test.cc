@@ -137,6 +137,12 @@ TEST_P(RecurringLogicTest, RunAnywayRunsEveryOccurrenceOnce) {
                                          CatchUp::kRunEachMissed))
                   .ok());
   ASSERT_TRUE(WaitFor([&] { return recorder_.size() >= 8; }));
+  // Occurrences are written a horizon ahead: the next run is the earliest
+  // of them still waiting, not the next one to be written (after the last).
+  auto info = scheduler->GetSchedule("overlapping");
+  ASSERT_TRUE(info.ok()) << info.status();
+  EXPECT_LE(info->next_run, info->last_run);
+  EXPECT_GT(info->next_run, absl::UnixEpoch());
   scheduler->Shutdown();
   ExpectEachOnceOnTime(recorder_, "overlapping");
   ExpectContiguous(recorder_);

@@ -59,10 +59,11 @@ TEST(SchedulerMetricsTest, RendersKnownValuesExactly) {
   m.failed = 1;
   m.in_flight = 2;
   m.slots_owned = 1024;
-  SchedulerHistograms h;
+  SchedulerHistograms h({"", "mail \"x\""});
   h.fire_lateness.Observe(0.0002);
   h.fire_lateness.Observe(90);
-  h.handler_duration.Observe(0.003);
+  h.ObserveHandler(1, /*outcome=retry*/ 1, 0.003);
+  h.ObserveHandler(7, 0, 0.5);  // No such kind: the total only.
   const std::string text = RenderSchedulerMetrics("node \"7\"\n", m, h);
 
   EXPECT_TRUE(Contains(text,
@@ -145,7 +146,29 @@ TEST(SchedulerMetricsTest, RendersKnownValuesExactly) {
   for (absl::string_view line : absl::StrSplit(text, '\n')) {
     if (absl::StartsWith(line, "# TYPE ")) ++type_lines;
   }
-  EXPECT_EQ(type_lines, 24u + 3u);  // Fields, then three histogram families.
+  // Fields, then three histogram families and the two per kind.
+  EXPECT_EQ(type_lines, 24u + 5u);
+  // Per kind (the default kind's label is empty), escaped.
+  const std::string outcomes =
+      "timingwheel_durable_kind_handler_outcomes_total";
+  EXPECT_EQ(
+      samples[absl::StrCat(outcomes, "{", node,
+                           ",kind=\"mail \\\"x\\\"\",outcome=\"retried\"}")],
+      1)
+      << text;
+  EXPECT_EQ(samples.count(absl::StrCat(outcomes, "{", node,
+                                       ",kind=\"\",outcome=\"succeeded\"}")),
+            1u)
+      << text;
+  EXPECT_EQ(samples[absl::StrCat("timingwheel_durable_handler_duration_"
+                                 "seconds_count{",
+                                 node, "}")],
+            2);
+  EXPECT_EQ(samples[absl::StrCat("timingwheel_durable_kind_handler_duration_"
+                                 "seconds_count{",
+                                 node, ",kind=\"mail \\\"x\\\"\"}")],
+            1)
+      << text;
 }
 
 TEST(SchedulerMetricsTest, ObserveStatementLandsInItsKind) {
@@ -205,6 +228,17 @@ TEST_F(SchedulerMetricsRunTest, CountsAndHistogramsMatchWhatRan) {
   const std::string late = "timingwheel_durable_fire_lateness_seconds";
   EXPECT_EQ(s[late + "_count" + node], 8);
   EXPECT_EQ(s["timingwheel_durable_handler_duration_seconds_count" + node], 8);
+  // The same, by kind (the default kind: kind=""), by what handlers asked.
+  const auto kind_outcome = [&](const char* outcome) {
+    return s[absl::StrCat(
+        "timingwheel_durable_kind_handler_outcomes_total{node=\"metrics-"
+        "node\",kind=\"\",outcome=\"",
+        outcome, "\"}")];
+  };
+  EXPECT_EQ(kind_outcome("succeeded"), 6) << text;
+  EXPECT_EQ(kind_outcome("retried"), 1) << text;
+  EXPECT_EQ(kind_outcome("failed"), 1) << text;
+  EXPECT_EQ(kind_outcome("snoozed"), 0) << text;
   // The overdue task alone is past 60 s late; none is past 120 s.
   EXPECT_EQ(s[late + "_bucket{node=\"metrics-node\",le=\"60\"}"], 7) << text;
   EXPECT_EQ(s[late + "_bucket{node=\"metrics-node\",le=\"120\"}"], 8) << text;

@@ -11,8 +11,10 @@
 #include <string>
 #include <thread>
 
+#include "absl/strings/str_cat.h"
 #include "absl/time/clock.h"
 #include "durable/durable_scheduler.h"
+#include "durable/request.h"
 #include "durable/testing/pause_points.h"
 #include "durable/testing/store_lock.h"
 #include "gtest/gtest.h"
@@ -146,6 +148,63 @@ TEST_F(DurableShutdownTest, ShutdownFromInsideAHandlerKeepsItsOutcome) {
   EXPECT_EQ(recorder_.size(), 1u);
   // Its slot was released once the handler returned.
   EXPECT_EQ(Value(Store().CountSlots(durable_testing::LeaseMatch().Owned())),
+            0);
+}
+
+// A rolling deploy with a handler longer than half the TTL: with a grace
+// above it, Shutdown() keeps that handler's slot leased (renewed past three
+// TTLs) so no other node runs the task again, while every other slot is
+// released at once (another node runs a task of one while the grace runs).
+TEST_F(DurableShutdownTest, TheGraceOutlastsTheTtlAndOtherSlotsMoveAtOnce) {
+  constexpr int kSlots = 8;
+  std::atomic<bool> release{false};
+  recorder_.SetResult([&](const DurableTask& task) {
+    if (task.id == "long") {
+      WaitFor([&] { return release.load(); }, absl::Seconds(60));
+    }
+    return absl::OkStatus();
+  });
+  std::string other = "other";
+  for (int i = 0; durable_internal::SlotFor(other, kSlots) ==
+                  durable_internal::SlotFor("long", kSlots);
+       ++i) {
+    other = absl::StrCat("other-", i);
+  }
+  DurableOptions options = Options("node-a");
+  options.slot_count = kSlots;
+  options.shutdown_grace = absl::Seconds(30);
+  auto a = Start(options);
+  ASSERT_NE(a, nullptr);
+  ASSERT_TRUE(a->Schedule("long", absl::ZeroDuration(), "p").ok());
+  ASSERT_TRUE(WaitFor([&] { return recorder_.size() == 1; }));
+  PausePoint waiting("shutdown.waiting");
+  std::thread shutdown([&] { a->Shutdown(); });
+  ASSERT_TRUE(waiting.WaitReached(absl::Seconds(10)));
+  // Due now, in an idle slot of the stopping node: not fired by it.
+  DurableOptions b_options = Options("node-b");
+  b_options.slot_count = kSlots;
+  auto b = Start(b_options);
+  ASSERT_NE(b, nullptr);
+  ASSERT_TRUE(b->Schedule(other, absl::ZeroDuration(), "p").ok());
+  const int64_t t0 = Query("SELECT tw_now_us()");
+  waiting.Resume();
+  EXPECT_TRUE(Succeeded(other, absl::Seconds(10)))
+      << "the idle slots were not released at the start of the grace";
+  // Three TTLs (1 s each) on: node-a still renews the busy slot.
+  EXPECT_TRUE(WaitFor(
+      [&] {
+        return Query(absl::StrCat("SELECT count(*) FROM tw_slot_lease WHERE "
+                                  "owner = 'node-a' AND lease_until_us > ",
+                                  t0 + 3000000)) == 1;
+      },
+      absl::Seconds(15)))
+      << "the busy slot's lease was not renewed through the grace";
+  release = true;
+  shutdown.join();
+  EXPECT_TRUE(Succeeded("long"));
+  EXPECT_EQ(recorder_.CountById()["long"], 1) << "ran again elsewhere";
+  EXPECT_EQ(Value(Store().CountSlots(
+                durable_testing::LeaseMatch().Owned().Owner("node-a"))),
             0);
 }
 

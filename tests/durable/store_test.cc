@@ -221,7 +221,8 @@ TEST_F(StoreTest, OldEpochWritesChangeNothing) {
   auto completed = store_->Complete({&done, 1}, 1'000'000, AttemptLog());
   ASSERT_TRUE(completed.ok());
   EXPECT_EQ(completed->written, 0);
-  auto renewed = store_->Renew("node-a", *a_slots, 10'000'000, 3'600'000'000);
+  auto renewed = store_->Renew("node-a", *a_slots, 10'000'000, 3'600'000'000,
+                               /*leaving=*/false);
   ASSERT_TRUE(renewed.ok());
   EXPECT_TRUE(renewed->renewed.empty());
   auto a_claim = store_->ClaimDue("node-a", *a_slots, 1'000'000, 100);
@@ -257,7 +258,8 @@ TEST_F(StoreTest, OldEpochWritesChangeNothing) {
 // SCHEDULED under an epoch the same node no longer holds starts nothing.
 TEST_F(StoreTest, RenewHeartbeatsRenewsAndCountsLiveNodesInOneStatement) {
   // A first round with nothing owned still records the heartbeat.
-  auto first = store_->Renew("node-a", {}, 10'000'000, 3'600'000'000);
+  auto first = store_->Renew("node-a", {}, 10'000'000, 3'600'000'000,
+                             /*leaving=*/false);
   ASSERT_TRUE(first.ok()) << first.status();
   EXPECT_EQ(first->live_nodes, 1);
   EXPECT_TRUE(first->renewed.empty());
@@ -265,11 +267,15 @@ TEST_F(StoreTest, RenewHeartbeatsRenewsAndCountsLiveNodesInOneStatement) {
   auto a_slots = store_->Acquire("node-a", 2, 10'000'000, 3, 3'600'000'000);
   ASSERT_TRUE(a_slots.ok());
   ASSERT_EQ(a_slots->size(), 2u);
-  ASSERT_TRUE(store_->Renew("node-b", {}, 10'000'000, 3'600'000'000).ok());
+  ASSERT_TRUE(store_
+                  ->Renew("node-b", {}, 10'000'000, 3'600'000'000,
+                          /*leaving=*/false)
+                  .ok());
 
   // node-a sees node-b, keeps both slots, and its lease moved forward.
   ASSERT_TRUE(Inspect().SetLeasesOf("node-a", 2'000'000).ok());
-  auto round = store_->Renew("node-a", *a_slots, 10'000'000, 3'600'000'000);
+  auto round = store_->Renew("node-a", *a_slots, 10'000'000, 3'600'000'000,
+                             /*leaving=*/false);
   ASSERT_TRUE(round.ok()) << round.status();
   EXPECT_EQ(round->live_nodes, 2);
   std::vector<int> renewed = round->renewed;
@@ -283,7 +289,8 @@ TEST_F(StoreTest, RenewHeartbeatsRenewsAndCountsLiveNodesInOneStatement) {
 
   // A node whose heartbeat is older than the TTL is not counted.
   ASSERT_TRUE(Inspect().ExpireNode("node-b").ok());
-  round = store_->Renew("node-a", *a_slots, 10'000'000, 3'600'000'000);
+  round = store_->Renew("node-a", *a_slots, 10'000'000, 3'600'000'000,
+                        /*leaving=*/false);
   ASSERT_TRUE(round.ok());
   EXPECT_EQ(round->live_nodes, 1);
   EXPECT_EQ(round->renewed.size(), 2u);

@@ -494,6 +494,27 @@ TEST_F(TwctlTest, SchedulesListsTheRecurringSchedules) {
   EXPECT_NE(json.out.find("\"paused\":true,\"next_run\":null"),
             std::string::npos)
       << json.out;
+
+  // A schedule writing occurrences ahead does not fill `twctl list`: they
+  // are listed when asked for, alone or with the rest.
+  for (const char* id : {"\x1btw-schedule:5:often@60000000",
+                         "\x1btw-schedule:5:often@120000000", "plain"}) {
+    durable_testing::InsertedTask task;
+    task.id = id;
+    task.due_in_us = 3600000000;
+    ASSERT_TRUE(Store().InsertTask(task).ok()) << id;
+  }
+  Ran plain = Db({"list"});
+  ASSERT_EQ(plain.code, 0) << Describe(plain);
+  EXPECT_NE(plain.out.find("plain"), std::string::npos) << plain.out;
+  EXPECT_EQ(plain.out.find("often@"), std::string::npos) << plain.out;
+  Ran with = Db({"list", "--occurrences"});
+  EXPECT_NE(with.out.find("often@"), std::string::npos) << with.out;
+  EXPECT_NE(with.out.find("plain"), std::string::npos) << with.out;
+  Ran only = Db({"list", "--schedule", "often"});
+  ASSERT_EQ(only.code, 0) << Describe(only);
+  EXPECT_NE(only.out.find("often@"), std::string::npos) << only.out;
+  EXPECT_EQ(only.out.find("plain"), std::string::npos) << only.out;
 }
 
 TEST_F(TwctlTest, MigrateDryRunChangesNothingAndNewerIsRefused) {

@@ -28,14 +28,15 @@ const std::vector<Command>& Commands() {
        "  a kind with tasks that no scheduler registered says so.\n",
        &RunStatus},
       {"list",
-       {{"state", "due-before", "due-after", "prefix", "kind", "limit",
-         "after"},
-        {},
+       {{"state", "due-before", "due-after", "prefix", "kind", "limit", "after",
+         "schedule"},
+        {"occurrences"},
         0,
         0},
        "tasks by id, filtered, a page at a time",
        "twctl list [--state S] [--due-after T] [--due-before T] [--prefix P]\n"
-       "           [--kind K] [--limit N] [--after ID]\n"
+       "           [--kind K] [--limit N] [--after ID] [--occurrences]\n"
+       "           [--schedule NAME]\n"
        "  --state S       PENDING, SCHEDULED, RUNNING, SUCCESS or FAILED\n"
        "  --due-after T   due at or after T; --due-before T: due before T\n"
        "                  (T: RFC 3339 like 2026-12-02T10:00:00Z, or +5m,\n"
@@ -46,7 +47,10 @@ const std::vector<Command>& Commands() {
        "                  most 128 bytes of UTF-8, no control characters)\n"
        "  --limit N       at most N tasks (default 100, at most 10000)\n"
        "  --after ID      the page after ID (the next page's --after is\n"
-       "                  printed when there is one)\n",
+       "                  printed when there is one)\n"
+       "  Recurring schedules' occurrences are left out unless asked:\n"
+       "  --occurrences   list them with the other tasks\n"
+       "  --schedule NAME only the occurrences of schedule NAME\n",
        &RunList},
       {"show",
        {{}, {}, 1, 1},

@@ -4,6 +4,7 @@
 
 #include <string>
 
+#include "absl/strings/match.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "tools/twctl/commands.h"
@@ -54,6 +55,27 @@ absl::StatusOr<TaskFilter> FilterFromFlags(Context& context) {
   absl::StatusOr<std::optional<std::string>> kind = KindFlag(args);
   if (!kind.ok()) return kind.status();
   filter.kind = *kind;
+  // Schedules' occurrences: left out unless asked for (--occurrences), or
+  // alone for one schedule (--schedule), or named by --prefix.
+  filter.occurrences = TaskFilter::Occurrences::kExclude;
+  if (args.bools.count("occurrences") > 0 ||
+      absl::StartsWith(filter.id_prefix, "\x1btw-schedule:")) {
+    filter.occurrences = TaskFilter::Occurrences::kInclude;
+  }
+  if (std::optional<std::string> schedule = args.Value("schedule")) {
+    if (!filter.id_prefix.empty()) {
+      return absl::InvalidArgumentError(
+          "--schedule and --prefix cannot be used together");
+    }
+    absl::StatusOr<std::string> name = UnescapeBytes(*schedule);
+    if (!name.ok() || name->empty()) {
+      return absl::InvalidArgumentError(
+          "--schedule: a schedule's name (escaped as ids)");
+    }
+    filter.id_prefix =
+        absl::StrCat("\x1btw-schedule:", name->size(), ":", *name, "@");
+    filter.occurrences = TaskFilter::Occurrences::kOnly;
+  }
   if (std::optional<std::string> after = args.Value("after")) {
     absl::StatusOr<std::string> bytes = UnescapeBytes(*after);
     if (!bytes.ok()) {

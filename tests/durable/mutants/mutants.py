@@ -48,6 +48,8 @@ M = {
  "sql_keep_later_inverted": ("durable/producer_functions.cc", "WHEN mode = 'KEEP_LATER' THEN due_us > stored.due_us", "WHEN mode = 'KEEP_LATER' THEN due_us < stored.due_us"),
  "sql_slot_differs": ("durable/producer_functions.cc", "    product := lo * 435;", "    product := lo * 434;"),
  "pooler_prepares_by_name": ("durable/store.cc", "  if (limits_.transaction_pooler) return PgExec(conn_, sql, params);\n", ""),
+ "shutdown_grace_ignored": ("durable/scheduler_maintenance.cc", "          now + (options_.shutdown_grace > absl::ZeroDuration()", "          now + (false && options_.shutdown_grace > absl::ZeroDuration()"),
+ "shutdown_keeps_counting_itself": ("durable/scheduler_maintenance.cc", "        renewer_->Leave();\n", ""),
  # Replace modes.
  "replace_keep_earlier_inverted": ("durable/store_replace.cc", "WHEN i.rule = 1 THEN i.due_us < p.due_us", "WHEN i.rule = 1 THEN i.due_us > p.due_us"),
  "replace_keep_later_always": ("durable/store_replace.cc", "WHEN c.rule = 2 THEN excluded.due_us > t.due_us", "WHEN c.rule = 2 THEN true"),
@@ -91,6 +93,8 @@ TESTS = {
  "stop_before_start_ignored": ["//tests/durable:cancel_task_test"],
  "stop_reaches_any_attempt": ["//tests/durable:attempt_tracker_test"],
  "fire_beside_own_attempt": ["//tests/durable:lease_renewal_test"],
+ "shutdown_grace_ignored": ["//tests/durable:shutdown_test"],
+ "shutdown_keeps_counting_itself": ["//tests/durable:shutdown_test"],
  "sql_replace_race_takes_insert": ["//tests/durable:sql_functions_test"],
  "sql_keep_later_inverted": ["//tests/durable:sql_functions_test", "//tests/durable:python_producer_test"],
  "sql_slot_differs": ["//tests/durable:sql_functions_test"],

@@ -219,7 +219,7 @@ ClassCache* ClassCacheOf(size_t size_class) {
 void* AllocateSlow(size_t size_class) {
   Central& central = TheCentral();
   ClassCache* const cache = ClassCacheOf(size_class);
-  void* block;
+  void* block = nullptr;
   if (cache == nullptr) {
     std::lock_guard<std::mutex> lock(central.mu);
     TakeLocked(central, size_class, 1, &block);

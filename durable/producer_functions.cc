@@ -131,6 +131,21 @@ LANGUAGE sql AS $$
   WHERE l.slot = tw_wake.slot AND tw_wake.due_us < tw_now_us() + l.horizon_us
 $$;
 
+-- Inserts the task unless its id is stored (or being inserted: waits for
+-- that commit); wakes the slot's owner for a task it inserted.
+CREATE FUNCTION tw_insert_new(key bytea, slot integer, due_us bigint,
+                              payload bytea, kind text, priority integer)
+RETURNS boolean LANGUAGE plpgsql AS $$
+#variable_conflict use_variable
+BEGIN
+  INSERT INTO tw_timer (task_id, slot, due_us, state, payload, kind, priority)
+  VALUES (key, slot, due_us, 0, payload, kind, priority)
+  ON CONFLICT (task_id) DO NOTHING;
+  IF NOT FOUND THEN RETURN false; END IF;
+  PERFORM tw_wake(slot, due_us);
+  RETURN true;
+END $$;
+
 CREATE FUNCTION tw_insert_task(key bytea, due_us bigint, relative boolean,
                                payload bytea, kind text, priority integer)
 RETURNS text LANGUAGE plpgsql AS $$
@@ -141,12 +156,7 @@ DECLARE
 BEGIN
   PERFORM tw_check_task(payload, kind, priority);
   FOR try_number IN 1 .. 3 LOOP
-    INSERT INTO tw_timer AS t (task_id, slot, due_us, state, payload, kind,
-                               priority)
-    VALUES (key, slot, due_us, 0, payload, kind, priority)
-    ON CONFLICT (task_id) DO NOTHING;
-    IF FOUND THEN
-      PERFORM tw_wake(slot, due_us);
+    IF tw_insert_new(key, slot, due_us, payload, kind, priority) THEN
       RETURN 'SCHEDULED';
     END IF;
     SELECT t.due_us, t.payload, t.kind, t.priority, t.state INTO stored
@@ -207,12 +217,7 @@ BEGIN
     WHERE t.task_id = key FOR UPDATE;
     IF NOT FOUND THEN
       IF reschedule THEN RETURN 'NOT_FOUND'; END IF;
-      INSERT INTO tw_timer AS t (task_id, slot, due_us, state, payload, kind,
-                                 priority)
-      VALUES (key, slot, due_us, 0, payload, kind, priority)
-      ON CONFLICT (task_id) DO NOTHING;
-      IF FOUND THEN
-        PERFORM tw_wake(slot, due_us);
+      IF tw_insert_new(key, slot, due_us, payload, kind, priority) THEN
         RETURN 'SCHEDULED';
       END IF;
       CONTINUE;  -- Inserted by another transaction meanwhile: decide again.

@@ -15,10 +15,12 @@
 #include <thread>
 #include <vector>
 
+#include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
 #include "absl/time/time.h"
 #include "durable/durable_client.h"
 #include "durable/durable_scheduler.h"
+#include "durable/schedule_in_transaction.h"
 #include "gtest/gtest.h"
 #include "libpq-fe.h"
 #include "tests/durable/durable_test_fixture.h"
@@ -118,6 +120,57 @@ TEST_F(PgBouncerTest, PooledProducersScheduleReplaceAndCancel) {
     EXPECT_EQ(count, 1) << id;
     EXPECT_NE(id[0], 'x') << id << " was cancelled and ran";
   }
+}
+
+// A scheduler needs LISTEN and session advisory locks: behind a pooler in
+// transaction mode, Create() refuses, saying why.
+TEST_F(PgBouncerTest, ASchedulerBehindTheTransactionPoolerIsRefused) {
+  DurableOptions options = Options("pooled");
+  options.conninfo = pooled_;
+  auto scheduler = DurableScheduler::Create(options);
+  ASSERT_FALSE(scheduler.ok());
+  EXPECT_TRUE(absl::IsFailedPrecondition(scheduler.status()))
+      << scheduler.status();
+  EXPECT_NE(scheduler.status().message().find("transaction mode"),
+            std::string::npos)
+      << scheduler.status();
+}
+
+// ScheduleInTransaction() on the caller's connection through the pooler,
+// several callers at once over its two server connections: each caller's
+// transaction commits its tasks, and a rolled-back one stores nothing.
+TEST_F(PgBouncerTest, ScheduleInTransactionThroughThePooler) {
+  auto scheduler = Start(Options("direct"));
+  ASSERT_NE(scheduler, nullptr);
+  constexpr int kCallers = 4;
+  std::vector<std::thread> threads;
+  std::vector<std::string> errors(kCallers);
+  for (int c = 0; c < kCallers; ++c) {
+    threads.emplace_back([&, c] {
+      PGconn* conn = PQconnectdb(pooled_.c_str());
+      for (int i = 0; i < 10; ++i) {
+        const bool keep = i % 5 != 4;
+        PQclear(PQexec(conn, "BEGIN"));
+        ScheduleRequest request;
+        request.id = absl::StrCat(keep ? "t" : "rolled-back", c, "-", i);
+        request.payload = "p";
+        absl::Status status = ScheduleInTransaction(conn, {&request, 1}, 1);
+        if (!status.ok()) errors[c] += status.ToString() + "\n";
+        PQclear(PQexec(conn, keep ? "COMMIT" : "ROLLBACK"));
+      }
+      PQfinish(conn);
+    });
+  }
+  for (std::thread& t : threads) t.join();
+  for (int c = 0; c < kCallers; ++c) EXPECT_EQ(errors[c], "") << c;
+  ASSERT_TRUE(
+      WaitFor([&] { return recorder_.size() >= 32; }, absl::Seconds(60)))
+      << recorder_.size();
+  for (const auto& [id, count] : recorder_.CountById()) {
+    EXPECT_EQ(count, 1) << id;
+    EXPECT_EQ(id.rfind("rolled-back", 0), std::string::npos) << id;
+  }
+  EXPECT_EQ(Query("SELECT count(*) FROM tw_timer"), 32);
 }
 
 }  // namespace

@@ -432,6 +432,7 @@ TEST_F(ChaosTest, RandomFaultsKeepTheGuarantees) {
   workload_options.defect2_calls = Hunting('2');
   workload_options.defect6_calls = Hunting('6');
   workload_options.pause_ms = TW_CHAOS_SLOW ? 150 : 60;
+  workload_options.sql_conninfo = proxies_[kNodes]->conninfo();
   durable_test::ChaosWorkload workload(client->get(), pair_client->get(),
                                        producer_, &history_, &mu_,
                                        workload_options);

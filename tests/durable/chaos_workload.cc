@@ -14,6 +14,7 @@
 #include "durable/admin_store.h"
 #include "durable/schedule_in_transaction.h"
 #include "durable/task.h"
+#include "tests/durable/chaos_sql_calls.h"
 
 namespace timingwheel {
 namespace durable_test {
@@ -106,10 +107,15 @@ ScheduleRequest ChaosWorkload::Request(Rng& rng, const std::string& id,
   return request;
 }
 
+bool ChaosWorkload::UseSql(Rng& rng) const {
+  return !options_.sql_conninfo.empty() && rng() % 3 == 0;
+}
+
 void ChaosWorkload::ScheduleSome(Rng& rng, int thread) {
-  const int api = static_cast<int>(rng() % 4);
+  const int api =
+      static_cast<int>(rng() % (options_.sql_conninfo.empty() ? 4 : 5));
   std::vector<ScheduleRequest> requests;
-  const int n = api == 2 ? 1 + static_cast<int>(rng() % 3) : 1;
+  const int n = api == 2 || api == 4 ? 1 + static_cast<int>(rng() % 3) : 1;
   for (int i = 0; i < n; ++i) {
     requests.push_back(
         Request(rng, TaskId(rng, thread), absl::Milliseconds(rng() % 3000)));
@@ -128,6 +134,26 @@ void ChaosWorkload::ScheduleSome(Rng& rng, int thread) {
   } else if (api == 2) {
     ok = Retried([&] { return client_->ScheduleBatch(requests); });
     Count("schedule_batch");
+  } else if (api == 4) {
+    // The SQL functions take ids of at most 1,024 bytes (the C++ client's
+    // default limit; this test's clients admit kMaxIdBytes).
+    for (ScheduleRequest& r : requests) {
+      if (r.id.size() > 1024) r.id.resize(1024);
+    }
+    std::lock_guard<std::mutex> lock(in_tx_mu_);
+    absl::Status last;
+    ok = Retried([&] {
+      if (PQstatus(in_tx_conn_) != CONNECTION_OK) PQreset(in_tx_conn_);
+      last = SqlScheduleInTransaction(in_tx_conn_, requests);
+      return last;
+    });
+    Count(ok ? "sql_schedule" : "sql_schedule_error");
+    if (!ok && !absl::IsUnavailable(last)) {
+      std::lock_guard<std::mutex> history_lock(*history_mu_);
+      history_->call_errors.push_back(
+          absl::StrCat("tw_schedule_task_after(", requests[0].id,
+                       ", ...): ", last.ToString()));
+    }
   } else {
     std::lock_guard<std::mutex> lock(in_tx_mu_);
     ok = Retried([&] {
@@ -180,7 +206,7 @@ void ChaosWorkload::LongBurst(Rng& rng, int thread) {
   }
 }
 
-ChaosReplaceCall ChaosWorkload::ReplaceCall(DurableClient* client,
+ChaosReplaceCall ChaosWorkload::ReplaceCall(DurableClient* client, bool sql,
                                             const std::string& id,
                                             ChaosReplaceCall::Mode mode,
                                             int64_t due_us) {
@@ -191,6 +217,14 @@ ChaosReplaceCall ChaosWorkload::ReplaceCall(DurableClient* client,
   call.mode = mode;
   call.due_us = due_us;
   call.begin_us = NowUs();
+  if (sql) {
+    absl::StatusOr<int> answer =
+        SqlReplace(options_.sql_conninfo, id, mode, due_us);
+    call.end_us = NowUs();
+    call.outcome = answer.ok() ? *answer : -1;
+    Count(absl::StrCat("sql_", kNames[mode], answer.ok() ? "" : "_error"));
+    return call;
+  }
   absl::StatusOr<ScheduleOutcome> outcome;
   if (mode == ChaosReplaceCall::kReschedule) {
     outcome = client->Reschedule(id, absl::FromUnixMicros(due_us));
@@ -221,25 +255,28 @@ void ChaosWorkload::ReplaceGroup(Rng& rng, int thread) {
   for (int step = 0; step < steps && NowUs() < base_us - 1000000; ++step) {
     const bool pair = rng() % 2 == 0 && (step > 0 || options_.defect1_calls);
     if (!pair) {
-      calls.push_back(ReplaceCall(client_, id, mode(step == 0), due()));
+      const ChaosReplaceCall::Mode m = mode(step == 0);
+      const int64_t d = due();
+      calls.push_back(ReplaceCall(client_, UseSql(rng), id, m, d));
       continue;
     }
     // Two concurrent calls, the same mode (a debounce) or not.
     const ChaosReplaceCall::Mode a = mode(step == 0);
     const ChaosReplaceCall::Mode b = rng() % 3 == 0 ? mode(step == 0) : a;
     const int64_t due_a = due(), due_b = due();
+    const bool sql_a = UseSql(rng), sql_b = UseSql(rng);
     ChaosReplaceCall other;
     std::atomic<int> ready{0};
     std::thread t([&] {
       ready.fetch_add(1);
       while (ready.load() < 2) {
       }
-      other = ReplaceCall(pair_client_, id, b, due_b);
+      other = ReplaceCall(pair_client_, sql_b, id, b, due_b);
     });
     ready.fetch_add(1);
     while (ready.load() < 2) {
     }
-    calls.push_back(ReplaceCall(client_, id, a, due_a));
+    calls.push_back(ReplaceCall(client_, sql_a, id, a, due_a));
     t.join();
     calls.push_back(other);
     Count(step == 0 ? "replace_pair_new_id" : "replace_pair");
@@ -261,9 +298,12 @@ void ChaosWorkload::CancelOne(Rng& rng) {
     if (scheduled_.empty()) return;
     victim = scheduled_[rng() % scheduled_.size()];
   }
-  absl::StatusOr<bool> cancelled = client_->Cancel(victim);
+  const bool sql = UseSql(rng);
+  absl::StatusOr<bool> cancelled =
+      sql ? SqlCancel(options_.sql_conninfo, victim) : client_->Cancel(victim);
   const int64_t now = NowUs();
-  Count(cancelled.ok() ? "cancel" : "cancel_error");
+  Count(absl::StrCat(sql ? "sql_" : "",
+                     cancelled.ok() ? "cancel" : "cancel_error"));
   std::lock_guard<std::mutex> lock(*history_mu_);
   NoteCancel(Intent(victim),
              !cancelled.ok() ? ChaosIntent::Cancel::kUnknown

@@ -23,7 +23,10 @@
 //     exist yet), the second call of a pair through `pair_client`;
 //   * Cancel of any task; CancelTask of long tasks (running or not);
 //   * recurring schedules: create, update, pause, resume, delete;
-//   * admin Retry and Discard of FAILED tasks.
+//   * admin Retry and Discard of FAILED tasks;
+//   * with `sql_conninfo`, the same schedules, replaces, reschedules and
+//     cancels through the SQL producer functions, on the same ids and
+//     racing the C++ calls.
 //
 // `Run()` may be called from several threads at once (each with its own
 // index); everything else from one thread after they have returned.
@@ -58,6 +61,10 @@ struct ChaosWorkloadOptions {
   // (defect 6's class; the clients' max_id_bytes must admit them).
   bool defect6_calls = false;
   int64_t pause_ms = 60;  // Between two calls of one thread.
+  // When set, a share of the schedules, replaces, reschedules and cancels
+  // go through the SQL producer functions (chaos_sql_calls.h), on
+  // connections to this conninfo (the producers' proxy) and on in_tx_conn.
+  std::string sql_conninfo;
   int slot_count = 64;
 };
 
@@ -90,8 +97,11 @@ class ChaosWorkload {
   void ScheduleSome(Rng& rng, int thread);
   void LongBurst(Rng& rng, int thread);
   void ReplaceGroup(Rng& rng, int thread);
-  ChaosReplaceCall ReplaceCall(DurableClient* client, const std::string& id,
+  // Through `client`, or through the SQL functions when `sql`.
+  ChaosReplaceCall ReplaceCall(DurableClient* client, bool sql,
+                               const std::string& id,
                                ChaosReplaceCall::Mode mode, int64_t due_us);
+  bool UseSql(Rng& rng) const;
   void CancelOne(Rng& rng);
   void CancelTaskOne(Rng& rng);
   void Recurring(Rng& rng, int thread);

@@ -96,7 +96,7 @@ TESTS = {
  "shutdown_grace_ignored": ["//tests/durable:shutdown_test"],
  "shutdown_keeps_counting_itself": ["//tests/durable:shutdown_test"],
  "sql_replace_race_takes_insert": ["//tests/durable:sql_functions_test"],
- "sql_keep_later_inverted": ["//tests/durable:sql_functions_test", "//tests/durable:python_producer_test"],
+ "sql_keep_later_inverted": ["//tests/durable:sql_functions_test", "//tests/durable:python_producer_test", "//tests/durable:chaos_test"],
  "sql_slot_differs": ["//tests/durable:sql_functions_test"],
  "pooler_prepares_by_name": ["//tests/durable:pgbouncer_test"],
  "fire_waits_for_batch": ["//tests/durable:fire_queue_test", "//tests/durable:capacity_test"],

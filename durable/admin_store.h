@@ -38,7 +38,10 @@
 //     to 0 (it gets the whole retry policy again), due now or at a given
 //     time, its `finished` time cleared; its last error is kept until the
 //     next attempt ends, and its kind, priority and attempt history are
-//     kept (AdminHistoryTest.RetryKeepsKindPriorityAndHistory). Notifies the
+//     kept, with a record of the retry added to the history
+//     (AttemptOutcome::kOperatorRetry: the attempt count it had, "operator"
+//     and the database role, the instant;
+//     AdminHistoryTest.RetryKeepsKindPriorityAndHistory). Notifies the
 //     owner like `Reschedule()`. The row is updated in place (a delete would
 //     take its attempt history with it); the owner's cleanup of finished
 //     rows, if it waits on the row's lock, re-checks the row's state and

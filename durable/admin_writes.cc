@@ -65,6 +65,18 @@ WHERE task_id = $1
 RETURNING slot, due_us
 )sql";
 
+// The retry's mark in the attempt history (AttemptOutcome::kOperatorRetry
+// = 4): the attempts the task had, who retried it (the database role) and
+// when. Written before kRetrySql resets the attempt count.
+constexpr char kRetryMarkSql[] = R"sql(
+INSERT INTO tw_attempt (task_id, attempt, outcome, node_id, started_us,
+                        finished_us, error)
+SELECT t.task_id, t.attempt, 4, 'operator ' || current_user, n.now_us,
+       n.now_us, NULL
+FROM tw_timer t, (SELECT tw_now_us() AS now_us) n
+WHERE t.task_id = $1
+)sql";
+
 // A later occurrence, waiting or running, of a kSkipWhileRunning schedule
 // (overlap 0) whose FAILED occurrence a retry would run again: the retried
 // run would overlap it. The schedule's row is locked (FOR SHARE) so that no
@@ -203,6 +215,10 @@ absl::StatusOr<ActionResult> AdminStore::Impl::WriteInTransaction(
     return result;
   }
   const bool relative = due.at == absl::InfinitePast();
+  if (write == Write::kRetry) {
+    r = PgExec(conn_, kRetryMarkSql, PgParams().Bytes(id));
+    if (!r.ok()) return r.status();
+  }
   r = PgExec(conn_, write == Write::kRetry ? kRetrySql : kRescheduleSql,
              PgParams()
                  .Bytes(id)

@@ -102,6 +102,8 @@ const char* AttemptOutcomeName(AttemptOutcome outcome) {
       return "FAILED";
     case AttemptOutcome::kSnoozed:
       return "SNOOZED";
+    case AttemptOutcome::kOperatorRetry:
+      return "OPERATOR_RETRY";
   }
   return "UNKNOWN";
 }

@@ -146,11 +146,16 @@ enum class AttemptOutcome : int {
   kFailed = 2,     // It failed for good (attempts used up, or discarded).
   kSnoozed = 3,    // It asked to run again later (not a failed attempt), or
                    // no handler of its kind ran in the owner process.
+  // Not a run: an operator's `AdminStore::Retry()` (twctl retry, the
+  // dashboard) put the FAILED task back to PENDING here. Its `attempt` is
+  // the attempt count the task had, `node_id` "operator " and the database
+  // role that retried it, `started` = `finished` the retry's instant.
+  kOperatorRetry = 4,
 };
 
 // AttemptOutcomeName()
 //
-// Returns "SUCCEEDED", "RETRIED", "FAILED", "SNOOZED".
+// Returns "SUCCEEDED", "RETRIED", "FAILED", "SNOOZED", "OPERATOR_RETRY".
 const char* AttemptOutcomeName(AttemptOutcome outcome);
 
 // AttemptRecord

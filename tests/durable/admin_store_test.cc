@@ -519,6 +519,8 @@ TEST_F(AdminHistoryTest, RetryKeepsKindPriorityAndHistory) {
   InsertTask("dead", "email", 7, TaskState::kFailed);
   ASSERT_NO_FATAL_FAILURE(InsertAttempt(
       "dead", durable_testing::AttemptRow{1, 2, "n", 1, 2, "boom"}));
+  auto before = admin_->Show("dead");
+  ASSERT_TRUE(before.ok()) << before.status();
   auto retried = admin_->Retry("dead", AdminDue::In(absl::Hours(1)));
   ASSERT_TRUE(retried.ok()) << retried.status();
   EXPECT_EQ(retried->outcome, ActionOutcome::kDone);
@@ -529,9 +531,18 @@ TEST_F(AdminHistoryTest, RetryKeepsKindPriorityAndHistory) {
   EXPECT_FALSE(shown->finished.has_value());
   EXPECT_EQ(shown->kind, "email");
   EXPECT_EQ(shown->priority, 7);
-  ASSERT_EQ(shown->attempts.size(), 1u);
+  ASSERT_EQ(shown->attempts.size(), 2u);
   EXPECT_EQ(shown->attempts[0].error, "boom");
   EXPECT_EQ(shown->attempts[0].outcome, AttemptOutcome::kFailed);
+  // The operator's retry leaves its mark after the failed attempt.
+  const AttemptRecord& mark = shown->attempts[1];
+  EXPECT_EQ(mark.outcome, AttemptOutcome::kOperatorRetry);
+  EXPECT_EQ(mark.attempt, before->attempt);
+  EXPECT_EQ(mark.node_id.rfind("operator ", 0), 0u) << mark.node_id;
+  EXPECT_GT(mark.node_id.size(), 9u) << "names the database role";
+  EXPECT_EQ(mark.started, mark.finished);
+  EXPECT_GE(mark.finished, shown->db_now - absl::Minutes(1));
+  EXPECT_EQ(std::string(AttemptOutcomeName(mark.outcome)), "OPERATOR_RETRY");
 }
 
 TEST_F(AdminStoreTest, LostConnectionIsReestablished) {

@@ -46,6 +46,7 @@ M = {
  # SQL producer functions and the pooler.
  "sql_replace_race_takes_insert": ("durable/producer_functions.cc", "      CONTINUE;  -- Inserted by another transaction meanwhile: decide again.", "      RETURN 'SCHEDULED';"),
  "sql_keep_later_inverted": ("durable/producer_functions.cc", "WHEN mode = 'KEEP_LATER' THEN due_us > stored.due_us", "WHEN mode = 'KEEP_LATER' THEN due_us < stored.due_us"),
+ "retry_leaves_no_mark": ("durable/admin_writes.cc", "    r = PgExec(conn_, kRetryMarkSql, PgParams().Bytes(id));\n", "    r = PgExec(conn_, \"SELECT 1\");\n"),
  "sql_slot_differs": ("durable/producer_functions.cc", "    product := lo * 435;", "    product := lo * 434;"),
  "pooler_prepares_by_name": ("durable/store.cc", "  if (limits_.transaction_pooler) return PgExec(conn_, sql, params);\n", ""),
  "shutdown_grace_ignored": ("durable/scheduler_maintenance.cc", "          now + (options_.shutdown_grace > absl::ZeroDuration()", "          now + (false && options_.shutdown_grace > absl::ZeroDuration()"),
@@ -97,6 +98,7 @@ TESTS = {
  "shutdown_keeps_counting_itself": ["//tests/durable:shutdown_test"],
  "sql_replace_race_takes_insert": ["//tests/durable:sql_functions_test"],
  "sql_keep_later_inverted": ["//tests/durable:sql_functions_test", "//tests/durable:python_producer_test", "//tests/durable:chaos_test"],
+ "retry_leaves_no_mark": ["//tests/durable:admin_store_test"],
  "sql_slot_differs": ["//tests/durable:sql_functions_test"],
  "pooler_prepares_by_name": ["//tests/durable:pgbouncer_test"],
  "fire_waits_for_batch": ["//tests/durable:fire_queue_test", "//tests/durable:capacity_test"],

@@ -54,7 +54,7 @@ td.id, td.kind, td.outcome, td.node, td.owner { font-family: ui-monospace,
 .st-success { background: var(--ok); }
 .st-failed, .bad { background: var(--bad); }
 .stale, .invalid { color: var(--bad); font-weight: 600; }
-.paused { color: var(--warn); font-weight: 600; }
+.paused-badge { background: var(--warn); }
 .note { color: var(--muted); }
 .occurrence { color: #37474f; }
 table.counts { display: flex; flex-wrap: wrap; gap: .8em; border: 0;

@@ -121,7 +121,8 @@ TEST(ServeOverviewTest, SchedulesPage) {
                             " <span class=\"note\">(in 1s)</span></td>"));
   EXPECT_TRUE(Has(html, "href=\"/tasks?schedulex=" + hex + "\">occurrences"));
   // Paused: no next run.
-  EXPECT_TRUE(Has(html, "<td class=\"paused\"><span class=\"paused\">paused"));
+  EXPECT_TRUE(Has(
+      html, "<td class=\"paused\"><span class=\"badge paused-badge\">paused"));
   EXPECT_TRUE(Has(html, "<td class=\"next-run\">-</td>"));
   EXPECT_TRUE(Has(html, "run once; skip while running"));
 }

@@ -298,12 +298,16 @@ set(TIMINGWHEEL_TWCTL_SOURCES
   ${PROJECT_SOURCE_DIR}/tools/twctl/serve_chart.cc
   ${PROJECT_SOURCE_DIR}/tools/twctl/serve_command.cc
   ${PROJECT_SOURCE_DIR}/tools/twctl/serve_html.cc
+  ${PROJECT_SOURCE_DIR}/tools/twctl/serve_layout.cc
+  ${PROJECT_SOURCE_DIR}/tools/twctl/serve_overview.cc
   ${PROJECT_SOURCE_DIR}/tools/twctl/serve_pages.cc
+  ${PROJECT_SOURCE_DIR}/tools/twctl/serve_parts.cc
   ${PROJECT_SOURCE_DIR}/tools/twctl/serve_routes.cc
   ${PROJECT_SOURCE_DIR}/tools/twctl/serve_token.cc
   ${PROJECT_SOURCE_DIR}/tools/twctl/serve_twctl.cc
   ${PROJECT_SOURCE_DIR}/tools/twctl/show_command.cc
   ${PROJECT_SOURCE_DIR}/tools/twctl/status_command.cc
+  ${PROJECT_SOURCE_DIR}/tools/twctl/status_summary.cc
   ${PROJECT_SOURCE_DIR}/tools/twctl/task_commands.cc
 )
 set(TIMINGWHEEL_TWCTL_HEADERS
@@ -314,9 +318,11 @@ set(TIMINGWHEEL_TWCTL_HEADERS
   tools/twctl/serve_command.h
   tools/twctl/serve_html.h
   tools/twctl/serve_pages.h
+  tools/twctl/serve_parts.h
   tools/twctl/serve_routes.h
   tools/twctl/serve_token.h
   tools/twctl/serve_twctl.h
+  tools/twctl/status_summary.h
 )
 set(TIMINGWHEEL_TWCTL_DEPS
   absl::status

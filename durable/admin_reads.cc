@@ -77,6 +77,12 @@ LEFT JOIN (SELECT task_id, due_us FROM o ORDER BY due_us, task_id LIMIT 1)
   AS oldest ON true
 )sql";
 
+// Overdue (PENDING or SCHEDULED, due by $1) tasks by kind.
+constexpr char kOverdueByKindSql[] = R"sql(
+SELECT kind, count(*) AS n FROM tw_timer
+WHERE finished_us IS NULL AND state < 2 AND due_us <= $1 GROUP BY kind
+)sql";
+
 // $1 state (-1: any), [$2, $3) due range, $4 id prefix, $5 paging on,
 // $6 the last id of the previous page, $7 the limit, $8 kind filter on,
 // $9 the kind.
@@ -175,6 +181,17 @@ absl::StatusOr<StoreStatus> AdminStore::Impl::ReadStatus() {
       k.node_id = row.Bytes("node_id");
       k.registered_at = FromMicros(row.Int("registered_us"));
       if (!row.status().ok()) return row.status();
+    }
+    r = PgExec(conn_, kOverdueByKindSql, PgParams().Int64(now_us));
+    if (!r.ok()) return r.status();
+    for (int i = 0; i < r->rows(); ++i) {
+      PgRow row(*r, i);
+      const std::string kind = row.Bytes("kind");
+      const int64_t n = row.Int("n");
+      if (!row.status().ok()) return row.status();
+      AdminKind& k = kinds[kind];
+      k.kind = kind;
+      k.overdue = n;
     }
     for (auto& [name, kind] : kinds) out.kinds.push_back(std::move(kind));
 

@@ -135,6 +135,10 @@ struct AdminKind {
   absl::Time registered_at = absl::InfinitePast();  // When (database clock).
   // Its tasks by state, indexed by `static_cast<int>(TaskState)`.
   std::array<int64_t, kTaskStateCount> counts{};
+  // Its PENDING and SCHEDULED tasks whose due time has passed (the same
+  // snapshot as `StoreStatus::overdue`, which they add up to). Test:
+  // AdminHistoryTest.StatusCountsOverdueTasksByKind.
+  int64_t overdue = 0;
   // PENDING, SCHEDULED and RUNNING tasks (state < SUCCESS).
   int64_t unfinished() const { return counts[0] + counts[1] + counts[2]; }
 };

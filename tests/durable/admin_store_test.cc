@@ -443,6 +443,40 @@ TEST_F(AdminHistoryTest, StatusListsKindsAndTheirTasks) {
   EXPECT_EQ(status->counts[4], 1);
 }
 
+// Each kind's overdue tasks: PENDING or SCHEDULED and due by the
+// database's now; RUNNING, finished and future tasks are not overdue. They
+// add up to the store's overdue count (one snapshot).
+TEST_F(AdminHistoryTest, StatusCountsOverdueTasksByKind) {
+  const auto insert = [&](const std::string& id, const std::string& kind,
+                          int64_t due_in_us, TaskState state) {
+    durable_testing::InsertedTask task;
+    task.id = id;
+    task.kind = kind;
+    task.due_in_us = due_in_us;
+    task.state = state;
+    task.finished_now = state >= TaskState::kSuccess;
+    ASSERT_NO_FATAL_FAILURE(Insert(task));
+  };
+  constexpr int64_t kMinute = int64_t{60} * 1000000;
+  insert("m1", "mail", -kMinute, TaskState::kPending);
+  insert("m2", "mail", -2 * kMinute, TaskState::kScheduled);
+  insert("m3", "mail", kMinute, TaskState::kPending);
+  insert("m4", "mail", -kMinute, TaskState::kRunning);
+  insert("m5", "mail", -kMinute, TaskState::kFailed);
+  insert("d1", "", -kMinute, TaskState::kPending);
+  insert("b1", "bill", kMinute, TaskState::kScheduled);
+  auto status = admin_->Status();
+  ASSERT_TRUE(status.ok()) << status.status();
+  ASSERT_EQ(status->kinds.size(), 3u);
+  EXPECT_EQ(status->kinds[0].kind, "");
+  EXPECT_EQ(status->kinds[0].overdue, 1);
+  EXPECT_EQ(status->kinds[1].kind, "bill");
+  EXPECT_EQ(status->kinds[1].overdue, 0);
+  EXPECT_EQ(status->kinds[2].kind, "mail");
+  EXPECT_EQ(status->kinds[2].overdue, 2);
+  EXPECT_EQ(status->overdue, 3);
+}
+
 TEST_F(AdminHistoryTest, ShowListsTheNewestAttemptsOldestFirst) {
   InsertTask("many", "email", -5, TaskState::kFailed);
   InsertTask("none", "");

@@ -211,6 +211,20 @@ TEST_F(TwctlTest, StatusTableAndJson) {
   EXPECT_NE(text.out.find("task table"), std::string::npos) << text.out;
   EXPECT_NE(json.out.find("\"task_table\":{\"bytes\":"), std::string::npos)
       << json.out;
+  // What is wrong first: the FAILED task makes its kind a failing one; the
+  // live node is stale only against a TTL shorter than its heartbeats' age.
+  EXPECT_EQ(text.out.find("PROBLEM "), 0u) << text.out;
+  EXPECT_NE(text.out.find("failing kind  -: 1 FAILED"), std::string::npos)
+      << text.out;
+  EXPECT_EQ(text.out.find("stale node"), std::string::npos) << text.out;
+  EXPECT_NE(json.out.find("\"problems\":{\"healthy\":false,"),
+            std::string::npos)
+      << json.out;
+  Ran stale = Db({"status", "--lease-ttl", "1us"});
+  EXPECT_NE(stale.out.find("stale node    twctl-node: last heartbeat "),
+            std::string::npos)
+      << stale.out;
+  EXPECT_EQ(Db({"status", "--lease-ttl", "soon"}).code, 1);
 }
 
 TEST_F(TwctlTest, ListAndShowBytesIds) {

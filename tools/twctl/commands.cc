@@ -17,12 +17,18 @@ namespace twctl {
 const std::vector<Command>& Commands() {
   static const std::vector<Command>* commands = new std::vector<Command>{
       {"status",
-       {{}, {"all-slots"}, 0, 0},
-       "nodes and their heartbeats, slot owners, tasks by state, next due, "
-       "oldest overdue, task kinds",
-       "twctl status [--all-slots]\n"
+       {{"lease-ttl"}, {"all-slots"}, 0, 0},
+       "problems first (stale nodes, slots without a lease, overdue and "
+       "failing kinds), then nodes, slot owners, tasks by state, task kinds",
+       "twctl status [--all-slots] [--lease-ttl D]\n"
        "  --all-slots   one row per slot (owner, epoch, lease) instead of a\n"
        "                summary per owner\n"
+       "  --lease-ttl D the schedulers' lease TTL (default 10s): a node whose\n"
+       "                heartbeat is older is reported stale\n"
+       "  PROBLEMS comes first: stale nodes, slots without a valid lease and\n"
+       "  who last held them, overdue tasks by kind, kinds with FAILED\n"
+       "  tasks, kinds nobody registered. `twctl serve`'s overview shows the\n"
+       "  same figures (one computation).\n"
        "  The kinds table: every registered kind (the node that registered\n"
        "  it, when) and every kind tasks carry, with its unfinished tasks;\n"
        "  a kind with tasks that no scheduler registered says so.\n",

@@ -11,6 +11,7 @@
 #include "absl/strings/match.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
+#include "absl/time/time.h"
 #include "durable/admin_store.h"
 #include "durable/redact.h"
 #include "tools/twctl/serve_routes.h"
@@ -97,11 +98,17 @@ absl::StatusOr<ServeFlags> ParseServeFlags(
           flags.page_size > 1000) {
         return absl::InvalidArgumentError("serve: --page-size in [1, 1000]");
       }
+    } else if (name == "--lease-ttl") {
+      if (!absl::ParseDuration(value, &flags.lease_ttl) ||
+          flags.lease_ttl <= absl::ZeroDuration()) {
+        return absl::InvalidArgumentError(
+            "serve: --lease-ttl is a positive duration (10s, 1m)");
+      }
     } else {
       return absl::InvalidArgumentError(absl::StrCat(
           "serve: unknown flag ", name,
           " (flags: --listen HOST:PORT, --token T, --token-file F, "
-          "--page-size N)"));
+          "--page-size N, --lease-ttl D)"));
     }
   }
   return flags;
@@ -123,6 +130,7 @@ int RunDashboard(AdminStore* store, const ServeFlags& flags,
   options.port = flags.port;
   options.token = flags.token;
   options.page_size = flags.page_size;
+  options.stale_after = flags.lease_ttl;
   options.secrets = secrets;
   absl::StatusOr<std::unique_ptr<Dashboard>> dashboard =
       Dashboard::Start(store, options);

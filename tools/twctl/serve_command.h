@@ -4,8 +4,8 @@
 // -----------------------------------------------------------------------------
 //
 // `twctl serve [--listen HOST:PORT] [--token T | --token-file F]
-// [--page-size N]`: runs the dashboard (serve_routes.h) over twctl's
-// `AdminStore` until SIGINT or SIGTERM. Listens on 127.0.0.1:8080
+// [--page-size N] [--lease-ttl D]`: runs the dashboard (serve_routes.h) over
+// twctl's `AdminStore` until SIGINT or SIGTERM. Listens on 127.0.0.1:8080
 // unless `--listen` says otherwise (port 0: a free one); prints
 // "twctl serve: listening on http://HOST:PORT/" once it listens.
 //
@@ -29,7 +29,9 @@
 
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
+#include "absl/time/time.h"
 #include "durable/admin_store.h"
+#include "tools/twctl/status_summary.h"
 
 namespace timingwheel {
 namespace twctl {
@@ -46,6 +48,8 @@ struct ServeFlags {
   int port = 8080;
   std::string token;  // Empty: read-only.
   int page_size = 50;
+  // The schedulers' lease TTL: a node whose heartbeat is older is stale.
+  absl::Duration lease_ttl = kDefaultStaleAfter;
 };
 
 // ParseServeFlags()

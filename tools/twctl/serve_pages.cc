@@ -2,25 +2,19 @@
 
 #include "tools/twctl/serve_pages.h"
 
+#include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
+#include "durable/occurrence_id.h"
 #include "tools/twctl/serve_html.h"
+#include "tools/twctl/serve_parts.h"
 
 namespace timingwheel {
 namespace twctl {
 namespace {
 
-constexpr TaskState kStates[] = {TaskState::kPending, TaskState::kScheduled,
-                                 TaskState::kRunning, TaskState::kSuccess,
-                                 TaskState::kFailed};
-
 std::string StateName(TaskState state) { return TaskStateName(state); }
-
-std::string TaskLink(absl::string_view id) {
-  return absl::StrCat("<a href=\"/task?idx=", HexEncode(id), "\">",
-                      HtmlEscape(id), "</a>");
-}
 
 // A POST form for `action` on `id`, with the token field to fill in.
 std::string ActionForm(absl::string_view action, absl::string_view label,
@@ -34,19 +28,10 @@ std::string ActionForm(absl::string_view action, absl::string_view label,
       label, "</button></form>");
 }
 
-// A kind as a link to its tasks (`kindx`: hex, exact); the default kind
-// "" shows as "default".
-std::string KindLink(absl::string_view kind) {
-  return absl::StrCat(
-      "<a href=\"/tasks?kindx=", HexEncode(kind), "\">",
-      kind.empty() ? "<span class=\"note\">default</span>" : HtmlEscape(kind),
-      "</a>");
-}
-
 std::string TaskRow(const TaskSummary& t) {
   return absl::StrCat(
       "<tr data-idx=\"", HexEncode(t.id), "\"><td class=\"id\">",
-      TaskLink(t.id), "</td><td class=\"state\">", StateName(t.state),
+      TaskLink(t.id), "</td><td class=\"state\">", StateBadge(t.state),
       "</td><td class=\"kind\">", KindLink(t.kind),
       "</td><td class=\"priority\">", t.priority, "</td><td class=\"due\">",
       ShowTime(t.due), "</td><td class=\"attempt\">", t.attempt,
@@ -102,174 +87,99 @@ std::string AttemptsTable(const TaskDetail& t) {
   return out;
 }
 
-// The kinds: registered (by which node, when) or carried by tasks, with
-// their unfinished tasks; each kind links to its tasks.
-std::string KindsTable(const StoreStatus& s) {
-  if (s.kinds.empty()) return "";
-  std::string out =
-      "<h2>Kinds</h2>\n<table id=\"kinds\"><tr><th>kind</th><th>registered "
-      "by</th><th>registered</th><th>pending</th><th>scheduled</th>"
-      "<th>running</th><th>finished</th></tr>\n";
-  for (const AdminKind& k : s.kinds) {
-    absl::StrAppend(
-        &out, "<tr data-kind=\"", HexEncode(k.kind), "\"><td class=\"kind\">",
-        KindLink(k.kind), "</td><td class=\"node\">",
-        k.registered     ? HtmlEscape(k.node_id)
-        : k.kind.empty() ? std::string("<span class=\"note\">default "
-                                       "handler</span>")
-                         : std::string("<span class=\"invalid\">not "
-                                       "registered</span>"),
-        "</td><td>", k.registered ? ShowTime(k.registered_at) : "-",
-        "</td><td>", k.counts[0], "</td><td>", k.counts[1], "</td><td>",
-        k.counts[2], "</td><td>", k.counts[3] + k.counts[4], "</td></tr>\n");
+// For an occurrence of a recurring schedule, a row naming the schedule (a
+// link to its occurrences) and the instant; nothing for other ids.
+std::string OccurrenceRow(absl::string_view id) {
+  std::string name;
+  int64_t us = 0;
+  if (!durable_internal::ParseOccurrenceId(id, &name, &us)) return "";
+  return Row(
+      "occurrence",
+      absl::StrCat("<span class=\"occurrence\">", ShowTaskId(id),
+                   "</span> (<a href=\"/tasks?schedulex=", HexEncode(name),
+                   "\">its schedule's occurrences</a>)"));
+}
+
+// Links to the same list with recurring occurrences hidden, shown with the
+// rest, or alone; `base` is the list's path and its other filters ending
+// in '?' or "&amp;".
+std::string OccurrenceLinks(const std::string& base, const TaskList& list) {
+  if (list.schedule) {
+    return absl::StrCat(
+        "<p class=\"filters\" id=\"occurrences\">Occurrences of schedule <b>",
+        HtmlEscape(*list.schedule), "</b> (<a href=\"", base,
+        "\">every task</a>, <a href=\"/schedules\">schedules</a>)</p>\n");
   }
-  out += "</table>\n";
+  using O = TaskFilter::Occurrences;
+  const std::pair<O, const char*> choices[] = {
+      {O::kExclude, "hidden"}, {O::kInclude, "shown"}, {O::kOnly, "only"}};
+  const char* params[] = {"", "occurrences=include", "occurrences=only"};
+  std::string out =
+      "<p class=\"filters\" id=\"occurrences\">Recurring occurrences:";
+  for (int i = 0; i < 3; ++i) {
+    if (list.occurrences == choices[i].first) {
+      absl::StrAppend(&out, " <b data-occurrences=\"", choices[i].second, "\">",
+                      choices[i].second, "</b>");
+    } else {
+      std::string href = absl::StrCat(base, params[i]);
+      if (params[i][0] == '\0') {
+        // Strip the trailing separator.
+        if (absl::EndsWith(href, "&amp;")) href.resize(href.size() - 5);
+        if (absl::EndsWith(href, "?")) href.resize(href.size() - 1);
+      }
+      absl::StrAppend(&out, " <a href=\"", href, "\">", choices[i].second,
+                      "</a>");
+    }
+  }
+  out += "</p>\n";
   return out;
+}
+
+// The query of `list`'s occurrence filter ("occurrences=include&amp;",
+// "schedulex=HEX&amp;" or "").
+std::string OccurrenceQuery(const TaskList& list) {
+  if (list.schedule) {
+    return absl::StrCat("schedulex=", HexEncode(*list.schedule), "&amp;");
+  }
+  switch (list.occurrences) {
+    case TaskFilter::Occurrences::kInclude:
+      return "occurrences=include&amp;";
+    case TaskFilter::Occurrences::kOnly:
+      return "occurrences=only&amp;";
+    case TaskFilter::Occurrences::kExclude:
+      break;
+  }
+  return "";
 }
 
 }  // namespace
 
-const char kStylesheet[] = R"css(
-body { font: 14px/1.4 system-ui, sans-serif; margin: 0 1.5em 2em; color: #222; }
-nav { padding: .6em 0; border-bottom: 1px solid #ccc; margin-bottom: 1em; }
-nav a { margin-right: 1em; text-decoration: none; }
-nav a.active { font-weight: bold; }
-table { border-collapse: collapse; margin: .5em 0 1em; }
-th, td { border: 1px solid #ddd; padding: .2em .6em; text-align: left;
-         vertical-align: top; }
-td.state { font-family: monospace; }
-td.error, pre { white-space: pre-wrap; font-family: monospace;
-                max-width: 60em; overflow-wrap: anywhere; }
-form.action { display: inline; }
-form.action input { width: 8em; }
-.counts td { text-align: right; }
-.chart .bar { fill: #4a78b5; }
-.chart .chart-axis { stroke: #888; }
-.chart text { font-size: 11px; fill: #444; }
-.chart .chart-title { font-size: 13px; fill: #222; }
-.invalid { color: #b00; }
-.note { color: #666; }
-form.filter { margin: .5em 0; }
-td.outcome, td.kind { font-family: monospace; }
-)css";
-
-std::string Layout(absl::string_view title, absl::string_view active,
-                   absl::string_view body) {
-  std::string nav;
-  const std::pair<const char*, const char*> links[] = {
-      {"/", "Overview"},
-      {"/slots", "Slots"},
-      {"/tasks", "Tasks"},
-      {"/failed", "Failed"},
-  };
-  for (const auto& [href, label] : links) {
-    absl::StrAppend(&nav, "<a href=\"", href, "\"",
-                    label == active ? " class=\"active\"" : "", ">", label,
-                    "</a>");
-  }
-  return absl::StrCat(
-      "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
-      "<title>",
-      HtmlEscape(title),
-      " - twctl</title>"
-      "<link rel=\"stylesheet\" href=\"/static/dashboard.css\"></head>\n"
-      "<body><nav>",
-      nav, "</nav>\n<h1>", HtmlEscape(title), "</h1>\n", body,
-      "</body></html>\n");
-}
-
-std::string OverviewPage(const StoreStatus& s, const BarChart& due,
-                         const BarChart& lateness) {
-  std::string body = absl::StrCat(
-      "<p>Database time ", ShowTime(s.db_now), "; schema v", s.schema_version,
-      ", ", s.slot_count, " slots, ", s.slots_unowned,
-      " without a valid lease.</p>\n<table class=\"counts\" id=\"counts\">"
-      "<tr><th>state</th><th>tasks</th></tr>\n");
-  for (TaskState state : kStates) {
-    absl::StrAppend(&body, "<tr data-state=\"", StateName(state),
-                    "\"><th><a href=\"/tasks?state=", StateName(state), "\">",
-                    StateName(state), "</a></th><td class=\"count\">",
-                    s.counts[static_cast<int>(state)], "</td></tr>\n");
-  }
-  body += "</table>\n<table>";
-  body +=
-      Row("next due", s.next_due ? absl::StrCat(ShowTime(*s.next_due), " (",
-                                                TaskLink(s.next_due_id), ")")
-                                 : "none");
-  body +=
-      Row("overdue, not started",
-          absl::StrCat(s.overdue,
-                       s.oldest_overdue_due
-                           ? absl::StrCat("; oldest due ",
-                                          ShowTime(*s.oldest_overdue_due), " (",
-                                          TaskLink(s.oldest_overdue_id), ")")
-                           : ""));
-  body += Row("nodes", absl::StrCat(s.nodes.size(),
-                                    " (<a href=\"/slots\">slots and "
-                                    "owners</a>)"));
-  body += "</table>\n";
-  body += KindsTable(s);
-  body += "<h2>Due times</h2>\n";
-  body += BarChartSvg(due);
-  body += "<h2>Lateness</h2>\n";
-  body += BarChartSvg(lateness);
-  body +=
-      "<p class=\"note\">Lateness here is how long PENDING and SCHEDULED "
-      "tasks have been due without starting; the schedulers' own lateness "
-      "(due to handler start) is the metric "
-      "timingwheel_durable_fire_lateness_seconds.</p>\n";
-  return Layout("Overview", "Overview", body);
-}
-
-std::string SlotsPage(const StoreStatus& s) {
-  std::string body =
-      "<h2>Nodes</h2>\n<table id=\"nodes\"><tr><th>node</th><th>last "
-      "heartbeat</th><th>ago</th><th>slots held</th></tr>\n";
-  for (const AdminNode& n : s.nodes) {
-    absl::StrAppend(&body, "<tr data-node=\"", HexEncode(n.node_id),
-                    "\"><td class=\"node\">", HtmlEscape(n.node_id),
-                    "</td><td>", ShowTime(n.heartbeat), "</td><td>",
-                    ShowDuration(n.since_heartbeat), "</td><td class=\"held\">",
-                    n.slots_held, "</td></tr>\n");
-  }
-  body +=
-      "</table>\n<h2>Slots</h2>\n<table id=\"slots\"><tr><th>slot</th>"
-      "<th>owner</th><th>epoch</th><th>lease until</th><th>valid</th>"
-      "<th>horizon</th></tr>\n";
-  for (const AdminSlot& slot : s.slots) {
-    absl::StrAppend(
-        &body, "<tr data-slot=\"", slot.slot, "\"><td>", slot.slot,
-        "</td><td class=\"owner\">",
-        slot.owner.empty() ? "<span class=\"note\">none</span>"
-                           : HtmlEscape(slot.owner),
-        "</td><td>", slot.epoch, "</td><td>", ShowTime(slot.lease_until),
-        "</td><td class=\"valid\">",
-        slot.lease_valid ? "yes" : "<span class=\"invalid\">no</span>",
-        "</td><td>", ShowDuration(slot.horizon), "</td></tr>\n");
-  }
-  body += "</table>\n";
-  return Layout("Slots and owners", "Slots", body);
-}
-
-std::string TasksPage(std::optional<TaskState> state,
-                      const std::optional<std::string>& kind,
-                      const TaskPage& page, int limit) {
-  // The kind filter travels in links as `kindx` (hex: any kind, exactly).
+std::string TasksPage(const TaskList& list, const TaskPage& page, int limit,
+                      const Refresh& refresh) {
+  const std::optional<TaskState>& state = list.state;
+  const std::optional<std::string>& kind = list.kind;
+  // The kind filter travels in links as `kindx` (hex: any kind, exactly),
+  // the occurrence filter as `occurrences` or `schedulex` (hex).
   const std::string kind_query =
       kind ? absl::StrCat("kindx=", HexEncode(*kind), "&amp;") : "";
-  std::string body = "<p>State: ";
-  absl::StrAppend(
-      &body, state ? absl::StrCat("<a href=\"/tasks?", kind_query, "\">all</a>")
-                   : std::string("<b>all</b>"));
-  for (TaskState s : kStates) {
+  const std::string occ_query = OccurrenceQuery(list);
+  std::string body = "<p class=\"filters\">State: ";
+  absl::StrAppend(&body, state ? absl::StrCat("<a href=\"/tasks?", kind_query,
+                                              occ_query, "\">all</a>")
+                               : std::string("<b>all</b>"));
+  for (TaskState s : kPageStates) {
     if (state && *state == s) {
       absl::StrAppend(&body, " | <b>", StateName(s), "</b>");
     } else {
-      absl::StrAppend(&body, " | <a href=\"/tasks?", kind_query,
+      absl::StrAppend(&body, " | <a href=\"/tasks?", kind_query, occ_query,
                       "state=", StateName(s), "\">", StateName(s), "</a>");
     }
   }
   body += "</p>\n";
+  const std::string state_query =
+      state ? absl::StrCat("state=", StateName(*state), "&amp;") : "";
+  body +=
+      OccurrenceLinks(absl::StrCat("/tasks?", kind_query, state_query), list);
   // A GET form: the kind typed as text (empty: every kind).
   absl::StrAppend(
       &body,
@@ -278,6 +188,16 @@ std::string TasksPage(std::optional<TaskState> state,
       state ? absl::StrCat("<input type=\"hidden\" name=\"state\" value=\"",
                            StateName(*state), "\">")
             : std::string(),
+      list.schedule
+          ? absl::StrCat("<input type=\"hidden\" name=\"schedulex\" value=\"",
+                         HexEncode(*list.schedule), "\">")
+      : list.occurrences != TaskFilter::Occurrences::kExclude
+          ? absl::StrCat("<input type=\"hidden\" name=\"occurrences\" value=\"",
+                         list.occurrences == TaskFilter::Occurrences::kOnly
+                             ? "only"
+                             : "include",
+                         "\">")
+          : std::string(),
       "<label>Kind <input type=\"text\" name=\"kind\" maxlength=\"",
       kMaxKindBytes, "\" value=\"",
       kind && !kind->empty() ? HtmlEscape(*kind) : std::string(),
@@ -286,9 +206,7 @@ std::string TasksPage(std::optional<TaskState> state,
                           kind->empty()
                               ? std::string("<b>default</b>")
                               : absl::StrCat("<b>", HtmlEscape(*kind), "</b>"),
-                          " (<a href=\"/tasks",
-                          state ? absl::StrCat("?state=", StateName(*state))
-                                : std::string(),
+                          " (<a href=\"/tasks?", occ_query, state_query,
                           "\">every kind</a>)</span>")
            : std::string(),
       "</form>\n");
@@ -298,25 +216,25 @@ std::string TasksPage(std::optional<TaskState> state,
       "<th>payload</th></tr>\n";
   for (const TaskSummary& t : page.tasks) body += TaskRow(t);
   body += "</table>\n";
-  const std::string base = absl::StrCat(
-      "/tasks?", kind_query,
-      state ? absl::StrCat("state=", StateName(*state), "&amp;") : "");
-  body += NextLink(base, page, limit);
+  body += NextLink(absl::StrCat("/tasks?", kind_query, occ_query, state_query),
+                   page, limit);
   std::string title =
       state ? absl::StrCat(StateName(*state), " tasks") : std::string("Tasks");
   if (kind) {
     absl::StrAppend(&title, " of kind ",
                     kind->empty() ? std::string("default") : *kind);
   }
-  return Layout(title, "Tasks", body);
+  return Layout(title, "Tasks", body, refresh);
 }
 
 std::string FailedPage(const std::vector<TaskDetail>& failed,
-                       const TaskPage& page, int limit, bool writable) {
+                       const TaskPage& page, int limit, bool writable,
+                       const TaskList& list) {
   std::string body =
       writable ? "<p>Retry runs a task again from attempt 1, due now.</p>\n"
                : "<p class=\"note\">Read-only: start <code>twctl serve</code> "
                  "with <code>--token</code> to retry tasks.</p>\n";
+  body += OccurrenceLinks("/failed?", list);
   body +=
       "<table id=\"failed\"><tr><th>id</th><th>kind</th><th>state</th>"
       "<th>attempts</th><th>finished</th><th>last error</th><th></th></tr>\n";
@@ -324,7 +242,7 @@ std::string FailedPage(const std::vector<TaskDetail>& failed,
     absl::StrAppend(
         &body, "<tr data-idx=\"", HexEncode(t.id), "\"><td class=\"id\">",
         TaskLink(t.id), "</td><td class=\"kind\">", KindLink(t.kind),
-        "</td><td class=\"state\">", StateName(t.state),
+        "</td><td class=\"state\">", StateBadge(t.state),
         "</td><td class=\"attempt\">", t.attempt, "</td><td>",
         t.finished ? ShowTime(*t.finished) : "-", "</td><td class=\"error\">",
         t.last_error ? HtmlEscape(*t.last_error) : "", "</td><td>",
@@ -334,7 +252,8 @@ std::string FailedPage(const std::vector<TaskDetail>& failed,
         "</td></tr>\n");
   }
   body += "</table>\n";
-  body += NextLink("/failed?", page, limit);
+  body +=
+      NextLink(absl::StrCat("/failed?", OccurrenceQuery(list)), page, limit);
   return Layout("Failed tasks", "Failed", body);
 }
 
@@ -343,7 +262,8 @@ std::string TaskDetailPage(const TaskDetail& t, bool writable) {
       "<table id=\"task\" data-idx=\"", HexEncode(t.id), "\">\n",
       Row("id",
           absl::StrCat("<span class=\"id\">", HtmlEscape(t.id), "</span>")),
-      Row("state", absl::StrCat("<span class=\"state\">", StateName(t.state),
+      OccurrenceRow(t.id),
+      Row("state", absl::StrCat("<span class=\"state\">", StateBadge(t.state),
                                 "</span>")),
       Row("kind",
           absl::StrCat("<span class=\"kind\">", KindLink(t.kind), "</span>")),

@@ -12,15 +12,20 @@
 // written into a page). Every task row is `<tr data-idx="HEX">` with cells
 // of classes `id`, `state`, `due`, `attempt`, `slot`, so that a test reads
 // a page back exactly (and `kind`, `priority` since schema version 4).
+// A state shows as a coloured badge inside its cell. A recurring
+// schedule's occurrence shows as "NAME @ INSTANT UTC" (serve_parts.h).
 //
 // This file defines:
 //
-//   * `Layout()`: the frame of every page (title, navigation, stylesheet).
-//   * `OverviewPage()`, `SlotsPage()`, `TasksPage()`, `FailedPage()`,
-//     `TaskDetailPage()`, `ActionPage()`, `MessagePage()`.
+//   * `Refresh`, `Layout()`: the frame of every page (title, top
+//     navigation bar, stylesheet, auto-refresh); serve_layout.cc.
+//   * `OverviewPage()`, `SlotsPage()`, `SchedulesPage()`
+//     (serve_overview.cc), `TaskList`, `TasksPage()`, `FailedPage()`,
+//     `TaskDetailPage()`, `ActionPage()`, `MessagePage()` (serve_pages.cc).
 //   * `kStylesheet`: the CSS served at /static/dashboard.css.
 //
-// Tests: tests/tools/twctl/serve_pages_test.cc (ServePagesTest.*).
+// Tests: tests/tools/twctl/serve_pages_test.cc (ServePagesTest.*) and
+// serve_overview_test.cc (ServeOverviewTest.*).
 
 #ifndef TIMINGWHEEL_TOOLS_TWCTL_SERVE_PAGES_H_
 #define TIMINGWHEEL_TOOLS_TWCTL_SERVE_PAGES_H_
@@ -31,52 +36,102 @@
 
 #include "absl/strings/string_view.h"
 #include "durable/admin_store.h"
+#include "durable/recurring.h"
 #include "tools/twctl/serve_chart.h"
+#include "tools/twctl/status_summary.h"
 
 namespace timingwheel {
 namespace twctl {
 
+// The auto-refresh period when the request does not say (seconds).
+inline constexpr int kDefaultRefreshSeconds = 10;
+
+// Refresh: a page's auto-refresh. `self` empty: the page offers none (pages
+// with forms: a reload would lose a token being typed). Otherwise the page
+// reloads itself every `seconds` (a `<meta http-equiv="refresh">`, no
+// script; 0: off) and the navigation bar says so, with a link to stop
+// (`self` + `refresh=off`) or start it again. `self` is the page's path
+// and query without `refresh`, URL-encoded.
+struct Refresh {
+  int seconds = 0;
+  std::string self;
+};
+
 // Layout()
 //
-// A whole HTML document: `title` (escaped), the navigation with `active`
-// marked, and `body` (already HTML).
+// A whole HTML document: `title` (escaped), the navigation bar with
+// `active` marked, `body` (already HTML), and `refresh`.
+// Test: ServeOverviewTest.AutoRefreshCanBeStopped.
 std::string Layout(absl::string_view title, absl::string_view active,
-                   absl::string_view body);
+                   absl::string_view body, const Refresh& refresh = {});
 
 // OverviewPage()
 //
-// Counts by state (each a link to its task list), nodes, next due, oldest
-// overdue, the kinds (`<table id="kinds">`, a `<tr data-kind="HEX">` per
-// kind: who registered it, its tasks), and the two charts.
+// What is wrong first (`<section id="problems">`, from `summary`: stale
+// nodes `<table id="stale-nodes">`, slots without a valid lease by last
+// holder `<table id="lapsed">`, overdue tasks by kind `<table
+// id="overdue-kinds">`, failing kinds `<table id="failing-kinds">`, kinds
+// nobody registered; or "No problems"), then counts by state as cards
+// (each a link to its task list), next due, oldest overdue, slots per owner
+// (`<table id="owners">`, a `<tr data-owner="HEX">` per owner), the kinds
+// (`<table id="kinds">`, a `<tr data-kind="HEX">` per kind: who registered
+// it, its tasks by state, overdue) and the two charts. `summary` is
+// `Summarize(status, ...)`, the figures `twctl status` prints.
 // Tests: ServePagesTest.OverviewCountsEveryState,
-// ServePagesTest.KindsAndAttemptErrorsAreEscaped.
-std::string OverviewPage(const StoreStatus& status, const BarChart& due,
-                         const BarChart& lateness);
+// ServePagesTest.KindsAndAttemptErrorsAreEscaped,
+// ServeOverviewTest.ProblemsComeFirst.
+std::string OverviewPage(const StoreStatus& status,
+                         const StatusSummary& summary, const BarChart& due,
+                         const BarChart& lateness, const Refresh& refresh = {});
 
 // SlotsPage()
 //
-// Every slot: owner, epoch, lease until, valid or not, horizon; and the
-// nodes with their heartbeats.
-std::string SlotsPage(const StoreStatus& status);
+// Slots per owner (as the overview), the nodes with their heartbeats
+// (stale ones marked), then every slot: owner, epoch, lease until, valid
+// or not, horizon.
+std::string SlotsPage(const StoreStatus& status, const StatusSummary& summary,
+                      const Refresh& refresh = {});
+
+// SchedulesPage()
+//
+// Every recurring schedule (`<table id="schedules">`, a `<tr
+// data-schedule="HEX">` per schedule) with cells `name`, `kind`,
+// `recurrence`, `policy`, `paused`, `last-run`, `next-run` (as
+// `AdminStore::Schedules()` reports them) and a link to its occurrences
+// (`/tasks?schedulex=HEX`). Test: ServeOverviewTest.SchedulesPage.
+std::string SchedulesPage(const std::vector<ScheduleInfo>& schedules,
+                          absl::Time db_now, const Refresh& refresh = {});
+
+// TaskList: what a task list shows: tasks in `state` (or all), of `kind`
+// (or every kind); recurring schedules' occurrences left out, listed with
+// the rest or alone (`occurrences`), or only those of `schedule`.
+struct TaskList {
+  std::optional<TaskState> state;
+  std::optional<std::string> kind;
+  TaskFilter::Occurrences occurrences = TaskFilter::Occurrences::kExclude;
+  std::optional<std::string> schedule;
+};
 
 // TasksPage()
 //
-// One page of tasks (in `state`, or all; of `kind`, or every kind), each
-// row with its kind (a link to that kind's tasks, `kindx` hex) and
-// priority; a GET form to filter by kind (`kind`, text); a link to the
-// next page (`next_after` as `afterx`, hex) that keeps the filters.
-// Test: ServePagesTest.TasksPageRowsAndPaging,
-// ServePagesTest.KindsAndAttemptErrorsAreEscaped.
-std::string TasksPage(std::optional<TaskState> state,
-                      const std::optional<std::string>& kind,
-                      const TaskPage& page, int limit);
+// One page of tasks as `list` says, each row with its kind (a link to that
+// kind's tasks, `kindx` hex) and priority; a GET form to filter by kind
+// (`kind`, text); links to show occurrences (`occurrences=include|only`,
+// default left out) or hide them; a link to the next page (`next_after`
+// as `afterx`, hex) that keeps the filters.
+// Tests: ServePagesTest.TasksPageRowsAndPaging,
+// ServePagesTest.KindsAndAttemptErrorsAreEscaped,
+// ServeOverviewTest.OccurrencesAreReadableAndFiltered.
+std::string TasksPage(const TaskList& list, const TaskPage& page, int limit,
+                      const Refresh& refresh = {});
 
 // FailedPage()
 //
 // FAILED tasks with their last errors and, when `writable`, a Retry form
 // each (POST /retry with `idx` and a `token` field to fill in).
 std::string FailedPage(const std::vector<TaskDetail>& failed,
-                       const TaskPage& page, int limit, bool writable);
+                       const TaskPage& page, int limit, bool writable,
+                       const TaskList& list = {});
 
 // TaskDetailPage()
 //

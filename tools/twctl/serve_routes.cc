@@ -10,12 +10,14 @@
 
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
 #include "durable/redact.h"
 #include "httplib.h"
 #include "tools/twctl/serve_chart.h"
 #include "tools/twctl/serve_html.h"
 #include "tools/twctl/serve_pages.h"
 #include "tools/twctl/serve_token.h"
+#include "tools/twctl/status_summary.h"
 
 namespace timingwheel {
 namespace twctl {
@@ -70,6 +72,31 @@ absl::Status CollectDue(AdminStore& store, TaskState state, absl::Time after,
     filter.after_id = page->next_after;
   }
   return absl::OkStatus();
+}
+
+// The auto-refresh a request asks for: `refresh=off` (or 0), a period in
+// seconds in [2, 3600], or the default; nullopt for anything else. `self`
+// is the request's path and query without `refresh`.
+std::optional<Refresh> RequestedRefresh(const httplib::Request& req) {
+  Refresh refresh;
+  refresh.seconds = kDefaultRefreshSeconds;
+  std::vector<std::string> params;
+  for (const auto& [name, value] : req.params) {
+    if (name == "refresh") {
+      if (value == "off" || value == "0") {
+        refresh.seconds = 0;
+      } else if (!absl::SimpleAtoi(value, &refresh.seconds) ||
+                 refresh.seconds < 2 || refresh.seconds > 3600) {
+        return std::nullopt;
+      }
+      continue;
+    }
+    params.push_back(absl::StrCat(UrlEncode(name), "=", UrlEncode(value)));
+  }
+  refresh.self = req.path;
+  if (!params.empty())
+    absl::StrAppend(&refresh.self, "?", absl::StrJoin(params, "&"));
+  return refresh;
 }
 
 }  // namespace
@@ -172,40 +199,76 @@ void Dashboard::Route() {
                res.set_content(kStylesheet, "text/css; charset=utf-8");
              });
 
+  // The refresh a page asks for; false after sending a 400.
+  const auto parse_refresh = [](const httplib::Request& req,
+                                httplib::Response& res, Refresh* refresh) {
+    std::optional<Refresh> r = RequestedRefresh(req);
+    if (!r) {
+      Send(res, 400,
+           MessagePage("Bad request", "refresh: off, or 2 to 3600 seconds"));
+      return false;
+    }
+    *refresh = *std::move(r);
+    return true;
+  };
+
+  server.Get("/", [&store, &o, fail, parse_refresh](const httplib::Request& req,
+                                                    httplib::Response& res) {
+    Refresh refresh;
+    if (!parse_refresh(req, res, &refresh)) return;
+    absl::StatusOr<StoreStatus> status = store.Status();
+    if (!status.ok()) return fail(res, status.status());
+    const absl::Time now = status->db_now;
+    std::vector<absl::Time> upcoming, overdue;
+    absl::Status collected;
+    for (TaskState state : {TaskState::kPending, TaskState::kScheduled}) {
+      if (collected.ok()) {
+        collected =
+            CollectDue(store, state, now, now + absl::Hours(1), &upcoming);
+      }
+      if (collected.ok()) {
+        collected = CollectDue(store, state, absl::UnixEpoch(),
+                               now + absl::Microseconds(1), &overdue);
+      }
+    }
+    if (!collected.ok()) return fail(res, collected);
+    Send(res, 200,
+         OverviewPage(*status, Summarize(*status, o.stale_after),
+                      DueHistogram(upcoming, now),
+                      LatenessHistogram(overdue, now), refresh));
+  });
+
   server.Get(
-      "/", [&store, fail](const httplib::Request&, httplib::Response& res) {
+      "/slots", [&store, &o, fail, parse_refresh](const httplib::Request& req,
+                                                  httplib::Response& res) {
+        Refresh refresh;
+        if (!parse_refresh(req, res, &refresh)) return;
         absl::StatusOr<StoreStatus> status = store.Status();
         if (!status.ok()) return fail(res, status.status());
-        const absl::Time now = status->db_now;
-        std::vector<absl::Time> upcoming, overdue;
-        absl::Status collected;
-        for (TaskState state : {TaskState::kPending, TaskState::kScheduled}) {
-          if (collected.ok()) {
-            collected =
-                CollectDue(store, state, now, now + absl::Hours(1), &upcoming);
-          }
-          if (collected.ok()) {
-            collected = CollectDue(store, state, absl::UnixEpoch(),
-                                   now + absl::Microseconds(1), &overdue);
-          }
-        }
-        if (!collected.ok()) return fail(res, collected);
         Send(res, 200,
-             OverviewPage(*status, DueHistogram(upcoming, now),
-                          LatenessHistogram(overdue, now)));
+             SlotsPage(*status, Summarize(*status, o.stale_after), refresh));
       });
 
-  server.Get("/slots",
-             [&store, fail](const httplib::Request&, httplib::Response& res) {
-               absl::StatusOr<StoreStatus> status = store.Status();
-               if (!status.ok()) return fail(res, status.status());
-               Send(res, 200, SlotsPage(*status));
-             });
+  server.Get(
+      "/schedules", [&store, fail, parse_refresh](const httplib::Request& req,
+                                                  httplib::Response& res) {
+        Refresh refresh;
+        if (!parse_refresh(req, res, &refresh)) return;
+        absl::StatusOr<std::vector<ScheduleInfo>> schedules = store.Schedules();
+        if (!schedules.ok()) return fail(res, schedules.status());
+        absl::StatusOr<absl::Time> now = store.DbNow();
+        if (!now.ok()) return fail(res, now.status());
+        Send(res, 200, SchedulesPage(*schedules, *now, refresh));
+      });
 
-  // The filter of a paged list (state, afterx, limit); false after sending
-  // a 400 for bad parameters.
+  // The filter of a paged list (state, kind, occurrences, afterx, limit)
+  // and what the page shows of it; false after sending a 400 for bad
+  // parameters. Recurring occurrences are left out unless
+  // `occurrences=include|only` or `schedulex=HEX` (one schedule's only),
+  // as `twctl list` does.
   const auto parse_filter = [&o](const httplib::Request& req,
-                                 httplib::Response& res, TaskFilter* filter) {
+                                 httplib::Response& res, TaskFilter* filter,
+                                 TaskList* list) {
     filter->limit = Limit(req, o.page_size);
     if (filter->limit < 0) {
       Send(res, 400, MessagePage("Bad request", "limit: 1 to 1000"));
@@ -245,35 +308,72 @@ void Dashboard::Route() {
         return false;
       }
     }
+    filter->occurrences = TaskFilter::Occurrences::kExclude;
+    if (req.has_param("occurrences")) {
+      const std::string value = req.get_param_value("occurrences");
+      if (value == "include") {
+        filter->occurrences = TaskFilter::Occurrences::kInclude;
+      } else if (value == "only") {
+        filter->occurrences = TaskFilter::Occurrences::kOnly;
+      } else if (value != "exclude") {
+        Send(res, 400,
+             MessagePage("Bad request",
+                         "occurrences: include, only or exclude"));
+        return false;
+      }
+    }
+    if (req.has_param("schedulex")) {
+      std::optional<std::string> name =
+          HexDecode(req.get_param_value("schedulex"));
+      if (!name || name->empty() || name->size() > kMaxScheduleNameBytes) {
+        Send(res, 400,
+             MessagePage("Bad request", "schedulex: a schedule's name, hex"));
+        return false;
+      }
+      // The ids of one schedule's occurrences (occurrence_id.h).
+      filter->id_prefix =
+          absl::StrCat("\x1btw-schedule:", name->size(), ":", *name, "@");
+      filter->occurrences = TaskFilter::Occurrences::kOnly;
+      list->schedule = std::move(name);
+    }
+    list->state = filter->state;
+    list->kind = filter->kind;
+    list->occurrences = filter->occurrences;
     return true;
   };
 
-  server.Get("/tasks", [&store, fail, parse_filter](const httplib::Request& req,
-                                                    httplib::Response& res) {
-    TaskFilter filter;
-    if (!parse_filter(req, res, &filter)) return;
-    absl::StatusOr<TaskPage> page = store.List(filter);
-    if (!page.ok()) return fail(res, page.status());
-    Send(res, 200, TasksPage(filter.state, filter.kind, *page, filter.limit));
-  });
+  server.Get("/tasks",
+             [&store, fail, parse_filter, parse_refresh](
+                 const httplib::Request& req, httplib::Response& res) {
+               TaskFilter filter;
+               TaskList list;
+               Refresh refresh;
+               if (!parse_filter(req, res, &filter, &list)) return;
+               if (!parse_refresh(req, res, &refresh)) return;
+               absl::StatusOr<TaskPage> page = store.List(filter);
+               if (!page.ok()) return fail(res, page.status());
+               Send(res, 200, TasksPage(list, *page, filter.limit, refresh));
+             });
 
-  server.Get("/failed", [&store, &o, fail, parse_filter](
-                            const httplib::Request& req,
-                            httplib::Response& res) {
-    TaskFilter filter;
-    if (!parse_filter(req, res, &filter)) return;
-    filter.state = TaskState::kFailed;
-    absl::StatusOr<TaskPage> page = store.List(filter);
-    if (!page.ok()) return fail(res, page.status());
-    std::vector<TaskDetail> details;
-    for (const TaskSummary& t : page->tasks) {
-      absl::StatusOr<TaskDetail> detail = store.Show(t.id);
-      if (absl::IsNotFound(detail.status())) continue;  // Gone meanwhile.
-      if (!detail.ok()) return fail(res, detail.status());
-      details.push_back(*std::move(detail));
-    }
-    Send(res, 200, FailedPage(details, *page, filter.limit, !o.token.empty()));
-  });
+  server.Get(
+      "/failed", [&store, &o, fail, parse_filter](const httplib::Request& req,
+                                                  httplib::Response& res) {
+        TaskFilter filter;
+        TaskList list;
+        if (!parse_filter(req, res, &filter, &list)) return;
+        filter.state = TaskState::kFailed;
+        absl::StatusOr<TaskPage> page = store.List(filter);
+        if (!page.ok()) return fail(res, page.status());
+        std::vector<TaskDetail> details;
+        for (const TaskSummary& t : page->tasks) {
+          absl::StatusOr<TaskDetail> detail = store.Show(t.id);
+          if (absl::IsNotFound(detail.status())) continue;  // Gone meanwhile.
+          if (!detail.ok()) return fail(res, detail.status());
+          details.push_back(*std::move(detail));
+        }
+        Send(res, 200,
+             FailedPage(details, *page, filter.limit, !o.token.empty(), list));
+      });
 
   server.Get("/task", [&store, &o, fail](const httplib::Request& req,
                                          httplib::Response& res) {

@@ -6,10 +6,16 @@
 // The web dashboard of `twctl serve`: an HTTP server (cpp-httplib) whose
 // routes read the store through an `AdminStore` and render serve_pages.h.
 //
-//   GET  /                    counts by state, next due, overdue, the charts
-//   GET  /slots               slots and their owners, nodes and heartbeats
-//   GET  /tasks?state=S&afterx=HEX&limit=N   tasks by id, paged
-//   GET  /failed?afterx=HEX&limit=N          FAILED tasks, errors, Retry
+//   GET  /                    problems first (stale nodes, slots without a
+//                             lease, overdue and failing kinds), counts by
+//                             state, slots per owner, kinds, the charts
+//   GET  /slots               slots per owner, nodes and heartbeats, slots
+//   GET  /schedules           recurring schedules, last and next runs
+//   GET  /tasks?state=S&kindx=HEX&occurrences=include|only&schedulex=HEX
+//              &afterx=HEX&limit=N           tasks by id, paged
+//   GET  /failed?afterx=HEX&limit=N&occurrences=...  FAILED tasks, Retry
+//   (overview, slots, schedules and tasks: `refresh=off` or a period in
+//   seconds; default: reload every 10 s)
 //   GET  /task?idx=HEX (or ?id=ID)           one task
 //   POST /retry, /cancel      form fields idx (hex id) and token
 //   GET  /static/dashboard.css
@@ -46,6 +52,7 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
+#include "absl/time/time.h"
 #include "durable/admin_store.h"
 
 namespace httplib {
@@ -61,6 +68,9 @@ struct DashboardOptions {
   // Unlocks POST actions; empty: read-only.
   std::string token;
   int page_size = 50;  // Rows per page, in [1, 1000].
+  // A node whose heartbeat is older is stale (status_summary.h): the
+  // schedulers' lease TTL.
+  absl::Duration stale_after = absl::Seconds(10);
   // Scrubbed from every message shown (the connection's password).
   std::vector<std::string> secrets;
 };

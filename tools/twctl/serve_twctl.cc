@@ -14,10 +14,11 @@ namespace twctl {
 Command ServeCommand() {
   return {
       "serve",
-      {{"listen", "token", "token-file", "page-size"}, {}, 0, 0},
-      "the web dashboard: slots, tasks, due times, failed tasks and Retry",
+      {{"listen", "token", "token-file", "page-size", "lease-ttl"}, {}, 0, 0},
+      "the web dashboard: problems first, schedules, tasks, slots, failed "
+      "tasks and Retry",
       "twctl serve [--listen HOST:PORT] [--token T | --token-file F]\n"
-      "            [--page-size N]\n"
+      "            [--page-size N] [--lease-ttl D]\n"
       "  --listen HOST:PORT  where to listen (default 127.0.0.1:8080; port 0:\n"
       "                      a free one, printed)\n"
       "  --token T           unlocks Retry and Cancel (POST, the token typed\n"
@@ -25,6 +26,8 @@ Command ServeCommand() {
       "                      it the dashboard is read-only\n"
       "  --token-file F      the token from a file (kept out of `ps`)\n"
       "  --page-size N       rows per page (default 50, at most 1000)\n"
+      "  --lease-ttl D       the schedulers' lease TTL (default 10s): a node\n"
+      "                      whose heartbeat is older is shown stale\n"
       "  Runs until SIGINT or SIGTERM.\n",
       &RunServeCommand,
   };
@@ -33,7 +36,8 @@ Command ServeCommand() {
 int RunServeCommand(Context& context) {
   // Back to the flags' own form, parsed (and checked) in one place.
   std::vector<std::string> flags;
-  for (const char* name : {"listen", "token", "token-file", "page-size"}) {
+  for (const char* name :
+       {"listen", "token", "token-file", "page-size", "lease-ttl"}) {
     std::optional<std::string> value = context.args->Value(name);
     if (value.has_value()) {
       flags.push_back(std::string("--") + name);

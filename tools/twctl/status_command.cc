@@ -2,29 +2,21 @@
 //
 // twctl status: the store at a glance.
 
-#include <algorithm>
-#include <map>
 #include <string>
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+#include "absl/time/time.h"
 #include "tools/twctl/commands.h"
 #include "tools/twctl/output.h"
+#include "tools/twctl/status_summary.h"
 
 namespace timingwheel {
 namespace twctl {
 namespace {
 
-// Slots grouped by owner (text mode without --all-slots).
-struct OwnerSummary {
-  int64_t slots = 0;
-  int64_t valid = 0;
-  int64_t min_epoch = 0;
-  int64_t max_epoch = 0;
-  std::optional<absl::Duration> min_lease_left;  // Over valid leases.
-};
-
-void PrintJson(Context& context, const StoreStatus& s) {
+void PrintJson(Context& context, const StoreStatus& s,
+               const StatusSummary& sum) {
   JsonWriter j;
   j.BeginObject();
   j.Key("target").String(context.admin->Target());
@@ -102,6 +94,44 @@ void PrintJson(Context& context, const StoreStatus& s) {
         .EndObject();
   }
   j.EndArray();
+  j.Key("problems").BeginObject().Key("healthy").Bool(sum.healthy());
+  j.Key("stale_after_ms").Int(absl::ToInt64Milliseconds(sum.stale_after));
+  j.Key("stale_nodes").BeginArray();
+  for (const StaleNode& n : sum.stale_nodes) {
+    j.BeginObject()
+        .Key("node_id")
+        .String(n.node_id)
+        .Key("since_heartbeat_ms")
+        .Int(absl::ToInt64Milliseconds(n.since_heartbeat))
+        .Key("slots_held")
+        .Int(n.slots_held)
+        .EndObject();
+  }
+  j.EndArray().Key("slots_without_lease").Int(sum.slots_without_lease);
+  j.Key("overdue_kinds").BeginObject();
+  for (const AdminKind& k : sum.overdue_kinds) j.Key(k.kind).Int(k.overdue);
+  j.EndObject().Key("failing_kinds").BeginObject();
+  for (const AdminKind& k : sum.failing_kinds) {
+    j.Key(k.kind).Int(k.counts[static_cast<int>(TaskState::kFailed)]);
+  }
+  j.EndObject().EndObject();
+  j.Key("owners").BeginArray();
+  for (const OwnerSlots& o : sum.owners) {
+    j.BeginObject().Key("owner");
+    if (o.owner.empty()) {
+      j.Null();
+    } else {
+      j.String(o.owner);
+    }
+    j.Key("valid")
+        .Int(o.valid)
+        .Key("lapsed")
+        .Int(o.lapsed)
+        .Key("stale")
+        .Bool(o.stale)
+        .EndObject();
+  }
+  j.EndArray();
   j.Key("kinds").BeginArray();
   for (const AdminKind& k : s.kinds) {
     j.BeginObject()
@@ -119,7 +149,7 @@ void PrintJson(Context& context, const StoreStatus& s) {
     for (int i = 0; i < kTaskStateCount; ++i) {
       j.Key(TaskStateName(static_cast<TaskState>(i))).Int(k.counts[i]);
     }
-    j.EndObject().EndObject();
+    j.EndObject().Key("overdue").Int(k.overdue).EndObject();
   }
   j.EndArray();
   j.EndObject();
@@ -129,7 +159,7 @@ void PrintJson(Context& context, const StoreStatus& s) {
 // Every kind: who registered it, its unfinished tasks by state.
 void PrintKinds(std::ostream& out, const StoreStatus& s) {
   Table kinds({"KIND", "REGISTERED BY", "REGISTERED", "PENDING", "SCHEDULED",
-               "RUNNING", "FINISHED"});
+               "RUNNING", "OVERDUE", "FAILED", "SUCCEEDED"});
   for (const AdminKind& k : s.kinds) {
     kinds.AddRow({KindLabel(k.kind),
                   k.registered     ? EscapeBytes(k.node_id)
@@ -137,15 +167,59 @@ void PrintKinds(std::ostream& out, const StoreStatus& s) {
                                    : "(not registered)",
                   k.registered ? UtcTime(k.registered_at) : "-",
                   absl::StrCat(k.counts[0]), absl::StrCat(k.counts[1]),
-                  absl::StrCat(k.counts[2]),
-                  absl::StrCat(k.counts[3] + k.counts[4])});
+                  absl::StrCat(k.counts[2]), absl::StrCat(k.overdue),
+                  absl::StrCat(k.counts[4]), absl::StrCat(k.counts[3])});
   }
   if (kinds.size() == 0) kinds.AddRow({"(none)"});
   out << kinds.Render() << "\n";
 }
 
-void PrintText(Context& context, const StoreStatus& s) {
+// What is wrong, first; "PROBLEMS  none" when nothing is.
+void PrintProblems(std::ostream& out, const StatusSummary& sum) {
+  if (sum.healthy()) {
+    out << "PROBLEMS  none\n\n";
+    return;
+  }
+  Table problems({"PROBLEM", "WHAT"});
+  for (const StaleNode& n : sum.stale_nodes) {
+    problems.AddRow(
+        {"stale node",
+         absl::StrCat(EscapeBytes(n.node_id), ": last heartbeat ",
+                      FormatAge(n.since_heartbeat), " ago (lease TTL ",
+                      FormatAge(sum.stale_after), "), ", n.slots_held,
+                      " slots still under a valid lease")});
+  }
+  for (const OwnerSlots& o : sum.lapsed_owners) {
+    problems.AddRow(
+        {"slots without a lease",
+         absl::StrCat(o.lapsed, o.owner.empty()
+                                    ? " never held or released"
+                                    : absl::StrCat(" last held by ",
+                                                   EscapeBytes(o.owner)))});
+  }
+  for (const AdminKind& k : sum.overdue_kinds) {
+    problems.AddRow({"overdue", absl::StrCat(KindLabel(k.kind), ": ", k.overdue,
+                                             " tasks past due")});
+  }
+  for (const AdminKind& k : sum.failing_kinds) {
+    problems.AddRow(
+        {"failing kind",
+         absl::StrCat(KindLabel(k.kind), ": ",
+                      k.counts[static_cast<int>(TaskState::kFailed)],
+                      " FAILED (twctl list --state FAILED --kind ...)")});
+  }
+  for (const AdminKind& k : sum.unhandled_kinds) {
+    problems.AddRow({"kind without a handler",
+                     absl::StrCat(KindLabel(k.kind), ": ", k.unfinished(),
+                                  " unfinished, no scheduler registered it")});
+  }
+  out << problems.Render() << "\n";
+}
+
+void PrintText(Context& context, const StoreStatus& s,
+               const StatusSummary& sum) {
   std::ostream& out = *context.out;
+  PrintProblems(out, sum);
   Table summary({});
   summary.AddRow({"store", context.admin->Target()});
   summary.AddRow({"schema", absl::StrCat("version ", s.schema_version, ", ",
@@ -187,8 +261,11 @@ void PrintText(Context& context, const StoreStatus& s) {
 
   Table nodes({"NODE", "LAST HEARTBEAT", "AGO", "SLOTS HELD"});
   for (const AdminNode& n : s.nodes) {
-    nodes.AddRow({EscapeBytes(n.node_id), UtcTime(n.heartbeat),
-                  FormatAge(n.since_heartbeat), absl::StrCat(n.slots_held)});
+    nodes.AddRow(
+        {EscapeBytes(n.node_id), UtcTime(n.heartbeat),
+         absl::StrCat(FormatAge(n.since_heartbeat),
+                      n.since_heartbeat > sum.stale_after ? " STALE" : ""),
+         absl::StrCat(n.slots_held)});
   }
   if (nodes.size() == 0) nodes.AddRow({"(none)"});
   out << nodes.Render() << "\n";
@@ -205,30 +282,20 @@ void PrintText(Context& context, const StoreStatus& s) {
     out << slots.Render();
     return;
   }
-  std::map<std::string, OwnerSummary> owners;
-  for (const AdminSlot& slot : s.slots) {
-    OwnerSummary& o = owners[slot.owner];
-    if (o.slots == 0) o.min_epoch = o.max_epoch = slot.epoch;
-    ++o.slots;
-    o.min_epoch = std::min(o.min_epoch, slot.epoch);
-    o.max_epoch = std::max(o.max_epoch, slot.epoch);
-    if (slot.lease_valid) {
-      ++o.valid;
-      const absl::Duration left = slot.lease_until - s.db_now;
-      o.min_lease_left = o.min_lease_left.has_value()
-                             ? std::min(*o.min_lease_left, left)
-                             : left;
-    }
-  }
-  Table table({"OWNER", "SLOTS", "VALID LEASES", "EPOCHS", "LEASE LEFT (MIN)"});
-  for (const auto& [owner, o] : owners) {
+  Table table({"OWNER", "VALID LEASES", "LAPSED", "EPOCHS", "LEASE LEFT (MIN)",
+               "HEARTBEAT"});
+  for (const OwnerSlots& o : sum.owners) {
     table.AddRow(
-        {owner.empty() ? "(none)" : EscapeBytes(owner), absl::StrCat(o.slots),
-         absl::StrCat(o.valid),
+        {o.owner.empty() ? "(none)" : EscapeBytes(o.owner),
+         absl::StrCat(o.valid), absl::StrCat(o.lapsed),
          o.min_epoch == o.max_epoch
              ? absl::StrCat(o.min_epoch)
              : absl::StrCat(o.min_epoch, "-", o.max_epoch),
-         o.min_lease_left.has_value() ? FormatAge(*o.min_lease_left) : "-"});
+         o.min_lease_left.has_value() ? FormatAge(*o.min_lease_left) : "-",
+         o.owner.empty() ? "-"
+         : !o.has_node   ? "(no node row)"
+                         : absl::StrCat(FormatAge(o.since_heartbeat), " ago",
+                                      o.stale ? " STALE" : "")});
   }
   out << table.Render();
 }
@@ -236,12 +303,23 @@ void PrintText(Context& context, const StoreStatus& s) {
 }  // namespace
 
 int RunStatus(Context& context) {
+  absl::Duration stale_after = kDefaultStaleAfter;
+  if (std::optional<std::string> ttl = context.args->Value("lease-ttl")) {
+    if (!absl::ParseDuration(*ttl, &stale_after) ||
+        stale_after <= absl::ZeroDuration()) {
+      return Fail(context,
+                  absl::InvalidArgumentError(absl::StrCat(
+                      "bad --lease-ttl \"", *ttl, "\" (a duration: 10s, 1m)")),
+                  kExitUsage);
+    }
+  }
   absl::StatusOr<StoreStatus> status = context.admin->Status();
   if (!status.ok()) return Fail(context, status.status());
+  const StatusSummary summary = Summarize(*status, stale_after);
   if (context.args->json) {
-    PrintJson(context, *status);
+    PrintJson(context, *status, summary);
   } else {
-    PrintText(context, *status);
+    PrintText(context, *status, summary);
   }
   return kExitOk;
 }

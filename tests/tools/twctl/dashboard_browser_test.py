@@ -15,6 +15,11 @@ port, and:
     with HTML in it, shown as text), and that the task page of a failed
     task shows its attempt history as tw_attempt holds it (the fixture
     writes those rows while the schedulers do not);
+  * checks the overview's problems (the failing kind, no stale node) and
+    its slots per owner against the lease table, its auto-refresh and the
+    way to stop it; the schedules page against tw_schedule; that the task
+    lists leave recurring occurrences out unless asked and show them as
+    "NAME @ UTC time";
   * saves a screenshot of every page into $TEST_UNDECLARED_OUTPUTS_DIR;
   * through Chromium's remote debugging protocol (cdp.py, with a tiny
     websocket client: python3's standard library has none), types the token
@@ -29,7 +34,6 @@ Python 3 standard library only. Without chromium it fails, saying that
 """
 
 import base64
-import html.parser
 import os
 import re
 import select
@@ -43,9 +47,13 @@ import urllib.request
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import cdp  # noqa: E402  (beside this file, in the runfiles)
+from dashboard_dom import Dom  # noqa: E402  (likewise)
 
 TOKEN = "dash-token-0123456789"
 HOSTILE_ID = "<script>alert('id')</script>"
+SCHEDULE_NAME = "nightly <i>report</i>"
+# The hex of every occurrence id's first bytes (durable/occurrence_id.h).
+OCCURRENCE_HEX = b"\x1btw-schedule:".hex()
 STATES = ["PENDING", "SCHEDULED", "RUNNING", "SUCCESS", "FAILED"]
 CHROMIUM_FLAGS = [
     "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic",
@@ -115,73 +123,6 @@ def psql(conninfo, sql):
     return [line.split("\t") for line in out.decode().splitlines() if line]
 
 
-class Dom(html.parser.HTMLParser):
-    """What a page shows: task rows (hex id -> state), counts, slot owners,
-    error cells, every element name, and the text."""
-
-    def __init__(self, text):
-        super().__init__(convert_charrefs=True)
-        self.rows = {}         # hex id -> state text
-        self.errors = {}       # hex id -> error text
-        self.counts = {}       # state -> count text
-        self.owners = {}       # slot -> owner text
-        self.kinds = {}        # hex id -> kind text
-        self.attempts = {}     # attempt number -> {cell class: text}
-        self.tags = set()
-        self.text = []
-        self._row = None       # ("task", hex) / ("count", state) / ("slot", n)
-        self._cell = None
-        self._cell_tag = None
-        self._buffer = []
-        self.feed(text)
-
-    def handle_starttag(self, tag, attrs):
-        a = dict(attrs)
-        self.tags.add(tag)
-        if tag == "tr":
-            if "data-idx" in a:
-                self._row = ("task", a["data-idx"])
-            elif "data-state" in a:
-                self._row = ("count", a["data-state"])
-            elif "data-slot" in a:
-                self._row = ("slot", a["data-slot"])
-            elif "data-attempt" in a:
-                self._row = ("attempt", a["data-attempt"])
-            else:
-                self._row = None
-        if tag in ("td", "span", "pre") and "class" in a and not self._cell:
-            self._cell = a["class"]
-            self._cell_tag = tag
-            self._buffer = []
-
-    def handle_endtag(self, tag):
-        if self._cell and tag == self._cell_tag and not self._row:
-            self._cell = None
-        if self._cell and tag == self._cell_tag and self._row:
-            value = "".join(self._buffer).strip()
-            kind, key = self._row
-            if kind == "task" and self._cell == "state":
-                self.rows[key] = value
-            elif kind == "task" and self._cell == "error":
-                self.errors[key] = value
-            elif kind == "count" and self._cell == "count":
-                self.counts[key] = value
-            elif kind == "slot" and self._cell == "owner":
-                self.owners[key] = value
-            elif kind == "task" and self._cell == "kind":
-                self.kinds[key] = value
-            elif kind == "attempt":
-                self.attempts.setdefault(key, {})[self._cell] = value
-            self._cell = None
-        if tag == "tr":
-            self._row = None
-
-    def handle_data(self, data):
-        self.text.append(data)
-        if self._cell is not None:
-            self._buffer.append(data)
-
-
 class Browser:
     """One headless Chromium, driven over its debugging protocol, for every
     page read and screenshot (one browser start, not one per page)."""
@@ -210,9 +151,12 @@ class Browser:
         self.devtools.close()
 
 
-def table_states(conninfo):
+def table_states(conninfo, occurrences=False):
+    """Every task's state by hex id; recurring occurrences only if asked
+    (the task lists leave them out by default)."""
     return {row[0]: STATES[int(row[1])] for row in psql(
-        conninfo, "SELECT encode(task_id, 'hex'), state FROM tw_timer")}
+        conninfo, "SELECT encode(task_id, 'hex'), state FROM tw_timer")
+        if occurrences or not row[0].startswith(OCCURRENCE_HEX)}
 
 
 def main():
@@ -252,8 +196,8 @@ def main():
         browser = Browser(chromium, outputs)
         hostile_hex = HOSTILE_ID.encode().hex()
 
-        # Overview: the counts are the table's.
-        states = table_states(conninfo)
+        # Overview: the counts are the table's (occurrences included).
+        states = table_states(conninfo, occurrences=True)
         dom = Dom(browser.dom(base + "/"))
         for state in STATES:
             want = sum(1 for s in states.values() if s == state)
@@ -274,9 +218,64 @@ def main():
               "due chart: 60 bars summing to %d, got %r" % (due_soon, bars))
         check(TOKEN not in page, "the token is never written into a page")
         check("script" not in dom.tags, "overview has no script element")
+        # What is wrong first: the FAILED tasks make their kind a failing
+        # one; the fixture's node heartbeats, so none is stale.
+        check('data-healthy="no"' in page and
+              page.find('id="problems"') < page.find('id="counts"'),
+              "the overview's problems come before the counts")
+        check('id="failing-kinds"' in page, "the failing kind is named")
+        check('id="stale-nodes"' not in page, "no stale node is named")
+        # Slots per owner: one row per owner, its valid leases the table's.
+        held = {row[0]: row[1] for row in psql(
+            conninfo, "SELECT encode(convert_to(owner, 'UTF8'), 'hex'),"
+            " count(*) FILTER (WHERE lease_until_us > tw_now_us())"
+            " FROM tw_slot_lease WHERE owner IS NOT NULL GROUP BY owner")}
+        shown = {k: v.get("held") for k, v in dom.owner_rows.items()
+                 if "held" in v}
+        check(held and shown == held, "owners on the overview %r == table %r"
+              % (shown, held))
+        check('http-equiv="refresh"' in page, "the overview reloads itself")
+        quiet = browser.dom(base + "/?refresh=off")
+        check('http-equiv="refresh"' not in quiet and 'id="refresh-on"' in quiet,
+              "refresh=off stops the reload and offers to start it")
         browser.screenshot(base + "/", "overview")
 
-        # Every task, and each state's list, row by row.
+        # Schedules: every row of tw_schedule, its name as text; a link to
+        # its occurrences.
+        names = {row[0] for row in psql(
+            conninfo, "SELECT encode(name, 'hex') FROM tw_schedule")}
+        dom = Dom(browser.dom(base + "/schedules"))
+        check(set(dom.schedules) == names and names,
+              "schedules page %r == table %r" % (sorted(dom.schedules), names))
+        row = dom.schedules.get(SCHEDULE_NAME.encode().hex(), {})
+        check(row.get("name") == SCHEDULE_NAME and "i" not in dom.tags,
+              "the schedule's name is text: %r" % row.get("name"))
+        check('"0 3 1 1 *"' in row.get("recurrence", ""),
+              "the schedule's recurrence: %r" % row.get("recurrence"))
+        check(row.get("next-run", "").startswith("20"),
+              "the schedule's next run: %r" % row.get("next-run"))
+        browser.screenshot(base + "/schedules", "schedules")
+
+        # Occurrences: left out of the lists unless asked; readable.
+        every = table_states(conninfo, occurrences=True)
+        occurrences = {k: v for k, v in every.items()
+                       if k.startswith(OCCURRENCE_HEX)}
+        # The two the fixture wrote, and any the schedule wrote ahead.
+        check(len(occurrences) >= 2, "occurrences in the table: %r" %
+              sorted(occurrences))
+        url = base + "/tasks?schedulex=" + SCHEDULE_NAME.encode().hex()
+        dom = Dom(browser.dom(url))
+        check(dom.rows == occurrences, "one schedule's occurrences %r == %r" %
+              (dom.rows, occurrences))
+        text = "".join(dom.text)
+        check(SCHEDULE_NAME + " @ 2025-12-02 00:00:03.25 UTC" in text,
+              "an occurrence shows as NAME @ UTC time")
+        browser.screenshot(url, "tasks-occurrences")
+        dom = Dom(browser.dom(base + "/tasks?occurrences=include"))
+        check(dom.rows == every, "occurrences=include lists every task")
+
+        # Every task but the occurrences, and each state's list, row by row.
+        states = table_states(conninfo)
         dom = Dom(browser.dom(base + "/tasks"))
         check(dom.rows == states, "tasks page %r == table %r" %
               (dom.rows, states))
@@ -284,7 +283,8 @@ def main():
         check(HOSTILE_ID in "".join(dom.text),
               "the hostile id is shown as text")
         kinds = {row[0]: row[1] or "default" for row in psql(
-            conninfo, "SELECT encode(task_id, 'hex'), kind FROM tw_timer")}
+            conninfo, "SELECT encode(task_id, 'hex'), kind FROM tw_timer")
+            if not row[0].startswith(OCCURRENCE_HEX)}
         check(dom.kinds == kinds, "tasks page kinds %r == table %r" %
               (dom.kinds, kinds))
         check("<b>mail</b>" in dom.kinds.values(),

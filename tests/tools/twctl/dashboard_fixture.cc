@@ -17,7 +17,10 @@
 // schedulers write none, one FAILED record per task made here by SQL (only
 // for a task with no record, so it works either way). pending-1 has the
 // kind `<b>mail</b>` and priority 5 (set by SQL: no scheduler here
-// registers that kind; it is due hours after the test ends). Prints
+// registers that kind; it is due hours after the test ends). A recurring
+// schedule "nightly <i>report</i>" (cron, next run months away) and two
+// of its occurrences as PENDING tasks (occurrence ids, due in 3 hours),
+// for the schedules page and the occurrence filters. Prints
 // "CONNINFO <conninfo>" and then "READY", keeps the scheduler running (a
 // retried task runs), and ends when its standard input closes.
 
@@ -49,6 +52,7 @@ using timingwheel::DurableTask;
 using timingwheel::TaskState;
 
 const char kHostileId[] = "<script>alert('id')</script>";
+const char kScheduleName[] = "nightly <i>report</i>";
 
 // A thread per callback, so that the blocked RUNNING handler does not hold
 // up a retried task. Joins them all at the end.
@@ -173,6 +177,24 @@ int main() {
   }
   auto kind = store.SetKindAndPriority("pending-1", "<b>mail</b>", 5);
   if (!kind.ok()) return Fail(kind.status().ToString());
+  // A recurring schedule (its next occurrence months away, so that nothing
+  // of it runs during the test) and two occurrences of it written as
+  // tasks, due in 3 hours (past the horizon: they stay PENDING).
+  timingwheel::RecurringSchedule report;
+  report.name = kScheduleName;
+  report.cron = "0 3 1 1 *";
+  report.payload = "r";
+  absl::Status created = s.CreateSchedule(report);
+  if (!created.ok()) return Fail(created.ToString());
+  for (int64_t instant_us :
+       {int64_t{1764633600000000}, int64_t{1764633603250000}}) {
+    timingwheel::durable_testing::InsertedTask occurrence;
+    occurrence.id = absl::StrCat("\x1btw-schedule:", sizeof(kScheduleName) - 1,
+                                 ":", kScheduleName, "@", instant_us);
+    occurrence.due_in_us = int64_t{3} * 3600 * 1000000;
+    absl::Status inserted = store.InsertTask(occurrence);
+    if (!inserted.ok()) return Fail(inserted.ToString());
+  }
   std::cout << "CONNINFO " << (*db)->conninfo() << "\nREADY" << std::endl;
 
   // Until the test closes our standard input.

@@ -24,6 +24,13 @@ bool Has(const std::string& html, const std::string& part) {
   return html.find(part) != std::string::npos;
 }
 
+TaskList List(std::optional<TaskState> state, std::optional<std::string> kind) {
+  TaskList list;
+  list.state = state;
+  list.kind = std::move(kind);
+  return list;
+}
+
 TaskDetail FailedTask() {
   TaskDetail t;
   t.id = std::string("id") + kHostile;
@@ -52,7 +59,9 @@ TEST(ServePagesTest, FailedPageEscapesIdsAndErrors) {
   EXPECT_TRUE(Has(html, "<form method=\"post\" action=\"/retry\""));
   EXPECT_TRUE(Has(html, "name=\"idx\" value=\"" + hex + "\""));
   EXPECT_TRUE(Has(html, "type=\"password\" name=\"token\""));
-  EXPECT_TRUE(Has(html, "<td class=\"state\">FAILED</td>"));
+  EXPECT_TRUE(Has(html,
+                  "<td class=\"state\"><span class=\"badge "
+                  "st-failed\">FAILED</span></td>"));
   EXPECT_TRUE(Has(html, "<th>kind</th>"));
   TaskDetail invoice = FailedTask();
   invoice.kind = "invoice";
@@ -75,7 +84,9 @@ TEST(ServePagesTest, TaskDetailShowsEverythingEscaped) {
   EXPECT_FALSE(Has(html, "<script>")) << html;
   EXPECT_FALSE(Has(html, "<p>\n"));  // The payload head is text.
   EXPECT_TRUE(Has(html, "&lt;p&gt;"));
-  EXPECT_TRUE(Has(html, "<span class=\"state\">FAILED</span>"));
+  EXPECT_TRUE(Has(html,
+                  "<span class=\"state\"><span class=\"badge "
+                  "st-failed\">FAILED</span></span>"));
   EXPECT_TRUE(Has(html, "node&lt;script&gt;"));
   EXPECT_TRUE(Has(html, "action=\"/retry\""));
   EXPECT_FALSE(Has(html, "action=\"/cancel\""));
@@ -98,22 +109,23 @@ TEST(ServePagesTest, TasksPageRowsAndPaging) {
   page.more = true;
   page.next_after = std::string("\0z", 2);
   const std::string html =
-      TasksPage(TaskState::kScheduled, std::nullopt, page, 25);
+      TasksPage(List(TaskState::kScheduled, std::nullopt), page, 25);
   EXPECT_FALSE(Has(html, "<script>"));
   EXPECT_TRUE(Has(html, "<tr data-idx=\"" + HexEncode(kHostile) + "\">"));
-  EXPECT_TRUE(Has(html, "<td class=\"state\">SCHEDULED</td>"));
+  EXPECT_TRUE(Has(html,
+                  "<td class=\"state\"><span class=\"badge "
+                  "st-scheduled\">SCHEDULED</span></td>"));
   EXPECT_TRUE(Has(html, "<td class=\"slot\">7</td>"));
   EXPECT_TRUE(Has(html,
                   "href=\"/tasks?state=SCHEDULED&amp;afterx=007a&amp;"
                   "limit=25\""))
       << html;
   page.more = false;
-  EXPECT_FALSE(
-      Has(TasksPage(std::nullopt, std::nullopt, page, 25), "id=\"next\""));
+  EXPECT_FALSE(Has(TasksPage({}, page, 25), "id=\"next\""));
   // A kind filter travels in the paging and state links as hex.
   page.more = true;
   const std::string of_kind =
-      TasksPage(TaskState::kScheduled, std::string("k&"), page, 25);
+      TasksPage(List(TaskState::kScheduled, std::string("k&")), page, 25);
   EXPECT_TRUE(Has(of_kind,
                   "href=\"/tasks?kindx=6b26&amp;state=SCHEDULED&amp;"
                   "afterx=007a&amp;limit=25\""))
@@ -121,7 +133,7 @@ TEST(ServePagesTest, TasksPageRowsAndPaging) {
   EXPECT_TRUE(Has(of_kind, "href=\"/tasks?kindx=6b26&amp;state=FAILED\""));
   EXPECT_TRUE(Has(of_kind, "name=\"kind\" maxlength=\"128\" value=\"k&amp;\""));
   EXPECT_TRUE(Has(of_kind, "<title>SCHEDULED tasks of kind k&amp;"));
-  EXPECT_TRUE(Has(TasksPage(std::nullopt, std::string(), page, 25),
+  EXPECT_TRUE(Has(TasksPage(List(std::nullopt, std::string()), page, 25),
                   "showing kind <b>default</b>"));
 }
 
@@ -138,7 +150,8 @@ TEST(ServePagesTest, KindsAndAttemptErrorsAreEscaped) {
   TaskSummary d;
   d.id = "task-2";
   page.tasks.push_back(d);
-  const std::string list = TasksPage(std::nullopt, hostile_kind, page, 25);
+  const std::string list =
+      TasksPage(List(std::nullopt, hostile_kind), page, 25);
   EXPECT_FALSE(Has(list, "<script>")) << list;
   EXPECT_TRUE(Has(
       list,
@@ -205,8 +218,9 @@ TEST(ServePagesTest, KindsAndAttemptErrorsAreEscaped) {
   orphan.kind = "orphan";
   orphan.counts = {1, 0, 0, 0, 0};
   s.kinds = {registered, orphan};
-  const std::string overview = OverviewPage(s, DueHistogram({}, absl::Now()),
-                                            LatenessHistogram({}, absl::Now()));
+  const std::string overview =
+      OverviewPage(s, Summarize(s), DueHistogram({}, absl::Now()),
+                   LatenessHistogram({}, absl::Now()));
   EXPECT_FALSE(Has(overview, "<script>")) << overview;
   EXPECT_TRUE(
       Has(overview, "<tr data-kind=\"" + HexEncode(hostile_kind) +
@@ -214,7 +228,11 @@ TEST(ServePagesTest, KindsAndAttemptErrorsAreEscaped) {
                         HexEncode(hostile_kind) + "\">kind&lt;script&gt;"))
       << overview;
   EXPECT_TRUE(Has(overview, "<td class=\"node\">n&lt;script&gt;"));
-  EXPECT_TRUE(Has(overview, "<td>3</td><td>9</td></tr>"));
+  EXPECT_TRUE(Has(overview,
+                  "<td class=\"num\">3</td><td class=\"num overdue\">0</td>"
+                  "<td class=\"num failed\">5</td><td class=\"num\">4</td>"
+                  "</tr>"))
+      << overview;
   EXPECT_TRUE(Has(overview, "not registered"));
 }
 
@@ -229,7 +247,7 @@ TEST(ServePagesTest, SlotsPageEscapesOwners) {
   node.node_id = kHostile;
   node.slots_held = 1;
   s.nodes.push_back(node);
-  const std::string html = SlotsPage(s);
+  const std::string html = SlotsPage(s, Summarize(s));
   EXPECT_FALSE(Has(html, "<script>"));
   EXPECT_TRUE(Has(html,
                   "<tr data-slot=\"3\"><td>3</td><td class=\"owner\">"
@@ -241,8 +259,9 @@ TEST(ServePagesTest, OverviewCountsEveryState) {
   s.counts = {1, 2, 3, 4, 5};
   s.next_due = absl::FromUnixSeconds(1764637323);
   s.next_due_id = kHostile;
-  const std::string html = OverviewPage(s, DueHistogram({}, absl::Now()),
-                                        LatenessHistogram({}, absl::Now()));
+  const std::string html =
+      OverviewPage(s, Summarize(s), DueHistogram({}, absl::Now()),
+                   LatenessHistogram({}, absl::Now()));
   EXPECT_FALSE(Has(html, "<script>"));
   EXPECT_TRUE(Has(html,
                   "<tr data-state=\"FAILED\"><th><a "

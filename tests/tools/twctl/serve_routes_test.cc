@@ -23,6 +23,7 @@
 #include "gtest/gtest.h"
 #include "httplib.h"
 #include "tools/twctl/serve_html.h"
+#include "tools/twctl/status_summary.h"
 
 namespace timingwheel {
 namespace twctl {
@@ -78,10 +79,13 @@ class ServeRoutesTest : public ::testing::Test {
     admin_ = *std::move(admin);
   }
 
-  std::unique_ptr<Dashboard> Serve(const std::string& token) {
+  std::unique_ptr<Dashboard> Serve(
+      const std::string& token,
+      absl::Duration stale_after = absl::Seconds(10)) {
     DashboardOptions options;
     options.port = 0;
     options.token = token;
+    options.stale_after = stale_after;
     auto dashboard = Dashboard::Start(admin_.get(), options);
     EXPECT_TRUE(dashboard.ok()) << dashboard.status();
     return dashboard.ok() ? *std::move(dashboard) : nullptr;
@@ -174,7 +178,7 @@ TEST_F(ServeRoutesTest, PagesShowTheStore) {
   ASSERT_TRUE(css);
   EXPECT_EQ(css->status, 200);
   // The token unlocks actions; no page ever carries it.
-  for (const char* path : {"/", "/slots", "/tasks", "/failed"}) {
+  for (const char* path : {"/", "/slots", "/tasks", "/failed", "/schedules"}) {
     auto page = client.Get(path);
     ASSERT_TRUE(page) << path;
     EXPECT_FALSE(Has(page->body, kToken)) << path;
@@ -182,6 +186,141 @@ TEST_F(ServeRoutesTest, PagesShowTheStore) {
   auto missing = client.Get("/task?id=nothing");
   ASSERT_TRUE(missing);
   EXPECT_EQ(missing->status, 404);
+}
+
+// The schedules page lists each schedule as AdminStore::Schedules() reports
+// it; the task lists leave occurrences out unless asked, show them alone
+// or one schedule's only, and name them readably.
+TEST_F(ServeRoutesTest, SchedulesPageAndOccurrenceFilters) {
+  RecurringSchedule beat;
+  beat.name = "beat<i>";
+  beat.every = absl::Hours(1);
+  beat.payload = "b";
+  ASSERT_TRUE(scheduler_->CreateSchedule(beat).ok());
+  RecurringSchedule nightly;
+  nightly.name = "nightly";
+  nightly.cron = "0 3 * * *";
+  nightly.payload = "n";
+  ASSERT_TRUE(scheduler_->CreateSchedule(nightly).ok());
+  ASSERT_TRUE(scheduler_->PauseSchedule("nightly").ok());
+  const durable_testing::StoreInspector store(db_->conninfo());
+  // Two occurrences of "often" (2025-12-02 00:00:00 and :03 UTC).
+  const std::string often1 = "\x1btw-schedule:5:often@1764633600000000";
+  const std::string often2 = "\x1btw-schedule:5:often@1764633603000000";
+  for (const std::string& id : {often1, often2}) {
+    durable_testing::InsertedTask task;
+    task.id = id;
+    task.due_in_us = int64_t{3600} * 1000000;
+    ASSERT_TRUE(store.InsertTask(task).ok()) << id;
+  }
+  auto dashboard = Serve("");
+  ASSERT_NE(dashboard, nullptr);
+  httplib::Client client("127.0.0.1", dashboard->port());
+  auto page = client.Get("/schedules");
+  ASSERT_TRUE(page);
+  ASSERT_EQ(page->status, 200) << page->body;
+  auto schedules = admin_->Schedules();
+  ASSERT_TRUE(schedules.ok()) << schedules.status();
+  ASSERT_EQ(schedules->size(), 2u);
+  for (const ScheduleInfo& info : *schedules) {
+    const std::string row = absl::StrCat(
+        "<tr data-schedule=\"", HexEncode(info.definition.name), "\">");
+    const size_t at = page->body.find(row);
+    ASSERT_NE(at, std::string::npos) << page->body;
+    const std::string cells =
+        page->body.substr(at, page->body.find("</tr>", at) - at);
+    if (info.paused) {
+      EXPECT_TRUE(Has(cells, "<td class=\"next-run\">-</td>")) << cells;
+      EXPECT_TRUE(Has(cells, "paused</span>")) << cells;
+    } else {
+      EXPECT_TRUE(
+          Has(cells, "<td class=\"next-run\">" + ShowTime(info.next_run)))
+          << cells;
+      EXPECT_TRUE(
+          Has(cells, "<td class=\"last-run\">" + ShowTime(info.last_run)))
+          << cells;
+    }
+    EXPECT_TRUE(Has(cells, "<td class=\"recurrence\">")) << cells;
+  }
+  EXPECT_TRUE(Has(page->body, "<td class=\"name\">beat&lt;i&gt;</td>"));
+
+  const std::string hex1 = HexEncode(often1);
+  auto plain = client.Get("/tasks");
+  ASSERT_TRUE(plain);
+  EXPECT_FALSE(Has(plain->body, hex1)) << plain->body;
+  EXPECT_TRUE(Has(plain->body, HexEncode("later")));
+  auto with = client.Get("/tasks?occurrences=include");
+  ASSERT_TRUE(with);
+  EXPECT_TRUE(Has(with->body, "<tr data-idx=\"" + hex1 + "\">"));
+  EXPECT_TRUE(Has(with->body, HexEncode("later")));
+  EXPECT_TRUE(Has(with->body, "often @ 2025-12-02 00:00:03 UTC")) << with->body;
+  auto only = client.Get("/tasks?occurrences=only");
+  ASSERT_TRUE(only);
+  EXPECT_TRUE(Has(only->body, hex1));
+  EXPECT_FALSE(Has(only->body, HexEncode("later")));
+  auto one = client.Get("/tasks?schedulex=" + HexEncode("often"));
+  ASSERT_TRUE(one);
+  EXPECT_EQ(one->status, 200) << one->body;
+  EXPECT_TRUE(Has(one->body, hex1));
+  EXPECT_TRUE(Has(one->body, HexEncode(often2)));
+  auto other = client.Get("/tasks?schedulex=" + HexEncode("ofte"));
+  ASSERT_TRUE(other);
+  EXPECT_FALSE(Has(other->body, hex1)) << other->body;
+  for (const char* bad : {"/tasks?occurrences=all", "/tasks?schedulex=zz",
+                          "/tasks?schedulex=", "/?refresh=1"}) {
+    auto refused = client.Get(bad);
+    ASSERT_TRUE(refused);
+    EXPECT_EQ(refused->status, 400) << bad;
+  }
+}
+
+// The overview says what is wrong first, with the figures `twctl status`
+// computes (one function: Summarize()), and reloads itself unless told.
+TEST_F(ServeRoutesTest, OverviewShowsProblemsAsStatusComputesThem) {
+  // Every node counts as stale past a microsecond without a heartbeat.
+  auto dashboard = Serve("", absl::Microseconds(1));
+  ASSERT_NE(dashboard, nullptr);
+  httplib::Client client("127.0.0.1", dashboard->port());
+  auto overview = client.Get("/");
+  ASSERT_TRUE(overview);
+  ASSERT_EQ(overview->status, 200) << overview->body;
+  const std::string& html = overview->body;
+  auto status = admin_->Status();
+  ASSERT_TRUE(status.ok()) << status.status();
+  const StatusSummary sum = Summarize(*status, absl::Microseconds(1));
+  const size_t problems = html.find("data-healthy=\"no\"");
+  ASSERT_NE(problems, std::string::npos) << html;
+  EXPECT_LT(problems, html.find("id=\"counts\""));
+  const std::string node = HexEncode("node-<b>");
+  ASSERT_EQ(sum.stale_nodes.size(), 1u);
+  EXPECT_TRUE(Has(html, "<table id=\"stale-nodes\"><tr><th>node</th>"));
+  EXPECT_TRUE(Has(html, "<tr data-node=\"" + node +
+                            "\"><td class=\"node\">node-&lt;b&gt;</td>"))
+      << html;
+  // The FAILED task of the default kind: a failing kind.
+  ASSERT_EQ(sum.failing_kinds.size(), 1u);
+  EXPECT_TRUE(Has(html, "<table id=\"failing-kinds\">"));
+  EXPECT_TRUE(Has(html, "&amp;state=FAILED&amp;occurrences=include\">1</a>"))
+      << html;
+  // Slots per owner: the owner's valid leases as Summarize() counts them.
+  ASSERT_EQ(sum.owners.size(), 1u);
+  EXPECT_EQ(sum.owners[0].valid, 4);
+  EXPECT_TRUE(Has(html, "<tr data-owner=\"" + node +
+                            "\"><td class=\"owner\">node-&lt;b&gt;</td>"
+                            "<td class=\"held\">4</td>"))
+      << html;
+  EXPECT_TRUE(Has(html, "<meta http-equiv=\"refresh\" content=\"10\">"));
+  auto quiet = client.Get("/?refresh=off");
+  ASSERT_TRUE(quiet);
+  EXPECT_FALSE(Has(quiet->body, "http-equiv=\"refresh\""));
+  EXPECT_TRUE(Has(quiet->body, "href=\"/?refresh=10\">start"));
+  // With the default TTL, the live node is not stale.
+  auto normal = Serve("");
+  ASSERT_NE(normal, nullptr);
+  httplib::Client normal_client("127.0.0.1", normal->port());
+  auto fine = normal_client.Get("/");
+  ASSERT_TRUE(fine);
+  EXPECT_FALSE(Has(fine->body, "stale-nodes")) << fine->body;
 }
 
 TEST_F(ServeRoutesTest, HostileIdAndErrorAreEscaped) {

@@ -1,0 +1,49 @@
+// Copyright 2026 The timingwheel Authors.
+
+#include "tools/twctl/serve_parts.h"
+
+#include <cstdint>
+
+#include "absl/strings/ascii.h"
+#include "absl/strings/str_cat.h"
+#include "absl/time/time.h"
+#include "durable/occurrence_id.h"
+#include "tools/twctl/serve_html.h"
+
+namespace timingwheel {
+namespace twctl {
+
+std::string ShowTaskId(absl::string_view id) {
+  std::string name;
+  int64_t us = 0;
+  if (!durable_internal::ParseOccurrenceId(id, &name, &us)) {
+    return HtmlEscape(id);
+  }
+  const absl::Time at = absl::FromUnixMicros(us);
+  return absl::StrCat(
+      "<span class=\"occurrence\" title=\"an occurrence of schedule ",
+      HtmlEscape(name), "\">", HtmlEscape(name), " @ ",
+      absl::FormatTime("%Y-%m-%d %H:%M:%E*S UTC", at, absl::UTCTimeZone()),
+      "</span>");
+}
+
+std::string TaskLink(absl::string_view id) {
+  return absl::StrCat("<a href=\"/task?idx=", HexEncode(id), "\">",
+                      ShowTaskId(id), "</a>");
+}
+
+std::string KindLink(absl::string_view kind) {
+  return absl::StrCat(
+      "<a href=\"/tasks?kindx=", HexEncode(kind), "\">",
+      kind.empty() ? "<span class=\"note\">default</span>" : HtmlEscape(kind),
+      "</a>");
+}
+
+std::string StateBadge(TaskState state) {
+  const std::string name = TaskStateName(state);
+  return absl::StrCat("<span class=\"badge st-", absl::AsciiStrToLower(name),
+                      "\">", name, "</span>");
+}
+
+}  // namespace twctl
+}  // namespace timingwheel

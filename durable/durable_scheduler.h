@@ -473,7 +473,15 @@ class DurableScheduler {
   // SCHEDULED rows and the RUNNING rows no handler of ours runs back to
   // PENDING (statements in flight may have committed without their reply),
   // then asks for a load. Returns whether it succeeded.
+  //
+  // On the new session it takes the node id again (without waiting): when
+  // a replacement holds it (it took the id over while this process was
+  // stopped), the process stops working instead (`LoseNodeId()`).
   bool Reconnect();
+  // This process no longer holds its node id: it drops every slot and the
+  // wheel, halts the renewals, stops firing and reconnecting, and says so
+  // in `DurableMetrics::node_id_lost`. Maintenance thread only.
+  void LoseNodeId();
   // Ends the attempt of `id` in the tracker and, when none of the id is
   // left in flight, queues the task held behind it (if any) to fire.
   void EndAttemptLocked(const std::string& id, int64_t version, int slot)
@@ -541,6 +549,8 @@ class DurableScheduler {
   bool maintenance_done_ ABSL_GUARDED_BY(mu_) = false;
   bool shutdown_in_handler_ ABSL_GUARDED_BY(mu_) = false;
   bool store_broken_ ABSL_GUARDED_BY(mu_) = false;
+  // A replacement took this process's node id over (LoseNodeId()).
+  bool node_lost_ ABSL_GUARDED_BY(mu_) = false;
   bool load_requested_ ABSL_GUARDED_BY(mu_) = false;
   // An attempt was abandoned: put our RUNNING rows that no handler runs
   // back to PENDING (if the slot is still ours).

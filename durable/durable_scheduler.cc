@@ -60,7 +60,8 @@ std::string DefaultNodeId() {
 std::string SessionTag() {
   std::random_device random;
   const uint64_t bits = (static_cast<uint64_t>(random()) << 32) ^ random();
-  return absl::StrCat("timingwheel scheduler ", absl::Hex(bits, absl::kZeroPad16));
+  return absl::StrCat("timingwheel scheduler ",
+                      absl::Hex(bits, absl::kZeroPad16));
 }
 
 absl::Status CheckOptions(const DurableOptions& o) {

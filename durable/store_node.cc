@@ -25,35 +25,33 @@ namespace {
 constexpr char kLockSql[] =
     "SELECT pg_advisory_lock(hashtextextended('timingwheel node ' || $1, 0))";
 
-// The sessions holding the node id's lock in this database (a CTE body,
-// `$1` the node id).
-#define TW_NODE_HOLDERS_CTE                                                  \
-  "k AS (SELECT hashtextextended('timingwheel node ' || $1, 0) AS key), "    \
-  "holder AS ("                                                              \
-  "  SELECT l.pid FROM pg_locks l, k"                                        \
-  "  WHERE l.locktype = 'advisory' AND l.granted AND l.objsubid = 1"         \
-  "    AND l.database = (SELECT oid FROM pg_database"                        \
-  "                      WHERE datname = current_database())"                \
-  "    AND l.classid = ((k.key >> 32) & 4294967295)::oid"                    \
-  "    AND l.objid = (k.key & 4294967295)::oid"                              \
-  "    AND l.pid <> pg_backend_pid())"
-
 // Takes the lock if free. When it is not, and a holder carries this
 // session's own tag ($2: a former session of this process, not yet ended
-// by the server), ends it.
-constexpr char kRelockSql[] =
-    "WITH got AS (SELECT pg_try_advisory_lock("
-    "  hashtextextended('timingwheel node ' || $1, 0)) AS got), "
-    TW_NODE_HOLDERS_CTE ", "
-    "own AS MATERIALIZED ("
-    "  SELECT a.pid FROM pg_stat_activity a, got"
-    "  WHERE NOT got.got AND $2 <> '' AND a.application_name = $2"
-    "    AND a.pid IN (SELECT pid FROM holder)), "
-    "ended AS MATERIALIZED ("
-    "  SELECT pg_terminate_backend(own.pid) AS ended FROM own) "
-    "SELECT got.got::int AS got,"
-    "  (SELECT count(*) FROM ended WHERE ended.ended) AS ended "
-    "FROM got";
+// by the server), ends it. `holder`: the other sessions holding the node
+// id's lock in this database.
+constexpr char kRelockSql[] = R"sql(
+WITH got AS (
+  SELECT pg_try_advisory_lock(hashtextextended('timingwheel node ' || $1, 0))
+    AS got),
+k AS (SELECT hashtextextended('timingwheel node ' || $1, 0) AS key),
+holder AS (
+  SELECT l.pid FROM pg_locks l, k
+  WHERE l.locktype = 'advisory' AND l.granted AND l.objsubid = 1
+    AND l.database = (SELECT oid FROM pg_database
+                      WHERE datname = current_database())
+    AND l.classid = ((k.key >> 32) & 4294967295)::oid
+    AND l.objid = (k.key & 4294967295)::oid
+    AND l.pid <> pg_backend_pid()),
+own AS MATERIALIZED (
+  SELECT a.pid FROM pg_stat_activity a, got
+  WHERE NOT got.got AND $2 <> '' AND a.application_name = $2
+    AND a.pid IN (SELECT pid FROM holder)),
+ended AS MATERIALIZED (
+  SELECT pg_terminate_backend(own.pid) AS ended FROM own)
+SELECT got.got::int AS got,
+       (SELECT count(*) FROM ended WHERE ended.ended) AS ended
+FROM got
+)sql";
 
 // Judges the holder on the database's clock: live while a heartbeat of the
 // id is younger than the TTL ($2) or a lease of the id is still valid.
@@ -63,29 +61,36 @@ constexpr char kRelockSql[] =
 // pg_terminate_backend runs only in the select list over a MATERIALIZED
 // set: in a WHERE clause the planner may call it before the other
 // conditions, on every session (it did: the statement ended its own).
-constexpr char kTakeOverSql[] =
-    "WITH n AS (SELECT tw_now_us() AS now), "
-    "live AS ("
-    "  SELECT EXISTS (SELECT FROM tw_node, n WHERE node_id = $1"
-    "                   AND heartbeat_us > n.now - $2)"
-    "      OR EXISTS (SELECT FROM tw_slot_lease, n WHERE owner = $1"
-    "                   AND lease_until_us > n.now) AS live), "
-    TW_NODE_HOLDERS_CTE ", "
-    "victim AS MATERIALIZED ("
-    "  SELECT a.pid FROM pg_stat_activity a, live"
-    "  WHERE NOT live.live AND a.pid <> pg_backend_pid()"
-    "    AND (a.pid IN (SELECT pid FROM holder)"
-    "         OR (a.application_name LIKE 'timingwheel scheduler %'"
-    "             AND a.application_name IN ("
-    "               SELECT h.application_name FROM pg_stat_activity h"
-    "               WHERE h.pid IN (SELECT pid FROM holder))))), "
-    "ended AS MATERIALIZED ("
-    "  SELECT pg_terminate_backend(victim.pid) AS ended FROM victim) "
-    "SELECT live.live::int AS live,"
-    "  (SELECT count(*) FROM ended WHERE ended.ended) AS ended "
-    "FROM live";
-
-#undef TW_NODE_HOLDERS_CTE
+constexpr char kTakeOverSql[] = R"sql(
+WITH n AS (SELECT tw_now_us() AS now),
+live AS (
+  SELECT EXISTS (SELECT FROM tw_node, n
+                 WHERE node_id = $1 AND heartbeat_us > n.now - $2)
+      OR EXISTS (SELECT FROM tw_slot_lease, n
+                 WHERE owner = $1 AND lease_until_us > n.now) AS live),
+k AS (SELECT hashtextextended('timingwheel node ' || $1, 0) AS key),
+holder AS (
+  SELECT l.pid FROM pg_locks l, k
+  WHERE l.locktype = 'advisory' AND l.granted AND l.objsubid = 1
+    AND l.database = (SELECT oid FROM pg_database
+                      WHERE datname = current_database())
+    AND l.classid = ((k.key >> 32) & 4294967295)::oid
+    AND l.objid = (k.key & 4294967295)::oid
+    AND l.pid <> pg_backend_pid()),
+victim AS MATERIALIZED (
+  SELECT a.pid FROM pg_stat_activity a, live
+  WHERE NOT live.live AND a.pid <> pg_backend_pid()
+    AND (a.pid IN (SELECT pid FROM holder)
+         OR (a.application_name LIKE 'timingwheel scheduler %'
+             AND a.application_name IN (
+               SELECT h.application_name FROM pg_stat_activity h
+               WHERE h.pid IN (SELECT pid FROM holder))))),
+ended AS MATERIALIZED (
+  SELECT pg_terminate_backend(victim.pid) AS ended FROM victim)
+SELECT live.live::int AS live,
+       (SELECT count(*) FROM ended WHERE ended.ended) AS ended
+FROM live
+)sql";
 
 }  // namespace
 
@@ -99,9 +104,8 @@ absl::StatusOr<bool> Store::LockNode(const std::string& node) {
 }
 
 absl::StatusOr<NodeRelock> Store::RelockNode(const std::string& node) {
-  absl::StatusOr<PgResult> r =
-      PgExec(conn_, kRelockSql,
-             PgParams().Text(node).Text(limits_.application_name));
+  absl::StatusOr<PgResult> r = PgExec(
+      conn_, kRelockSql, PgParams().Text(node).Text(limits_.application_name));
   if (!r.ok()) return r.status();
   if (r->rows() != 1) return absl::InternalError("relock: no row");
   PgRow row(*r, 0);

@@ -54,10 +54,10 @@ struct Claimed {
 
 // What `StoreApi::RelockNode()` found.
 enum class NodeRelock {
-  kHeld,         // This session holds the node id now.
-  kOwnSession,   // A former session of this process held it; it was ended,
-                 // try again shortly.
-  kTakenByOther, // Another process holds it (a replacement took over).
+  kHeld,          // This session holds the node id now.
+  kOwnSession,    // A former session of this process held it; it was ended,
+                  // try again shortly.
+  kTakenByOther,  // Another process holds it (a replacement took over).
 };
 
 // What `StoreApi::Renew()` returns.

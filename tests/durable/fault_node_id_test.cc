@@ -45,9 +45,9 @@ class FaultNodeIdTest : public ::testing::Test {
 
   // Slots `node` holds under a lease still valid on the database's clock.
   int64_t LiveSlotsOf(const std::string& node) const {
-    return db_->Query(absl::StrCat(
-        "SELECT count(*) FROM tw_slot_lease WHERE owner = '", node,
-        "' AND lease_until_us > tw_now_us()"));
+    return db_->Query(
+        absl::StrCat("SELECT count(*) FROM tw_slot_lease WHERE owner = '", node,
+                     "' AND lease_until_us > tw_now_us()"));
   }
 
   // Whether `node` is stale on the database's clock: no heartbeat within
@@ -77,7 +77,8 @@ class FaultNodeIdTest : public ::testing::Test {
       return db_->CountTasks(
                  TaskMatch().State(TaskState::kScheduled).IdPrefix(prefix)) ==
              count;
-    })) << "the owner did not load the tasks " << prefix;
+    })) << "the owner did not load the tasks "
+        << prefix;
   }
 
   // Waits until every task "<prefix>*" succeeded and `label` ran each.
@@ -87,7 +88,8 @@ class FaultNodeIdTest : public ::testing::Test {
       return db_->CountTasks(
                  TaskMatch().State(TaskState::kSuccess).IdPrefix(prefix)) ==
              count;
-    })) << "not every task " << prefix << " succeeded";
+    })) << "not every task "
+        << prefix << " succeeded";
     EXPECT_EQ(db_->Query(absl::StrCat(
                   "SELECT count(*) FROM test_runs WHERE node = '", label,
                   "' AND convert_from(task_id, 'UTF8') LIKE '", prefix, "%'")),
@@ -132,10 +134,10 @@ TEST_F(FaultNodeIdTest, ReplacementTakesOverTheIdOfAProcessStoppedPastItsTtl) {
   // Not after the stopped process's sessions died of old age: it ended
   // them, at once.
   EXPECT_LT(absl::Now() - started, absl::Seconds(10));
-  EXPECT_EQ(db_->Query(absl::StrCat(
-                "SELECT count(*) FROM tw_slot_lease WHERE epoch <= ",
-                epoch_before)),
-            0)
+  EXPECT_EQ(
+      db_->Query(absl::StrCat(
+          "SELECT count(*) FROM tw_slot_lease WHERE epoch <= ", epoch_before)),
+      0)
       << "a slot was taken without a higher epoch";
   ASSERT_NO_FATAL_FAILURE(ExpectRunBy("stalled-", 20, "new"));
 

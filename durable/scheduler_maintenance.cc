@@ -232,15 +232,19 @@ bool DurableScheduler::Reconnect() {
 }
 
 void DurableScheduler::LoseNodeId() {
-  durable_internal::FaultPoint("reconnect.node_id_lost");
   renewer_->Halt();
   // The slots' epochs have moved on (the replacement took them): every
-  // write of ours would be fenced; drop what the wheel holds.
+  // write of ours would be fenced; drop every slot and what the wheel and
+  // the fire queue hold of them.
   std::vector<int> dropped = leases_->Forget();
+  {
+    internal::MutexLock lock(mu_);
+    for (const auto& [slot, epoch] : owned_) dropped.push_back(slot);
+  }
+  std::sort(dropped.begin(), dropped.end());
+  dropped.erase(std::unique(dropped.begin(), dropped.end()), dropped.end());
   DropSlots(dropped);
   internal::MutexLock lock(mu_);
-  for (const auto& [slot, epoch] : owned_) dropped.push_back(slot);
-  owned_.clear();
   node_lost_ = true;
   metrics_.node_id_lost = 1;
   metrics_.slots_lost += static_cast<int64_t>(dropped.size());

@@ -134,7 +134,9 @@ class DurableScheduler {
   // up, finds its connections gone and its id taken when it reconnects: it
   // runs nothing more (its slots' epochs moved on), does not take the id
   // back, and reports `DurableMetrics::node_id_lost` = 1; shut it down.
-  // Tests: FaultNodeIdTest.*, DurableShutdownTest.SecondLiveScheduler*.
+  // Tests: FaultNodeIdTest.*, StoreNodeTest.*,
+  // PermissionErrorsTest.StaleHolderOfAnotherUserNamesTheFix,
+  // DurableShutdownTest.SecondLiveScheduler*.
   static absl::StatusOr<std::unique_ptr<DurableScheduler>> Create(
       DurableOptions options);
 

@@ -175,6 +175,7 @@ set(TIMINGWHEEL_DURABLE_SOURCES
   ${PROJECT_SOURCE_DIR}/durable/store_cancel.cc
   ${PROJECT_SOURCE_DIR}/durable/store_insert.cc
   ${PROJECT_SOURCE_DIR}/durable/store_leases.cc
+  ${PROJECT_SOURCE_DIR}/durable/store_node.cc
   ${PROJECT_SOURCE_DIR}/durable/store_replace.cc
   ${PROJECT_SOURCE_DIR}/durable/store_schedules.cc
   ${PROJECT_SOURCE_DIR}/durable/store_unclaim.cc

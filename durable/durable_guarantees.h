@@ -94,8 +94,11 @@
 //     (AFailedFinalOutcomeWriteIsRetriedWithinTheBound).
 //   * One process per node id: `Create()` refuses a node id that a live
 //     scheduler holds on the same database (a crashed one's is free once
-//     its session ends).
-//     DurableShutdownTest.SecondLiveSchedulerWithTheSameNodeIdIsRefused.
+//     its session ends; a stopped one's, stale on the database's clock,
+//     is taken over, and the stopped process, woken, runs nothing and
+//     stops).
+//     DurableShutdownTest.SecondLiveSchedulerWithTheSameNodeIdIsRefused,
+//     FaultNodeIdTest.*.
 //   * Finished rows are deleted after `retain_finished`; unfinished rows
 //     never, however old. NeverLostTest.CleanupDeletesOnlyFinishedRows.
 //   * Faults are answered with a status, nothing lost: bad input, an

@@ -162,6 +162,10 @@ struct DurableMetrics {
   int64_t slots_owned = 0;         // Slots held now.
   int64_t slots_acquired = 0;      // Slots taken over so far.
   int64_t slots_lost = 0;          // Slots lost (lease expired or fenced).
+  int64_t node_id_lost = 0;        // 1 once a replacement took this
+                                   // process's node id over (it stopped
+                                   // while its leases expired): it runs
+                                   // nothing more; shut it down.
   int64_t finished_deleted = 0;    // Finished rows deleted.
   int64_t statement_timeouts = 0;  // Statements cut by statement_timeout.
   int64_t requeued = 0;            // Rows put back to PENDING by this process

@@ -55,6 +55,15 @@ std::string DefaultNodeId() {
                       random() % 1000000);
 }
 
+// "timingwheel scheduler " and 16 random hex digits: one per process
+// (ASCII, within application_name's 63 bytes).
+std::string SessionTag() {
+  std::random_device random;
+  const uint64_t bits = (static_cast<uint64_t>(random()) << 32) ^ random();
+  return absl::StrCat("timingwheel scheduler ",
+                      absl::Hex(bits, absl::kZeroPad16));
+}
+
 absl::Status CheckOptions(const DurableOptions& o) {
   if (!o.handler && o.kinds.empty()) {
     return absl::InvalidArgumentError(
@@ -192,6 +201,10 @@ absl::Status DurableScheduler::Start() {
   limits.statement_timeout_ms =
       std::max<int64_t>(1, absl::ToInt64Milliseconds(statement_timeout));
   limits.lock_timeout_ms = limits.statement_timeout_ms;
+  // One tag on every connection of this process (pg_stat_activity shows
+  // it), so that a replacement taking the node id over ends them all and a
+  // reconnect tells its own former session from a replacement's.
+  limits.application_name = SessionTag();
   durable_internal::ClientCore::Options client_options;
   client_options.conninfo = options_.conninfo;
   client_options.slot_count = options_.slot_count;
@@ -221,16 +234,22 @@ absl::Status DurableScheduler::Start() {
   if (!store.ok()) return store.status();
   if (!renew_store.ok()) return renew_store.status();
   // A live duplicate holds it for good; a crashed predecessor's session
-  // ends within a statement timeout: wait up to half a TTL.
-  absl::StatusOr<bool> node_free = false;
-  for (int i = 0; i < 2 && node_free.ok() && !*node_free; ++i) {
+  // ends within a statement timeout; a stopped or hung one (stale on the
+  // database's clock: no heartbeat within the TTL, no valid lease) is
+  // ended. Waits up to twice the lock timeout (half a TTL by default).
+  absl::StatusOr<bool> node_free = (*store)->LockNode(options_.node_id);
+  if (node_free.ok() && !*node_free) {
+    absl::StatusOr<bool> ended = (*store)->TakeOverNode(
+        options_.node_id, absl::ToInt64Microseconds(options_.lease_ttl));
+    if (!ended.ok()) return ended.status();
     node_free = (*store)->LockNode(options_.node_id);
   }
   if (!node_free.ok()) return node_free.status();
   if (!*node_free) {
     return absl::FailedPreconditionError(absl::StrCat(
         "node_id \"", options_.node_id,
-        "\" is held by another live scheduler on this database: give each "
+        "\" is held by another live scheduler on this database (its "
+        "heartbeat or a lease is younger than the lease TTL): give each "
         "scheduler its own node_id (or leave it empty for a generated one)"));
   }
   absl::Status status = (*store)->Listen();

@@ -111,15 +111,32 @@ class DurableScheduler {
   // the database and the fix) when the user may not create the schema.
   //
   // The node id: each live scheduler of a store holds its own
-  // `options.node_id`. When another process holds the same id (a live
-  // duplicate, or a predecessor whose database session has not ended yet),
-  // `Create()` waits for it twice the session's lock timeout (about half
-  // the lease TTL with the default `statement_timeout`), then fails with
-  // FailedPrecondition saying the id is taken. A killed process's id frees
-  // as soon as the server notices its session ended; a stopped (SIGSTOP) or
-  // hung process keeps it as long as its sessions live, even after its
-  // leases expired: give replacements a fresh id (leave `node_id` empty for
-  // a generated one) or end the old sessions (`pg_terminate_backend`).
+  // `options.node_id` (a session-level advisory lock on the database).
+  // When another process holds the same id, `Create()`:
+  //   1. waits for it up to the session's lock timeout (`statement_timeout`,
+  //      a quarter of the lease TTL by default): a killed predecessor's id
+  //      frees as soon as the server notices its session ended;
+  //   2. then judges the holder on the database's clock: when no heartbeat
+  //      of the id is younger than `options.lease_ttl` and no lease of the
+  //      id is still valid (a stopped or hung process: every lease it held
+  //      has expired, its slots are free to take under higher epochs), it
+  //      ends the holder's sessions (`pg_terminate_backend`; every
+  //      connection of that process, found by its `application_name`,
+  //      "timingwheel scheduler <tag>") and takes the id at once;
+  //   3. otherwise (a live duplicate, or a holder whose heartbeat is still
+  //      fresh) waits once more for the lock timeout and fails with
+  //      FailedPrecondition saying the id is held by another live
+  //      scheduler. It never starts beside a live process.
+  // So a refusal comes after about half a TTL by default, a takeover of a
+  // stale holder after about a quarter. PermissionDenied (naming the fix:
+  // the same database user, or `GRANT pg_signal_backend`) when this user
+  // may not end the stale holder's sessions. The holder, if it ever wakes
+  // up, finds its connections gone and its id taken when it reconnects: it
+  // runs nothing more (its slots' epochs moved on), does not take the id
+  // back, and reports `DurableMetrics::node_id_lost` = 1; shut it down.
+  // Tests: FaultNodeIdTest.*, StoreNodeTest.*,
+  // PermissionErrorsTest.StaleHolderOfAnotherUserNamesTheFix,
+  // DurableShutdownTest.SecondLiveScheduler*.
   static absl::StatusOr<std::unique_ptr<DurableScheduler>> Create(
       DurableOptions options);
 
@@ -473,7 +490,15 @@ class DurableScheduler {
   // SCHEDULED rows and the RUNNING rows no handler of ours runs back to
   // PENDING (statements in flight may have committed without their reply),
   // then asks for a load. Returns whether it succeeded.
+  //
+  // On the new session it takes the node id again (without waiting): when
+  // a replacement holds it (it took the id over while this process was
+  // stopped), the process stops working instead (`LoseNodeId()`).
   bool Reconnect();
+  // This process no longer holds its node id: it drops every slot and the
+  // wheel, halts the renewals, stops firing and reconnecting, and says so
+  // in `DurableMetrics::node_id_lost`. Maintenance thread only.
+  void LoseNodeId();
   // Ends the attempt of `id` in the tracker and, when none of the id is
   // left in flight, queues the task held behind it (if any) to fire.
   void EndAttemptLocked(const std::string& id, int64_t version, int slot)
@@ -541,6 +566,8 @@ class DurableScheduler {
   bool maintenance_done_ ABSL_GUARDED_BY(mu_) = false;
   bool shutdown_in_handler_ ABSL_GUARDED_BY(mu_) = false;
   bool store_broken_ ABSL_GUARDED_BY(mu_) = false;
+  // A replacement took this process's node id over (LoseNodeId()).
+  bool node_lost_ ABSL_GUARDED_BY(mu_) = false;
   bool load_requested_ ABSL_GUARDED_BY(mu_) = false;
   // An attempt was abandoned: put our RUNNING rows that no handler runs
   // back to PENDING (if the slot is still ours).

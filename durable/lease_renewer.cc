@@ -49,6 +49,7 @@ std::vector<SlotEpoch> LeaseRenewer::TakeLost() {
 
 bool LeaseRenewer::Round() {
   const int64_t started = RealNanos();
+  if (halted_.load()) return false;
   if (started - progress_nanos_.load() >
       absl::ToInt64Nanoseconds(options_.stall_limit)) {
     return false;

@@ -103,6 +103,11 @@ class LeaseRenewer {
   // released), while still renewing the leases it holds. Thread-safe.
   void Leave() { leaving_.store(true); }
 
+  // From now on, rounds do nothing (they fail): this process no longer
+  // holds its node id (a replacement took it over while it was stopped),
+  // so it neither heartbeats nor renews. Thread-safe.
+  void Halt() { halted_.store(true); }
+
   // Stops and joins the thread, after the round in flight (each statement
   // is bounded by the connection's statement timeout). Idempotent.
   void Stop();
@@ -139,6 +144,7 @@ class LeaseRenewer {
   std::atomic<int64_t> valid_until_{0};
   std::atomic<int64_t> live_nodes_{1};
   std::atomic<bool> leaving_{false};
+  std::atomic<bool> halted_{false};
   std::atomic<int64_t> errors_{0};
   std::atomic<int64_t> timeouts_{0};
   std::atomic<int64_t> progress_nanos_;

@@ -193,6 +193,20 @@ void DurableScheduler::DeleteFinished() {
 
 bool DurableScheduler::Reconnect() {
   if (!store_->Reconnect().ok()) return false;
+  // The old session's node lock ended with it. Take it again before any
+  // write: a replacement may have taken the id over while this process
+  // was stopped (its leases had expired), and then this one must not work
+  // beside it, nor take the id back.
+  absl::StatusOr<durable_internal::NodeRelock> relock =
+      store_->RelockNode(options_.node_id);
+  if (!relock.ok()) return false;
+  if (*relock == durable_internal::NodeRelock::kTakenByOther) {
+    LoseNodeId();
+    return false;
+  }
+  // Our former session still held it (the server had not seen it end): it
+  // is ended now; the next try takes the lock.
+  if (*relock == durable_internal::NodeRelock::kOwnSession) return false;
   // A fire statement whose reply was lost may have moved rows to RUNNING
   // that no handler of ours runs: put them back.
   std::vector<std::string> running;
@@ -215,6 +229,25 @@ bool DurableScheduler::Reconnect() {
   metrics_.requeued += *requeued;
   load_requested_ = true;
   return true;
+}
+
+void DurableScheduler::LoseNodeId() {
+  renewer_->Halt();
+  // The slots' epochs have moved on (the replacement took them): every
+  // write of ours would be fenced; drop every slot and what the wheel and
+  // the fire queue hold of them.
+  std::vector<int> dropped = leases_->Forget();
+  {
+    internal::MutexLock lock(mu_);
+    for (const auto& [slot, epoch] : owned_) dropped.push_back(slot);
+  }
+  std::sort(dropped.begin(), dropped.end());
+  dropped.erase(std::unique(dropped.begin(), dropped.end()), dropped.end());
+  DropSlots(dropped);
+  internal::MutexLock lock(mu_);
+  node_lost_ = true;
+  metrics_.node_id_lost = 1;
+  metrics_.slots_lost += static_cast<int64_t>(dropped.size());
 }
 
 void DurableScheduler::RequeueAbandoned() {
@@ -407,6 +440,24 @@ void DurableScheduler::MaintenanceLoop() {
                      : ttl / 2);
     }
 
+    bool node_lost;
+    {
+      internal::MutexLock lock(mu_);
+      node_lost = node_lost_;
+    }
+    if (node_lost) {
+      // Runs nothing more; waits for Shutdown() (with nothing to write).
+      if (stopping) {
+        FinishMaintenance(/*broken=*/true);
+        return;
+      }
+      struct pollfd wake = {wake_fd_, POLLIN, 0};
+      if (poll(&wake, 1, 1000) > 0) {
+        uint64_t count;
+        (void)!read(wake_fd_, &count, sizeof(count));
+      }
+      continue;
+    }
     if (broken && now >= next_reconnect) {
       if (Reconnect()) {
         broken = false;

@@ -144,6 +144,10 @@ std::string RenderSchedulerMetrics(absl::string_view node,
       {"waiting", "Fired tasks waiting for a handler slot now.", m.waiting},
       {"in_flight", "Handlers running now.", m.in_flight},
       {"slots_owned", "Slots held now.", m.slots_owned},
+      {"node_id_lost",
+       "1 once a replacement took this scheduler's node id over: it runs "
+       "nothing more.",
+       m.node_id_lost},
   };
   for (const Series& s : gauges) {
     w.AddGauge(absl::StrCat(kPrefix, s.name), s.help, labels,

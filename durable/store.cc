@@ -1,9 +1,9 @@
 // Copyright 2026 The timingwheel Authors.
 //
-// The store's connection: connect, session limits, the node lock,
-// reconnect, the schema, prepared statements and notifications. The
-// statements live beside their callers: store_insert.cc (clients),
-// store_leases.cc (leases), store_attempts.cc (loads, fires, outcomes),
+// The store's connection: connect, session limits, reconnect, the schema,
+// prepared statements and notifications. The statements live beside their
+// callers: store_insert.cc (clients), store_leases.cc (leases),
+// store_node.cc (the node id), store_attempts.cc (loads, fires, outcomes),
 // store_replace.cc, store_cancel.cc.
 
 #include "durable/store.h"
@@ -162,32 +162,24 @@ absl::StatusOr<std::unique_ptr<Store>> Store::Connect(
 }
 
 absl::Status Store::ApplyLimits() {
-  if (limits_.transaction_pooler ||
-      (limits_.statement_timeout_ms <= 0 && limits_.lock_timeout_ms <= 0)) {
-    return absl::OkStatus();
+  if (limits_.transaction_pooler) return absl::OkStatus();
+  if (limits_.statement_timeout_ms > 0 || limits_.lock_timeout_ms > 0) {
+    absl::Status status =
+        PgExec(conn_,
+               "SELECT set_config('statement_timeout', $1, false), "
+               "set_config('lock_timeout', $2, false)",
+               PgParams()
+                   .Text(absl::StrCat(
+                       std::max<int64_t>(0, limits_.statement_timeout_ms)))
+                   .Text(absl::StrCat(
+                       std::max<int64_t>(0, limits_.lock_timeout_ms))))
+            .status();
+    if (!status.ok()) return status;
   }
-  return PgExec(conn_,
-                "SELECT set_config('statement_timeout', $1, false), "
-                "set_config('lock_timeout', $2, false)",
-                PgParams()
-                    .Text(absl::StrCat(
-                        std::max<int64_t>(0, limits_.statement_timeout_ms)))
-                    .Text(absl::StrCat(
-                        std::max<int64_t>(0, limits_.lock_timeout_ms))))
+  if (limits_.application_name.empty()) return absl::OkStatus();
+  return PgExec(conn_, "SELECT set_config('application_name', $1, false)",
+                PgParams().Text(limits_.application_name))
       .status();
-}
-
-absl::StatusOr<bool> Store::LockNode(const std::string& node) {
-  // Waits (bounded by the session's lock_timeout): a process restarted
-  // right after a crash finds its predecessor's session still ending.
-  absl::StatusOr<PgResult> r =
-      PgExec(conn_,
-             "SELECT pg_advisory_lock(hashtextextended('timingwheel node ' || "
-             "$1, 0))",
-             PgParams().Text(node));
-  if (absl::IsDeadlineExceeded(r.status())) return false;
-  if (!r.ok()) return r.status();
-  return true;
 }
 
 absl::Status Store::Reconnect() {

@@ -114,6 +114,12 @@ struct SessionLimits {
   int64_t statement_timeout_ms = 0;
   int64_t lock_timeout_ms = 0;
   bool transaction_pooler = false;
+  // The session's `application_name` (not set when empty): a scheduler
+  // tags every connection of one process with one tag, so that a
+  // replacement ending a stale holder ends all of its sessions, and a
+  // reconnecting process tells its own former session from another
+  // process. ASCII, at most 63 bytes.
+  std::string application_name;
 };
 
 // Store
@@ -139,6 +145,9 @@ class Store final : public StoreApi {
   // go to tw_attempt; `LockNode()` takes a session-level advisory lock;
   // `EnsureSchema()` is serialized by an advisory lock.
   absl::StatusOr<bool> LockNode(const std::string& node) override;
+  absl::StatusOr<NodeRelock> RelockNode(const std::string& node) override;
+  absl::StatusOr<bool> TakeOverNode(const std::string& node,
+                                    int64_t ttl_us) override;
   absl::Status Reconnect() override;
   absl::Status EnsureSchema(int slot_count) override;
   absl::Status CheckSchema(int slot_count) override;

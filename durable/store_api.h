@@ -86,6 +86,29 @@ class StoreApi : public ScheduleStoreApi {
   // holds it then.
   virtual absl::StatusOr<bool> LockNode(const std::string& node) = 0;
 
+  // StoreApi::RelockNode()
+  //
+  // After a reconnect: takes `node` again without waiting. kHeld when this
+  // session holds it now; kOwnSession when a former session of this same
+  // process (the same session tag, `SessionLimits::application_name`) still
+  // held it, which is now ended (try again after a backoff); kTakenByOther
+  // when another process holds it: a replacement took the id over while
+  // this one was stopped, and this one must stop working.
+  virtual absl::StatusOr<NodeRelock> RelockNode(const std::string& node) = 0;
+
+  // StoreApi::TakeOverNode()
+  //
+  // When `node` is held by another process: if that holder is stale on the
+  // database's clock (no heartbeat of `node` in the last `ttl_us` and no
+  // lease of `node` still valid, so every lease it held has expired and
+  // its slots are free to be taken, fenced by their epochs), ends the
+  // holder's sessions and every other session carrying the holder's
+  // session tag, and returns true (then `LockNode()` takes it). False when
+  // the holder is live (nothing is ended). PermissionDenied, naming the
+  // fix, when this user may not end the holder's sessions.
+  virtual absl::StatusOr<bool> TakeOverNode(const std::string& node,
+                                            int64_t ttl_us) = 0;
+
   // StoreApi::Reconnect()
   //
   // Re-establishes a lost connection (and its LISTEN). Unavailable when the

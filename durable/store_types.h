@@ -52,6 +52,14 @@ struct Claimed {
   int64_t skipped = 0;
 };
 
+// What `StoreApi::RelockNode()` found.
+enum class NodeRelock {
+  kHeld,          // This session holds the node id now.
+  kOwnSession,    // A former session of this process held it; it was ended,
+                  // try again shortly.
+  kTakenByOther,  // Another process holds it (a replacement took over).
+};
+
 // What `StoreApi::Renew()` returns.
 struct Renewal {
   int64_t live_nodes = 1;    // Heartbeat within the TTL, this one included.

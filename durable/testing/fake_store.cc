@@ -71,6 +71,27 @@ absl::StatusOr<bool> FakeStore::LockNode(const std::string& node) {
   return true;
 }
 
+absl::StatusOr<durable_internal::NodeRelock> FakeStore::RelockNode(
+    const std::string& node) {
+  internal::MutexLock lock(db_->mu_);
+  TW_FAKE_FAIL("RelockNode");
+  if (locked_node_ == node) return durable_internal::NodeRelock::kHeld;
+  if (!db_->locked_nodes_.insert(node).second) {
+    return durable_internal::NodeRelock::kTakenByOther;
+  }
+  locked_node_ = node;
+  return durable_internal::NodeRelock::kHeld;
+}
+
+absl::StatusOr<bool> FakeStore::TakeOverNode(const std::string& node,
+                                             int64_t ttl_us) {
+  internal::MutexLock lock(db_->mu_);
+  TW_FAKE_FAIL("TakeOverNode");
+  (void)node;
+  (void)ttl_us;
+  return false;
+}
+
 absl::Status FakeStore::Reconnect() {
   internal::MutexLock lock(db_->mu_);
   TW_FAKE_FAIL("Reconnect");

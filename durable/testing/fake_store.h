@@ -48,6 +48,11 @@ class FakeStore final : public durable_internal::StoreApi {
   FakeStore& operator=(const FakeStore&) = delete;
 
   absl::StatusOr<bool> LockNode(const std::string& node) override;
+  absl::StatusOr<durable_internal::NodeRelock> RelockNode(
+      const std::string& node) override;
+  // Never takes over: every holder counts as live.
+  absl::StatusOr<bool> TakeOverNode(const std::string& node,
+                                    int64_t ttl_us) override;
   absl::Status Reconnect() override;
   absl::Status EnsureSchema(int slot_count) override;
   absl::Status CheckSchema(int slot_count) override;

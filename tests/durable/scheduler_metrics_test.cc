@@ -123,7 +123,8 @@ TEST(SchedulerMetricsTest, RendersKnownValuesExactly) {
                            "wheel_pending",
                            "waiting",
                            "in_flight",
-                           "slots_owned"}) {
+                           "slots_owned",
+                           "node_id_lost"}) {
     const std::string series =
         absl::StrCat("timingwheel_durable_", name, "{", node, "}");
     EXPECT_EQ(samples.count(series), 1u) << series;
@@ -147,7 +148,7 @@ TEST(SchedulerMetricsTest, RendersKnownValuesExactly) {
     if (absl::StartsWith(line, "# TYPE ")) ++type_lines;
   }
   // Fields, then three histogram families and the two per kind.
-  EXPECT_EQ(type_lines, 24u + 5u);
+  EXPECT_EQ(type_lines, 25u + 5u);
   // Per kind (the default kind's label is empty), escaped.
   const std::string outcomes =
       "timingwheel_durable_kind_handler_outcomes_total";

@@ -31,6 +31,12 @@
 //                                  (skip while running, run once after an
 //                                  outage) once the scheduler runs.
 //   --metrics_file=PATH            at exit, also write the metrics line here;
+//   --run_label=L                  record L in test_runs.node instead of
+//                                  the node id (tells two processes of one
+//                                  node id apart);
+//   --exit_on_node_id_lost         once a replacement took the node id
+//                                  over (DurableMetrics::node_id_lost),
+//                                  shut down and exit with status 3;
 //   --max_pending=N                the wheel's TimerOptions::max_pending;
 //   --max_id_bytes=N               DurableOptions::max_id_bytes;
 //   --kinds=NAME:LIMIT,...         registers these kinds (same handler, each
@@ -149,6 +155,8 @@ int main(int argc, char** argv) {
   int64_t horizon_ms = 3600 * 1000;
   int64_t schedule_every_ms = 0;
   std::string fail_prefix;
+  std::string run_label;
+  bool exit_on_node_id_lost = false;
   std::vector<std::pair<std::string, int>> kinds;
   bool verdicts = false;
   int long_ms = 3000;
@@ -168,6 +176,10 @@ int main(int argc, char** argv) {
       ok = absl::SimpleAtoi(value, &jump_ms);
     } else if (Flag(argv[i], "--metrics_file", &value)) {
       metrics_file = std::string(value);
+    } else if (Flag(argv[i], "--run_label", &value)) {
+      run_label = std::string(value);
+    } else if (absl::string_view(argv[i]) == "--exit_on_node_id_lost") {
+      exit_on_node_id_lost = true;
     } else if (Flag(argv[i], "--fail_prefix", &value)) {
       fail_prefix = std::string(value);
     } else if (Flag(argv[i], "--handler_ms", &value)) {
@@ -220,6 +232,7 @@ int main(int argc, char** argv) {
   pthread_sigmask(SIG_BLOCK, &signals, nullptr);
 
   const std::string node = argv[2];
+  if (run_label.empty()) run_label = node;
   const bool call_ids = !runs_conninfo.empty();
   if (!call_ids) runs_conninfo = argv[1];
   PGconn* runs = PQconnectdb(runs_conninfo.c_str());
@@ -282,7 +295,7 @@ int main(int argc, char** argv) {
     std::unique_lock<std::mutex> lock(runs_mu);
     std::string attempt = absl::StrCat(task.attempt);
     const std::string call = absl::StrCat(node, "-", getpid(), "-", ++calls);
-    const char* values[] = {task.id.data(), node.c_str(), attempt.c_str(),
+    const char* values[] = {task.id.data(), run_label.c_str(), attempt.c_str(),
                             call.c_str()};
     const int lengths[] = {static_cast<int>(task.id.size()), 0, 0, 0};
     const int formats[] = {1, 0, 0, 0};
@@ -399,8 +412,25 @@ int main(int argc, char** argv) {
   std::printf("ready\n");
   std::fflush(stdout);
   int signal = 0;
-  while (sigwait(&signals, &signal) == 0 && signal == SIGUSR1) {
-    clock.Jump();
+  bool node_id_lost = false;
+  if (exit_on_node_id_lost) {
+    // Looks at the metric every 20 ms between signals.
+    const timespec every = {0, 20 * 1000 * 1000};
+    for (;;) {
+      signal = sigtimedwait(&signals, nullptr, &every);
+      if (signal == SIGUSR1) clock.Jump();
+      if (signal == SIGTERM) break;
+      if ((*scheduler)->Metrics().node_id_lost != 0) {
+        node_id_lost = true;
+        std::fprintf(stderr, "node id %s lost to a replacement: exiting\n",
+                     node.c_str());
+        break;
+      }
+    }
+  } else {
+    while (sigwait(&signals, &signal) == 0 && signal == SIGUSR1) {
+      clock.Jump();
+    }
   }
   (*scheduler)->Shutdown();
   timingwheel::DurableMetrics m = (*scheduler)->Metrics();
@@ -410,7 +440,7 @@ int main(int argc, char** argv) {
       " dropped=", m.dropped, " abandoned=", m.abandoned,
       " not_due=", m.not_due, " db_errors=", m.db_errors,
       " reconnects=", m.reconnects, " slots_acquired=", m.slots_acquired,
-      " slots_lost=", m.slots_lost, "\n");
+      " slots_lost=", m.slots_lost, " node_id_lost=", m.node_id_lost, "\n");
   std::fputs(line.c_str(), stderr);
   if (!metrics_file.empty()) {
     if (FILE* f = std::fopen(metrics_file.c_str(), "w")) {
@@ -419,5 +449,5 @@ int main(int argc, char** argv) {
     }
   }
   PQfinish(runs);
-  return 0;
+  return node_id_lost ? 3 : 0;
 }

@@ -1,0 +1,129 @@
+// Copyright 2026 The timingwheel Authors.
+//
+// The node id's statements against a real PostgreSQL (store_node.cc):
+// taking it again after a reconnect tells this process's own former
+// session (ended, then taken) from another process's (left alone); a
+// takeover ends a stale holder's sessions, all of them, and nothing of a
+// live holder or of anyone else.
+
+#include <memory>
+#include <string>
+
+#include "absl/strings/str_cat.h"
+#include "durable/store.h"
+#include "durable/testing/postgres_fixture.h"
+#include "gtest/gtest.h"
+#include "tests/durable/test_util.h"
+
+namespace timingwheel {
+namespace durable_internal {
+namespace {
+
+using durable_test::WaitFor;
+using durable_testing::QueryInt;
+using durable_testing::TestDatabase;
+
+constexpr int64_t kTtlUs = 1000 * 1000;
+
+class StoreNodeTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    auto db = TestDatabase::Create();
+    ASSERT_TRUE(db.ok()) << db.status();
+    db_ = *std::move(db);
+    std::unique_ptr<Store> setup = Connect("");
+    ASSERT_NE(setup, nullptr);
+    ASSERT_TRUE(setup->EnsureSchema(16).ok());
+  }
+
+  // A connection tagged `tag` (none when empty), with a short lock timeout.
+  std::unique_ptr<Store> Connect(const std::string& tag) {
+    SessionLimits limits;
+    limits.statement_timeout_ms = 2000;
+    limits.lock_timeout_ms = 100;
+    limits.application_name = tag;
+    auto store = Store::Connect(db_->conninfo(), limits);
+    EXPECT_TRUE(store.ok()) << store.status();
+    return store.ok() ? *std::move(store) : nullptr;
+  }
+
+  // Whether `store`'s session still answers.
+  static bool Alive(Store& store) { return store.CheckSchema(16).ok(); }
+
+  int64_t Sessions(const std::string& tag) const {
+    auto n = QueryInt(db_->conninfo(),
+                      absl::StrCat("SELECT count(*) FROM pg_stat_activity "
+                                   "WHERE application_name = '",
+                                   tag, "'"));
+    return n.ok() ? *n : -1;
+  }
+
+  std::unique_ptr<TestDatabase> db_;
+};
+
+TEST_F(StoreNodeTest, RelockEndsOwnFormerSessionAndLeavesAnothersAlone) {
+  const std::string mine = "timingwheel scheduler 00000000000000aa";
+  std::unique_ptr<Store> former = Connect(mine);
+  ASSERT_TRUE(*former->LockNode("n1"));
+  // This process's new session finds its former one holding the id.
+  std::unique_ptr<Store> fresh = Connect(mine);
+  auto relock = fresh->RelockNode("n1");
+  ASSERT_TRUE(relock.ok()) << relock.status();
+  EXPECT_EQ(*relock, NodeRelock::kOwnSession);
+  ASSERT_TRUE(WaitFor([&] {
+    auto again = fresh->RelockNode("n1");
+    return again.ok() && *again == NodeRelock::kHeld;
+  })) << "the former session's lock never freed";
+  EXPECT_FALSE(Alive(*former));
+
+  // Another process (another tag) finds it taken, and ends nothing.
+  std::unique_ptr<Store> other =
+      Connect("timingwheel scheduler 00000000000000bb");
+  relock = other->RelockNode("n1");
+  ASSERT_TRUE(relock.ok()) << relock.status();
+  EXPECT_EQ(*relock, NodeRelock::kTakenByOther);
+  EXPECT_TRUE(Alive(*fresh));
+  // Taking it again while holding it is a no-op.
+  relock = fresh->RelockNode("n1");
+  ASSERT_TRUE(relock.ok());
+  EXPECT_EQ(*relock, NodeRelock::kHeld);
+}
+
+TEST_F(StoreNodeTest, TakeOverEndsAStaleHoldersSessionsOnly) {
+  const std::string stale_tag = "timingwheel scheduler 00000000000000cc";
+  std::unique_ptr<Store> holder = Connect(stale_tag);
+  std::unique_ptr<Store> holders_renewals = Connect(stale_tag);
+  std::unique_ptr<Store> bystander =
+      Connect("timingwheel scheduler 00000000000000dd");
+  ASSERT_TRUE(*holder->LockNode("n2"));
+  ASSERT_TRUE(*bystander->LockNode("n3"));
+  // A heartbeat of n2 within the TTL: live, nothing ended.
+  ASSERT_TRUE(holders_renewals->Renew("n2", {}, kTtlUs, 0, false).ok());
+  std::unique_ptr<Store> replacement =
+      Connect("timingwheel scheduler 00000000000000ee");
+  EXPECT_FALSE(*replacement->LockNode("n2"));
+  auto ended = replacement->TakeOverNode("n2", kTtlUs);
+  ASSERT_TRUE(ended.ok()) << ended.status();
+  EXPECT_FALSE(*ended);
+  EXPECT_TRUE(Alive(*holder));
+  EXPECT_TRUE(Alive(*holders_renewals));
+
+  // Its heartbeat older than the TTL on the database's clock: stale.
+  ASSERT_TRUE(durable_testing::ExecSql(
+                  db_->conninfo(),
+                  "UPDATE tw_node SET heartbeat_us = tw_now_us() - 2000000 "
+                  "WHERE node_id = 'n2'")
+                  .ok());
+  ended = replacement->TakeOverNode("n2", kTtlUs);
+  ASSERT_TRUE(ended.ok()) << ended.status();
+  EXPECT_TRUE(*ended);
+  ASSERT_TRUE(WaitFor([&] { return Sessions(stale_tag) == 0; }))
+      << "the stale holder's sessions were not all ended";
+  EXPECT_TRUE(*replacement->LockNode("n2"));
+  EXPECT_TRUE(Alive(*replacement));
+  EXPECT_TRUE(Alive(*bystander));
+}
+
+}  // namespace
+}  // namespace durable_internal
+}  // namespace timingwheel

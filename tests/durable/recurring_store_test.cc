@@ -108,7 +108,12 @@ class RecurringStoreTest : public ::testing::Test {
         CreateScheduleTx(store_->conn(), Every(overlap, catch_up), 0, client);
     EXPECT_TRUE(created.ok()) << created.status();
     FinishAll();
-    absl::SleepFor(absl::Seconds(1));  // The outage.
+    // The outage: ten occurrences after those written ahead (kRunAnyway
+    // writes kMaxOccurrencesAhead at the creation).
+    absl::SleepFor(absl::Seconds(1) +
+                   (overlap == Overlap::kRunAnyway
+                        ? kMaxOccurrencesAhead * absl::Microseconds(kEveryUs)
+                        : absl::ZeroDuration()));
     auto before = Inspect().DbNowUs();
     EXPECT_TRUE(before.ok()) << before.status();
     written_minus_before_us_ = 0;
@@ -151,10 +156,15 @@ TEST_F(RecurringStoreTest, OutageCatchUpRunOnceRunsTheNewestOnce) {
 TEST_F(RecurringStoreTest, OutageCatchUpRunEachMissedRunsTheNewestMaxRuns) {
   std::vector<int64_t> due =
       AfterOutage(Overlap::kRunAnyway, CatchUp::kRunEachMissed);
-  // The newest three missed ones (max_runs); the future ones are written
-  // by the owner's duty once within its horizon (a client's is 0).
-  ASSERT_EQ(due.size(), 3u);
+  // The newest three missed ones (max_runs), then the next
+  // kMaxOccurrencesAhead, written ahead whatever the horizon (a client's
+  // is 0).
+  ASSERT_EQ(due.size(), 3u + kMaxOccurrencesAhead);
   EXPECT_LE(due[2], 0);
+  EXPECT_GT(due[3], -kEveryUs / 2);
+  for (size_t i = 4; i < due.size(); ++i) {
+    EXPECT_EQ(due[i] - due[i - 1], kEveryUs);
+  }
   // The newest missed one: within one period of the advance's clock, which
   // it read some milliseconds before the write measured from (under load);
   // the next older one is a whole period further.
@@ -216,6 +226,48 @@ TEST_F(RecurringStoreTest, ConcurrentAdvancesWriteEachOccurrenceOnce) {
   EXPECT_EQ(rows, created->written + written[0] + written[1]);
   // Consecutive: none lost, none twice (the ids are the primary key).
   EXPECT_EQ((tasks->max_due_us - tasks->min_due_us) / 5000 + 1, rows);
+  // At most the bound written ahead (what the advances left not yet due).
+  auto now = Inspect().DbNowUs();
+  ASSERT_TRUE(now.ok()) << now.status();
+  EXPECT_LE((tasks->max_due_us - *now) / 5000, kMaxOccurrencesAhead);
+}
+
+// A kRunAnyway schedule (every 1 s here; `*/3 * * * * *` alike) keeps
+// kMaxOccurrencesAhead occurrences written, consecutive, whatever the
+// horizon; advancing again writes none until half of them have come due,
+// and the owner's duty is told when that is.
+TEST_F(RecurringStoreTest, RunAnywayKeepsAtMostTheBoundWaiting) {
+  RecurringSchedule s = Every(Overlap::kRunAnyway, CatchUp::kSkipMissed);
+  s.name = "cron-like";
+  s.every = absl::Seconds(1);
+  Inserter owner;
+  owner.slot_count = 1;
+  owner.horizon_us = 3600LL * 1000000;  // A horizon of 3,600 occurrences.
+  auto created = CreateScheduleTx(store_->conn(), s, 0, owner);
+  ASSERT_TRUE(created.ok()) << created.status();
+  EXPECT_EQ(created->written, kMaxOccurrencesAhead);
+  for (int round = 0; round < 3; ++round) {
+    auto again = AdvanceScheduleTx(store_->conn(), "cron-like", owner);
+    ASSERT_TRUE(again.ok()) << again.status();
+    EXPECT_EQ(again->written, 0) << "more than the bound ahead";
+  }
+  auto tasks = Inspect().SummarizeTasks();
+  ASSERT_TRUE(tasks.ok()) << tasks.status();
+  EXPECT_EQ(tasks->count, kMaxOccurrencesAhead);
+  EXPECT_EQ(tasks->max_due_us - tasks->min_due_us,
+            (kMaxOccurrencesAhead - 1) * 1000000LL);
+  // Not due for the duty, which comes back when the fourth of them is
+  // due: 3 to 4 s from the creation.
+  const int slot = 0;
+  auto due = DueSchedules(store_->conn(), {&slot, 1}, owner.horizon_us, 100);
+  ASSERT_TRUE(due.ok()) << due.status();
+  EXPECT_TRUE(due->names.empty());
+  EXPECT_GT(due->next_in_us, 1000000);
+  EXPECT_LE(due->next_in_us, 4000000);
+  auto info = GetScheduleTx(store_->conn(), "cron-like");
+  ASSERT_TRUE(info.ok()) << info.status();
+  EXPECT_EQ(absl::ToUnixMicros(info->next_run), tasks->min_due_us);
+  EXPECT_EQ(absl::ToUnixMicros(info->last_run), tasks->max_due_us);
 }
 
 }  // namespace

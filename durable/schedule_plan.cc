@@ -16,6 +16,13 @@ int64_t ToUs(absl::Time t) {
   return absl::ToUnixMicros(t);
 }
 
+// The newest occurrence written is accounted for.
+void AccountForWritten(AdvancePlan& plan) {
+  if (!plan.write_us.empty()) {
+    plan.last_us = std::max(plan.last_us, plan.write_us.back());
+  }
+}
+
 }  // namespace
 
 absl::Status CheckScheduleName(absl::string_view name) {
@@ -124,9 +131,7 @@ absl::StatusOr<AdvancePlan> PlanAdvance(const Recurrence& recurrence,
         plan.write_us.push_back(ToUs(due->next));
       }
     }
-    if (!plan.write_us.empty()) {
-      plan.last_us = std::max(plan.last_us, plan.write_us.back());
-    }
+    AccountForWritten(plan);
     plan.plan_us = ToUs(recurrence.Next(absl::FromUnixMicros(plan.last_us)));
     plan.next_us = plan.write_us.empty() ? plan.plan_us : plan.write_us.front();
     return plan;
@@ -148,9 +153,7 @@ absl::StatusOr<AdvancePlan> PlanAdvance(const Recurrence& recurrence,
       plan.write_us.push_back(ToUs(t));
     }
   }
-  if (!plan.write_us.empty()) {
-    plan.last_us = std::max(plan.last_us, plan.write_us.back());
-  }
+  AccountForWritten(plan);
   // Advance again once only half of them wait: at the occurrence that
   // leaves (max_ahead + 1) / 2 after it (an older version's row may hold
   // more than max_ahead: the same rule). Fewer written (the recurrence

@@ -30,7 +30,8 @@ constexpr char kLockSql[] = "SELECT" TW_SCHEDULE_COLUMNS
                             "WHERE name = $1 FOR UPDATE";
 // As reported (ScheduleInfo::next_run): the stored next run, or the
 // earliest occurrence written ahead and still waiting when that is earlier
-// (kRunAnyway writes a horizon of them; an overdue one is the next run).
+// (kRunAnyway writes up to kMaxOccurrencesAhead of them; an overdue one is
+// the next run).
 // The occurrences of a schedule are the ids in OccurrenceRange(name).
 #define TW_SCHEDULE_REPORTED_COLUMNS                                 \
   " name, slot, every_us, anchor_us, cron, zone, payload, overlap, " \

@@ -51,6 +51,7 @@
 #include <atomic>
 #include <cstdint>
 #include <functional>
+#include <limits>
 #include <memory>
 #include <optional>
 #include <string>
@@ -378,7 +379,8 @@ class DurableScheduler {
 
  private:
   // Recurring schedules (scheduler_schedules.cc). The maintenance
-  // thread's duty: advances the due schedules of the owned slots.
+  // thread's duty: advances the due schedules of the owned slots, and sets
+  // schedule_duty_at_ to when the next of them is due.
   void RunScheduleDuty();
   // Records `batch` (as `Store::Complete()`) and, in the same transaction,
   // writes the next occurrences of the schedules whose occurrences it ends.
@@ -530,6 +532,9 @@ class DurableScheduler {
   int64_t backoff_until_ = 0;  // Real clock; maintenance thread only.
   int64_t load_limit_ = 0;     // Rows a load claims (halved after a timeout).
   int64_t load_retry_at_ = 0;  // Real clock: a load passed locked rows over.
+  // Real clock: when a schedule of the owned slots is next to be advanced
+  // (RunScheduleDuty() sets it; max int64: at the half-horizon round).
+  int64_t schedule_duty_at_ = std::numeric_limits<int64_t>::max();
   // The store's clock as the last load read it, and the real clock then.
   int64_t load_db_now_us_ = 0;
   int64_t load_real_nanos_ = 0;

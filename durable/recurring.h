@@ -39,8 +39,16 @@
 //     by the slot's owner at its next load); what came due meanwhile goes
 //     to the catch-up policy (kSkipMissed with a grace shorter than the
 //     interval skips it). RecurringLogicTest.SkipWhileRunningNeverOverlaps.
-//     Overlap::kRunAnyway: occurrences within the horizon are written
-//     ahead by the owner's load. RecurringLogicTest.RunAnywayRunsEvery...
+//     Overlap::kRunAnyway: the next kMaxOccurrencesAhead (8) occurrences
+//     are written ahead and wait, whatever the interval (never a horizon's
+//     worth: a schedule every 3 s keeps 8 waiting, a daily one 8 days).
+//     They are topped up when one of them completes, and by the slot
+//     owner's duty when only half of them are still to come, so each is
+//     stored about 4 intervals before it is due and fires on time.
+//     Catch-up runs after an outage or a pause (due already, at most
+//     `max_runs`) come in addition. RecurringLogicTest.RunAnywayRunsEvery...,
+//     RecurringStoreTest.RunAnywayKeepsAtMostTheBoundWaiting,
+//     SchedulePlanTest.RunAnywayWritesAtMostTheBoundAhead.
 //   * Catch-up after an outage of every scheduler, or a pause:
 //     `policy.catch_up`. RecurringStoreTest.OutageCatchUp*,
 //     RecurringLogicTest.PausedScheduleRunsNothingAndResumesByItsCatchUp.
@@ -90,6 +98,9 @@ inline constexpr size_t kMaxScheduleNameBytes = 256;
 inline constexpr size_t kMaxCronBytes = 256;
 inline constexpr size_t kMaxTimeZoneBytes = 128;
 inline constexpr absl::Duration kMaxScheduleInterval = absl::Hours(24 * 3653);
+// The most occurrences of one Overlap::kRunAnyway schedule written ahead
+// (not yet due) and waiting at once; see "Guarantees" above.
+inline constexpr int kMaxOccurrencesAhead = 8;
 // 2200-01-01T00:00:00Z: occurrence ids order by instant up to 2286-11-20
 // (16 decimal digits of microseconds, occurrence_id.h).
 inline constexpr absl::Time kMaxScheduleAnchor =
@@ -126,9 +137,10 @@ struct ScheduleInfo {
   RecurringSchedule definition;
   std::string spec;  // Recurrence::ToString(): "every 200ms from ...", ...
   bool paused = false;
-  // The next occurrence that will run, as far as the store knows (one
-  // whose task is written and waiting, or the next one to be written);
-  // InfiniteFuture() when paused or when there is none.
+  // The next occurrence that will run, as far as the store knows: the
+  // earliest whose task is written and still waiting (an overdue one
+  // included), or else the next one to be written; InfiniteFuture() when
+  // paused or when there is none.
   absl::Time next_run = absl::InfiniteFuture();
   // The newest occurrence written as a task or skipped by the policies;
   // the creation instant before the first.

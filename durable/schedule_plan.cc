@@ -16,6 +16,13 @@ int64_t ToUs(absl::Time t) {
   return absl::ToUnixMicros(t);
 }
 
+// The newest occurrence written is accounted for.
+void AccountForWritten(AdvancePlan& plan) {
+  if (!plan.write_us.empty()) {
+    plan.last_us = std::max(plan.last_us, plan.write_us.back());
+  }
+}
+
 }  // namespace
 
 absl::Status CheckScheduleName(absl::string_view name) {
@@ -94,9 +101,12 @@ absl::StatusOr<Recurrence> RecurrenceOf(const RecurringSchedule& schedule,
 absl::StatusOr<AdvancePlan> PlanAdvance(const Recurrence& recurrence,
                                         const RecurrencePolicy& policy,
                                         int64_t last_us, int64_t now_us,
-                                        int64_t horizon_us,
                                         const PriorOccurrence& prior,
                                         int max_ahead) {
+  if (max_ahead < 2 || max_ahead > kMaxOccurrencesAhead) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "max_ahead ", max_ahead, " outside 2..", kMaxOccurrencesAhead));
+  }
   AdvancePlan plan;
   plan.last_us = last_us;
   const absl::Time last = absl::FromUnixMicros(last_us);
@@ -121,29 +131,52 @@ absl::StatusOr<AdvancePlan> PlanAdvance(const Recurrence& recurrence,
         plan.write_us.push_back(ToUs(due->next));
       }
     }
-  } else {
-    absl::StatusOr<DuePlan> due = PlanDueRuns(recurrence, last, now, policy,
-                                              /*previous_running=*/false);
-    if (!due.ok()) return due.status();
-    plan.last_us = std::max(last_us, ToUs(due->last));
-    for (absl::Time t : due->run) plan.write_us.push_back(ToUs(t));
-    const absl::Time from = std::max(due->last, now);
-    for (absl::Time t :
-         recurrence.Between(from, now + absl::Microseconds(horizon_us),
-                            static_cast<size_t>(std::max(1, max_ahead)))) {
+    AccountForWritten(plan);
+    plan.plan_us = ToUs(recurrence.Next(absl::FromUnixMicros(plan.last_us)));
+    plan.next_us = plan.write_us.empty() ? plan.plan_us : plan.write_us.front();
+    return plan;
+  }
+  // kRunAnyway: the catch-up policy's runs (all due already), then future
+  // occurrences until `max_ahead` of them are written: those in
+  // (now, last] were written by earlier advances.
+  absl::StatusOr<DuePlan> due = PlanDueRuns(recurrence, last, now, policy,
+                                            /*previous_running=*/false);
+  if (!due.ok()) return due.status();
+  plan.last_us = std::max(last_us, ToUs(due->last));
+  for (absl::Time t : due->run) plan.write_us.push_back(ToUs(t));
+  const size_t bound = static_cast<size_t>(max_ahead);
+  const size_t ahead =
+      last > now ? recurrence.Between(now, last, bound).size() : 0;
+  if (ahead < bound) {
+    for (absl::Time t : recurrence.Between(
+             std::max(due->last, now), absl::InfiniteFuture(), bound - ahead)) {
       plan.write_us.push_back(ToUs(t));
     }
-    // The first future occurrence is written even beyond the horizon, so
-    // that an owner's wheel holds it as soon as its load reaches it.
-    if (plan.write_us.empty() && due->next != absl::InfiniteFuture()) {
-      plan.write_us.push_back(ToUs(due->next));
-    }
   }
+  AccountForWritten(plan);
+  // Advance again once only half of them wait: at the occurrence that
+  // leaves (max_ahead + 1) / 2 after it (an older version's row may hold
+  // more than max_ahead: the same rule). Fewer written (the recurrence
+  // ends): at the first unwritten one, if any.
+  const size_t keep = static_cast<size_t>(max_ahead + 1) / 2;
+  absl::Time refill = absl::FromUnixMicros(plan.last_us);
+  size_t after = 0;
+  while (after < keep && refill > now) {
+    refill = recurrence.Last(refill - absl::Microseconds(1));
+    ++after;
+  }
+  if (after < keep || refill <= now) {
+    plan.plan_us = ToUs(recurrence.Next(absl::FromUnixMicros(plan.last_us)));
+  } else {
+    plan.plan_us = ToUs(refill);
+  }
+  if (plan.plan_us != kNoOccurrenceUs) plan.plan_us += kRunAnywayPlanLeadUs;
+  // The next run: the oldest catch-up run, or the first occurrence after
+  // now (written ahead, or the next one to be written).
+  plan.next_us = ToUs(recurrence.Next(now));
   if (!plan.write_us.empty()) {
-    plan.last_us = std::max(plan.last_us, plan.write_us.back());
+    plan.next_us = std::min(plan.next_us, plan.write_us.front());
   }
-  plan.plan_us = ToUs(recurrence.Next(absl::FromUnixMicros(plan.last_us)));
-  plan.next_us = plan.write_us.empty() ? plan.plan_us : plan.write_us.front();
   return plan;
 }
 

@@ -19,8 +19,15 @@
 //     grace shorter than the interval skips what came due while a run was
 //     running; kRunOnce runs the newest of them once, right after;
 //     kRunEachMissed runs them one after another, at most `max_runs`.
-//   * Overlap::kRunAnyway: the catch-up policy's runs, then every future
-//     occurrence due within the horizon (at most `max_ahead`), are written.
+//   * Overlap::kRunAnyway: the catch-up policy's runs (due already), then
+//     future occurrences until `max_ahead` (kMaxOccurrencesAhead,
+//     recurring.h) of them are written and not yet due, whatever the
+//     interval: those in (now, last_us] were written by earlier advances,
+//     so each advance tops them up. The schedule is advanced again (its
+//     `plan_us`, less kRunAnywayPlanLeadUs) when only half of them are
+//     still to come, so each occurrence is stored `max_ahead / 2`
+//     intervals before it is due; a completion of an occurrence tops them
+//     up earlier.
 //
 // Every written occurrence is after `last_us`, and the plan's `last_us` is
 // at or after the newest written one: advancing twice from the same row
@@ -52,10 +59,22 @@ struct PriorOccurrence {
   bool unfinished = false;  // PENDING, SCHEDULED or RUNNING.
 };
 
+// kRunAnyway: how long before a schedule's `plan_us` the owner's duty
+// advances it (kSkipWhileRunning: the owner's horizon). A row planned by
+// an older version holds its first unwritten occurrence there, which is
+// then written this long before it is due; a row planned here holds the
+// instant to advance it plus this lead.
+inline constexpr int64_t kRunAnywayPlanLeadUs = 1000000;
+
 struct AdvancePlan {
-  std::vector<int64_t> write_us;      // Occurrences to write, oldest first.
-  int64_t last_us = 0;                // Newest occurrence written or skipped.
-  int64_t plan_us = kNoOccurrenceUs;  // First occurrence after last_us.
+  std::vector<int64_t> write_us;  // Occurrences to write, oldest first.
+  int64_t last_us = 0;            // Newest occurrence written or skipped.
+  // When the owner's duty advances the schedule again: kSkipWhileRunning,
+  // the first occurrence after last_us, taken once within the owner's
+  // horizon; kRunAnyway, the instant half the written-ahead occurrences
+  // are due plus kRunAnywayPlanLeadUs, taken kRunAnywayPlanLeadUs before.
+  // kNoOccurrenceUs: never.
+  int64_t plan_us = kNoOccurrenceUs;
   int64_t next_us = kNoOccurrenceUs;  // The next run, as reported.
 };
 
@@ -76,13 +95,14 @@ absl::StatusOr<Recurrence> RecurrenceOf(const RecurringSchedule& schedule,
 // PlanAdvance()
 //
 // The plan for a schedule whose occurrences up to `last_us` are accounted
-// for, at the database's `now_us`. InvalidArgument for a bad policy.
+// for, at the database's `now_us`. `max_ahead`: the most kRunAnyway
+// occurrences written and not yet due (2..kMaxOccurrencesAhead; tests pass
+// less). InvalidArgument for a bad policy or `max_ahead`.
 absl::StatusOr<AdvancePlan> PlanAdvance(const Recurrence& recurrence,
                                         const RecurrencePolicy& policy,
                                         int64_t last_us, int64_t now_us,
-                                        int64_t horizon_us,
                                         const PriorOccurrence& prior,
-                                        int max_ahead = 100);
+                                        int max_ahead = kMaxOccurrencesAhead);
 
 }  // namespace durable_internal
 }  // namespace timingwheel

@@ -30,7 +30,8 @@ constexpr char kLockSql[] = "SELECT" TW_SCHEDULE_COLUMNS
                             "WHERE name = $1 FOR UPDATE";
 // As reported (ScheduleInfo::next_run): the stored next run, or the
 // earliest occurrence written ahead and still waiting when that is earlier
-// (kRunAnyway writes a horizon of them; an overdue one is the next run).
+// (kRunAnyway writes up to kMaxOccurrencesAhead of them; an overdue one is
+// the next run).
 // The occurrences of a schedule are the ids in OccurrenceRange(name).
 #define TW_SCHEDULE_REPORTED_COLUMNS                                 \
   " name, slot, every_us, anchor_us, cron, zone, payload, overlap, " \
@@ -109,10 +110,14 @@ SELECT state FROM tw_timer
 WHERE task_id >= $1 AND task_id < $2
 ORDER BY task_id DESC LIMIT 1)sql";
 
+// Overlap 1 is kRunAnyway (recurrence_policy.h): its plan_us holds the
+// instant to advance it plus $4 (kRunAnywayPlanLeadUs).
 constexpr char kDueSql[] = R"sql(
-SELECT name FROM tw_schedule
-WHERE slot = ANY($1) AND NOT paused AND plan_us <= tw_now_us() + $2
-ORDER BY plan_us LIMIT $3)sql";
+SELECT name, in_us FROM (
+  SELECT name, plan_us - tw_now_us()
+               - CASE WHEN overlap = 1 THEN $4 ELSE $2 END AS in_us
+  FROM tw_schedule WHERE slot = ANY($1) AND NOT paused) s
+ORDER BY in_us LIMIT $3 + 1)sql";
 
 constexpr char kSavepointSql[] = "SAVEPOINT tw_schedules";
 constexpr char kRollbackToSavepointSql[] = "ROLLBACK TO SAVEPOINT tw_schedules";
@@ -252,9 +257,8 @@ absl::StatusOr<ScheduleWrite> AdvanceLocked(PGconn* conn,
     prior.unfinished = p.Int("state") < 3;
     if (!p.status().ok()) return p.status();
   }
-  absl::StatusOr<AdvancePlan> plan =
-      PlanAdvance(*recurrence, row->def.policy, row->last_us, row->now_us,
-                  inserter.horizon_us, prior);
+  absl::StatusOr<AdvancePlan> plan = PlanAdvance(
+      *recurrence, row->def.policy, row->last_us, row->now_us, prior);
   if (!plan.ok()) return plan.status();
   const std::vector<InsertRow> rows =
       OccurrenceRows(row->def, row->slot, plan->write_us);
@@ -450,21 +454,33 @@ absl::StatusOr<CompleteAndAdvanceResult> CompleteAndAdvanceTx(
       });
 }
 
-absl::StatusOr<std::vector<std::string>> DueSchedules(
-    PGconn* conn, absl::Span<const int> slots, int64_t horizon_us,
-    int64_t limit) {
+absl::StatusOr<DueScheduleList> DueSchedules(PGconn* conn,
+                                             absl::Span<const int> slots,
+                                             int64_t horizon_us,
+                                             int64_t limit) {
   std::vector<int32_t> ints(slots.begin(), slots.end());
-  absl::StatusOr<PgResult> r =
-      PgExec(conn, kDueSql,
-             PgParams().Int32Array(ints).Int64(horizon_us).Int64(limit));
+  absl::StatusOr<PgResult> r = PgExec(conn, kDueSql,
+                                      PgParams()
+                                          .Int32Array(ints)
+                                          .Int64(horizon_us)
+                                          .Int64(limit)
+                                          .Int64(kRunAnywayPlanLeadUs));
   if (!r.ok()) return r.status();
-  std::vector<std::string> names;
+  DueScheduleList due;
   for (int i = 0; i < r->rows(); ++i) {
     PgRow row(*r, i);
-    names.push_back(row.Bytes("name"));
+    std::string name = row.Bytes("name");
+    const int64_t in_us = row.Int("in_us");
     if (!row.status().ok()) return row.status();
+    if (in_us > 0) {
+      due.next_in_us = in_us;
+      break;
+    }
+    if (static_cast<int64_t>(due.names.size()) < limit) {
+      due.names.push_back(std::move(name));
+    }
   }
-  return names;
+  return due;
 }
 
 }  // namespace durable_internal

@@ -18,9 +18,10 @@
 //
 // Columns: name (PK), slot (SlotFor(name): its occurrences' slot too),
 // every_us, anchor_us, cron (canonical text), zone, payload, overlap,
-// catch_up, grace_us, max_runs, paused, last_us, plan_us (first occurrence
-// after last_us: the duty's key), next_us (reported next run), version,
-// created_us, updated_us. Index (slot, plan_us) WHERE NOT paused.
+// catch_up, grace_us, max_runs, paused, last_us, plan_us (when the
+// owner's duty advances it again, AdvancePlan::plan_us: the duty's key),
+// next_us (reported next run), version, created_us, updated_us. Index (slot,
+// plan_us) WHERE NOT paused.
 //
 // Thread safety: as the connection (one thread at a time).
 
@@ -110,11 +111,10 @@ absl::StatusOr<CompleteAndAdvanceResult> CompleteAndAdvanceTx(
 
 // DueSchedules()
 //
-// Names of unpaused schedules of `slots` whose next unwritten occurrence
-// is due before now + `horizon_us`, at most `limit`, soonest first.
-absl::StatusOr<std::vector<std::string>> DueSchedules(
-    PGconn* conn, absl::Span<const int> slots, int64_t horizon_us,
-    int64_t limit);
+// As ScheduleStoreApi::DueSchedules() (schedule_store_api.h).
+absl::StatusOr<DueScheduleList> DueSchedules(PGconn* conn,
+                                             absl::Span<const int> slots,
+                                             int64_t horizon_us, int64_t limit);
 
 }  // namespace durable_internal
 }  // namespace timingwheel

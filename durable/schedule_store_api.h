@@ -31,6 +31,7 @@
 #define TIMINGWHEEL_DURABLE_SCHEDULE_STORE_API_H_
 
 #include <cstdint>
+#include <limits>
 #include <string>
 #include <vector>
 
@@ -48,6 +49,13 @@ namespace durable_internal {
 struct ScheduleWrite {
   InsertResult inserted;
   int64_t written = 0;  // Occurrence tasks written.
+};
+
+// What `DueSchedules()` found: the schedules to advance now, and how long
+// until the next of the others is to be advanced (max int64: none known).
+struct DueScheduleList {
+  std::vector<std::string> names;
+  int64_t next_in_us = std::numeric_limits<int64_t>::max();
 };
 
 // What `CompleteAndAdvance()` did.
@@ -128,9 +136,13 @@ class ScheduleStoreApi {
 
   // ScheduleStoreApi::DueSchedules()
   //
-  // Names of unpaused schedules of `slots` whose next unwritten occurrence
-  // is due before now + `horizon_us`, at most `limit`, soonest first.
-  virtual absl::StatusOr<std::vector<std::string>> DueSchedules(
+  // Names of unpaused schedules of `slots` to advance now, at most
+  // `limit`, soonest first: a kSkipWhileRunning one whose `plan_us` is
+  // before now + `horizon_us`, a kRunAnyway one whose `plan_us` is before
+  // now + kRunAnywayPlanLeadUs (schedule_plan.h). `next_in_us`: how long
+  // until the next of the others is due so (from the first `limit` + 1
+  // rows by that instant).
+  virtual absl::StatusOr<DueScheduleList> DueSchedules(
       absl::Span<const int> slots, int64_t horizon_us, int64_t limit) = 0;
 };
 

@@ -403,15 +403,17 @@ void DurableScheduler::MaintenanceLoop() {
                       renewer_->live_nodes() != balanced_for_nodes;
              });
   duties.Add("requeue abandoned", 0, 0, alive([this] { RequeueAbandoned(); }));
-  duties.Add(
-      "horizon load", half_horizon, start + half_horizon, alive([this] {
-        LoadHorizon();
-        RunScheduleDuty();  // Recurring schedules (scheduler_schedules.cc).
-      }),
-      [this, &load_now] {
-        return load_now ||
-               (load_retry_at_ != 0 && RealNanos() >= load_retry_at_);
-      });
+  duties.Add("horizon load", half_horizon, start + half_horizon,
+             alive([this] { LoadHorizon(); }), [this, &load_now] {
+               return load_now ||
+                      (load_retry_at_ != 0 && RealNanos() >= load_retry_at_);
+             });
+  // Recurring schedules (scheduler_schedules.cc): with each load, and when
+  // a schedule's written-ahead occurrences run low (schedule_duty_at_).
+  duties.Add("recurring schedules", half_horizon, start + half_horizon,
+             alive([this] { RunScheduleDuty(); }), [this, &load_now] {
+               return load_now || RealNanos() >= schedule_duty_at_;
+             });
   duties.Add("fire", 0, 0, alive([this] { FireWaiting(); }));
   duties.Add("delete finished", cleanup_every, start + cleanup_every,
              alive([this] { DeleteFinished(); }));
@@ -512,6 +514,7 @@ void DurableScheduler::MaintenanceLoop() {
     if (broken) next = std::min(next, next_reconnect);
     if (RealNanos() < backoff_until_) next = std::min(next, backoff_until_);
     if (load_retry_at_ != 0) next = std::min(next, load_retry_at_);
+    next = std::min(next, schedule_duty_at_);
     if (stopping) next = std::min(next, RealNanos() + 10 * 1000 * 1000);
     int64_t timeout_ms = (next - RealNanos() + 999999) / 1000000;
     timeout_ms = std::max<int64_t>(0, std::min<int64_t>(timeout_ms, 1000));

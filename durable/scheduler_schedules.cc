@@ -6,6 +6,8 @@
 // choice of occurrences in schedule_plan.cc.
 
 #include <algorithm>
+#include <cstdint>
+#include <limits>
 #include <string>
 #include <utility>
 #include <vector>
@@ -14,6 +16,7 @@
 #include "durable/durable_scheduler.h"
 #include "durable/fault_point.h"
 #include "durable/occurrence_id.h"
+#include "durable/real_clock.h"
 #include "durable/schedule_calls.h"
 #include "durable/schedule_store_api.h"
 
@@ -90,19 +93,36 @@ void DurableScheduler::AdvanceScheduleOnMaintenance(const std::string& name) {
 }
 
 void DurableScheduler::RunScheduleDuty() {
+  schedule_duty_at_ = std::numeric_limits<int64_t>::max();
   std::vector<int> slots;
   for (const durable_internal::SlotEpoch& owned : leases_->owned()) {
     slots.push_back(owned.slot);
   }
   if (slots.empty()) return;
-  absl::StatusOr<std::vector<std::string>> due =
-      store_->DueSchedules(slots, absl::ToInt64Microseconds(options_.horizon),
-                           kMaxSchedulesPerRound);
+  const int64_t horizon_us = absl::ToInt64Microseconds(options_.horizon);
+  absl::StatusOr<durable_internal::DueScheduleList> due =
+      store_->DueSchedules(slots, horizon_us, kMaxSchedulesPerRound);
   if (!due.ok()) {
     NoteDbError(due.status());
     return;
   }
-  for (const std::string& name : *due) AdvanceScheduleOnMaintenance(name);
+  for (const std::string& name : due->names) {
+    AdvanceScheduleOnMaintenance(name);
+  }
+  if (!due->names.empty()) {
+    // Their new plans: when the next one is due. (Those still due, a
+    // kSkipWhileRunning one whose run is running, wait for the
+    // half-horizon round, as before.)
+    due = store_->DueSchedules(slots, horizon_us, kMaxSchedulesPerRound);
+    if (!due.ok()) {
+      NoteDbError(due.status());
+      return;
+    }
+  }
+  // At most one round away (the periodic duty comes then anyway).
+  const int64_t in_us = std::min<int64_t>(
+      due->next_in_us, absl::ToInt64Microseconds(options_.horizon) / 2 + 1);
+  schedule_duty_at_ = durable_internal::RealNanos() + in_us * 1000;
 }
 
 absl::StatusOr<durable_internal::CompleteResult>

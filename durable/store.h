@@ -218,8 +218,9 @@ class Store final : public StoreApi {
       absl::Span<const Completion> completions, int64_t horizon_us,
       absl::Span<const std::string> names, const Inserter& inserter,
       const AttemptLog& log) override;
-  absl::StatusOr<std::vector<std::string>> DueSchedules(
-      absl::Span<const int> slots, int64_t horizon_us, int64_t limit) override;
+  absl::StatusOr<DueScheduleList> DueSchedules(absl::Span<const int> slots,
+                                               int64_t horizon_us,
+                                               int64_t limit) override;
 
   // The connection (for tests that read plans, and the schedules' SQL).
   PGconn* conn() { return conn_; }

@@ -56,8 +56,9 @@ absl::StatusOr<CompleteAndAdvanceResult> Store::CompleteAndAdvance(
                               log);
 }
 
-absl::StatusOr<std::vector<std::string>> Store::DueSchedules(
-    absl::Span<const int> slots, int64_t horizon_us, int64_t limit) {
+absl::StatusOr<DueScheduleList> Store::DueSchedules(absl::Span<const int> slots,
+                                                    int64_t horizon_us,
+                                                    int64_t limit) {
   return durable_internal::DueSchedules(conn_, slots, horizon_us, limit);
 }
 

@@ -98,7 +98,7 @@ class FakeDatabase {
     int slot = 0;
     bool paused = false;
     int64_t last_us = 0;  // Newest occurrence written or skipped.
-    int64_t plan_us = 0;  // First occurrence after last_us.
+    int64_t plan_us = 0;  // AdvancePlan::plan_us (schedule_plan.h).
     int64_t next_us = 0;  // The next run, as reported.
     int64_t version = 0;
   };

@@ -133,7 +133,7 @@ class FakeStore final : public durable_internal::StoreApi {
       int64_t horizon_us, absl::Span<const std::string> names,
       const durable_internal::Inserter& inserter,
       const durable_internal::AttemptLog& log) override;
-  absl::StatusOr<std::vector<std::string>> DueSchedules(
+  absl::StatusOr<durable_internal::DueScheduleList> DueSchedules(
       absl::Span<const int> slots, int64_t horizon_us, int64_t limit) override;
 
  private:

@@ -134,8 +134,7 @@ absl::StatusOr<ScheduleWrite> FakeStore::AdvanceLocked(
                        newest->second.state == TaskState::kRunning;
   }
   absl::StatusOr<AdvancePlan> plan = durable_internal::PlanAdvance(
-      *recurrence, schedule.definition.policy, schedule.last_us, now_us,
-      inserter.horizon_us, prior);
+      *recurrence, schedule.definition.policy, schedule.last_us, now_us, prior);
   if (!plan.ok()) return plan.status();
   const std::vector<InsertRow> rows = durable_internal::OccurrenceRows(
       schedule.definition, schedule.slot, plan->write_us);
@@ -297,26 +296,35 @@ absl::StatusOr<CompleteAndAdvanceResult> FakeStore::CompleteAndAdvance(
   return result;
 }
 
-absl::StatusOr<std::vector<std::string>> FakeStore::DueSchedules(
+absl::StatusOr<durable_internal::DueScheduleList> FakeStore::DueSchedules(
     absl::Span<const int> slots, int64_t horizon_us, int64_t limit) {
   internal::MutexLock lock(db_->mu_);
   TW_FAKE_FAIL("DueSchedules");
-  const int64_t until_us = db_->NowLocked() + horizon_us;
-  std::vector<std::pair<int64_t, std::string>> due;
+  const int64_t now_us = db_->NowLocked();
+  std::vector<std::pair<int64_t, std::string>> rows;
   for (const auto& [name, schedule] : db_->schedules_) {
-    if (schedule.paused || schedule.plan_us > until_us) continue;
+    if (schedule.paused) continue;
     if (std::find(slots.begin(), slots.end(), schedule.slot) == slots.end()) {
       continue;
     }
-    due.emplace_back(schedule.plan_us, name);
+    // As kDueSql (schedule_store.cc).
+    const int64_t lead_us =
+        schedule.definition.policy.overlap == Overlap::kRunAnyway
+            ? durable_internal::kRunAnywayPlanLeadUs
+            : horizon_us;
+    rows.emplace_back(schedule.plan_us - now_us - lead_us, name);
   }
-  std::sort(due.begin(), due.end());
-  std::vector<std::string> names;
-  for (const auto& [plan_us, name] : due) {
-    if (static_cast<int64_t>(names.size()) >= limit) break;
-    names.push_back(name);
+  std::sort(rows.begin(), rows.end());
+  durable_internal::DueScheduleList due;
+  for (const auto& [in_us, name] : rows) {
+    if (in_us > 0) {
+      due.next_in_us = in_us;
+      break;
+    }
+    if (static_cast<int64_t>(due.names.size()) >= limit) break;
+    due.names.push_back(name);
   }
-  return names;
+  return due;
 }
 
 }  // namespace durable_testing

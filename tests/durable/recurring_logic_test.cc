@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "absl/status/status.h"
+#include "absl/synchronization/notification.h"
 #include "absl/time/clock.h"
 #include "absl/time/time.h"
 #include "durable/durable_scheduler.h"
@@ -145,6 +146,47 @@ TEST_P(RecurringLogicTest, RunAnywayRunsEveryOccurrenceOnce) {
   EXPECT_GT(info->next_run, absl::UnixEpoch());
   scheduler->Shutdown();
   ExpectEachOnceOnTime(recorder_, "overlapping");
+  ExpectContiguous(recorder_);
+}
+
+// A kRunAnyway schedule every 200 ms with the default one-hour horizon
+// (the half-horizon round is 30 minutes away): at most
+// kMaxOccurrencesAhead occurrences wait at once, and the owner's duty tops
+// them up in time by itself (the handlers block, so no completion does):
+// each occurrence runs, none twice, none skipped for being written late
+// (a 50 ms grace would skip it).
+TEST_P(RecurringLogicTest, RunAnywayKeepsAtMostTheBoundWaiting) {
+  absl::Notification release;
+  recorder_.SetResult([&](const DurableTask&) {
+    release.WaitForNotification();
+    return absl::OkStatus();
+  });
+  auto scheduler = Start(Options("a"));
+  ASSERT_NE(scheduler, nullptr);
+  ASSERT_TRUE(scheduler
+                  ->CreateSchedule(Every("every-200ms", Overlap::kRunAnyway,
+                                         CatchUp::kSkipMissed))
+                  .ok());
+  EXPECT_LE(CountWaiting(), kMaxOccurrencesAhead);  // The first may run.
+  // Three times the bound fire (RUNNING, held by the blocked handlers).
+  int64_t most_waiting = 0;
+  ASSERT_TRUE(WaitFor([&] {
+    most_waiting = std::max(most_waiting, CountWaiting());
+    return CountInState(TaskState::kRunning) >= 3 * kMaxOccurrencesAhead;
+  }));
+  // One more may be due and not yet fired while the bound waits ahead.
+  EXPECT_LE(most_waiting, kMaxOccurrencesAhead + 1);
+  EXPECT_GE(CountWaiting(), kMaxOccurrencesAhead / 2);
+  // NEXT RUN: the earliest waiting occurrence, not after LAST RUN.
+  auto info = scheduler->GetSchedule("every-200ms");
+  ASSERT_TRUE(info.ok()) << info.status();
+  EXPECT_LE(info->next_run, info->last_run);
+  EXPECT_GT(info->next_run, absl::Now() - absl::Seconds(1));
+  release.Notify();
+  const size_t ran = static_cast<size_t>(3 * kMaxOccurrencesAhead);
+  ASSERT_TRUE(WaitFor([&] { return recorder_.size() >= ran; }));
+  scheduler->Shutdown();
+  ExpectEachOnceOnTime(recorder_, "every-200ms");
   ExpectContiguous(recorder_);
 }
 

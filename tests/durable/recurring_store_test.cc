@@ -21,10 +21,13 @@
 #include "durable/testing/postgres_fixture.h"
 #include "durable/testing/store_inspector.h"
 #include "gtest/gtest.h"
+#include "tests/durable/test_util.h"
 
 namespace timingwheel {
 namespace durable_internal {
 namespace {
+
+using durable_test::WaitFor;
 
 constexpr int64_t kEveryUs = 100000;  // 100 ms.
 
@@ -108,7 +111,12 @@ class RecurringStoreTest : public ::testing::Test {
         CreateScheduleTx(store_->conn(), Every(overlap, catch_up), 0, client);
     EXPECT_TRUE(created.ok()) << created.status();
     FinishAll();
-    absl::SleepFor(absl::Seconds(1));  // The outage.
+    // The outage: ten occurrences after those written ahead (kRunAnyway
+    // writes kMaxOccurrencesAhead at the creation).
+    absl::SleepFor(absl::Seconds(1) +
+                   (overlap == Overlap::kRunAnyway
+                        ? kMaxOccurrencesAhead * absl::Microseconds(kEveryUs)
+                        : absl::ZeroDuration()));
     auto before = Inspect().DbNowUs();
     EXPECT_TRUE(before.ok()) << before.status();
     written_minus_before_us_ = 0;
@@ -151,10 +159,15 @@ TEST_F(RecurringStoreTest, OutageCatchUpRunOnceRunsTheNewestOnce) {
 TEST_F(RecurringStoreTest, OutageCatchUpRunEachMissedRunsTheNewestMaxRuns) {
   std::vector<int64_t> due =
       AfterOutage(Overlap::kRunAnyway, CatchUp::kRunEachMissed);
-  // The newest three missed ones (max_runs); the future ones are written
-  // by the owner's duty once within its horizon (a client's is 0).
-  ASSERT_EQ(due.size(), 3u);
+  // The newest three missed ones (max_runs), then the next
+  // kMaxOccurrencesAhead, written ahead whatever the horizon (a client's
+  // is 0).
+  ASSERT_EQ(due.size(), 3u + kMaxOccurrencesAhead);
   EXPECT_LE(due[2], 0);
+  EXPECT_GT(due[3], -kEveryUs / 2);
+  for (size_t i = 4; i < due.size(); ++i) {
+    EXPECT_EQ(due[i] - due[i - 1], kEveryUs);
+  }
   // The newest missed one: within one period of the advance's clock, which
   // it read some milliseconds before the write measured from (under load);
   // the next older one is a whole period further.
@@ -216,6 +229,76 @@ TEST_F(RecurringStoreTest, ConcurrentAdvancesWriteEachOccurrenceOnce) {
   EXPECT_EQ(rows, created->written + written[0] + written[1]);
   // Consecutive: none lost, none twice (the ids are the primary key).
   EXPECT_EQ((tasks->max_due_us - tasks->min_due_us) / 5000 + 1, rows);
+  // At most the bound written ahead (what the advances left not yet due).
+  auto now = Inspect().DbNowUs();
+  ASSERT_TRUE(now.ok()) << now.status();
+  EXPECT_LE((tasks->max_due_us - *now) / 5000, kMaxOccurrencesAhead);
+}
+
+// A kRunAnyway schedule every 100 ms (`*/3 * * * * *` alike, faster)
+// with a one-hour horizon: the creation writes kMaxOccurrencesAhead
+// occurrences; then, advanced as the owner's duty advances it (when
+// DueSchedules() says it is due), each advance tops them up to the bound
+// again and no further, each occurrence is written once (consecutive, the
+// rows those written) and well before it is due.
+TEST_F(RecurringStoreTest, RunAnywayKeepsAtMostTheBoundWaiting) {
+  constexpr int64_t kCronLikeUs = 100000;
+  RecurringSchedule s = Every(Overlap::kRunAnyway, CatchUp::kSkipMissed);
+  s.name = "cron-like";
+  s.every = absl::Microseconds(kCronLikeUs);
+  s.policy.grace = absl::ZeroDuration();
+  Inserter owner;
+  owner.slot_count = 1;
+  owner.horizon_us = 3600LL * 1000000;  // 36,000 occurrences.
+  auto created = CreateScheduleTx(store_->conn(), s, 0, owner);
+  ASSERT_TRUE(created.ok()) << created.status();
+  EXPECT_EQ(created->written, kMaxOccurrencesAhead);
+  int64_t written = created->written;
+  // Occurrences written and not yet due right after an advance wrote (on
+  // the clock of its insert).
+  auto ahead_of = [&](int64_t now_us) {
+    int64_t n = 0;
+    for (int64_t due_us : WaitingDueUs()) n += due_us > now_us;
+    return n;
+  };
+  EXPECT_EQ(ahead_of(created->inserted.db_now_us), kMaxOccurrencesAhead);
+  const int slot = 0;
+  auto due = DueSchedules(store_->conn(), {&slot, 1}, owner.horizon_us, 100);
+  ASSERT_TRUE(due.ok()) << due.status();
+  EXPECT_TRUE(due->names.empty()) << "due before half of them are";
+  // The fourth of them: 300 to 400 ms after the creation.
+  EXPECT_GT(due->next_in_us, 0);
+  EXPECT_LE(due->next_in_us, 4 * kCronLikeUs);
+  for (int refill = 0; refill < 4; ++refill) {
+    SCOPED_TRACE(refill);
+    ASSERT_TRUE(WaitFor([&] {
+      due = DueSchedules(store_->conn(), {&slot, 1}, owner.horizon_us, 100);
+      return !due.ok() || !due->names.empty();
+    }));
+    ASSERT_TRUE(due.ok()) << due.status();
+    auto w = AdvanceScheduleTx(store_->conn(), "cron-like", owner);
+    ASSERT_TRUE(w.ok()) << w.status();
+    ASSERT_GT(w->written, 0);
+    written += w->written;
+    const int64_t now_us = w->inserted.db_now_us;
+    const int64_t ahead = ahead_of(now_us);
+    EXPECT_LE(ahead, kMaxOccurrencesAhead) << "more than the bound ahead";
+    EXPECT_GE(ahead, kMaxOccurrencesAhead - 1);
+    // The oldest it wrote is due at least three intervals later.
+    std::vector<int64_t> all = WaitingDueUs();
+    ASSERT_GE(all.size(), static_cast<size_t>(w->written));
+    EXPECT_GT(all[all.size() - w->written], now_us + 3 * kCronLikeUs)
+        << "written late";
+  }
+  auto tasks = Inspect().SummarizeTasks();
+  ASSERT_TRUE(tasks.ok()) << tasks.status();
+  EXPECT_EQ(tasks->count, written);
+  EXPECT_EQ((tasks->max_due_us - tasks->min_due_us) / kCronLikeUs + 1, written)
+      << "an occurrence lost or written twice";
+  auto info = GetScheduleTx(store_->conn(), "cron-like");
+  ASSERT_TRUE(info.ok()) << info.status();
+  EXPECT_EQ(absl::ToUnixMicros(info->next_run), tasks->min_due_us);
+  EXPECT_EQ(absl::ToUnixMicros(info->last_run), tasks->max_due_us);
 }
 
 }  // namespace

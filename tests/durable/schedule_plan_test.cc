@@ -7,6 +7,9 @@
 #include "durable/schedule_plan.h"
 
 #include <cstdint>
+#include <iterator>
+#include <map>
+#include <random>
 #include <set>
 #include <vector>
 
@@ -35,8 +38,7 @@ std::vector<int64_t> RunSkipWhileRunning(const Recurrence& r, absl::Time from,
   int64_t now = last;
   PriorOccurrence prior;
   while (now < absl::ToUnixMicros(to)) {
-    absl::StatusOr<AdvancePlan> plan =
-        PlanAdvance(r, policy, last, now, 0, prior);
+    absl::StatusOr<AdvancePlan> plan = PlanAdvance(r, policy, last, now, prior);
     EXPECT_TRUE(plan.ok()) << plan.status();
     if (!plan.ok() || plan->write_us.size() != 1) {
       ADD_FAILURE() << "one occurrence at a time";
@@ -45,7 +47,7 @@ std::vector<int64_t> RunSkipWhileRunning(const Recurrence& r, absl::Time from,
     // While it is unfinished, nothing more is written.
     PriorOccurrence unfinished{true, true};
     absl::StatusOr<AdvancePlan> waiting =
-        PlanAdvance(r, policy, plan->last_us, now, 0, unfinished);
+        PlanAdvance(r, policy, plan->last_us, now, unfinished);
     EXPECT_TRUE(waiting.ok() && waiting->write_us.empty());
     const int64_t at = plan->write_us[0];
     EXPECT_GT(at, last);
@@ -119,7 +121,6 @@ TEST(SchedulePlanTest, RunAnywayWritesAheadEachOccurrenceOnceThroughOutages) {
   policy.max_runs = RecurrencePolicy::kMaxRunsLimit;
   const absl::Time from = NewYork(2026, 10, 31, 20, 0, zone);
   const absl::Time to = NewYork(2026, 11, 1, 6, 0, zone);
-  const int64_t horizon_us = absl::ToInt64Microseconds(absl::Hours(1));
   std::set<int64_t> written;
   int64_t last = absl::ToUnixMicros(from);
   // Duty rounds every 30 minutes, with a 3-hour outage over the night.
@@ -129,7 +130,7 @@ TEST(SchedulePlanTest, RunAnywayWritesAheadEachOccurrenceOnceThroughOutages) {
                   ? absl::Hours(3)
                   : absl::Minutes(30)) {
     absl::StatusOr<AdvancePlan> plan =
-        PlanAdvance(*r, policy, last, absl::ToUnixMicros(now), horizon_us, {});
+        PlanAdvance(*r, policy, last, absl::ToUnixMicros(now), {});
     ASSERT_TRUE(plan.ok()) << plan.status();
     for (int64_t t : plan->write_us) {
       EXPECT_GT(t, last);
@@ -143,6 +144,94 @@ TEST(SchedulePlanTest, RunAnywayWritesAheadEachOccurrenceOnceThroughOutages) {
     if (t < absl::ToUnixMicros(to)) got.push_back(t);
   }
   EXPECT_EQ(got, expected);
+}
+
+// A schedule every 3 s, advanced by the owner's duty at each plan instant
+// (up to half an interval late) and at random completions in between: at
+// most kMaxOccurrencesAhead occurrences written and not yet due at any
+// time, each written once, in order, and several intervals before it is
+// due (never late for want of being written).
+TEST(SchedulePlanTest, RunAnywayWritesAtMostTheBoundAhead) {
+  const int64_t every_us = 3000000;
+  absl::StatusOr<Recurrence> r =
+      Recurrence::Every(absl::Microseconds(every_us), absl::UnixEpoch());
+  ASSERT_TRUE(r.ok());
+  RecurrencePolicy policy;
+  policy.overlap = Overlap::kRunAnyway;
+  policy.catch_up = CatchUp::kSkipMissed;
+  policy.grace = absl::ZeroDuration();
+  const int64_t start = absl::ToUnixMicros(absl::FromUnixSeconds(1800000000));
+  const int64_t end = start + 3600 * int64_t{1000000};
+  std::map<int64_t, int64_t> written_at;  // Occurrence -> instant written.
+  std::mt19937_64 rng(7);
+  int64_t last = start;
+  int64_t now = start;
+  int advances = 0;
+  while (now < end) {
+    absl::StatusOr<AdvancePlan> plan =
+        PlanAdvance(*r, policy, last, now, PriorOccurrence{});
+    ASSERT_TRUE(plan.ok()) << plan.status();
+    ++advances;
+    for (int64_t t : plan->write_us) {
+      EXPECT_GT(t, last);
+      EXPECT_TRUE(written_at.emplace(t, now).second) << "written twice";
+    }
+    last = plan->last_us;
+    const int64_t ahead =
+        std::distance(written_at.upper_bound(now), written_at.end());
+    ASSERT_LE(ahead, kMaxOccurrencesAhead) << "more than the bound ahead";
+    ASSERT_GE(ahead, kMaxOccurrencesAhead / 2);
+    // NEXT RUN: the first occurrence after now, written.
+    EXPECT_EQ(plan->next_us, written_at.upper_bound(now)->first);
+    ASSERT_NE(plan->plan_us, kNoOccurrenceUs);
+    const int64_t duty_at = plan->plan_us - kRunAnywayPlanLeadUs;
+    EXPECT_GT(duty_at, now);
+    // The duty comes up to half an interval late; a completion may advance
+    // it earlier.
+    int64_t next = duty_at + static_cast<int64_t>(rng() % (every_us / 2));
+    if (rng() % 3 == 0) {
+      next = now + 1 + static_cast<int64_t>(rng() % (duty_at - now));
+    }
+    now = next;
+  }
+  // Every occurrence once, none skipped, each written at least 4 intervals
+  // before it was due (but the first ones, written at the creation).
+  int64_t expected = start + every_us;
+  for (const auto& [t, at] : written_at) {
+    EXPECT_EQ(t, expected) << "lost";
+    expected = t + every_us;
+    if (at != start) {
+      EXPECT_LE(at, t - 4 * every_us) << "written late";
+    }
+  }
+  EXPECT_GE(written_at.rbegin()->first, end);
+  // A few advances per 8 occurrences (about 1,200 in the hour), not one
+  // per occurrence.
+  EXPECT_LT(advances, 1200);
+}
+
+// A row an older version wrote a whole horizon ahead: nothing more is
+// written until only half the bound waits.
+TEST(SchedulePlanTest, RunAnywayOverTheBoundWritesNothingUntilItRunsLow) {
+  absl::StatusOr<Recurrence> r =
+      Recurrence::Every(absl::Seconds(3), absl::UnixEpoch());
+  ASSERT_TRUE(r.ok());
+  RecurrencePolicy policy;
+  policy.overlap = Overlap::kRunAnyway;
+  const int64_t now = 1800000000LL * 1000000;
+  const int64_t last = now + 3600LL * 1000000;  // 1,200 ahead.
+  absl::StatusOr<AdvancePlan> plan =
+      PlanAdvance(*r, policy, last, now, PriorOccurrence{});
+  ASSERT_TRUE(plan.ok()) << plan.status();
+  EXPECT_TRUE(plan->write_us.empty());
+  EXPECT_EQ(plan->last_us, last);
+  EXPECT_EQ(plan->plan_us - kRunAnywayPlanLeadUs,
+            last - (kMaxOccurrencesAhead + 1) / 2 * 3000000);
+  EXPECT_EQ(plan->next_us, now + 3000000);
+  for (int bad : {0, 1, kMaxOccurrencesAhead + 1}) {
+    EXPECT_TRUE(absl::IsInvalidArgument(
+        PlanAdvance(*r, policy, last, now, PriorOccurrence{}, bad).status()));
+  }
 }
 
 TEST(SchedulePlanTest, RecurrenceOfNamesTheBadField) {

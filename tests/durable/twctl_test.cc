@@ -529,6 +529,35 @@ TEST_F(TwctlTest, SchedulesListsTheRecurringSchedules) {
   ASSERT_EQ(only.code, 0) << Describe(only);
   EXPECT_NE(only.out.find("often@"), std::string::npos) << only.out;
   EXPECT_EQ(only.out.find("plain"), std::string::npos) << only.out;
+
+  // A kRunAnyway schedule keeps kMaxOccurrencesAhead occurrences written:
+  // `--schedule` lists those, and NEXT RUN is the first of them (from an
+  // hour ahead, so none runs during the test).
+  RecurringSchedule beats;
+  beats.name = "beats";
+  beats.every = absl::Seconds(3);
+  beats.anchor = absl::FromUnixSeconds(absl::ToUnixSeconds(absl::Now()) + 3600);
+  beats.payload = "b";
+  beats.policy.overlap = Overlap::kRunAnyway;
+  ASSERT_TRUE(scheduler_->CreateSchedule(beats).ok());
+  Ran beats_only = Db({"list", "--schedule", "beats"});
+  ASSERT_EQ(beats_only.code, 0) << Describe(beats_only);
+  int listed = 0;
+  for (size_t at = beats_only.out.find("beats@"); at != std::string::npos;
+       at = beats_only.out.find("beats@", at + 1)) {
+    ++listed;
+  }
+  EXPECT_EQ(listed, kMaxOccurrencesAhead) << beats_only.out;
+  Ran beats_json = Db({"schedules", "--json"});
+  ASSERT_EQ(beats_json.code, 0) << Describe(beats_json);
+  // The anchor is the first occurrence.
+  EXPECT_NE(
+      beats_json.out.find(absl::StrCat(
+          "\"next_run\":\"", absl::FormatTime("%Y-%m-%dT%H:%M:%S", beats.anchor,
+                                              absl::UTCTimeZone()))),
+      std::string::npos)
+      << "NEXT RUN is the first occurrence written\n"
+      << beats_json.out;
 }
 
 TEST_F(TwctlTest, MigrateDryRunChangesNothingAndNewerIsRefused) {

@@ -65,6 +65,8 @@ M = {
  # Recurrence advance.
  "skip_while_running_overlaps": ("durable/schedule_plan.cc", "if (prior.exists && prior.unfinished) {", "if (false && prior.exists && prior.unfinished) {"),
  "advance_forgets_written": ("durable/schedule_plan.cc", "    plan.last_us = std::max(plan.last_us, plan.write_us.back());", "    plan.last_us = plan.last_us;"),
+ "run_anyway_ignores_bound": ("durable/schedule_plan.cc", "absl::InfiniteFuture(), bound - ahead)) {", "absl::InfiniteFuture(), bound)) {"),
+ "schedule_duty_no_wakeup": ("durable/scheduler_schedules.cc", "  schedule_duty_at_ = durable_internal::RealNanos() + in_us * 1000;", "  (void)in_us;"),
  # Acquisition.
  "acquire_takes_live_lease": ("durable/store_leases.cc", "  WHERE owner IS NULL OR lease_until_us <= tw_now_us()\n  ORDER BY slot LIMIT $2", "  WHERE true\n  ORDER BY slot LIMIT $2"),
  "acquire_no_epoch_bump": ("durable/store_leases.cc", "WHERE live.slot = l.slot)) + 1,", "WHERE live.slot = l.slot)),"),
@@ -113,6 +115,8 @@ TESTS = {
  "discard_is_a_failure": ["//tests/durable:handler_outcome_test"],
  "skip_while_running_overlaps": ["//tests/durable:schedule_plan_test", "//tests/durable:recurring_logic_test", "//tests/durable:recurring_store_test"],
  "advance_forgets_written": ["//tests/durable:schedule_plan_test", "//tests/durable:recurring_logic_test", "//tests/durable:recurring_store_test"],
+ "run_anyway_ignores_bound": ["//tests/durable:schedule_plan_test", "//tests/durable:recurring_store_test", "//tests/durable:recurring_logic_test"],
+ "schedule_duty_no_wakeup": ["//tests/durable:recurring_logic_test"],
  "acquire_takes_live_lease": ["//tests/durable:store_takeover_test", "//tests/durable:multi_scheduler_test", "//tests/durable:store_test"],
  "acquire_no_epoch_bump": ["//tests/durable:store_takeover_test", "//tests/durable:store_test"],
 }

@@ -142,8 +142,11 @@ struct ScheduleInfo {
   // included), or else the next one to be written; InfiniteFuture() when
   // paused or when there is none.
   absl::Time next_run = absl::InfiniteFuture();
-  // The newest occurrence written as a task or skipped by the policies;
-  // the creation instant before the first.
+  // The newest occurrence whose time has come, written as a task or
+  // skipped by the policies; the creation instant before the first. For a
+  // kRunAnyway schedule, whose next occurrences are written ahead, that is
+  // the latest stored occurrence due by now (the newest written when none
+  // is stored any more), never a future instant.
   absl::Time last_run = absl::InfinitePast();
   int64_t version = 0;  // Changes with every write of the schedule's row.
 };

@@ -32,16 +32,24 @@ constexpr char kLockSql[] = "SELECT" TW_SCHEDULE_COLUMNS
 // earliest occurrence written ahead and still waiting when that is earlier
 // (kRunAnyway writes up to kMaxOccurrencesAhead of them; an overdue one is
 // the next run).
+// As reported (ScheduleInfo::last_run): the stored last occurrence when it
+// has come due; else (kRunAnyway writes ahead) the latest stored occurrence
+// whose due time has come, or, with none stored, the stored one.
 // The occurrences of a schedule are the ids in OccurrenceRange(name).
-#define TW_SCHEDULE_REPORTED_COLUMNS                                 \
-  " name, slot, every_us, anchor_us, cron, zone, payload, overlap, " \
-  "catch_up, grace_us, max_runs, paused, last_us, plan_us, "         \
-  "least(next_us, (SELECT min(t.due_us) FROM tw_timer t, (SELECT "   \
-  "'\\x1b74772d7363686564756c653a'::bytea || "                       \
-  "convert_to(length(tw_schedule.name)::text, 'UTF8') || "           \
-  "'\\x3a'::bytea || tw_schedule.name AS p) o WHERE t.task_id >= "   \
-  "o.p || '\\x40'::bytea AND t.task_id < o.p || '\\x41'::bytea AND " \
-  "t.state < 2)) AS next_us, version, kind, priority "
+#define TW_SCHEDULE_OCCURRENCES                                          \
+  " FROM tw_timer t, (SELECT '\\x1b74772d7363686564756c653a'::bytea || " \
+  "convert_to(length(tw_schedule.name)::text, 'UTF8') || "               \
+  "'\\x3a'::bytea || tw_schedule.name AS p) o WHERE t.task_id >= "       \
+  "o.p || '\\x40'::bytea AND t.task_id < o.p || '\\x41'::bytea "
+#define TW_SCHEDULE_REPORTED_COLUMNS                                     \
+  " name, slot, every_us, anchor_us, cron, zone, payload, overlap, "     \
+  "catch_up, grace_us, max_runs, paused, "                               \
+  "CASE WHEN last_us <= tw_now_us() THEN last_us ELSE coalesce((SELECT " \
+  "max(t.due_us)" TW_SCHEDULE_OCCURRENCES                                \
+  "AND t.due_us <= tw_now_us()), "                                       \
+  "last_us) END AS last_us, plan_us, "                                   \
+  "least(next_us, (SELECT min(t.due_us)" TW_SCHEDULE_OCCURRENCES         \
+  "AND t.state < 2)) AS next_us, version, kind, priority "
 
 constexpr char kGetSql[] =
     "SELECT" TW_SCHEDULE_REPORTED_COLUMNS "FROM tw_schedule WHERE name = $1";

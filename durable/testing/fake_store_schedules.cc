@@ -46,20 +46,27 @@ durable_internal::StoredSchedule StoredOf(const Schedule& schedule) {
 }
 
 // As reported (the store's TW_SCHEDULE_REPORTED_COLUMNS): the stored next
-// run, or the earliest occurrence written ahead and still waiting.
+// run, or the earliest occurrence written ahead and still waiting; the
+// stored last run once it has come due, else the latest stored occurrence
+// whose due time has come (the stored one when none is stored).
 durable_internal::StoredSchedule ReportedOf(
     const Schedule& schedule,
-    const std::map<std::string, FakeDatabase::Task>& tasks) {
+    const std::map<std::string, FakeDatabase::Task>& tasks, int64_t now_us) {
   durable_internal::StoredSchedule stored = StoredOf(schedule);
   const auto [first, last] =
       durable_internal::OccurrenceRange(schedule.definition.name);
+  int64_t latest_due = -1;
   for (auto it = tasks.lower_bound(first);
        it != tasks.end() && it->first < last; ++it) {
     if (it->second.state == TaskState::kPending ||
         it->second.state == TaskState::kScheduled) {
       stored.next_us = std::min(stored.next_us, it->second.due_us);
     }
+    if (it->second.due_us <= now_us) {
+      latest_due = std::max(latest_due, it->second.due_us);
+    }
   }
+  if (stored.last_us > now_us && latest_due >= 0) stored.last_us = latest_due;
   return stored;
 }
 
@@ -247,8 +254,8 @@ absl::StatusOr<std::vector<ScheduleInfo>> FakeStore::ListSchedules() {
   TW_FAKE_FAIL("ListSchedules");
   std::vector<ScheduleInfo> infos;
   for (const auto& [name, schedule] : db_->schedules_) {
-    infos.push_back(
-        durable_internal::ScheduleInfoOf(ReportedOf(schedule, db_->tasks_)));
+    infos.push_back(durable_internal::ScheduleInfoOf(
+        ReportedOf(schedule, db_->tasks_, db_->NowLocked())));
   }
   return infos;
 }
@@ -261,7 +268,7 @@ absl::StatusOr<ScheduleInfo> FakeStore::GetSchedule(const std::string& name) {
     return absl::NotFoundError("no such schedule");
   }
   return durable_internal::ScheduleInfoOf(
-      ReportedOf(found->second, db_->tasks_));
+      ReportedOf(found->second, db_->tasks_, db_->NowLocked()));
 }
 
 absl::StatusOr<ScheduleWrite> FakeStore::AdvanceSchedule(

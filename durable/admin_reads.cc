@@ -83,6 +83,13 @@ SELECT kind, count(*) AS n FROM tw_timer
 WHERE finished_us IS NULL AND state < 2 AND due_us <= $1 GROUP BY kind
 )sql";
 
+// Each kind's tasks finished since $1, SUCCESS and FAILED.
+constexpr char kRecentByKindSql[] = R"sql(
+SELECT kind, count(*) FILTER (WHERE state = 3) AS succeeded,
+       count(*) FILTER (WHERE state = 4) AS failed
+FROM tw_timer WHERE finished_us >= $1 GROUP BY kind
+)sql";
+
 // $1 state (-1: any), [$2, $3) due range, $4 id prefix, $5 paging on,
 // $6 the last id of the previous page, $7 the limit, $8 kind filter on,
 // $9 the kind.
@@ -192,6 +199,21 @@ absl::StatusOr<StoreStatus> AdminStore::Impl::ReadStatus() {
       AdminKind& k = kinds[kind];
       k.kind = kind;
       k.overdue = n;
+    }
+    r = PgExec(conn_, kRecentByKindSql,
+               PgParams().Int64(now_us -
+                                absl::ToInt64Microseconds(kKindRecentWindow)));
+    if (!r.ok()) return r.status();
+    for (int i = 0; i < r->rows(); ++i) {
+      PgRow row(*r, i);
+      const std::string kind = row.Bytes("kind");
+      const int64_t succeeded = row.Int("succeeded");
+      const int64_t failed = row.Int("failed");
+      if (!row.status().ok()) return row.status();
+      AdminKind& k = kinds[kind];
+      k.kind = kind;
+      k.succeeded_recently = succeeded;
+      k.failed_recently = failed;
     }
     for (auto& [name, kind] : kinds) out.kinds.push_back(std::move(kind));
 

@@ -128,6 +128,9 @@ struct AdminNode {
 // AdminKind: one task kind (task.h, `ScheduleRequest::kind`): a kind some
 // scheduler registered (`tw_kind`), or one that unregistered tasks carry,
 // or both. Test: AdminHistoryTest.StatusListsKindsAndTheirTasks.
+// The window of AdminKind's throughput counts.
+inline constexpr absl::Duration kKindRecentWindow = absl::Minutes(5);
+
 struct AdminKind {
   std::string kind;         // Empty: the default kind (never registered).
   bool registered = false;  // A row of tw_kind names it.
@@ -139,6 +142,13 @@ struct AdminKind {
   // snapshot as `StoreStatus::overdue`, which they add up to). Test:
   // AdminHistoryTest.StatusCountsOverdueTasksByKind.
   int64_t overdue = 0;
+  // Throughput: its tasks that finished SUCCESS / FAILED within the last
+  // kKindRecentWindow (5 minutes, the database's clock), counted from the
+  // finished rows the schedulers keep (`DurableOptions::retain_finished`,
+  // 24 h by default; a retention shorter than the window undercounts).
+  // Test: AdminHistoryTest.StatusCountsOverdueTasksByKind.
+  int64_t succeeded_recently = 0;
+  int64_t failed_recently = 0;
   // PENDING, SCHEDULED and RUNNING tasks (state < SUCCESS).
   int64_t unfinished() const { return counts[0] + counts[1] + counts[2]; }
 };

@@ -465,9 +465,23 @@ TEST_F(AdminHistoryTest, StatusCountsOverdueTasksByKind) {
   insert("m5", "mail", -kMinute, TaskState::kFailed);
   insert("d1", "", -kMinute, TaskState::kPending);
   insert("b1", "bill", kMinute, TaskState::kScheduled);
+  insert("b2", "bill", -kMinute, TaskState::kSuccess);
+  insert("b3", "bill", -kMinute, TaskState::kSuccess);
+  // Finished before the throughput window: not counted in it.
+  durable_testing::InsertedTask old;
+  old.id = "b4";
+  old.kind = "bill";
+  old.due_in_us = -20 * kMinute;
+  old.state = TaskState::kSuccess;
+  old.finished_us = absl::ToUnixMicros(absl::Now() - absl::Minutes(10));
+  ASSERT_NO_FATAL_FAILURE(Insert(old));
   auto status = admin_->Status();
   ASSERT_TRUE(status.ok()) << status.status();
   ASSERT_EQ(status->kinds.size(), 3u);
+  EXPECT_EQ(status->kinds[1].succeeded_recently, 2) << "b2, b3; not b4";
+  EXPECT_EQ(status->kinds[1].failed_recently, 0);
+  EXPECT_EQ(status->kinds[2].succeeded_recently, 0);
+  EXPECT_EQ(status->kinds[2].failed_recently, 1) << "m5";
   EXPECT_EQ(status->kinds[0].kind, "");
   EXPECT_EQ(status->kinds[0].overdue, 1);
   EXPECT_EQ(status->kinds[1].kind, "bill");

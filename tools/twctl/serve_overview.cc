@@ -143,7 +143,7 @@ std::string KindsTable(const StoreStatus& s) {
       "<h2>Kinds</h2>\n<table id=\"kinds\"><tr><th>kind</th><th>registered "
       "by</th><th>registered</th><th>pending</th><th>scheduled</th>"
       "<th>running</th><th>overdue</th><th>failed</th><th>succeeded</th>"
-      "</tr>\n";
+      "<th>succeeded, last 5 min</th><th>failed, last 5 min</th></tr>\n";
   for (const AdminKind& k : s.kinds) {
     absl::StrAppend(
         &out, "<tr data-kind=\"", HexEncode(k.kind), "\"><td class=\"kind\">",
@@ -158,7 +158,10 @@ std::string KindsTable(const StoreStatus& s) {
         k.counts[1], "</td><td class=\"num\">", k.counts[2],
         "</td><td class=\"num overdue\">", k.overdue,
         "</td><td class=\"num failed\">", k.counts[kFailed],
-        "</td><td class=\"num\">", k.counts[3], "</td></tr>\n");
+        "</td><td class=\"num\">", k.counts[3],
+        "</td><td class=\"num succeeded-recently\">", k.succeeded_recently,
+        "</td><td class=\"num failed-recently\">", k.failed_recently,
+        "</td></tr>\n");
   }
   out += "</table>\n";
   return out;

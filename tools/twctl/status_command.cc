@@ -149,7 +149,14 @@ void PrintJson(Context& context, const StoreStatus& s,
     for (int i = 0; i < kTaskStateCount; ++i) {
       j.Key(TaskStateName(static_cast<TaskState>(i))).Int(k.counts[i]);
     }
-    j.EndObject().Key("overdue").Int(k.overdue).EndObject();
+    j.EndObject()
+        .Key("overdue")
+        .Int(k.overdue)
+        .Key("succeeded_5m")
+        .Int(k.succeeded_recently)
+        .Key("failed_5m")
+        .Int(k.failed_recently)
+        .EndObject();
   }
   j.EndArray();
   j.EndObject();
@@ -159,7 +166,8 @@ void PrintJson(Context& context, const StoreStatus& s,
 // Every kind: who registered it, its unfinished tasks by state.
 void PrintKinds(std::ostream& out, const StoreStatus& s) {
   Table kinds({"KIND", "REGISTERED BY", "REGISTERED", "PENDING", "SCHEDULED",
-               "RUNNING", "OVERDUE", "FAILED", "SUCCEEDED"});
+               "RUNNING", "OVERDUE", "FAILED", "SUCCEEDED", "DONE/5M",
+               "FAILED/5M"});
   for (const AdminKind& k : s.kinds) {
     kinds.AddRow({KindLabel(k.kind),
                   k.registered     ? EscapeBytes(k.node_id)
@@ -168,7 +176,9 @@ void PrintKinds(std::ostream& out, const StoreStatus& s) {
                   k.registered ? UtcTime(k.registered_at) : "-",
                   absl::StrCat(k.counts[0]), absl::StrCat(k.counts[1]),
                   absl::StrCat(k.counts[2]), absl::StrCat(k.overdue),
-                  absl::StrCat(k.counts[4]), absl::StrCat(k.counts[3])});
+                  absl::StrCat(k.counts[4]), absl::StrCat(k.counts[3]),
+                  absl::StrCat(k.succeeded_recently),
+                  absl::StrCat(k.failed_recently)});
   }
   if (kinds.size() == 0) kinds.AddRow({"(none)"});
   out << kinds.Render() << "\n";

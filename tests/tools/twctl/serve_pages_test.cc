@@ -231,7 +231,8 @@ TEST(ServePagesTest, KindsAndAttemptErrorsAreEscaped) {
   EXPECT_TRUE(Has(overview,
                   "<td class=\"num\">3</td><td class=\"num overdue\">0</td>"
                   "<td class=\"num failed\">5</td><td class=\"num\">4</td>"
-                  "</tr>"))
+                  "<td class=\"num succeeded-recently\">0</td>"
+                  "<td class=\"num failed-recently\">0</td></tr>"))
       << overview;
   EXPECT_TRUE(Has(overview, "not registered"));
 }

@@ -151,6 +151,7 @@ set(TIMINGWHEEL_DURABLE_SOURCES
   ${PROJECT_SOURCE_DIR}/durable/periodic_duties.cc
   ${PROJECT_SOURCE_DIR}/durable/pg_exec.cc
   ${PROJECT_SOURCE_DIR}/durable/pg_params.cc
+  ${PROJECT_SOURCE_DIR}/durable/pooler_probe.cc
   ${PROJECT_SOURCE_DIR}/durable/producer_functions.cc
   ${PROJECT_SOURCE_DIR}/durable/prometheus.cc
   ${PROJECT_SOURCE_DIR}/durable/recurrence.cc
@@ -203,6 +204,7 @@ set(TIMINGWHEEL_DURABLE_HEADERS
   durable/periodic_duties.h
   durable/pg_exec.h
   durable/pg_params.h
+  durable/pooler_probe.h
   durable/producer_functions.h
   durable/prometheus.h
   durable/real_clock.h

@@ -22,6 +22,7 @@
 #include "absl/strings/str_cat.h"
 #include "durable/fault_point.h"
 #include "durable/fire_batch.h"
+#include "durable/pooler_probe.h"
 #include "durable/request.h"
 #include "durable/scheduler_metrics.h"
 #include "durable/scheduler_shared.h"
@@ -217,6 +218,11 @@ absl::Status DurableScheduler::Start() {
   // The renewals' own connection.
   absl::StatusOr<std::unique_ptr<durable_internal::StoreApi>> renew_store;
   if (store_factory_ == nullptr) {
+    // First, before any session setting, advisory lock or migration could
+    // land on a pooled server connection that other clients inherit.
+    absl::Status direct = durable_internal::CheckNotPooled(
+        options_.conninfo, "a DurableScheduler");
+    if (!direct.ok()) return direct;
     client = durable_internal::ClientCore::Create(std::move(client_options));
     if (!client.ok()) return client.status();
     store = Store::Connect(options_.conninfo, limits);

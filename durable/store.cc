@@ -22,8 +22,6 @@
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
-#include "absl/time/clock.h"
-#include "absl/time/time.h"
 #include "durable/pg_exec.h"
 #include "durable/pg_params.h"
 #include "durable/redact.h"
@@ -46,65 +44,6 @@ absl::Status ListenToBoth(PGconn* conn) {
   absl::Status status = PgExec(conn, "LISTEN timingwheel").status();
   if (!status.ok()) return status;
   return PgExec(conn, "LISTEN timingwheel_stop").status();
-}
-
-// Whether notifications reach `conn`, which LISTENs. A pooler in
-// transaction mode (PgBouncer's pool_mode = transaction) hands the server
-// connection that ran LISTEN back to its pool after that statement, and
-// nothing sent to it arrives here. One is sent from a second connection
-// with the same parameters, and awaited for at most `wait`. Notifications
-// of other channels read meanwhile are dropped (called before the
-// scheduler holds any slot, whose first load reads every due row). When
-// the second connection cannot be made, nothing is concluded (OK).
-absl::Status CheckNotificationsArrive(PGconn* conn, absl::Duration wait) {
-  absl::Status status = PgExec(conn, "LISTEN timingwheel_probe").status();
-  if (!status.ok()) return status;
-  PQconninfoOption* options = PQconninfo(conn);
-  std::vector<const char*> keys, values;
-  for (PQconninfoOption* o = options; o != nullptr && o->keyword != nullptr;
-       ++o) {
-    if (o->val == nullptr || o->val[0] == '\0') continue;
-    keys.push_back(o->keyword);
-    values.push_back(o->val);
-  }
-  keys.push_back(nullptr);
-  values.push_back(nullptr);
-  PGconn* sender = PQconnectdbParams(keys.data(), values.data(), 0);
-  PQconninfoFree(options);
-  bool sent = false;
-  if (sender != nullptr && PQstatus(sender) == CONNECTION_OK) {
-    PGresult* r = PQexec(sender, "NOTIFY timingwheel_probe");
-    sent = PQresultStatus(r) == PGRES_COMMAND_OK;
-    PQclear(r);
-  }
-  PQfinish(sender);
-  bool arrived = !sent;
-  const absl::Time deadline = absl::Now() + wait;
-  while (!arrived) {
-    if (PQconsumeInput(conn) == 0) break;
-    while (PGnotify* note = PQnotifies(conn)) {
-      if (absl::string_view(note->relname) == "timingwheel_probe") {
-        arrived = true;
-      }
-      PQfreemem(note);
-    }
-    const absl::Duration left = deadline - absl::Now();
-    if (arrived || left <= absl::ZeroDuration()) break;
-    pollfd fd = {PQsocket(conn), POLLIN, 0};
-    (void)poll(&fd, 1, static_cast<int>(absl::ToInt64Milliseconds(left)) + 1);
-  }
-  status = PgExec(conn, "UNLISTEN timingwheel_probe").status();
-  if (!status.ok()) return status;
-  if (!arrived) {
-    return absl::FailedPreconditionError(
-        "notifications sent to this scheduler's connection do not arrive: "
-        "is conninfo a connection pooler in transaction mode (PgBouncer's "
-        "pool_mode = transaction)? A DurableScheduler needs a direct or "
-        "session-pooled connection (LISTEN, session advisory locks); only "
-        "producers may use a transaction pooler (docs/durable.md, \"Behind "
-        "PgBouncer\")");
-  }
-  return absl::OkStatus();
 }
 
 // Server notices (NOTICE, WARNING) are not errors; libpq would print them.
@@ -283,9 +222,8 @@ absl::StatusOr<PgResult> Store::ExecPrepared(const char* name, const char* sql,
 
 absl::Status Store::Listen() {
   absl::Status status = ListenToBoth(conn_);
-  if (!status.ok()) return status;
-  listening_ = true;
-  return CheckNotificationsArrive(conn_, absl::Seconds(3));
+  if (status.ok()) listening_ = true;
+  return status;
 }
 
 int Store::socket() const { return PQsocket(conn_); }

@@ -185,6 +185,9 @@ enum class ReplaceMode {
   // Keep whichever is due later: debounce ("run 5 s after the last
   // event").
   kKeepLater,
+  // (In both keep modes, a task kept (kKept) keeps its own payload, kind
+  // and priority: the request's are dropped. Send the data that must not
+  // be lost in a replacement by kReplace, or keep it beside the task.)
 };
 
 // ScheduleOutcome

@@ -20,6 +20,7 @@
 #include "absl/time/time.h"
 #include "durable/durable_client.h"
 #include "durable/durable_scheduler.h"
+#include "durable/pooler_probe.h"
 #include "durable/schedule_in_transaction.h"
 #include "gtest/gtest.h"
 #include "libpq-fe.h"
@@ -134,6 +135,45 @@ TEST_F(PgBouncerTest, ASchedulerBehindTheTransactionPoolerIsRefused) {
   EXPECT_NE(scheduler.status().message().find("transaction mode"),
             std::string::npos)
       << scheduler.status();
+  // It was refused before it set anything on a pooled server connection:
+  // both of the pool's server connections (held at once by two open
+  // transactions) keep the defaults, and no node lock was left on one.
+  PGconn* a = PQconnectdb(pooled_.c_str());
+  PGconn* b = PQconnectdb(pooled_.c_str());
+  for (PGconn* c : {a, b}) {
+    ASSERT_EQ(PQstatus(c), CONNECTION_OK) << PQerrorMessage(c);
+    PQclear(PQexec(c, "BEGIN"));
+  }
+  for (PGconn* c : {a, b}) {
+    PGresult* r =
+        PQexec(c,
+               "SELECT current_setting('statement_timeout'), "
+               "current_setting('application_name'), "
+               "(SELECT count(*) FROM pg_locks WHERE locktype = 'advisory' AND "
+               "database = (SELECT oid FROM pg_database "
+               "WHERE datname = current_database()))");
+    ASSERT_EQ(PQresultStatus(r), PGRES_TUPLES_OK) << PQerrorMessage(c);
+    EXPECT_EQ(std::string(PQgetvalue(r, 0, 0)), "0") << "a leaked timeout";
+    EXPECT_EQ(std::string(PQgetvalue(r, 0, 1)).rfind("timingwheel", 0),
+              std::string::npos)
+        << "a leaked application_name: " << PQgetvalue(r, 0, 1);
+    EXPECT_EQ(std::string(PQgetvalue(r, 0, 2)), "0") << "a leaked node lock";
+    PQclear(r);
+  }
+  for (PGconn* c : {a, b}) {
+    PQclear(PQexec(c, "COMMIT"));
+    PQfinish(c);
+  }
+}
+
+// twctl runs the same check before it connects (tools/twctl/main.cc): a
+// direct connection passes, the pooler is refused naming the tool.
+TEST_F(PgBouncerTest, ThePoolerProbeTellsThePoolerFromADirectConnection) {
+  EXPECT_TRUE(durable_internal::CheckNotPooled(db_->conninfo(), "twctl").ok());
+  absl::Status pooled = durable_internal::CheckNotPooled(pooled_, "twctl");
+  EXPECT_TRUE(absl::IsFailedPrecondition(pooled)) << pooled;
+  EXPECT_NE(pooled.message().find("twctl needs a direct"), std::string::npos)
+      << pooled;
 }
 
 // ScheduleInTransaction() on the caller's connection through the pooler,

@@ -15,7 +15,9 @@
 #include <string>
 #include <vector>
 
+#include "absl/status/status.h"
 #include "durable/admin_store.h"
+#include "durable/pooler_probe.h"
 #include "tools/twctl/cli.h"
 #include "tools/twctl/commands.h"
 
@@ -59,6 +61,10 @@ int Main(const std::vector<std::string>& argv) {
                     "no database: pass --db CONNINFO or set TIMINGWHEEL_DB"),
                 kExitUsage);
   }
+  // Before anything is set on a session: a transaction pooler would hand
+  // twctl's session settings to its other clients.
+  absl::Status direct = durable_internal::CheckNotPooled(conninfo, "twctl");
+  if (!direct.ok()) return Fail(context, direct, kExitCannotConnect);
   auto admin = AdminStore::Connect(conninfo);
   if (!admin.ok()) return Fail(context, admin.status(), kExitCannotConnect);
   context.admin = admin->get();

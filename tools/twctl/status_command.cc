@@ -216,7 +216,11 @@ void PrintProblems(std::ostream& out, const StatusSummary& sum) {
         {"failing kind",
          absl::StrCat(KindLabel(k.kind), ": ",
                       k.counts[static_cast<int>(TaskState::kFailed)],
-                      " FAILED (twctl list --state FAILED --kind ...)")});
+                      " FAILED (twctl list --state FAILED ",
+                      k.kind.empty()
+                          ? std::string("--kind=")
+                          : absl::StrCat("--kind '", EscapeBytes(k.kind), "'"),
+                      ")")});
   }
   for (const AdminKind& k : sum.unhandled_kinds) {
     problems.AddRow({"kind without a handler",

@@ -548,6 +548,17 @@ TEST_F(TwctlTest, SchedulesListsTheRecurringSchedules) {
     ++listed;
   }
   EXPECT_EQ(listed, kMaxOccurrencesAhead) << beats_only.out;
+  // Each occurrence is also named readably: its schedule and instant.
+  EXPECT_NE(beats_only.out.find("OCCURRENCE OF"), std::string::npos)
+      << beats_only.out;
+  EXPECT_NE(beats_only.out.find(absl::StrCat(
+                "beats @ ", absl::FormatTime("%Y-%m-%dT%H:%M:%SZ", beats.anchor,
+                                             absl::UTCTimeZone()))),
+            std::string::npos)
+      << beats_only.out;
+  EXPECT_EQ(plain.out.find("OCCURRENCE OF"), std::string::npos)
+      << "no occurrence, no column\n"
+      << plain.out;
   Ran beats_json = Db({"schedules", "--json"});
   ASSERT_EQ(beats_json.code, 0) << Describe(beats_json);
   // The anchor is the first occurrence.

@@ -3,6 +3,7 @@
 // twctl list: tasks by id, filtered, a page at a time.
 
 #include <string>
+#include <vector>
 
 #include "absl/strings/match.h"
 #include "absl/strings/numbers.h"
@@ -120,8 +121,10 @@ int RunList(Context& context) {
           .Key("kind")
           .String(t.kind)
           .Key("priority")
-          .Int(t.priority)
-          .EndObject();
+          .Int(t.priority);
+      const std::string occurrence = OccurrenceLabel(t.id);
+      if (!occurrence.empty()) j.Key("occurrence").String(occurrence);
+      j.EndObject();
     }
     j.EndArray().Key("more").Bool(page->more).Key("next_after");
     if (page->more) {
@@ -133,12 +136,29 @@ int RunList(Context& context) {
     *context.out << j.str() << "\n";
     return kExitOk;
   }
-  Table table(
-      {"ID", "STATE", "KIND", "DUE", "ATTEMPT", "SLOT", "PAYLOAD BYTES"});
+  // Occurrences of recurring schedules get a last column naming the
+  // schedule and the instant (their ids stay as twctl takes them back).
+  bool occurrences = false;
   for (const TaskSummary& t : page->tasks) {
-    table.AddRow({EscapeBytes(t.id), TaskStateName(t.state), KindLabel(t.kind),
-                  UtcTime(t.due), absl::StrCat(t.attempt), absl::StrCat(t.slot),
-                  absl::StrCat(t.payload_bytes)});
+    occurrences = occurrences || !OccurrenceLabel(t.id).empty();
+  }
+  std::vector<std::string> header = {"ID",      "STATE", "KIND",         "DUE",
+                                     "ATTEMPT", "SLOT",  "PAYLOAD BYTES"};
+  if (occurrences) header.push_back("OCCURRENCE OF");
+  Table table(header);
+  for (const TaskSummary& t : page->tasks) {
+    std::vector<std::string> row = {EscapeBytes(t.id),
+                                    TaskStateName(t.state),
+                                    KindLabel(t.kind),
+                                    UtcTime(t.due),
+                                    absl::StrCat(t.attempt),
+                                    absl::StrCat(t.slot),
+                                    absl::StrCat(t.payload_bytes)};
+    if (occurrences) {
+      const std::string label = OccurrenceLabel(t.id);
+      row.push_back(label.empty() ? "-" : label);
+    }
+    table.AddRow(row);
   }
   *context.out << table.Render();
   if (page->more) {

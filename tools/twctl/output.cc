@@ -7,6 +7,8 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+#include "absl/time/time.h"
+#include "durable/occurrence_id.h"
 
 namespace timingwheel {
 namespace twctl {
@@ -263,6 +265,16 @@ std::string Table::Render() const {
 
 std::string UtcTime(absl::Time t) {
   return absl::FormatTime("%Y-%m-%dT%H:%M:%E6SZ", t, absl::UTCTimeZone());
+}
+
+std::string OccurrenceLabel(absl::string_view id) {
+  std::string name;
+  int64_t us = 0;
+  if (!durable_internal::ParseOccurrenceId(id, &name, &us)) return "";
+  return absl::StrCat(
+      EscapeBytes(name), " @ ",
+      absl::FormatTime("%Y-%m-%dT%H:%M:%E*SZ", absl::FromUnixMicros(us),
+                       absl::UTCTimeZone()));
 }
 
 std::string KindLabel(absl::string_view kind) {

@@ -119,6 +119,14 @@ class Table {
   std::vector<std::vector<std::string>> rows_;
 };
 
+// OccurrenceLabel()
+//
+// For the task id of a recurring schedule's occurrence (a byte \x1b, then
+// "tw-schedule:...", durable/occurrence_id.h), "NAME @ 2026-12-05T03:00:00Z"
+// with the name's bytes escaped as `EscapeBytes()` does; "" for any other
+// id. The id itself stays what twctl prints and takes back.
+std::string OccurrenceLabel(absl::string_view id);
+
 // KindLabel()
 //
 // A task kind in a table: "-" for the default kind "", else

@@ -80,6 +80,9 @@ int RunShow(Context& context) {
     JsonWriter j;
     j.BeginObject();
     WriteBytesField(j, "id", d->id);
+    if (const std::string of = OccurrenceLabel(d->id); !of.empty()) {
+      j.Key("occurrence").String(of);
+    }
     j.Key("state")
         .String(TaskStateName(d->state))
         .Key("attempt")
@@ -132,6 +135,9 @@ int RunShow(Context& context) {
   }
   Table table({});
   table.AddRow({"id", EscapeBytes(d->id)});
+  if (const std::string of = OccurrenceLabel(d->id); !of.empty()) {
+    table.AddRow({"occurrence of", of});
+  }
   table.AddRow({"state", TaskStateName(d->state)});
   table.AddRow({"kind", d->kind.empty() ? "- (the default kind)"
                                         : EscapeBytes(d->kind)});

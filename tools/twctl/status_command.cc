@@ -246,11 +246,16 @@ void PrintText(Context& context, const StoreStatus& s,
   }
   summary.AddRow({"tasks", counts});
   summary.AddRow(
-      {"next due", s.next_due.has_value()
-                       ? absl::StrCat(UtcTime(*s.next_due), " (in ",
-                                      FormatAge(*s.next_due - s.db_now), ")  ",
-                                      EscapeBytes(s.next_due_id))
-                       : "-"});
+      {"next due",
+       s.next_due.has_value()
+           ? absl::StrCat(
+                 UtcTime(*s.next_due), " (in ",
+                 FormatAge(*s.next_due - s.db_now), ")  ",
+                 EscapeBytes(s.next_due_id),
+                 OccurrenceLabel(s.next_due_id).empty()
+                     ? ""
+                     : absl::StrCat(" (", OccurrenceLabel(s.next_due_id), ")"))
+           : "-"});
   summary.AddRow(
       {"overdue",
        s.oldest_overdue_due.has_value()

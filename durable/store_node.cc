@@ -22,6 +22,19 @@ namespace timingwheel {
 namespace durable_internal {
 namespace {
 
+// The CTEs `k` (the lock's key for node id $1) and `holder` (the other
+// sessions holding it in this database), shared by the statements below.
+#define TW_NODE_LOCK_HOLDERS                                               \
+  "k AS (SELECT hashtextextended('timingwheel node ' || $1, 0) AS key),\n" \
+  "holder AS (\n"                                                          \
+  "  SELECT l.pid FROM pg_locks l, k\n"                                    \
+  "  WHERE l.locktype = 'advisory' AND l.granted AND l.objsubid = 1\n"     \
+  "    AND l.database = (SELECT oid FROM pg_database\n"                    \
+  "                      WHERE datname = current_database())\n"            \
+  "    AND l.classid = ((k.key >> 32) & 4294967295)::oid\n"                \
+  "    AND l.objid = (k.key & 4294967295)::oid\n"                          \
+  "    AND l.pid <> pg_backend_pid()),\n"
+
 constexpr char kLockSql[] =
     "SELECT pg_advisory_lock(hashtextextended('timingwheel node ' || $1, 0))";
 
@@ -33,16 +46,7 @@ constexpr char kRelockSql[] = R"sql(
 WITH got AS (
   SELECT pg_try_advisory_lock(hashtextextended('timingwheel node ' || $1, 0))
     AS got),
-k AS (SELECT hashtextextended('timingwheel node ' || $1, 0) AS key),
-holder AS (
-  SELECT l.pid FROM pg_locks l, k
-  WHERE l.locktype = 'advisory' AND l.granted AND l.objsubid = 1
-    AND l.database = (SELECT oid FROM pg_database
-                      WHERE datname = current_database())
-    AND l.classid = ((k.key >> 32) & 4294967295)::oid
-    AND l.objid = (k.key & 4294967295)::oid
-    AND l.pid <> pg_backend_pid()),
-own AS MATERIALIZED (
+)sql" TW_NODE_LOCK_HOLDERS R"sql(own AS MATERIALIZED (
   SELECT a.pid FROM pg_stat_activity a, got
   WHERE NOT got.got AND $2 <> '' AND a.application_name = $2
     AND a.pid IN (SELECT pid FROM holder)),
@@ -68,16 +72,7 @@ live AS (
                  WHERE node_id = $1 AND heartbeat_us > n.now - $2)
       OR EXISTS (SELECT FROM tw_slot_lease, n
                  WHERE owner = $1 AND lease_until_us > n.now) AS live),
-k AS (SELECT hashtextextended('timingwheel node ' || $1, 0) AS key),
-holder AS (
-  SELECT l.pid FROM pg_locks l, k
-  WHERE l.locktype = 'advisory' AND l.granted AND l.objsubid = 1
-    AND l.database = (SELECT oid FROM pg_database
-                      WHERE datname = current_database())
-    AND l.classid = ((k.key >> 32) & 4294967295)::oid
-    AND l.objid = (k.key & 4294967295)::oid
-    AND l.pid <> pg_backend_pid()),
-victim AS MATERIALIZED (
+)sql" TW_NODE_LOCK_HOLDERS R"sql(victim AS MATERIALIZED (
   SELECT a.pid FROM pg_stat_activity a, live
   WHERE NOT live.live AND a.pid <> pg_backend_pid()
     AND (a.pid IN (SELECT pid FROM holder)

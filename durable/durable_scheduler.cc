@@ -260,7 +260,11 @@ absl::Status DurableScheduler::Start() {
   }
   absl::Status status = (*store)->Listen();
   if (!status.ok()) return status;
-  status = (*store)->RegisterKinds(options_.node_id, kinds_->names());
+  // The default kind is registered too when this scheduler runs it, so
+  // that `twctl status` can flag default-kind tasks no scheduler runs.
+  std::vector<std::string> registered = kinds_->names();
+  if (options_.handler) registered.insert(registered.begin(), "");
+  status = (*store)->RegisterKinds(options_.node_id, registered);
   if (!status.ok()) return status;
   load_limit_ = kMaxLoad;
   acquire_limit_ = options_.slot_count;

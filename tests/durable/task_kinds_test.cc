@@ -140,8 +140,7 @@ TEST_F(TaskKindsTest, OptionsWithBadKindsAreRefused) {
 // an operator can tell default-kind tasks no scheduler will ever run.
 TEST_F(TaskKindsTest, TheDefaultKindIsRegisteredOnlyWithADefaultHandler) {
   Recorder email;
-  const std::string registered =
-      "SELECT count(*) FROM tw_kind WHERE kind = ''";
+  const std::string registered = "SELECT count(*) FROM tw_kind WHERE kind = ''";
   {
     DurableOptions options = Options("kinds-only");
     options.handler = nullptr;

@@ -353,6 +353,26 @@ bool DurableScheduler::HandlersStillRunning() {
          (owned_executor_ != nullptr && owned_executor_->IsCurrentThread());
 }
 
+absl::Status DurableScheduler::Health() const {
+  {
+    internal::MutexLock lock(mu_);
+    if (node_lost_) {
+      return absl::FailedPreconditionError(absl::StrCat(
+          "node_id \"", options_.node_id,
+          "\" was taken over by a replacement while this process was "
+          "stopped: it runs nothing more; shut it down"));
+    }
+    if (stopping_) return absl::CancelledError("Shutdown() was called");
+  }
+  if (renewer_ != nullptr && renewer_->stalled()) {
+    return absl::DeadlineExceededError(
+        "the maintenance thread has made no progress past the stall limit "
+        "(2 lease TTLs and 4 statement timeouts): its leases are no longer "
+        "renewed");
+  }
+  return absl::OkStatus();
+}
+
 DurableMetrics DurableScheduler::Metrics() const {
   internal::MutexLock lock(mu_);
   DurableMetrics m = metrics_;

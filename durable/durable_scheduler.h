@@ -337,6 +337,24 @@ class DurableScheduler {
   absl::StatusOr<std::vector<ScheduleInfo>> ListSchedules();
   absl::StatusOr<ScheduleInfo> GetSchedule(absl::string_view name);
 
+  // DurableScheduler::Health()
+  //
+  // OK while this process does its work; otherwise the reason restarting
+  // it is the fix, for a liveness probe (`MetricsHttpOptions::health`
+  // serves it at /healthz):
+  //   FailedPrecondition  a replacement took this node id over
+  //                       (`DurableMetrics::node_id_lost`): it runs nothing
+  //                       more.
+  //   DeadlineExceeded    the maintenance thread has made no progress for
+  //                       2 TTLs and 4 statement timeouts (wedged): its
+  //                       renewals stopped and its slots go to others.
+  //   Cancelled           `Shutdown()` was called.
+  // A database outage is not among them: the scheduler reconnects by
+  // itself (`DurableMetrics::reconnects`, `db_errors`), and restarting
+  // every process would not bring the database back. Thread-safe.
+  // Tests: SchedulerHealthTest.*, FaultNodeIdTest.*.
+  absl::Status Health() const;
+
   // DurableScheduler::Metrics()
   DurableMetrics Metrics() const;
 

@@ -32,22 +32,22 @@ absl::StatusOr<std::unique_ptr<MetricsHttpServer>> MetricsHttpServer::Start(
   const std::string health_path = options.health_path;
   auto render = std::move(options.render);
   auto health = std::move(options.health);
-  server.Get(".*", [path, render, health_path, health](
-                       const httplib::Request& request,
-                       httplib::Response& response) {
-    constexpr char kText[] = "text/plain; charset=utf-8";
-    if (request.path == path) {
-      response.set_content(render(), std::string(prometheus::kContentType));
-    } else if (health && request.path == health_path) {
-      const absl::Status status = health();
-      response.status = status.ok() ? 200 : 503;
-      response.set_content(status.ok() ? "ok\n" : status.ToString() + "\n",
-                           kText);
-    } else {
-      response.status = 404;
-      response.set_content("not found\n", kText);
-    }
-  });
+  server.Get(
+      ".*", [path, render, health_path, health](const httplib::Request& request,
+                                                httplib::Response& response) {
+        constexpr char kText[] = "text/plain; charset=utf-8";
+        if (request.path == path) {
+          response.set_content(render(), std::string(prometheus::kContentType));
+        } else if (health && request.path == health_path) {
+          const absl::Status status = health();
+          response.status = status.ok() ? 200 : 503;
+          response.set_content(status.ok() ? "ok\n" : status.ToString() + "\n",
+                               kText);
+        } else {
+          response.status = 404;
+          response.set_content("not found\n", kText);
+        }
+      });
   // Everything but GET (and HEAD, which httplib answers from GET).
   const auto not_allowed = [](const httplib::Request&,
                               httplib::Response& response) {

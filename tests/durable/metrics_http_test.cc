@@ -89,8 +89,8 @@ TEST(MetricsHttpTest, ServesTheHealthFunctionForALivenessProbe) {
   // One path for both is refused.
   options.health = [] { return absl::OkStatus(); };
   options.health_path = options.path;
-  EXPECT_TRUE(absl::IsInvalidArgument(
-      MetricsHttpServer::Start(options).status()));
+  EXPECT_TRUE(
+      absl::IsInvalidArgument(MetricsHttpServer::Start(options).status()));
 }
 
 TEST(MetricsHttpTest, OtherPathsAndMethodsAreRefused) {

@@ -33,9 +33,9 @@ TEST_F(SchedulerHealthTest, AWedgedMaintenanceThreadIsUnhealthyUntilItMoves) {
   ASSERT_TRUE(scheduler->Schedule("t", absl::Milliseconds(300), "p").ok());
   ASSERT_TRUE(claimed.WaitReached(absl::Seconds(10)));
   // The stall limit is 2 TTLs and 4 statement timeouts (about 3 s here).
-  EXPECT_TRUE(WaitFor(
-      [&] { return absl::IsDeadlineExceeded(scheduler->Health()); },
-      absl::Seconds(20)))
+  EXPECT_TRUE(
+      WaitFor([&] { return absl::IsDeadlineExceeded(scheduler->Health()); },
+              absl::Seconds(20)))
       << scheduler->Health();
   claimed.Resume();
   EXPECT_TRUE(WaitFor([&] { return scheduler->Health().ok(); }))

@@ -123,7 +123,9 @@ class DurableScheduler {
   //      has expired, its slots are free to take under higher epochs), it
   //      ends the holder's sessions (`pg_terminate_backend`; every
   //      connection of that process, found by its `application_name`,
-  //      "timingwheel scheduler <tag>") and takes the id at once;
+  //      "timingwheel scheduler <tag>") and takes the id at once; only a
+  //      holder of the id in this schema is judged and ended (the same id
+  //      in another schema of the database is refused, never ended);
   //   3. otherwise (a live duplicate, or a holder whose heartbeat is still
   //      fresh) waits once more for the lock timeout and fails with
   //      FailedPrecondition saying the id is held by another live

@@ -36,13 +36,19 @@ class StoreNodeTest : public ::testing::Test {
     ASSERT_TRUE(setup->EnsureSchema(16).ok());
   }
 
-  // A connection tagged `tag` (none when empty), with a short lock timeout.
-  std::unique_ptr<Store> Connect(const std::string& tag) {
+  // A connection tagged `tag` (none when empty), with a short lock timeout,
+  // its search_path `schema` (the default when empty).
+  std::unique_ptr<Store> Connect(const std::string& tag,
+                                 const std::string& schema = "") {
     SessionLimits limits;
     limits.statement_timeout_ms = 2000;
     limits.lock_timeout_ms = 100;
     limits.application_name = tag;
-    auto store = Store::Connect(db_->conninfo(), limits);
+    const std::string conninfo =
+        schema.empty()
+            ? db_->conninfo()
+            : absl::StrCat(db_->conninfo(), " options=-csearch_path=", schema);
+    auto store = Store::Connect(conninfo, limits);
     EXPECT_TRUE(store.ok()) << store.status();
     return store.ok() ? *std::move(store) : nullptr;
   }
@@ -50,10 +56,13 @@ class StoreNodeTest : public ::testing::Test {
   // Whether `store`'s session still answers.
   static bool Alive(Store& store) { return store.CheckSchema(16).ok(); }
 
+  // The sessions tagged `tag` on this test's database (tests of other runs
+  // share the server and the tags).
   int64_t Sessions(const std::string& tag) const {
     auto n = QueryInt(db_->conninfo(),
                       absl::StrCat("SELECT count(*) FROM pg_stat_activity "
-                                   "WHERE application_name = '",
+                                   "WHERE datname = current_database() "
+                                   "AND application_name = '",
                                    tag, "'"));
     return n.ok() ? *n : -1;
   }
@@ -122,6 +131,36 @@ TEST_F(StoreNodeTest, TakeOverEndsAStaleHoldersSessionsOnly) {
   EXPECT_TRUE(*replacement->LockNode("n2"));
   EXPECT_TRUE(Alive(*replacement));
   EXPECT_TRUE(Alive(*bystander));
+}
+
+// Two deployments in two schemas of one database, each with a scheduler
+// named "w1": the one starting second must not end the first (it is live
+// in its own schema, whatever this schema's tw_node says), only be refused.
+TEST_F(StoreNodeTest, TakeOverLeavesTheSameIdInAnotherSchemaAlone) {
+  ASSERT_TRUE(durable_testing::ExecSql(db_->conninfo(),
+                                       "CREATE SCHEMA tw_a; CREATE SCHEMA tw_b")
+                  .ok());
+  const std::string a_tag = "timingwheel scheduler 00000000000000a1";
+  std::unique_ptr<Store> a = Connect(a_tag, "tw_a");
+  std::unique_ptr<Store> a_renewals = Connect(a_tag, "tw_a");
+  ASSERT_NE(a, nullptr);
+  ASSERT_TRUE(a->EnsureSchema(16).ok());
+  ASSERT_TRUE(*a->LockNode("w1"));
+  ASSERT_TRUE(a_renewals->Renew("w1", {}, kTtlUs, 0, false).ok());
+
+  std::unique_ptr<Store> b =
+      Connect("timingwheel scheduler 00000000000000b1", "tw_b");
+  ASSERT_NE(b, nullptr);
+  ASSERT_TRUE(b->EnsureSchema(16).ok());
+  EXPECT_FALSE(*b->LockNode("w1"));
+  // tw_b has no heartbeat of w1: stale in tw_b's eyes, but not tw_b's.
+  auto ended = b->TakeOverNode("w1", kTtlUs);
+  ASSERT_TRUE(ended.ok()) << ended.status();
+  EXPECT_EQ(Sessions(a_tag), 2) << "a live scheduler of another schema "
+                                   "was ended";
+  EXPECT_TRUE(Alive(*a));
+  EXPECT_TRUE(Alive(*a_renewals));
+  EXPECT_FALSE(*b->LockNode("w1"));
 }
 
 }  // namespace

@@ -118,9 +118,11 @@ class DurableScheduler {
   //      a quarter of the lease TTL by default): a killed predecessor's id
   //      frees as soon as the server notices its session ended;
   //   2. then judges the holder on the database's clock: when no heartbeat
-  //      of the id is younger than `options.lease_ttl` and no lease of the
-  //      id is still valid (a stopped or hung process: every lease it held
-  //      has expired, its slots are free to take under higher epochs), it
+  //      of the id is younger than `options.lease_ttl`, no lease of the
+  //      id is still valid and the holder's session is older than the TTL
+  //      (not one still starting; a stopped or hung process: every lease
+  //      it held has expired, its slots are free to take under higher
+  //      epochs), it
   //      ends the holder's sessions (`pg_terminate_backend`; every
   //      connection of that process, found by its `application_name`,
   //      "timingwheel scheduler <tag>") and takes the id at once; only a

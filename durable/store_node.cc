@@ -76,21 +76,29 @@ FROM got
 
 // Judges the holder (of the schema's lock: one of this schema's
 // schedulers) on the database's clock: live while a heartbeat of the
-// id is younger than the TTL ($2) or a lease of the id is still valid.
+// id is younger than the TTL ($2) or a lease of the id is still valid, or
+// while a holding session is younger than the TTL (on the server's own
+// clock): a scheduler still starting, which took the id and has not
+// written its first heartbeat yet.
 // Only when stale, ends the holder's sessions and the other sessions
 // carrying its tag (its renewals' and its client's connections). One
 // statement, so that the judgement and the ending see the same moment.
 // pg_terminate_backend runs only in the select list over a MATERIALIZED
 // set: in a WHERE clause the planner may call it before the other
 // conditions, on every session (it did: the statement ended its own).
-constexpr char kTakeOverSql[] = R"sql(
-WITH n AS (SELECT tw_now_us() AS now),
+constexpr char kTakeOverSql[] = "WITH " TW_NODE_LOCK_HOLDERS R"sql(
+n AS (SELECT tw_now_us() AS now),
 live AS (
   SELECT EXISTS (SELECT FROM tw_node, n
                  WHERE node_id = $1 AND heartbeat_us > n.now - $2)
       OR EXISTS (SELECT FROM tw_slot_lease, n
-                 WHERE owner = $1 AND lease_until_us > n.now) AS live),
-)sql" TW_NODE_LOCK_HOLDERS R"sql(victim AS MATERIALIZED (
+                 WHERE owner = $1 AND lease_until_us > n.now)
+      OR EXISTS (SELECT FROM pg_stat_activity a
+                 WHERE a.pid IN (SELECT pid FROM holder)
+                   AND a.backend_start >
+                       clock_timestamp() - $2 * interval '1 microsecond')
+      AS live),
+victim AS MATERIALIZED (
   SELECT a.pid FROM pg_stat_activity a, live
   WHERE NOT live.live AND a.pid <> pg_backend_pid()
     AND a.datname = current_database()

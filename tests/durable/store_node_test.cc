@@ -67,6 +67,18 @@ class StoreNodeTest : public ::testing::Test {
     return n.ok() ? *n : -1;
   }
 
+  // The sessions tagged `tag` on this test's database younger than kTtlUs.
+  int64_t YoungSessions(const std::string& tag) const {
+    auto n =
+        QueryInt(db_->conninfo(),
+                 absl::StrCat("SELECT count(*) FROM pg_stat_activity "
+                              "WHERE datname = current_database() "
+                              "AND application_name = '",
+                              tag, "' AND backend_start > clock_timestamp() - ",
+                              kTtlUs, " * interval '1 microsecond'"));
+    return n.ok() ? *n : -1;
+  }
+
   std::unique_ptr<TestDatabase> db_;
 };
 
@@ -123,6 +135,8 @@ TEST_F(StoreNodeTest, TakeOverEndsAStaleHoldersSessionsOnly) {
                   "UPDATE tw_node SET heartbeat_us = tw_now_us() - 2000000 "
                   "WHERE node_id = 'n2'")
                   .ok());
+  // Its sessions older than the TTL too (younger, it may be starting).
+  ASSERT_TRUE(WaitFor([&] { return YoungSessions(stale_tag) == 0; }));
   ended = replacement->TakeOverNode("n2", kTtlUs);
   ASSERT_TRUE(ended.ok()) << ended.status();
   EXPECT_TRUE(*ended);
@@ -131,6 +145,22 @@ TEST_F(StoreNodeTest, TakeOverEndsAStaleHoldersSessionsOnly) {
   EXPECT_TRUE(*replacement->LockNode("n2"));
   EXPECT_TRUE(Alive(*replacement));
   EXPECT_TRUE(Alive(*bystander));
+}
+
+// A holder that took the id and has written no heartbeat yet, its session
+// younger than the TTL: a scheduler still starting, live; nothing ended.
+TEST_F(StoreNodeTest, TakeOverLeavesAHolderStillStartingAlone) {
+  const std::string tag = "timingwheel scheduler 00000000000000c1";
+  std::unique_ptr<Store> starting = Connect(tag);
+  ASSERT_TRUE(*starting->LockNode("n4"));
+  std::unique_ptr<Store> second =
+      Connect("timingwheel scheduler 00000000000000c2");
+  EXPECT_FALSE(*second->LockNode("n4"));
+  auto ended = second->TakeOverNode("n4", 60 * kTtlUs);
+  ASSERT_TRUE(ended.ok()) << ended.status();
+  EXPECT_FALSE(*ended);
+  EXPECT_TRUE(Alive(*starting));
+  EXPECT_EQ(Sessions(tag), 1);
 }
 
 // Two deployments in two schemas of one database, each with a scheduler

@@ -80,8 +80,10 @@ FROM got
 // while a holding session is younger than the TTL (on the server's own
 // clock): a scheduler still starting, which took the id and has not
 // written its first heartbeat yet.
-// Only when stale, ends the holder's sessions and the other sessions
-// carrying its tag (its renewals' and its client's connections). One
+// Only when stale, ends the holder's sessions and the other sessions of
+// this database carrying its tag as its user (its renewals' and its
+// client's connections; a tag is no secret, pg_stat_activity shows it, so
+// a session of another role that copied it is never ended for it). One
 // statement, so that the judgement and the ending see the same moment.
 // pg_terminate_backend runs only in the select list over a MATERIALIZED
 // set: in a WHERE clause the planner may call it before the other
@@ -104,8 +106,8 @@ victim AS MATERIALIZED (
     AND a.datname = current_database()
     AND (a.pid IN (SELECT pid FROM holder)
          OR (a.application_name LIKE 'timingwheel scheduler %'
-             AND a.application_name IN (
-               SELECT h.application_name FROM pg_stat_activity h
+             AND (a.application_name, a.usesysid) IN (
+               SELECT h.application_name, h.usesysid FROM pg_stat_activity h
                WHERE h.pid IN (SELECT pid FROM holder))))),
 ended AS MATERIALIZED (
   SELECT pg_terminate_backend(victim.pid) AS ended FROM victim)

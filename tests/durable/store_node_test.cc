@@ -36,18 +36,31 @@ class StoreNodeTest : public ::testing::Test {
     ASSERT_TRUE(setup->EnsureSchema(16).ok());
   }
 
+  void TearDown() override {
+    if (role_.empty()) return;
+    db_.reset();  // Drops the database (the role's sessions end) first.
+    auto admin = durable_testing::AdminConnInfo();
+    if (admin.ok()) {
+      (void)durable_testing::ExecSql(
+          *admin, absl::StrCat("DROP ROLE IF EXISTS ", role_));
+    }
+  }
+
   // A connection tagged `tag` (none when empty), with a short lock timeout,
-  // its search_path `schema` (the default when empty).
+  // its search_path `schema` (the default when empty), as `user` (the
+  // fixture's when empty).
   std::unique_ptr<Store> Connect(const std::string& tag,
-                                 const std::string& schema = "") {
+                                 const std::string& schema = "",
+                                 const std::string& user = "") {
     SessionLimits limits;
     limits.statement_timeout_ms = 2000;
     limits.lock_timeout_ms = 100;
     limits.application_name = tag;
-    const std::string conninfo =
-        schema.empty()
-            ? db_->conninfo()
-            : absl::StrCat(db_->conninfo(), " options=-csearch_path=", schema);
+    std::string conninfo = db_->conninfo();
+    if (!schema.empty()) {
+      absl::StrAppend(&conninfo, " options=-csearch_path=", schema);
+    }
+    if (!user.empty()) absl::StrAppend(&conninfo, " user=", user);
     auto store = Store::Connect(conninfo, limits);
     EXPECT_TRUE(store.ok()) << store.status();
     return store.ok() ? *std::move(store) : nullptr;
@@ -80,6 +93,7 @@ class StoreNodeTest : public ::testing::Test {
   }
 
   std::unique_ptr<TestDatabase> db_;
+  std::string role_;  // A role the test created, dropped at the end.
 };
 
 TEST_F(StoreNodeTest, RelockEndsOwnFormerSessionAndLeavesAnothersAlone) {
@@ -161,6 +175,38 @@ TEST_F(StoreNodeTest, TakeOverLeavesAHolderStillStartingAlone) {
   EXPECT_FALSE(*ended);
   EXPECT_TRUE(Alive(*starting));
   EXPECT_EQ(Sessions(tag), 1);
+}
+
+// An ordinary role that can connect holds a node id's locks under the tag
+// of a live scheduler of another id (pg_stat_activity shows every tag).
+// When the id's replacement ends that stale holder, it ends the holder's
+// sessions and the holder's own tagged sessions, never the live
+// scheduler's sessions of another role that the copied tag names.
+TEST_F(StoreNodeTest, TakeOverEndsNoOtherRolesSessionsByACopiedTag) {
+  role_ = absl::StrCat("tw_spoof_", db_->name().substr(db_->name().size() - 8));
+  ASSERT_TRUE(
+      durable_testing::ExecSql(db_->conninfo(),
+                               absl::StrCat("CREATE ROLE ", role_, " LOGIN"))
+          .ok());
+  const std::string live_tag = "timingwheel scheduler 00000000000000d1";
+  std::unique_ptr<Store> live = Connect(live_tag);
+  ASSERT_NE(live, nullptr);
+  ASSERT_TRUE(*live->LockNode("n6"));
+  std::unique_ptr<Store> spoof = Connect(live_tag, "", role_);
+  ASSERT_NE(spoof, nullptr);
+  ASSERT_TRUE(*spoof->LockNode("n5"));
+  ASSERT_TRUE(WaitFor([&] { return YoungSessions(live_tag) == 0; }));
+  std::unique_ptr<Store> replacement =
+      Connect("timingwheel scheduler 00000000000000d2");
+  EXPECT_FALSE(*replacement->LockNode("n5"));
+  auto ended = replacement->TakeOverNode("n5", kTtlUs);
+  ASSERT_TRUE(ended.ok()) << ended.status();
+  EXPECT_TRUE(*ended);
+  ASSERT_TRUE(WaitFor([&] { return *replacement->LockNode("n5"); }))
+      << "the spoofing holder was not ended";
+  EXPECT_TRUE(Alive(*live)) << "a live scheduler of another role was ended "
+                               "by a tag copied from it";
+  EXPECT_EQ(Sessions(live_tag), 1);
 }
 
 // Two deployments in two schemas of one database, each with a scheduler

@@ -8,6 +8,7 @@
 #include <limits>
 #include <vector>
 
+#include "absl/base/attributes.h"
 #include "timer/internal/wheel_math.h"
 
 namespace timingwheel {
@@ -65,8 +66,9 @@ void TimingWheel::AdvanceTo(int64_t now) {
   for (Level& level : levels_) MoveLevelTo(level, now);
 }
 
-void TimingWheel::LinkIntoBucket(const Level& level, Bucket* bucket,
-                                 TimerTask* task) {
+// Inline in Place() (its two calls): the common add links and returns.
+ABSL_ATTRIBUTE_ALWAYS_INLINE inline void TimingWheel::LinkIntoBucket(
+    const Level& level, Bucket* bucket, TimerTask* task) {
   const int64_t due = task->due_nanos_;
   // Emptied by cancels but still in the delay queue (see Unlink()): its key
   // is stale and is replaced, up or down, instead of only lowered.
@@ -74,17 +76,23 @@ void TimingWheel::LinkIntoBucket(const Level& level, Bucket* bucket,
   LinkBefore(&bucket->head, AsNode(task));
   int32_t links = bucket->links;
   if (links < std::numeric_limits<int32_t>::max()) bucket->links = ++links;
-  // The key computed below is a function of min_due, of the early-cascade
-  // lead (which changes only when `links` reaches a power of two at or
-  // above kEarlyCascadeMinTasks) and of time_ (which only rises). Unless
-  // this add lowers min_due, changes the lead or finds the key stale, it is
-  // no lower than the one computed at the bucket's previous add, which the
-  // key is at or below already: nothing to do (most adds to a bucket).
-  if (!stale && due >= bucket->min_due &&
-      (bucket->level == 0 || links < kEarlyCascadeMinTasks ||
-       (links & (links - 1)) != 0)) {
+  // The key RekeyBucket() computes is a function of min_due, of the
+  // early-cascade lead (which changes only when `links` reaches a power of
+  // two at or above kEarlyCascadeMinTasks) and of time_ (which only rises).
+  // Unless this add lowers min_due, changes the lead or finds the key
+  // stale, that key is no lower than the one computed at the bucket's
+  // previous add, which the key is at or below already: nothing to do
+  // (most adds to a bucket).
+  if (due >= bucket->min_due && !stale &&
+      (links < kEarlyCascadeMinTasks || (links & (links - 1)) != 0 ||
+       bucket->level == 0)) {
     return;
   }
+  RekeyBucket(level, bucket, due, links, stale);
+}
+
+void TimingWheel::RekeyBucket(const Level& level, Bucket* bucket, int64_t due,
+                              int32_t links, bool stale) {
   if (due < bucket->min_due) bucket->min_due = due;
   int64_t key = bucket->min_due;
   if (bucket->level > 0 && links >= kEarlyCascadeMinTasks) {
@@ -121,8 +129,10 @@ void TimingWheel::Place(TimerTask* task) {
   }
   // The lowest level that covers `due`. Invariant: due >= level->current +
   // level->tick (see header), so the slot is never the current one.
-  for (size_t k = 0; due > level->last; level = &levels_[++k]) {
-    if (k + 1 == levels_.size()) AddLevel();
+  while (due > level->last) {
+    // Reserved in the constructor: a new level moves none, `level` stays.
+    if (level == &levels_.back()) AddLevel();
+    ++level;
   }
   LinkIntoBucket(*level, &level->buckets[SlotOf(level->divider.Divide(due))],
                  task);

@@ -68,6 +68,7 @@
 #include <memory>
 #include <vector>
 
+#include "absl/base/attributes.h"
 #include "timer/internal/bucket.h"
 #include "timer/internal/delay_queue.h"
 #include "timer/timer_task.h"
@@ -290,7 +291,8 @@ class TimingWheel {
     bool top = false;  // Takes every due time (interval not finite).
   };
 
-  void AddLevel();
+  // Out of line: Place() calls it once per level in the wheel's life.
+  ABSL_ATTRIBUTE_NOINLINE void AddLevel();
   // Removes from the delay queue the empty buckets at its top.
   void DropEmptyTop();
   // Sets `level`'s current tick to the one that contains `time`.
@@ -298,6 +300,10 @@ class TimingWheel {
   // Links `task` into `bucket`, one of `level`'s, and lowers the bucket's
   // key if needed.
   void LinkIntoBucket(const Level& level, Bucket* bucket, TimerTask* task);
+  // LinkIntoBucket()'s key update (out of line: most adds skip it), after
+  // the link of a task due at `due` that made the count `links`.
+  void RekeyBucket(const Level& level, Bucket* bucket, int64_t due,
+                   int32_t links, bool stale);
   void RekeyDueList();
   // The slot of virtual tick number `ticks` (due / tick).
   int64_t SlotOf(int64_t ticks) const {

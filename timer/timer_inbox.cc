@@ -33,8 +33,7 @@ namespace timingwheel {
 using State = internal::TaskState;
 
 Timer::Inboxes::Buffered Timer::Inboxes::AfterPush(Timer& timer,
-                                                         TimerTask* task,
-                                                         bool wake) {
+                                                   TimerTask* task, bool wake) {
   bool refused = false;
   {
     internal::MutexLock lock(timer.mu_);

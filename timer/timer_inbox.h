@@ -30,9 +30,9 @@
 #include "timer/internal/bucket.h"
 #include "timer/internal/inbox.h"
 #include "timer/internal/task_state.h"
+#include "timer/internal/timer_control.h"
 #include "timer/internal/timing_wheel.h"
 #include "timer/internal/wheel_math.h"
-#include "timer/internal/timer_control.h"
 #include "timer/timer.h"
 #include "timer/timer_task.h"
 
@@ -106,9 +106,8 @@ class Timer::Inboxes {
 };
 
 ABSL_ATTRIBUTE_ALWAYS_INLINE inline Timer::Inboxes::Buffered
-Timer::Inboxes::TryBuffer(
-    Timer& timer, TimerTask* task, int64_t clock_now, int64_t delay_nanos,
-    bool wheel_ref_taken) {
+Timer::Inboxes::TryBuffer(Timer& timer, TimerTask* task, int64_t clock_now,
+                          int64_t delay_nanos, bool wheel_ref_taken) {
   using State = internal::TaskState;
   // As a locked add: never before the wheel's time (see AddLocked).
   const int64_t due = internal::SaturatingAdd(

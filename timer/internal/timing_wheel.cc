@@ -25,9 +25,9 @@ TimingWheel::TimingWheel(int64_t tick_nanos, int64_t wheel_size)
   // Every level there can be (the top one is the first whose interval does
   // not fit in 64 bits): AddLevel() then never moves the levels.
   size_t max_levels = 1;
-  while (SaturatingMultiply(LevelTick(tick0_, wheel_size_,
-                                      static_cast<int>(max_levels) - 1),
-                            wheel_size_) != kMaxNanos) {
+  while (SaturatingMultiply(
+             LevelTick(tick0_, wheel_size_, static_cast<int>(max_levels) - 1),
+             wheel_size_) != kMaxNanos) {
     ++max_levels;
   }
   levels_.reserve(max_levels);
@@ -56,8 +56,8 @@ void TimingWheel::MoveLevelTo(Level& level, int64_t time) {
   level.current = level.current_ticks * level.tick;
   // The due times with due - current < interval. Near the end of time the
   // sum saturates, which takes every due time, as that test does.
-  level.last = level.top ? kMaxNanos
-                         : SaturatingAdd(level.current, level.interval - 1);
+  level.last =
+      level.top ? kMaxNanos : SaturatingAdd(level.current, level.interval - 1);
 }
 
 void TimingWheel::AdvanceTo(int64_t now) {
@@ -123,8 +123,7 @@ void TimingWheel::Place(TimerTask* task) {
     // Due in the current tick, or already due: the current bucket. (Both
     // are non-negative, so unlike `current + tick0_` near the end of time,
     // the difference cannot overflow.)
-    LinkIntoBucket(*level, &level->buckets[SlotOf(level->current_ticks)],
-                   task);
+    LinkIntoBucket(*level, &level->buckets[SlotOf(level->current_ticks)], task);
     return;
   }
   // The lowest level that covers `due`. Invariant: due >= level->current +

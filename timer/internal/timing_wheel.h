@@ -276,7 +276,7 @@ class TimingWheel {
   // One level of the wheel. Place() reads `last` of each level it passes
   // (one compare), and the divider and buckets of the one it stops at.
   struct Level {
-    int64_t current = 0;        // Start of the current tick.
+    int64_t current = 0;  // Start of the current tick.
     // The latest due time this level takes: current + interval - 1,
     // saturated (kMaxNanos on the top level).
     int64_t last = 0;

@@ -23,6 +23,9 @@
 // never ran after Cancel()/CancelTask() returned, every replace mode's rule
 // holds on the due time a task first ran at, no kind ran over its limit in
 // any process, and no task waited for long with a free place and no fault.
+// Each scheduler process also asks its Health() every 20 ms: once the
+// faults end, every live one says OK, and none ever said its node id was
+// taken over (an id is reused only after its process was killed).
 //
 // TIMINGWHEEL_CHAOS_SEED (default 1) and TIMINGWHEEL_CHAOS_SECONDS (default
 // 20; 15 under AddressSanitizer, 12 under ThreadSanitizer) choose the run; the
@@ -43,6 +46,7 @@
 #include <atomic>
 #include <cstdio>
 #include <cstdlib>
+#include <fstream>
 #include <iterator>
 #include <memory>
 #include <mutex>
@@ -219,6 +223,10 @@ class ChaosTest : public ::testing::Test {
   // it heartbeats. False if it could not start (e.g. the id still held).
   bool StartNode(int i, const std::string& node, bool restart) {
     nodes_[i] = node;
+    const char* tmp = std::getenv("TEST_TMPDIR");
+    health_now_[i] = absl::StrCat(tmp != nullptr ? tmp : "/tmp", "/health-",
+                                  node, "-", health_all_.size());
+    health_all_.push_back(health_now_[i]);
     if (!procs_[i]->Start(
             proxies_[i]->conninfo(), node, kTtlMs,
             {"--runs_conninfo=" + db_->conninfo(),
@@ -227,6 +235,7 @@ class ChaosTest : public ::testing::Test {
              absl::StrCat("--max_attempts=", kMaxAttempts), "--backoff_ms=300",
              "--horizon_ms=4000",
              absl::StrCat("--max_in_flight=", kMaxInFlight), "--verdicts",
+             "--health_file=" + health_now_[i],
              "--kinds=ka:2,kb:1", "--long_ms=2500",
              // Defect 4: a wheel full of later tasks holds back one due now.
              Hunting('4') ? "--max_pending=48" : "--max_pending=0",
@@ -248,6 +257,35 @@ class ChaosTest : public ::testing::Test {
         },
         absl::Seconds(30));
     return up && procs_[i]->pid() > 0;
+  }
+
+  // Once the faults ended: every live process's Health() says OK (bounded
+  // wait: a process stopped a moment ago may still report its maintenance
+  // stalled), and no process ever said its node id was taken over.
+  void ExpectHealthy() {
+    auto lines = [](const std::string& path) {
+      std::vector<std::string> out;
+      std::ifstream in(path);
+      for (std::string line; std::getline(in, line);) out.push_back(line);
+      return out;
+    };
+    for (int i = 0; i < kNodes; ++i) {
+      const bool ok = WaitFor(
+          [&] {
+            const std::vector<std::string> seen = lines(health_now_[i]);
+            return !seen.empty() && seen.back() == "OK";
+          },
+          absl::Seconds(10));
+      const std::vector<std::string> seen = lines(health_now_[i]);
+      EXPECT_TRUE(ok) << nodes_[i] << "'s Health() says "
+                      << (seen.empty() ? "nothing" : seen.back());
+    }
+    for (const std::string& path : health_all_) {
+      for (const std::string& code : lines(path)) {
+        EXPECT_NE(code, "FAILED_PRECONDITION")
+            << path << ": a node id was taken over from a live process";
+      }
+    }
   }
 
   // Schedules `id` due in `delay` through the producer's proxy; retried
@@ -397,6 +435,10 @@ class ChaosTest : public ::testing::Test {
   int64_t seconds_ = 20;
   int64_t start_us_ = 0;
   int generation_ = 0;
+  // The Health() log (scheduler_process --health_file) of each node slot's
+  // process, and of every process started.
+  std::vector<std::string> health_now_ = std::vector<std::string>(kNodes);
+  std::vector<std::string> health_all_;
   int faults_ = 0;
   std::vector<int> first_kinds_;
   int restarts_left_ = 1;
@@ -472,6 +514,7 @@ TEST_F(ChaosTest, RandomFaultsKeepTheGuarantees) {
                                absl::Seconds(TW_CHAOS_SLOW ? 120 : 60));
   EXPECT_TRUE(settled) << db_->Query(unfinished) << " tasks never finished";
   Log("settled", "all", settled ? "" : "(timed out)");
+  ExpectHealthy();
   for (int i = 0; i < kNodes; ++i) {
     EXPECT_TRUE(procs_[i]->Terminate()) << nodes_[i] << " did not exit cleanly";
   }

@@ -37,6 +37,10 @@
 //   --exit_on_node_id_lost         once a replacement took the node id
 //                                  over (DurableMetrics::node_id_lost),
 //                                  shut down and exit with status 3;
+//   --health_file=PATH             asks Health() every 20 ms, as a liveness
+//                                  probe would, and appends its status code
+//                                  name (`OK`, `DEADLINE_EXCEEDED`, ...) as
+//                                  a line to PATH each time it changes;
 //   --max_pending=N                the wheel's TimerOptions::max_pending;
 //   --max_id_bytes=N               DurableOptions::max_id_bytes;
 //   --kinds=NAME:LIMIT,...         registers these kinds (same handler, each
@@ -158,6 +162,7 @@ int main(int argc, char** argv) {
   std::string fail_prefix;
   std::string run_label;
   bool exit_on_node_id_lost = false;
+  std::string health_file;
   std::vector<std::pair<std::string, int>> kinds;
   bool verdicts = false;
   int long_ms = 3000;
@@ -181,6 +186,8 @@ int main(int argc, char** argv) {
       run_label = std::string(value);
     } else if (absl::string_view(argv[i]) == "--exit_on_node_id_lost") {
       exit_on_node_id_lost = true;
+    } else if (Flag(argv[i], "--health_file", &value)) {
+      health_file = std::string(value);
     } else if (Flag(argv[i], "--fail_prefix", &value)) {
       fail_prefix = std::string(value);
     } else if (Flag(argv[i], "--handler_ms", &value)) {
@@ -414,15 +421,25 @@ int main(int argc, char** argv) {
   std::fflush(stdout);
   int signal = 0;
   bool node_id_lost = false;
-  if (exit_on_node_id_lost) {
+  if (exit_on_node_id_lost || !health_file.empty()) {
     // Asks Health() every 20 ms between signals, as a liveness probe
     // would; the node id lost is FailedPrecondition.
     const timespec every = {0, 20 * 1000 * 1000};
+    std::string reported;
     for (;;) {
       signal = sigtimedwait(&signals, nullptr, &every);
       if (signal == SIGUSR1) clock.Jump();
       if (signal == SIGTERM) break;
       const absl::Status health = (*scheduler)->Health();
+      const std::string code = absl::StatusCodeToString(health.code());
+      if (!health_file.empty() && code != reported) {
+        reported = code;
+        if (FILE* f = std::fopen(health_file.c_str(), "a")) {
+          std::fprintf(f, "%s\n", code.c_str());
+          std::fclose(f);
+        }
+      }
+      if (!exit_on_node_id_lost) continue;
       if (absl::IsFailedPrecondition(health) &&
           (*scheduler)->Metrics().node_id_lost != 0) {
         node_id_lost = true;

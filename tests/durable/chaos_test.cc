@@ -235,8 +235,8 @@ class ChaosTest : public ::testing::Test {
              absl::StrCat("--max_attempts=", kMaxAttempts), "--backoff_ms=300",
              "--horizon_ms=4000",
              absl::StrCat("--max_in_flight=", kMaxInFlight), "--verdicts",
-             "--health_file=" + health_now_[i],
-             "--kinds=ka:2,kb:1", "--long_ms=2500",
+             "--health_file=" + health_now_[i], "--kinds=ka:2,kb:1",
+             "--long_ms=2500",
              // Defect 4: a wheel full of later tasks holds back one due now.
              Hunting('4') ? "--max_pending=48" : "--max_pending=0",
              Hunting('6') ? absl::StrCat("--max_id_bytes=", kMaxIdBytes)

@@ -83,6 +83,15 @@ SELECT kind, count(*) AS n FROM tw_timer
 WHERE finished_us IS NULL AND state < 2 AND due_us <= $1 GROUP BY kind
 )sql";
 
+// Each kind's waiting tasks whose last attempt was snoozed for want of a
+// handler: their last error begins with $1 (kNoHandlerErrorPrefix).
+constexpr char kPutOffByKindSql[] = R"sql(
+SELECT kind, count(*) AS n FROM tw_timer
+WHERE finished_us IS NULL AND state < 2
+  AND substring(last_error FROM 1 FOR octet_length($1::bytea)) = $1::bytea
+GROUP BY kind
+)sql";
+
 // Each kind's tasks finished since $1, SUCCESS and FAILED.
 constexpr char kRecentByKindSql[] = R"sql(
 SELECT kind, count(*) FILTER (WHERE state = 3) AS succeeded,
@@ -199,6 +208,18 @@ absl::StatusOr<StoreStatus> AdminStore::Impl::ReadStatus() {
       AdminKind& k = kinds[kind];
       k.kind = kind;
       k.overdue = n;
+    }
+    r = PgExec(conn_, kPutOffByKindSql,
+               PgParams().Bytes(std::string(kNoHandlerErrorPrefix)));
+    if (!r.ok()) return r.status();
+    for (int i = 0; i < r->rows(); ++i) {
+      PgRow row(*r, i);
+      const std::string kind = row.Bytes("kind");
+      const int64_t n = row.Int("n");
+      if (!row.status().ok()) return row.status();
+      AdminKind& k = kinds[kind];
+      k.kind = kind;
+      k.put_off_no_handler = n;
     }
     r = PgExec(conn_, kRecentByKindSql,
                PgParams().Int64(now_us -

@@ -149,6 +149,12 @@ struct AdminKind {
   // Test: AdminHistoryTest.StatusCountsOverdueTasksByKind.
   int64_t succeeded_recently = 0;
   int64_t failed_recently = 0;
+  // Its PENDING and SCHEDULED tasks whose last attempt was snoozed because
+  // the scheduler that fired it had no handler for the kind (the error
+  // kNoHandlerErrorPrefix begins): no live scheduler may run it, whatever
+  // tw_kind says (a registration stays after its scheduler left). Test:
+  // TaskKindsTest.AKindWithoutAHandlerHereIsSnoozedNotLost.
+  int64_t put_off_no_handler = 0;
   // PENDING, SCHEDULED and RUNNING tasks (state < SUCCESS).
   int64_t unfinished() const { return counts[0] + counts[1] + counts[2]; }
 };

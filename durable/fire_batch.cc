@@ -96,7 +96,7 @@ Completion UnknownKindCompletion(const Started& started,
   c.started_us = started.started_us;
   c.outcome = Outcome::kSnooze;
   c.backoff_us = absl::ToInt64Microseconds(delay);
-  c.error = absl::StrCat("no handler for task kind \"", started.task.kind,
+  c.error = absl::StrCat(kNoHandlerErrorPrefix, "\"", started.task.kind,
                          "\" on node ", node, ": snoozed for ",
                          absl::FormatDuration(delay));
   return c;

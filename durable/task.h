@@ -125,6 +125,13 @@ struct ScheduleRequest {
 
 inline constexpr int kMaxKindBytes = 128;
 
+// The start of a task's last error when a scheduler snoozed its attempt
+// because it has no handler for the task's kind (`DurableOptions::handler`
+// unset for the default kind, or the kind not in `DurableOptions::kinds`):
+// `no handler for task kind "K" on node N: snoozed for D`.
+inline constexpr absl::string_view kNoHandlerErrorPrefix =
+    "no handler for task kind ";
+
 // The largest `max_id_bytes` and `max_payload_bytes` a producer or a
 // scheduler accepts (InvalidArgument at Create() past them). An id of
 // kMaxIdBytes stays below PostgreSQL's btree entry limit (about 2,700 bytes)

@@ -110,6 +110,7 @@ TEST(SchedulerMetricsTest, RendersKnownValuesExactly) {
                            "dropped_total",
                            "abandoned_total",
                            "not_due_total",
+                           "unknown_kind_total",
                            "db_errors_total",
                            "reconnects_total",
                            "slots_acquired_total",
@@ -148,7 +149,7 @@ TEST(SchedulerMetricsTest, RendersKnownValuesExactly) {
     if (absl::StartsWith(line, "# TYPE ")) ++type_lines;
   }
   // Fields, then three histogram families and the two per kind.
-  EXPECT_EQ(type_lines, 25u + 5u);
+  EXPECT_EQ(type_lines, 26u + 5u);
   // Per kind (the default kind's label is empty), escaped.
   const std::string outcomes =
       "timingwheel_durable_kind_handler_outcomes_total";

@@ -18,6 +18,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "absl/time/time.h"
+#include "durable/admin_store.h"
 #include "durable/durable_client.h"
 #include "durable/durable_scheduler.h"
 #include "gtest/gtest.h"
@@ -187,6 +188,20 @@ TEST_F(TaskKindsTest, AKindWithoutAHandlerHereIsSnoozedNotLost) {
   EXPECT_NE(error.find("no handler for task kind \"email\" on node without"),
             std::string::npos)
       << error;
+  // The kind is registered (by a scheduler gone now); what `twctl status`
+  // flags is the task put off for want of a handler.
+  auto admin = AdminStore::Connect(db_->conninfo());
+  ASSERT_TRUE(admin.ok()) << admin.status();
+  auto status = (*admin)->Status();
+  ASSERT_TRUE(status.ok()) << status.status();
+  bool seen = false;
+  for (const AdminKind& k : status->kinds) {
+    if (k.kind != "email") continue;
+    seen = true;
+    EXPECT_TRUE(k.registered);
+    EXPECT_EQ(k.put_off_no_handler, 1);
+  }
+  EXPECT_TRUE(seen);
   old_node->Shutdown();
 
   DurableOptions with = Options("with");

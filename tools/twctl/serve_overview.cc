@@ -91,13 +91,14 @@ std::string ProblemsSection(const StatusSummary& sum) {
   }
   if (!sum.unhandled_kinds.empty()) {
     out +=
-        "<h2>Kinds no scheduler registered</h2>\n<table "
-        "id=\"unhandled-kinds\"><tr><th>kind</th><th>unfinished</th></tr>\n";
+        "<h2>Kinds without a handler</h2>\n<table "
+        "id=\"unhandled-kinds\"><tr><th>kind</th><th>unfinished</th>"
+        "<th>put off: no handler where fired</th></tr>\n";
     for (const AdminKind& k : sum.unhandled_kinds) {
-      absl::StrAppend(&out, "<tr data-kind=\"", HexEncode(k.kind),
-                      "\"><td class=\"kind\">", KindLink(k.kind),
-                      "</td><td class=\"count\">", k.unfinished(),
-                      "</td></tr>\n");
+      absl::StrAppend(
+          &out, "<tr data-kind=\"", HexEncode(k.kind), "\"><td class=\"kind\">",
+          KindLink(k.kind), "</td><td class=\"count\">", k.unfinished(),
+          "</td><td class=\"count\">", k.put_off_no_handler, "</td></tr>\n");
     }
     out += "</table>\n";
   }

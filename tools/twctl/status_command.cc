@@ -114,6 +114,10 @@ void PrintJson(Context& context, const StoreStatus& s,
   for (const AdminKind& k : sum.failing_kinds) {
     j.Key(k.kind).Int(k.counts[static_cast<int>(TaskState::kFailed)]);
   }
+  j.EndObject().Key("unhandled_kinds").BeginObject();
+  for (const AdminKind& k : sum.unhandled_kinds) {
+    j.Key(k.kind).Int(k.unfinished());
+  }
   j.EndObject().EndObject();
   j.Key("owners").BeginArray();
   for (const OwnerSlots& o : sum.owners) {
@@ -170,9 +174,7 @@ void PrintKinds(std::ostream& out, const StoreStatus& s) {
                "FAILED/5M"});
   for (const AdminKind& k : s.kinds) {
     kinds.AddRow({KindLabel(k.kind),
-                  k.registered     ? EscapeBytes(k.node_id)
-                  : k.kind.empty() ? "(default handler)"
-                                   : "(not registered)",
+                  k.registered ? EscapeBytes(k.node_id) : "(not registered)",
                   k.registered ? UtcTime(k.registered_at) : "-",
                   absl::StrCat(k.counts[0]), absl::StrCat(k.counts[1]),
                   absl::StrCat(k.counts[2]), absl::StrCat(k.overdue),
@@ -223,6 +225,14 @@ void PrintProblems(std::ostream& out, const StatusSummary& sum) {
                       ")")});
   }
   for (const AdminKind& k : sum.unhandled_kinds) {
+    if (k.put_off_no_handler > 0) {
+      problems.AddRow(
+          {"kind without a handler",
+           absl::StrCat(KindLabel(k.kind), ": ", k.put_off_no_handler,
+                        " tasks put off by schedulers with no handler for "
+                        "it (twctl show ID says which node)")});
+      continue;
+    }
     problems.AddRow(
         {"kind without a handler",
          k.kind.empty()

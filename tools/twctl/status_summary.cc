@@ -14,12 +14,7 @@ StatusSummary Summarize(const StoreStatus& s, absl::Duration stale_after) {
   out.stale_after = stale_after;
   out.slots_without_lease = s.slots_unowned;
   std::map<std::string, const AdminNode*> nodes;
-  for (const AdminNode& n : s.nodes) {
-    nodes[n.node_id] = &n;
-    if (n.since_heartbeat > stale_after) {
-      out.stale_nodes.push_back({n.node_id, n.since_heartbeat, n.slots_held});
-    }
-  }
+  for (const AdminNode& n : s.nodes) nodes[n.node_id] = &n;
   std::map<std::string, OwnerSlots> owners;
   for (const AdminSlot& slot : s.slots) {
     OwnerSlots& o = owners[slot.owner];
@@ -46,6 +41,17 @@ StatusSummary Summarize(const StoreStatus& s, absl::Duration stale_after) {
     if (o.lapsed > 0) out.lapsed_owners.push_back(o);
     if (!owner.empty()) out.owners.push_back(o);
   }
+  // A stale node is trouble while a slot row still names it (its valid
+  // leases block the slots; its lapsed ones wait for a takeover); once
+  // every slot it held was taken over, it is only a STALE row of the nodes.
+  for (const AdminNode& n : s.nodes) {
+    if (n.since_heartbeat <= stale_after) continue;
+    auto owned = owners.find(n.node_id);
+    if (n.slots_held > 0 ||
+        (owned != owners.end() && owned->second.slots() > 0)) {
+      out.stale_nodes.push_back({n.node_id, n.since_heartbeat, n.slots_held});
+    }
+  }
   auto none = owners.find("");
   if (none != owners.end()) out.owners.push_back(none->second);
   if (none != owners.end() && none->second.lapsed > 0) {
@@ -58,7 +64,7 @@ StatusSummary Summarize(const StoreStatus& s, absl::Duration stale_after) {
     if (k.counts[static_cast<int>(TaskState::kFailed)] > 0) {
       out.failing_kinds.push_back(k);
     }
-    if (!k.registered && k.unfinished() > 0) {
+    if ((!k.registered && k.unfinished() > 0) || k.put_off_no_handler > 0) {
       out.unhandled_kinds.push_back(k);
     }
   }

@@ -54,7 +54,11 @@ struct OwnerSlots {
   int64_t slots() const { return valid + lapsed; }
 };
 
-// StaleNode: a node whose heartbeat is older than the threshold.
+// StaleNode: a node whose heartbeat is older than the threshold and that a
+// slot row still names (a valid lease, or a lapsed one not taken over yet).
+// A node killed after every slot it held was taken over is no trouble: the
+// nodes table still shows its row as STALE (only a graceful shutdown
+// deletes a node row).
 struct StaleNode {
   std::string node_id;
   absl::Duration since_heartbeat;
@@ -64,7 +68,8 @@ struct StaleNode {
 // StatusSummary: trouble first, then the per-owner and per-kind views.
 struct StatusSummary {
   absl::Duration stale_after;
-  // Nodes whose heartbeat is older than `stale_after`, by node id.
+  // Nodes whose heartbeat is older than `stale_after` and that a slot row
+  // still names, by node id.
   std::vector<StaleNode> stale_nodes;
   // Owners with slots whose lease has lapsed (`lapsed` > 0), the empty
   // owner (never held, or released) included; by owner.
@@ -75,7 +80,10 @@ struct StatusSummary {
   // Kinds with FAILED tasks, most failed first.
   std::vector<AdminKind> failing_kinds;
   // Kinds with unfinished tasks and no handler registered (the default
-  // kind too: a scheduler with DurableOptions::handler registers it).
+  // kind too: a scheduler with DurableOptions::handler registers it), and
+  // kinds with tasks put off because the scheduler that took them had no
+  // handler for them (`AdminKind::put_off_no_handler`: a registration
+  // stays after its scheduler left).
   std::vector<AdminKind> unhandled_kinds;
   // Every owner named by a lease row (the empty owner last), by owner.
   std::vector<OwnerSlots> owners;

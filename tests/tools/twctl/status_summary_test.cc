@@ -98,6 +98,38 @@ TEST(StatusSummaryTest, TheDefaultKindWithoutAHandlerIsFlagged) {
   EXPECT_EQ(sum.unhandled_kinds[0].kind, "mail");
 }
 
+// A rolling deploy dropped a handler: the kind stays registered (by a
+// scheduler gone now), and its tasks are put off by the schedulers that
+// fire them. That is flagged; a registered kind whose tasks run is not.
+TEST(StatusSummaryTest, AKindPutOffForWantOfAHandlerIsFlagged) {
+  StoreStatus s = StoppedNode();
+  s.kinds[0].put_off_no_handler = 1;  // Registered, with a default handler.
+  StatusSummary sum = Summarize(s, absl::Seconds(10));
+  ASSERT_EQ(sum.unhandled_kinds.size(), 2u);
+  EXPECT_EQ(sum.unhandled_kinds[0].kind, "");
+  EXPECT_EQ(sum.unhandled_kinds[1].kind, "mail");
+  s.kinds[0].put_off_no_handler = 0;
+  sum = Summarize(s, absl::Seconds(10));
+  ASSERT_EQ(sum.unhandled_kinds.size(), 1u);
+  EXPECT_EQ(sum.unhandled_kinds[0].kind, "mail");
+}
+
+// A node killed after others took over every slot it held is no trouble
+// (its row stays, STALE, until a scheduler of that id shuts down); while
+// a slot row names it, valid or lapsed, it is.
+TEST(StatusSummaryTest, AStaleNodeIsTroubleOnlyWhileASlotNamesIt) {
+  StoreStatus s = StoppedNode();
+  s.nodes.push_back(Node("killed", absl::Minutes(6), 0));
+  StatusSummary sum = Summarize(s, absl::Seconds(10));
+  ASSERT_EQ(sum.stale_nodes.size(), 1u);
+  EXPECT_EQ(sum.stale_nodes[0].node_id, "b");  // Two lapsed slots name b.
+  s.slots[2].owner = s.slots[3].owner = "a";   // Taken over.
+  s.slots[2].lease_valid = s.slots[3].lease_valid = true;
+  s.slots_unowned = 1;
+  sum = Summarize(s, absl::Seconds(10));
+  EXPECT_TRUE(sum.stale_nodes.empty());
+}
+
 // The owner summary never contradicts the nodes table: a node's valid
 // leases are its `slots_held`; lapsed ones are counted apart (the issue:
 // 0 slots in one table, 342 in the other).

@@ -9,7 +9,8 @@
 // `text/plain; version=0.0.4`. With a health function (for a scheduler,
 // `DurableScheduler::Health()`), `GET /healthz` answers 200 "ok" while it
 // returns OK and 503 with its status otherwise, for a liveness probe. Any
-// other path is 404, any other method 405.
+// other path is 404, any other method 405 (but a POST without a body or a
+// Content-Length, which cpp-httplib answers 400 before routing).
 // It binds to 127.0.0.1 unless told otherwise: metrics name nodes and
 // rates, which are not for the whole network to read. Built on cpp-httplib
 // (Debian's libcpp-httplib-dev), which stays out of this header.

@@ -77,14 +77,20 @@ function(timingwheel_cc_binary)
 endfunction()
 
 # _timingwheel_test_properties(TEST_NAME ...): timeout, labels, serial runs
-# (Bazel's "exclusive"), environment, and the binaries the test runs.
+# (Bazel's "exclusive"), environment, and the binaries the test runs. Like
+# Bazel, every test gets a writable folder of its own in TEST_TMPDIR (made
+# at configure time in the test's build folder, kept between runs).
 function(_timingwheel_test_properties test_name timeout run_serial labels env data)
   set_tests_properties("${test_name}" PROPERTIES TIMEOUT ${timeout} LABELS "${labels}")
   if(run_serial)
     set_tests_properties("${test_name}" PROPERTIES RUN_SERIAL TRUE)
   endif()
+  string(MAKE_C_IDENTIFIER "${test_name}" tmp_name)
+  set(tmp_dir ${CMAKE_CURRENT_BINARY_DIR}/test_tmp/${tmp_name})
+  file(MAKE_DIRECTORY ${tmp_dir})
+  set_tests_properties("${test_name}" PROPERTIES ENVIRONMENT "TEST_TMPDIR=${tmp_dir}")
   if(env)
-    set_tests_properties("${test_name}" PROPERTIES ENVIRONMENT "${env}")
+    set_property(TEST "${test_name}" APPEND PROPERTY ENVIRONMENT "${env}")
   endif()
   # A test that starts other binaries needs them built: CTest does not
   # build, so the DATA binaries are dependencies of the test's own target

@@ -267,10 +267,17 @@ TEST_F(RecurringStoreTest, RunAnywayKeepsAtMostTheBoundWaiting) {
   const int slot = 0;
   auto due = DueSchedules(store_->conn(), {&slot, 1}, owner.horizon_us, 100);
   ASSERT_TRUE(due.ok()) << due.status();
-  EXPECT_TRUE(due->names.empty()) << "due before half of them are";
-  // The fourth of them: 300 to 400 ms after the creation.
-  EXPECT_GT(due->next_in_us, 0);
-  EXPECT_LE(due->next_in_us, 4 * kCronLikeUs);
+  // Judged only while the database's clock says the fourth occurrence (300
+  // to 400 ms after the creation) cannot have come: on a loaded machine
+  // the query may run later than that (CTest -j2 beside other builds).
+  auto judged_at = Inspect().DbNowUs();
+  ASSERT_TRUE(judged_at.ok()) << judged_at.status();
+  if (*judged_at - created->inserted.db_now_us < 3 * kCronLikeUs) {
+    EXPECT_TRUE(due->names.empty()) << "due before half of them are";
+    // The fourth of them: 300 to 400 ms after the creation.
+    EXPECT_GT(due->next_in_us, 0);
+    EXPECT_LE(due->next_in_us, 4 * kCronLikeUs);
+  }
   for (int refill = 0; refill < 4; ++refill) {
     SCOPED_TRACE(refill);
     ASSERT_TRUE(WaitFor([&] {

@@ -344,6 +344,7 @@ set(TIMINGWHEEL_METRICS_HTTP_HEADERS
   durable/metrics_http.h
 )
 set(TIMINGWHEEL_METRICS_HTTP_DEPS
+  absl::status
   absl::statusor
   absl::strings
   timingwheel_durable

@@ -260,7 +260,11 @@ absl::Status DurableScheduler::Start() {
   }
   absl::Status status = (*store)->Listen();
   if (!status.ok()) return status;
-  status = (*store)->RegisterKinds(options_.node_id, kinds_->names());
+  // The default kind is registered too when this scheduler runs it, so
+  // that `twctl status` can flag default-kind tasks no scheduler runs.
+  std::vector<std::string> registered = kinds_->names();
+  if (options_.handler) registered.insert(registered.begin(), "");
+  status = (*store)->RegisterKinds(options_.node_id, registered);
   if (!status.ok()) return status;
   load_limit_ = kMaxLoad;
   acquire_limit_ = options_.slot_count;
@@ -347,6 +351,26 @@ bool DurableScheduler::HandlersStillRunning() {
   internal::MutexLock lock(mu_);
   return metrics_.in_flight > 0 ||
          (owned_executor_ != nullptr && owned_executor_->IsCurrentThread());
+}
+
+absl::Status DurableScheduler::Health() const {
+  {
+    internal::MutexLock lock(mu_);
+    if (node_lost_) {
+      return absl::FailedPreconditionError(absl::StrCat(
+          "node_id \"", options_.node_id,
+          "\" was taken over by a replacement while this process was "
+          "stopped: it runs nothing more; shut it down"));
+    }
+    if (stopping_) return absl::CancelledError("Shutdown() was called");
+  }
+  if (renewer_ != nullptr && renewer_->stalled()) {
+    return absl::DeadlineExceededError(
+        "the maintenance thread has made no progress past the stall limit "
+        "(2 lease TTLs and 4 statement timeouts): its leases are no longer "
+        "renewed");
+  }
+  return absl::OkStatus();
 }
 
 DurableMetrics DurableScheduler::Metrics() const {

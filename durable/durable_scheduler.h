@@ -118,12 +118,16 @@ class DurableScheduler {
   //      a quarter of the lease TTL by default): a killed predecessor's id
   //      frees as soon as the server notices its session ended;
   //   2. then judges the holder on the database's clock: when no heartbeat
-  //      of the id is younger than `options.lease_ttl` and no lease of the
-  //      id is still valid (a stopped or hung process: every lease it held
-  //      has expired, its slots are free to take under higher epochs), it
+  //      of the id is younger than `options.lease_ttl`, no lease of the
+  //      id is still valid and the holder's session is older than the TTL
+  //      (not one still starting; a stopped or hung process: every lease
+  //      it held has expired, its slots are free to take under higher
+  //      epochs), it
   //      ends the holder's sessions (`pg_terminate_backend`; every
   //      connection of that process, found by its `application_name`,
-  //      "timingwheel scheduler <tag>") and takes the id at once;
+  //      "timingwheel scheduler <tag>") and takes the id at once; only a
+  //      holder of the id in this schema is judged and ended (the same id
+  //      in another schema of the database is refused, never ended);
   //   3. otherwise (a live duplicate, or a holder whose heartbeat is still
   //      fresh) waits once more for the lock timeout and fails with
   //      FailedPrecondition saying the id is held by another live
@@ -336,6 +340,24 @@ class DurableScheduler {
   // last runs.
   absl::StatusOr<std::vector<ScheduleInfo>> ListSchedules();
   absl::StatusOr<ScheduleInfo> GetSchedule(absl::string_view name);
+
+  // DurableScheduler::Health()
+  //
+  // OK while this process does its work; otherwise the reason restarting
+  // it is the fix, for a liveness probe (`MetricsHttpOptions::health`
+  // serves it at /healthz):
+  //   FailedPrecondition  a replacement took this node id over
+  //                       (`DurableMetrics::node_id_lost`): it runs nothing
+  //                       more.
+  //   DeadlineExceeded    the maintenance thread has made no progress for
+  //                       2 TTLs and 4 statement timeouts (wedged): its
+  //                       renewals stopped and its slots go to others.
+  //   Cancelled           `Shutdown()` was called.
+  // A database outage is not among them: the scheduler reconnects by
+  // itself (`DurableMetrics::reconnects`, `db_errors`), and restarting
+  // every process would not bring the database back. Thread-safe.
+  // Tests: SchedulerHealthTest.*, FaultNodeIdTest.*.
+  absl::Status Health() const;
 
   // DurableScheduler::Metrics()
   DurableMetrics Metrics() const;

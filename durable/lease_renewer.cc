@@ -42,6 +42,11 @@ void LeaseRenewer::Stop() {
 
 void LeaseRenewer::NoteProgress() { progress_nanos_.store(RealNanos()); }
 
+bool LeaseRenewer::stalled() const {
+  return RealNanos() - progress_nanos_.load() >
+         absl::ToInt64Nanoseconds(options_.stall_limit);
+}
+
 std::vector<SlotEpoch> LeaseRenewer::TakeLost() {
   internal::MutexLock lock(mu_);
   return std::exchange(lost_, {});
@@ -50,10 +55,7 @@ std::vector<SlotEpoch> LeaseRenewer::TakeLost() {
 bool LeaseRenewer::Round() {
   const int64_t started = RealNanos();
   if (halted_.load()) return false;
-  if (started - progress_nanos_.load() >
-      absl::ToInt64Nanoseconds(options_.stall_limit)) {
-    return false;
-  }
+  if (stalled()) return false;
   if (broken_) {
     if (!store_->Reconnect().ok()) {
       ++errors_;

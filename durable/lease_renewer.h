@@ -115,6 +115,10 @@ class LeaseRenewer {
   // The maintenance thread is alive (steady clock, now).
   void NoteProgress();
 
+  // True when the maintenance thread has reported no progress for longer
+  // than `stall_limit`: rounds renew nothing until it does. Thread-safe.
+  bool stalled() const;
+
   // Until when the leases renewed by the last successful round are valid
   // (steady clock, nanoseconds; 0 before the first).
   int64_t valid_until_nanos() const { return valid_until_.load(); }

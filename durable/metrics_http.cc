@@ -21,20 +21,33 @@ absl::StatusOr<std::unique_ptr<MetricsHttpServer>> MetricsHttpServer::Start(
   if (options.port < 0 || options.port > 65535) {
     return absl::InvalidArgumentError("port must be in [0, 65535]");
   }
+  if (options.health && options.health_path == options.path) {
+    return absl::InvalidArgumentError(
+        "MetricsHttpOptions: path and health_path must differ");
+  }
   std::unique_ptr<MetricsHttpServer> self(new MetricsHttpServer());
   self->server_ = std::make_unique<httplib::Server>();
   httplib::Server& server = *self->server_;
   const std::string path = options.path;
+  const std::string health_path = options.health_path;
   auto render = std::move(options.render);
-  server.Get(".*", [path, render](const httplib::Request& request,
-                                  httplib::Response& response) {
-    if (request.path != path) {
-      response.status = 404;
-      response.set_content("not found\n", "text/plain; charset=utf-8");
-      return;
-    }
-    response.set_content(render(), std::string(prometheus::kContentType));
-  });
+  auto health = std::move(options.health);
+  server.Get(
+      ".*", [path, render, health_path, health](const httplib::Request& request,
+                                                httplib::Response& response) {
+        constexpr char kText[] = "text/plain; charset=utf-8";
+        if (request.path == path) {
+          response.set_content(render(), std::string(prometheus::kContentType));
+        } else if (health && request.path == health_path) {
+          const absl::Status status = health();
+          response.status = status.ok() ? 200 : 503;
+          response.set_content(status.ok() ? "ok\n" : status.ToString() + "\n",
+                               kText);
+        } else {
+          response.status = 404;
+          response.set_content("not found\n", kText);
+        }
+      });
   // Everything but GET (and HEAD, which httplib answers from GET).
   const auto not_allowed = [](const httplib::Request&,
                               httplib::Response& response) {

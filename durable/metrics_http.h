@@ -6,7 +6,10 @@
 // A tiny HTTP server for Prometheus to scrape: `GET /metrics` answers with
 // whatever a render function returns (for a scheduler,
 // `DurableScheduler::RenderPrometheus()`), as
-// `text/plain; version=0.0.4`. Any other path is 404, any other method 405.
+// `text/plain; version=0.0.4`. With a health function (for a scheduler,
+// `DurableScheduler::Health()`), `GET /healthz` answers 200 "ok" while it
+// returns OK and 503 with its status otherwise, for a liveness probe. Any
+// other path is 404, any other method 405.
 // It binds to 127.0.0.1 unless told otherwise: metrics name nodes and
 // rates, which are not for the whole network to read. Built on cpp-httplib
 // (Debian's libcpp-httplib-dev), which stays out of this header.
@@ -20,6 +23,7 @@
 //   timingwheel::MetricsHttpOptions options;
 //   options.port = 9464;
 //   options.render = [&] { return scheduler->RenderPrometheus(); };
+//   options.health = [&] { return scheduler->Health(); };
 //   auto server = timingwheel::MetricsHttpServer::Start(options).value();
 //   ...
 //   server.reset();  // Before the scheduler goes.
@@ -34,6 +38,7 @@
 #include <string>
 #include <thread>
 
+#include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "timer/internal/mutex.h"
 
@@ -54,6 +59,11 @@ struct MetricsHttpOptions {
   // Called on the server's threads, concurrently, once per scrape; must be
   // thread-safe and must stay callable until the server is stopped.
   std::function<std::string()> render;
+  // Optional: served at `health_path` (200 "ok\n" while it returns OK, 503
+  // with the status's text otherwise), called like `render`. Without it,
+  // `health_path` is 404 like any other path.
+  std::function<absl::Status()> health;
+  std::string health_path = "/healthz";
 };
 
 // MetricsHttpServer
@@ -64,7 +74,8 @@ class MetricsHttpServer {
  public:
   // MetricsHttpServer::Start()
   //
-  // Binds and starts serving. InvalidArgument without a render function,
+  // Binds and starts serving. InvalidArgument without a render function
+  // or when `path` and `health_path` (with a health function) are equal,
   // Unavailable when the address cannot be bound (in use, not local).
   static absl::StatusOr<std::unique_ptr<MetricsHttpServer>> Start(
       MetricsHttpOptions options);

@@ -175,7 +175,10 @@ FROM early
 // replaces the earlier snoozes of the same attempt number (a snooze does
 // not count its attempt, so the next run has the same number): a task that
 // keeps snoozing keeps one snooze record per attempt number, and its
-// history stays within two records per attempt that counted.
+// history stays within two records per attempt that counted. A snooze
+// before an operator's retry (outcome 4, which resets the attempt count)
+// is a run of before and is kept
+// (AdminStoreTest.RetryKeepsTheSnoozesOfTheRunsBeforeIt).
 constexpr char kCompleteSql[] = R"sql(
 WITH n AS (SELECT tw_now_us() AS now),
 c AS (
@@ -215,7 +218,11 @@ history AS (
 snoozes_replaced AS (
   DELETE FROM tw_attempt a USING done
   WHERE $9 AND done.outcome = 3 AND a.task_id = done.task_id
-    AND a.attempt = done.attempt AND a.outcome = 3)
+    AND a.attempt = done.attempt AND a.outcome = 3
+    AND NOT EXISTS (
+      SELECT FROM tw_attempt m
+      WHERE m.task_id = a.task_id AND m.outcome = 4
+        AND m.finished_us >= a.finished_us))
 SELECT task_id, slot, state, due_us, epoch, tw_now_us() AS db_now_us, kind,
        priority
 FROM done

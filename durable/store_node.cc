@@ -4,10 +4,16 @@
 // to end), take it again after a reconnect, and take it over from a stale
 // holder (a stopped or hung process whose leases have all expired).
 //
-// The id is held by a session-level advisory lock on
-// hashtextextended('timingwheel node ' || id, 0); pg_locks shows such a
-// lock with classid = the key's high 32 bits, objid = its low 32 bits and
-// objsubid = 1.
+// The id is held by two session-level advisory locks, taken in this order:
+// the database's, on hashtextextended('timingwheel node ' || id, 0) (what
+// earlier versions take: one id per database, across schemas and
+// versions), then the schema's, on hashtextextended('timingwheel node ' ||
+// quote_ident(current_schema()) || '.' || id, 0). Only a holder of the
+// schema's lock is judged and ended by a takeover: a scheduler of another
+// schema with the same id is judged by its own schema's tables, which this
+// one cannot read, so it is left alone (refused, never ended). pg_locks
+// shows such a lock with classid = the key's high 32 bits, objid = its low
+// 32 bits and objsubid = 1.
 
 #include <string>
 
@@ -22,21 +28,31 @@ namespace timingwheel {
 namespace durable_internal {
 namespace {
 
-// The CTEs `k` (the lock's key for node id $1) and `holder` (the other
-// sessions holding it in this database), shared by the statements below.
-#define TW_NODE_LOCK_HOLDERS                                               \
-  "k AS (SELECT hashtextextended('timingwheel node ' || $1, 0) AS key),\n" \
-  "holder AS (\n"                                                          \
-  "  SELECT l.pid FROM pg_locks l, k\n"                                    \
-  "  WHERE l.locktype = 'advisory' AND l.granted AND l.objsubid = 1\n"     \
-  "    AND l.database = (SELECT oid FROM pg_database\n"                    \
-  "                      WHERE datname = current_database())\n"            \
-  "    AND l.classid = ((k.key >> 32) & 4294967295)::oid\n"                \
-  "    AND l.objid = (k.key & 4294967295)::oid\n"                          \
+// The database's and the schema's lock keys for node id $1.
+#define TW_NODE_DB_KEY "hashtextextended('timingwheel node ' || $1, 0)"
+#define TW_NODE_SCHEMA_KEY                  \
+  "hashtextextended('timingwheel node ' ||" \
+  " quote_ident(coalesce(current_schema(), '')) || '.' || $1, 0)"
+
+// The CTEs `k` (the schema's lock key for node id $1) and `holder` (the
+// other sessions holding it in this database), shared by the statements
+// below.
+#define TW_NODE_LOCK_HOLDERS                                           \
+  "k AS (SELECT " TW_NODE_SCHEMA_KEY                                   \
+  " AS key),\n"                                                        \
+  "holder AS (\n"                                                      \
+  "  SELECT l.pid FROM pg_locks l, k\n"                                \
+  "  WHERE l.locktype = 'advisory' AND l.granted AND l.objsubid = 1\n" \
+  "    AND l.database = (SELECT oid FROM pg_database\n"                \
+  "                      WHERE datname = current_database())\n"        \
+  "    AND l.classid = ((k.key >> 32) & 4294967295)::oid\n"            \
+  "    AND l.objid = (k.key & 4294967295)::oid\n"                      \
   "    AND l.pid <> pg_backend_pid()),\n"
 
-constexpr char kLockSql[] =
-    "SELECT pg_advisory_lock(hashtextextended('timingwheel node ' || $1, 0))";
+// The database's lock first (waits), then the schema's (free once the
+// database's is held; a select list is evaluated in order).
+constexpr char kLockSql[] = "SELECT pg_advisory_lock(" TW_NODE_DB_KEY
+                            "), pg_advisory_lock(" TW_NODE_SCHEMA_KEY ")";
 
 // Takes the lock if free. When it is not, and a holder carries this
 // session's own tag ($2: a former session of this process, not yet ended
@@ -44,8 +60,9 @@ constexpr char kLockSql[] =
 // id's lock in this database.
 constexpr char kRelockSql[] = R"sql(
 WITH got AS (
-  SELECT pg_try_advisory_lock(hashtextextended('timingwheel node ' || $1, 0))
-    AS got),
+  SELECT CASE WHEN pg_try_advisory_lock()sql" TW_NODE_DB_KEY R"sql()
+              THEN pg_try_advisory_lock()sql" TW_NODE_SCHEMA_KEY R"sql()
+              ELSE false END AS got),
 )sql" TW_NODE_LOCK_HOLDERS R"sql(own AS MATERIALIZED (
   SELECT a.pid FROM pg_stat_activity a, got
   WHERE NOT got.got AND $2 <> '' AND a.application_name = $2
@@ -57,28 +74,40 @@ SELECT got.got::int AS got,
 FROM got
 )sql";
 
-// Judges the holder on the database's clock: live while a heartbeat of the
-// id is younger than the TTL ($2) or a lease of the id is still valid.
-// Only when stale, ends the holder's sessions and the other sessions
-// carrying its tag (its renewals' and its client's connections). One
+// Judges the holder (of the schema's lock: one of this schema's
+// schedulers) on the database's clock: live while a heartbeat of the
+// id is younger than the TTL ($2) or a lease of the id is still valid, or
+// while a holding session is younger than the TTL (on the server's own
+// clock): a scheduler still starting, which took the id and has not
+// written its first heartbeat yet.
+// Only when stale, ends the holder's sessions and the other sessions of
+// this database carrying its tag as its user (its renewals' and its
+// client's connections; a tag is no secret, pg_stat_activity shows it, so
+// a session of another role that copied it is never ended for it). One
 // statement, so that the judgement and the ending see the same moment.
 // pg_terminate_backend runs only in the select list over a MATERIALIZED
 // set: in a WHERE clause the planner may call it before the other
 // conditions, on every session (it did: the statement ended its own).
-constexpr char kTakeOverSql[] = R"sql(
-WITH n AS (SELECT tw_now_us() AS now),
+constexpr char kTakeOverSql[] = "WITH " TW_NODE_LOCK_HOLDERS R"sql(
+n AS (SELECT tw_now_us() AS now),
 live AS (
   SELECT EXISTS (SELECT FROM tw_node, n
                  WHERE node_id = $1 AND heartbeat_us > n.now - $2)
       OR EXISTS (SELECT FROM tw_slot_lease, n
-                 WHERE owner = $1 AND lease_until_us > n.now) AS live),
-)sql" TW_NODE_LOCK_HOLDERS R"sql(victim AS MATERIALIZED (
+                 WHERE owner = $1 AND lease_until_us > n.now)
+      OR EXISTS (SELECT FROM pg_stat_activity a
+                 WHERE a.pid IN (SELECT pid FROM holder)
+                   AND a.backend_start >
+                       clock_timestamp() - $2 * interval '1 microsecond')
+      AS live),
+victim AS MATERIALIZED (
   SELECT a.pid FROM pg_stat_activity a, live
   WHERE NOT live.live AND a.pid <> pg_backend_pid()
+    AND a.datname = current_database()
     AND (a.pid IN (SELECT pid FROM holder)
          OR (a.application_name LIKE 'timingwheel scheduler %'
-             AND a.application_name IN (
-               SELECT h.application_name FROM pg_stat_activity h
+             AND (a.application_name, a.usesysid) IN (
+               SELECT h.application_name, h.usesysid FROM pg_stat_activity h
                WHERE h.pid IN (SELECT pid FROM holder))))),
 ended AS MATERIALIZED (
   SELECT pg_terminate_backend(victim.pid) AS ended FROM victim)

@@ -220,18 +220,29 @@ absl::Status Timer::AddInternal(TimerTask* task, absl::Duration delay,
         break;
     }
   }
+  return Placement::AddWithLock(*this, task, clock_now, delay_nanos,
+                                wheel_ref_taken);
+}
+
+absl::Status Timer::Placement::AddWithLock(Timer& timer, TimerTask* task,
+                                           int64_t clock_now,
+                                           int64_t delay_nanos,
+                                           bool wheel_ref_taken) {
   bool drop_ref = false;
   bool earlier = false;
   absl::Status status;
   {
-    internal::MutexLock lock(mu_);
-    Inboxes::DrainMineLocked(*this);  // This thread's buffered adds go first.
-    status = Placement::AddLocked(*this, task, clock_now, delay_nanos,
+    internal::MutexLock lock(timer.mu_);
+    // This thread's buffered adds go first.
+    Inboxes::DrainMineLocked(timer);
+    status = Placement::AddLocked(timer, task, clock_now, delay_nanos,
                                   wheel_ref_taken, drop_ref,
                                   /*moved=*/nullptr, &earlier);
   }
   if (drop_ref) task->Unref();  // Never the last: the caller holds one.
-  if (earlier && settings_.on_next_due_earlier) settings_.on_next_due_earlier();
+  if (earlier && timer.settings_.on_next_due_earlier) {
+    timer.settings_.on_next_due_earlier();
+  }
   return status;
 }
 

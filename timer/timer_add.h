@@ -22,6 +22,7 @@
 
 #include <cstdint>
 
+#include "absl/base/attributes.h"
 #include "absl/base/thread_annotations.h"
 #include "absl/status/status.h"
 #include "timer/timer.h"
@@ -44,6 +45,13 @@ class Timer::Placement {
                                 bool& drop_ref, bool* moved = nullptr,
                                 bool* earlier = nullptr)
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(timer.mu_);
+  // AddInternal()'s locked path: drains this thread's stripe, then
+  // AddLocked() (with `moved` null), then drops the reference AddLocked()
+  // asks for and calls on_next_due_earlier, both after unlocking. Out of
+  // line, so that the lock-free add saves no registers for it.
+  ABSL_ATTRIBUTE_NOINLINE static absl::Status AddWithLock(
+      Timer& timer, TimerTask* task, int64_t clock_now, int64_t delay_nanos,
+      bool wheel_ref_taken) ABSL_LOCKS_EXCLUDED(timer.mu_);
   // The error for an Add() of a task without a reference count.
   static absl::Status NotCountedError(const TimerTask& task);
   // The error for an add after Shutdown().

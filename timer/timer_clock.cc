@@ -18,37 +18,15 @@
 
 namespace timingwheel {
 
-int64_t Timer::Clocks::ReadClock(const Timer& timer) {
-  return timer.settings_.real_clock ? internal::ReadMonotonic()
-                                    : timer.settings_.clock->NowNanos();
-}
-
-int64_t Timer::Clocks::ClockRelative(Timer& timer) {
-  if (timer.settings_.coarse_slack > 0) {
-    // The coarse reading lags the true time by at most settings_.coarse_slack:
-    // rounded up by that bound, a due time is never early.
-    const int64_t coarse = timer.settings_.real_clock
-                               ? internal::ReadMonotonicCoarse()
-                               : timer.settings_.clock->CoarseNowNanos();
-    return std::min(internal::SaturatingAdd(Clocks::Relative(timer, coarse),
-                                            timer.settings_.coarse_slack),
-                    internal::kMaxNanos - 1);
-  }
-  return Clocks::Relative(timer, Clocks::ReadClock(timer));
-}
-
-int64_t Timer::Clocks::Relative(const Timer& timer, int64_t now) {
-  if (now <= timer.origin_) return 0;  // A clock reading before the origin.
-  // The difference fits in uint64 (both are int64 and now > origin_) but
-  // not always in int64: a clock spanning more than 2^63 ns (a negative
-  // origin, a positive reading) saturates, one short of kMaxNanos, the key
-  // of an empty delay queue and the due time of a task that never runs.
-  const uint64_t elapsed =
-      static_cast<uint64_t>(now) - static_cast<uint64_t>(timer.origin_);
-  constexpr int64_t kLatest = internal::kMaxNanos - 1;
-  return elapsed > static_cast<uint64_t>(kLatest)
-             ? kLatest
-             : static_cast<int64_t>(elapsed);
+int64_t Timer::Clocks::CoarseClockRelative(Timer& timer) {
+  // The coarse reading lags the true time by at most settings_.coarse_slack:
+  // rounded up by that bound, a due time is never early.
+  const int64_t coarse = timer.settings_.real_clock
+                             ? internal::ReadMonotonicCoarse()
+                             : timer.settings_.clock->CoarseNowNanos();
+  return std::min(internal::SaturatingAdd(Clocks::Relative(timer, coarse),
+                                          timer.settings_.coarse_slack),
+                  internal::kMaxNanos - 1);
 }
 
 int64_t Timer::Clocks::NowRelative(Timer& timer) {

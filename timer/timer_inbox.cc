@@ -32,33 +32,8 @@ namespace timingwheel {
 
 using State = internal::TaskState;
 
-Timer::Inboxes::Buffered Timer::Inboxes::TryBuffer(Timer& timer,
-                                                   TimerTask* task,
-                                                   int64_t clock_now,
-                                                   int64_t delay_nanos,
-                                                   bool wheel_ref_taken) {
-  // As a locked add: never before the wheel's time (see AddLocked).
-  const int64_t due = internal::SaturatingAdd(
-      std::max(clock_now, timer.inbox_.time_hint()), delay_nanos);
-  // A task that never runs stays out (kMaxNanos is also the closed floor).
-  if (due >= internal::kMaxNanos || due < timer.inbox_.floor_hint()) {
-    return Buffered::kNo;
-  }
-  // Only an idle task: anything else (pending, queued, running, buffered,
-  // another timer's) is the locked path's to sort out.
-  if (!State::TryMarkInbox(task, timer.settings_.id)) return Buffered::kNo;
-  if (!wheel_ref_taken) task->Ref();  // The wheel's, held by the inbox.
-  task->due_nanos_ = due;
-  internal::Inbox::Stripe& stripe = timer.inbox_.Mine();
-  const int32_t depth =
-      timer.inbox_.Push(stripe, internal::TimingWheel::AsNode(task));
-  // The second look (seq_cst, after the push): a sleeper that published a
-  // later deadline, the reaper running callbacks, or Shutdown() (all
-  // publish a floor above `due`) may have missed the push.
-  const bool wake = due < timer.inbox_.floor();
-  if (!wake && depth < internal::Inbox::kDrainThreshold) {
-    return Buffered::kYes;
-  }
+Timer::Inboxes::Buffered Timer::Inboxes::AfterPush(Timer& timer,
+                                                   TimerTask* task, bool wake) {
   bool refused = false;
   {
     internal::MutexLock lock(timer.mu_);
@@ -67,7 +42,7 @@ Timer::Inboxes::Buffered Timer::Inboxes::TryBuffer(Timer& timer,
       // task, the add happened before it (the task is among those it
       // returns); if not, the add comes after it: withdrawn and refused.
       refused = State::WithdrawBuffered(task, timer.settings_.id);
-      // Takes the withdrawn task (pushed above) out of the inbox.
+      // Takes the withdrawn task (pushed by TryBuffer) out of the inbox.
       Inboxes::ReleaseAfterShutdownLocked(timer);
     } else if (wake) {
       Inboxes::DrainInboxesLocked(timer);

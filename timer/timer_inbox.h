@@ -22,11 +22,17 @@
 #ifndef TIMINGWHEEL_TIMER_TIMER_INBOX_H_
 #define TIMINGWHEEL_TIMER_TIMER_INBOX_H_
 
+#include <algorithm>
 #include <cstdint>
 
+#include "absl/base/attributes.h"
 #include "absl/base/thread_annotations.h"
 #include "timer/internal/bucket.h"
+#include "timer/internal/inbox.h"
+#include "timer/internal/task_state.h"
 #include "timer/internal/timer_control.h"
+#include "timer/internal/timing_wheel.h"
+#include "timer/internal/wheel_math.h"
 #include "timer/timer.h"
 #include "timer/timer_task.h"
 
@@ -41,9 +47,15 @@ class Timer::Inboxes {
 
   // Pushes `task` (idle, counted; the caller holds a reference and, with
   // `wheel_ref_taken`, counted the wheel's) onto this thread's stripe if it
-  // is due no earlier than the floor.
+  // is due no earlier than the floor. Inline (below): the push is every
+  // lock-free add's whole work; what needs the lock is in AfterPush.
   static Buffered TryBuffer(Timer& timer, TimerTask* task, int64_t clock_now,
                             int64_t delay_nanos, bool wheel_ref_taken);
+  // TryBuffer() after a push that must wake a sleeper (`wake`: due before
+  // the floor) or drain the stripe (it reached kDrainThreshold): takes the
+  // lock (not held by the caller), and after Shutdown() withdraws the task
+  // (kRefused).
+  static Buffered AfterPush(Timer& timer, TimerTask* task, bool wake);
   // After Shutdown(): takes the buffered tasks withdrawn or cancelled out
   // of the inbox (their revokers release them) and puts back those whose
   // producer has yet to withdraw them.
@@ -92,6 +104,35 @@ class Timer::Inboxes {
   static bool PublishFloorLocked(Timer& timer)
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(timer.mu_);
 };
+
+ABSL_ATTRIBUTE_ALWAYS_INLINE inline Timer::Inboxes::Buffered
+Timer::Inboxes::TryBuffer(Timer& timer, TimerTask* task, int64_t clock_now,
+                          int64_t delay_nanos, bool wheel_ref_taken) {
+  using State = internal::TaskState;
+  // As a locked add: never before the wheel's time (see AddLocked).
+  const int64_t due = internal::SaturatingAdd(
+      std::max(clock_now, timer.inbox_.time_hint()), delay_nanos);
+  // A task that never runs stays out (kMaxNanos is also the closed floor).
+  if (due >= internal::kMaxNanos || due < timer.inbox_.floor_hint()) {
+    return Buffered::kNo;
+  }
+  // Only an idle task: anything else (pending, queued, running, buffered,
+  // another timer's) is the locked path's to sort out.
+  if (!State::TryMarkInbox(task, timer.settings_.id)) return Buffered::kNo;
+  if (!wheel_ref_taken) task->Ref();  // The wheel's, held by the inbox.
+  task->due_nanos_ = due;
+  internal::Inbox::Stripe& stripe = timer.inbox_.Mine();
+  const int32_t depth =
+      timer.inbox_.Push(stripe, internal::TimingWheel::AsNode(task));
+  // The second look (seq_cst, after the push): a sleeper that published a
+  // later deadline, the reaper running callbacks, or Shutdown() (all
+  // publish a floor above `due`) may have missed the push.
+  const bool wake = due < timer.inbox_.floor();
+  if (!wake && depth < internal::Inbox::kDrainThreshold) {
+    return Buffered::kYes;
+  }
+  return AfterPush(timer, task, wake);
+}
 
 }  // namespace timingwheel
 

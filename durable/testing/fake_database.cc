@@ -46,6 +46,18 @@ int64_t FakeDatabase::TaskCount(TaskState state) {
   return n;
 }
 
+int64_t FakeDatabase::WaitingTaskCount(bool not_yet_due) {
+  internal::MutexLock lock(mu_);
+  const int64_t now_us = NowLocked();
+  int64_t n = 0;
+  for (const auto& [id, task] : tasks_) {
+    const bool waiting = task.state == TaskState::kPending ||
+                         task.state == TaskState::kScheduled;
+    n += waiting && (!not_yet_due || task.due_us > now_us) ? 1 : 0;
+  }
+  return n;
+}
+
 int64_t FakeDatabase::NowLocked() { return now_us_(); }
 
 absl::Status FakeDatabase::TakeFailure(const std::string& method) {

@@ -71,6 +71,13 @@ class FakeDatabase {
   int64_t TaskCount();
   int64_t TaskCount(TaskState state);
 
+  // FakeDatabase::WaitingTaskCount()
+  //
+  // The number of stored tasks waiting for their attempt (PENDING or
+  // SCHEDULED), read at one instant; with `not_yet_due`, only those due
+  // after the database's clock.
+  int64_t WaitingTaskCount(bool not_yet_due);
+
   // The rows of the tables (tw_timer, tw_slot_lease), and what one
   // listening store has not drained yet.
   struct Task {

@@ -5,6 +5,7 @@
 // do to a task in an owner's wheel, and a retry racing the owner's cleanup.
 
 #include <algorithm>
+#include <atomic>
 #include <memory>
 #include <set>
 #include <string>
@@ -96,6 +97,45 @@ TEST_F(AdminStoreTest, RetryRunsAFailedTaskAgain) {
   EXPECT_FALSE(result->notified);  // Beyond the owner's horizon.
   EXPECT_EQ(result->due, *now + absl::Hours(3));
   EXPECT_EQ(StateOf(*admin, "done"), TaskState::kPending);
+}
+
+// A retried task starts counting its attempts again from 1; a snooze of
+// its new attempt 1 replaces the earlier snoozes of that same attempt, not
+// the records of the runs before the operator's retry: the history shows
+// every run, before and after the retry.
+TEST_F(AdminStoreTest, RetryKeepsTheSnoozesOfTheRunsBeforeIt) {
+  auto admin = Admin();
+  ASSERT_NE(admin, nullptr);
+  std::atomic<int> runs{0};
+  // Runs: snooze, fail (FAILED: one attempt); after the retry: snooze, ok.
+  recorder_.SetResult([&runs](const DurableTask&) {
+    const int run = ++runs;
+    if (run == 1 || run == 3) return Snooze(absl::Milliseconds(1));
+    if (run == 2) return absl::InternalError("boom");
+    return absl::OkStatus();
+  });
+  StartScheduler();
+  if (HasFatalFailure()) return;
+  ASSERT_TRUE(Ok(scheduler_->Schedule("snoozy", absl::ZeroDuration(), "p")));
+  ASSERT_TRUE(WaitState(*admin, "snoozy", TaskState::kFailed));
+  auto before = admin->Show("snoozy");
+  ASSERT_TRUE(before.ok()) << before.status();
+  ASSERT_EQ(before->attempts.size(), 2u);
+  auto retried = admin->Retry("snoozy");
+  ASSERT_TRUE(retried.ok()) << retried.status();
+  ASSERT_EQ(retried->outcome, ActionOutcome::kDone);
+  ASSERT_TRUE(Succeeded("snoozy"));
+  EXPECT_EQ(runs.load(), 4);
+  auto shown = admin->Show("snoozy");
+  ASSERT_TRUE(shown.ok()) << shown.status();
+  std::vector<AttemptOutcome> outcomes;
+  for (const AttemptRecord& a : shown->attempts) outcomes.push_back(a.outcome);
+  EXPECT_EQ(outcomes,
+            (std::vector<AttemptOutcome>{
+                AttemptOutcome::kSnoozed, AttemptOutcome::kFailed,
+                AttemptOutcome::kOperatorRetry, AttemptOutcome::kSnoozed,
+                AttemptOutcome::kSucceeded}))
+      << "the snooze before the retry was lost";
 }
 
 // The owner's cleanup of finished rows, waiting on the row a retry holds,

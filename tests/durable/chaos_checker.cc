@@ -215,9 +215,14 @@ ChaosReport CheckChaos(const ChaosHistory& history, const ChaosLimits& limits) {
     runs_by_id[run.id].push_back(run);
     runs_by_id[run.id].back().start_us = start_of(run);
   }
+  // Attempts are numbered in the order they started (a fire reads the
+  // attempt the row last recorded, which its handler's start recorded), so
+  // a higher attempt comes after a lower one whatever its widened start
+  // says; runs of one attempt are ordered by their start.
   for (auto& [id, runs] : runs_by_id) {
     std::stable_sort(runs.begin(), runs.end(),
                      [](const ChaosRun& a, const ChaosRun& b) {
+                       if (a.attempt != b.attempt) return a.attempt < b.attempt;
                        return a.start_us < b.start_us;
                      });
   }

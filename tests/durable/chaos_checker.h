@@ -208,8 +208,9 @@ std::string LoadChaosHistory(const std::string& conninfo,
 //      run was fenced.
 //   5. Cancelled means cancelled: no run started after a Cancel() that
 //      returned true, and no row at the end.
-// Runs are ordered by their start: the logged time less `start_slack_us`,
-// or the "stop" before a "cont" logged up to 4 slacks before the run.
+// Runs are ordered by attempt, then by their start: the logged time less
+// `start_slack_us`, or the "stop" before a "cont" logged up to 4 slacks
+// before the run.
 //   6. No slot taken from a live lease (lease_takeovers is empty).
 // With the workload's history (chaos_model.cc):
 //   7. Replace modes: for each id touched only by the replace family, the

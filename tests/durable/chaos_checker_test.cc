@@ -106,6 +106,28 @@ TEST(ChaosCheckerTest, RunLoggedAfterAStallStartedBeforeIt) {
   EXPECT_EQ(report.doubles, 1);
 }
 
+// "a" was stopped and resumed; "b" ran attempt 1 during the stall, lost
+// the slot to "a" (its lease expired), and "a" ran attempt 2 just after
+// SIGCONT. The stall widens the start of a's run back before b's, but
+// attempt 2 began after attempt 1: the fence asked for is b's, not a's.
+TEST(ChaosCheckerTest, AHigherAttemptComesAfterALowerOneWhateverItsStall) {
+  ChaosHistory h = CleanHistory();
+  h.intents["t"].meant_to_fail = false;
+  h.runs[0] = {"t", "b", 1, 3000};
+  h.runs.push_back({"t", "a", 2, 5050});
+  h.runs[1].verdict = "ok";
+  h.runs[1].end_us = 5060;
+  h.rows["t"] = {3, 2, 5};
+  h.faults = {{1900, "stop", "a"}, {5000, "cont", "a"}};
+  ChaosReport report = Check(h);
+  EXPECT_TRUE(Mentions(report, "ran again (node a, attempt 2"))
+      << (report.violations.empty() ? "" : report.violations[0]);
+  h.leases.push_back({5, "b", "a", 7, 8, 4000, 4500});
+  report = Check(h);
+  EXPECT_TRUE(report.violations.empty()) << report.violations[0];
+  EXPECT_EQ(report.doubles, 1);
+}
+
 // "a" was stopped; meanwhile "b" ran the task, which snoozed (a new due
 // time written at 3100); "a" took the slot after SIGCONT and ran it: its
 // run started after the snooze's due time was written, not at the stop.

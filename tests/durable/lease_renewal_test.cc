@@ -12,6 +12,7 @@
 #include <atomic>
 #include <memory>
 #include <string>
+#include <thread>
 
 #include "absl/synchronization/notification.h"
 #include "absl/time/time.h"
@@ -272,6 +273,35 @@ TEST_F(LeaseRenewalTest, ARowGivenBackWaitsForItsAttemptStillRunningHere) {
   EXPECT_TRUE(Succeeded("t"));
   a->Shutdown();
   EXPECT_EQ(most_at_once.load(), 1);
+}
+
+// Two schedulers started at once with one node id: the first holds the id
+// but has not written its first heartbeat yet (held before its first
+// renewal, as a slow start or a blocked statement would hold it) when the
+// second, after its quarter-TTL wait, judges it. A holder still starting is
+// live: the second is refused, the first starts with its sessions intact.
+TEST_F(LeaseRenewalTest, ASchedulerStillStartingIsNotTakenOver) {
+  // A TTL far longer than the test's steps: the first is held well within
+  // it (held past it, it would be stalled, and stale by definition).
+  DurableOptions options = Options("node-a");
+  options.lease_ttl = absl::Seconds(8);
+  PausePoint first_renewal("renew.before");
+  std::unique_ptr<DurableScheduler> a;
+  std::thread starting([&] { a = Start(options); });
+  ASSERT_TRUE(first_renewal.WaitReached(absl::Seconds(10)));
+  auto b = DurableScheduler::Create(options);
+  EXPECT_FALSE(b.ok()) << "a second scheduler started with the id of one "
+                          "still starting";
+  if (!b.ok()) {
+    EXPECT_EQ(b.status().code(), absl::StatusCode::kFailedPrecondition)
+        << b.status();
+  }
+  first_renewal.Resume();
+  starting.join();
+  ASSERT_NE(a, nullptr);
+  EXPECT_EQ(a->Metrics().reconnects, 0) << "its sessions were ended";
+  EXPECT_EQ(a->Metrics().node_id_lost, 0);
+  if (b.ok()) (*b)->Shutdown();
 }
 
 }  // namespace

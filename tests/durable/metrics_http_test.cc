@@ -10,6 +10,8 @@
 #include <memory>
 #include <string>
 
+#include "absl/status/status.h"
+#include "absl/synchronization/mutex.h"
 #include "durable/prometheus.h"
 #include "gtest/gtest.h"
 #include "httplib.h"
@@ -44,6 +46,51 @@ TEST(MetricsHttpTest, ServesTheRenderedTextOnLoopback) {
   // Rendered anew for every scrape.
   ASSERT_TRUE(client.Get("/metrics"));
   EXPECT_EQ(calls.load(), 2);
+}
+
+TEST(MetricsHttpTest, ServesTheHealthFunctionForALivenessProbe) {
+  std::atomic<int> calls{0};
+  absl::Mutex mu;
+  absl::Status health = absl::OkStatus();
+  MetricsHttpOptions options;
+  options.render = [&calls] {
+    ++calls;
+    return std::string();
+  };
+  options.health = [&] {
+    absl::MutexLock lock(&mu);
+    return health;
+  };
+  auto server = MetricsHttpServer::Start(options);
+  ASSERT_TRUE(server.ok()) << server.status();
+  httplib::Client client("127.0.0.1", (*server)->port());
+  auto ok = client.Get("/healthz");
+  ASSERT_TRUE(ok);
+  EXPECT_EQ(ok->status, 200);
+  EXPECT_EQ(ok->body, "ok\n");
+  {
+    absl::MutexLock lock(&mu);
+    health = absl::FailedPreconditionError("node id taken over");
+  }
+  auto lost = client.Get("/healthz");
+  ASSERT_TRUE(lost);
+  EXPECT_EQ(lost->status, 503);
+  EXPECT_EQ(lost->body, "FAILED_PRECONDITION: node id taken over\n");
+  EXPECT_EQ(calls.load(), 0);  // The metrics are not rendered for it.
+  (*server)->Stop();
+  // Without a health function the path is not served.
+  options.health = nullptr;
+  server = MetricsHttpServer::Start(options);
+  ASSERT_TRUE(server.ok()) << server.status();
+  httplib::Client plain("127.0.0.1", (*server)->port());
+  auto none = plain.Get("/healthz");
+  ASSERT_TRUE(none);
+  EXPECT_EQ(none->status, 404);
+  // One path for both is refused.
+  options.health = [] { return absl::OkStatus(); };
+  options.health_path = options.path;
+  EXPECT_TRUE(
+      absl::IsInvalidArgument(MetricsHttpServer::Start(options).status()));
 }
 
 TEST(MetricsHttpTest, OtherPathsAndMethodsAreRefused) {

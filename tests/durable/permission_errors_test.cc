@@ -100,7 +100,9 @@ TEST_F(PermissionErrorsTest, StaleHolderOfAnotherUserNamesTheFix) {
   ASSERT_EQ(PQstatus(holder), CONNECTION_OK);
   PGresult* locked = PQexec(holder,
                             "SELECT pg_advisory_lock(hashtextextended("
-                            "'timingwheel node perm-held', 0))");
+                            "'timingwheel node perm-held', 0)), "
+                            "pg_advisory_lock(hashtextextended("
+                            "'timingwheel node public.perm-held', 0))");
   ASSERT_EQ(PQresultStatus(locked), PGRES_TUPLES_OK);
   PQclear(locked);
 

@@ -76,6 +76,7 @@
 #include <utility>
 #include <vector>
 
+#include "absl/status/status.h"
 #include "absl/strings/escaping.h"
 #include "absl/strings/match.h"
 #include "absl/strings/numbers.h"
@@ -414,16 +415,19 @@ int main(int argc, char** argv) {
   int signal = 0;
   bool node_id_lost = false;
   if (exit_on_node_id_lost) {
-    // Looks at the metric every 20 ms between signals.
+    // Asks Health() every 20 ms between signals, as a liveness probe
+    // would; the node id lost is FailedPrecondition.
     const timespec every = {0, 20 * 1000 * 1000};
     for (;;) {
       signal = sigtimedwait(&signals, nullptr, &every);
       if (signal == SIGUSR1) clock.Jump();
       if (signal == SIGTERM) break;
-      if ((*scheduler)->Metrics().node_id_lost != 0) {
+      const absl::Status health = (*scheduler)->Health();
+      if (absl::IsFailedPrecondition(health) &&
+          (*scheduler)->Metrics().node_id_lost != 0) {
         node_id_lost = true;
-        std::fprintf(stderr, "node id %s lost to a replacement: exiting\n",
-                     node.c_str());
+        std::fprintf(stderr, "node id %s lost to a replacement: %s\n",
+                     node.c_str(), health.ToString().c_str());
         break;
       }
     }

@@ -36,13 +36,32 @@ class StoreNodeTest : public ::testing::Test {
     ASSERT_TRUE(setup->EnsureSchema(16).ok());
   }
 
-  // A connection tagged `tag` (none when empty), with a short lock timeout.
-  std::unique_ptr<Store> Connect(const std::string& tag) {
+  void TearDown() override {
+    if (role_.empty()) return;
+    db_.reset();  // Drops the database (the role's sessions end) first.
+    auto admin = durable_testing::AdminConnInfo();
+    if (admin.ok()) {
+      (void)durable_testing::ExecSql(
+          *admin, absl::StrCat("DROP ROLE IF EXISTS ", role_));
+    }
+  }
+
+  // A connection tagged `tag` (none when empty), with a short lock timeout,
+  // its search_path `schema` (the default when empty), as `user` (the
+  // fixture's when empty).
+  std::unique_ptr<Store> Connect(const std::string& tag,
+                                 const std::string& schema = "",
+                                 const std::string& user = "") {
     SessionLimits limits;
     limits.statement_timeout_ms = 2000;
     limits.lock_timeout_ms = 100;
     limits.application_name = tag;
-    auto store = Store::Connect(db_->conninfo(), limits);
+    std::string conninfo = db_->conninfo();
+    if (!schema.empty()) {
+      absl::StrAppend(&conninfo, " options=-csearch_path=", schema);
+    }
+    if (!user.empty()) absl::StrAppend(&conninfo, " user=", user);
+    auto store = Store::Connect(conninfo, limits);
     EXPECT_TRUE(store.ok()) << store.status();
     return store.ok() ? *std::move(store) : nullptr;
   }
@@ -50,15 +69,31 @@ class StoreNodeTest : public ::testing::Test {
   // Whether `store`'s session still answers.
   static bool Alive(Store& store) { return store.CheckSchema(16).ok(); }
 
+  // The sessions tagged `tag` on this test's database (tests of other runs
+  // share the server and the tags).
   int64_t Sessions(const std::string& tag) const {
     auto n = QueryInt(db_->conninfo(),
                       absl::StrCat("SELECT count(*) FROM pg_stat_activity "
-                                   "WHERE application_name = '",
+                                   "WHERE datname = current_database() "
+                                   "AND application_name = '",
                                    tag, "'"));
     return n.ok() ? *n : -1;
   }
 
+  // The sessions tagged `tag` on this test's database younger than kTtlUs.
+  int64_t YoungSessions(const std::string& tag) const {
+    auto n =
+        QueryInt(db_->conninfo(),
+                 absl::StrCat("SELECT count(*) FROM pg_stat_activity "
+                              "WHERE datname = current_database() "
+                              "AND application_name = '",
+                              tag, "' AND backend_start > clock_timestamp() - ",
+                              kTtlUs, " * interval '1 microsecond'"));
+    return n.ok() ? *n : -1;
+  }
+
   std::unique_ptr<TestDatabase> db_;
+  std::string role_;  // A role the test created, dropped at the end.
 };
 
 TEST_F(StoreNodeTest, RelockEndsOwnFormerSessionAndLeavesAnothersAlone) {
@@ -114,6 +149,8 @@ TEST_F(StoreNodeTest, TakeOverEndsAStaleHoldersSessionsOnly) {
                   "UPDATE tw_node SET heartbeat_us = tw_now_us() - 2000000 "
                   "WHERE node_id = 'n2'")
                   .ok());
+  // Its sessions older than the TTL too (younger, it may be starting).
+  ASSERT_TRUE(WaitFor([&] { return YoungSessions(stale_tag) == 0; }));
   ended = replacement->TakeOverNode("n2", kTtlUs);
   ASSERT_TRUE(ended.ok()) << ended.status();
   EXPECT_TRUE(*ended);
@@ -122,6 +159,84 @@ TEST_F(StoreNodeTest, TakeOverEndsAStaleHoldersSessionsOnly) {
   EXPECT_TRUE(*replacement->LockNode("n2"));
   EXPECT_TRUE(Alive(*replacement));
   EXPECT_TRUE(Alive(*bystander));
+}
+
+// A holder that took the id and has written no heartbeat yet, its session
+// younger than the TTL: a scheduler still starting, live; nothing ended.
+TEST_F(StoreNodeTest, TakeOverLeavesAHolderStillStartingAlone) {
+  const std::string tag = "timingwheel scheduler 00000000000000c1";
+  std::unique_ptr<Store> starting = Connect(tag);
+  ASSERT_TRUE(*starting->LockNode("n4"));
+  std::unique_ptr<Store> second =
+      Connect("timingwheel scheduler 00000000000000c2");
+  EXPECT_FALSE(*second->LockNode("n4"));
+  auto ended = second->TakeOverNode("n4", 60 * kTtlUs);
+  ASSERT_TRUE(ended.ok()) << ended.status();
+  EXPECT_FALSE(*ended);
+  EXPECT_TRUE(Alive(*starting));
+  EXPECT_EQ(Sessions(tag), 1);
+}
+
+// An ordinary role that can connect holds a node id's locks under the tag
+// of a live scheduler of another id (pg_stat_activity shows every tag).
+// When the id's replacement ends that stale holder, it ends the holder's
+// sessions and the holder's own tagged sessions, never the live
+// scheduler's sessions of another role that the copied tag names.
+TEST_F(StoreNodeTest, TakeOverEndsNoOtherRolesSessionsByACopiedTag) {
+  role_ = absl::StrCat("tw_spoof_", db_->name().substr(db_->name().size() - 8));
+  ASSERT_TRUE(
+      durable_testing::ExecSql(db_->conninfo(),
+                               absl::StrCat("CREATE ROLE ", role_, " LOGIN"))
+          .ok());
+  const std::string live_tag = "timingwheel scheduler 00000000000000d1";
+  std::unique_ptr<Store> live = Connect(live_tag);
+  ASSERT_NE(live, nullptr);
+  ASSERT_TRUE(*live->LockNode("n6"));
+  std::unique_ptr<Store> spoof = Connect(live_tag, "", role_);
+  ASSERT_NE(spoof, nullptr);
+  ASSERT_TRUE(*spoof->LockNode("n5"));
+  ASSERT_TRUE(WaitFor([&] { return YoungSessions(live_tag) == 0; }));
+  std::unique_ptr<Store> replacement =
+      Connect("timingwheel scheduler 00000000000000d2");
+  EXPECT_FALSE(*replacement->LockNode("n5"));
+  auto ended = replacement->TakeOverNode("n5", kTtlUs);
+  ASSERT_TRUE(ended.ok()) << ended.status();
+  EXPECT_TRUE(*ended);
+  ASSERT_TRUE(WaitFor([&] { return *replacement->LockNode("n5"); }))
+      << "the spoofing holder was not ended";
+  EXPECT_TRUE(Alive(*live)) << "a live scheduler of another role was ended "
+                               "by a tag copied from it";
+  EXPECT_EQ(Sessions(live_tag), 1);
+}
+
+// Two deployments in two schemas of one database, each with a scheduler
+// named "w1": the one starting second must not end the first (it is live
+// in its own schema, whatever this schema's tw_node says), only be refused.
+TEST_F(StoreNodeTest, TakeOverLeavesTheSameIdInAnotherSchemaAlone) {
+  ASSERT_TRUE(durable_testing::ExecSql(db_->conninfo(),
+                                       "CREATE SCHEMA tw_a; CREATE SCHEMA tw_b")
+                  .ok());
+  const std::string a_tag = "timingwheel scheduler 00000000000000a1";
+  std::unique_ptr<Store> a = Connect(a_tag, "tw_a");
+  std::unique_ptr<Store> a_renewals = Connect(a_tag, "tw_a");
+  ASSERT_NE(a, nullptr);
+  ASSERT_TRUE(a->EnsureSchema(16).ok());
+  ASSERT_TRUE(*a->LockNode("w1"));
+  ASSERT_TRUE(a_renewals->Renew("w1", {}, kTtlUs, 0, false).ok());
+
+  std::unique_ptr<Store> b =
+      Connect("timingwheel scheduler 00000000000000b1", "tw_b");
+  ASSERT_NE(b, nullptr);
+  ASSERT_TRUE(b->EnsureSchema(16).ok());
+  EXPECT_FALSE(*b->LockNode("w1"));
+  // tw_b has no heartbeat of w1: stale in tw_b's eyes, but not tw_b's.
+  auto ended = b->TakeOverNode("w1", kTtlUs);
+  ASSERT_TRUE(ended.ok()) << ended.status();
+  EXPECT_EQ(Sessions(a_tag), 2) << "a live scheduler of another schema "
+                                   "was ended";
+  EXPECT_TRUE(Alive(*a));
+  EXPECT_TRUE(Alive(*a_renewals));
+  EXPECT_FALSE(*b->LockNode("w1"));
 }
 
 }  // namespace

@@ -79,8 +79,8 @@ TEST_F(TaskKindsTest, EachKindRunsItsOwnHandler) {
   auto info = scheduler->Get("e1");
   ASSERT_TRUE(info.ok()) << info.status();
   EXPECT_EQ(info->kind, "email");
-  // Registered for every client of the store.
-  EXPECT_EQ(Value(Store().CountKinds("a")), 2);
+  // Registered for every client of the store (the default kind too).
+  EXPECT_EQ(Value(Store().CountKinds("a")), 3);
 }
 
 TEST_F(TaskKindsTest, AnUnknownKindIsRefusedWhenScheduledAndNothingIsStored) {
@@ -134,6 +134,29 @@ TEST_F(TaskKindsTest, OptionsWithBadKindsAreRefused) {
   options.handler = nullptr;
   auto scheduler = DurableScheduler::Create(options);
   EXPECT_TRUE(scheduler.ok()) << scheduler.status();
+}
+
+// A scheduler registers the default kind only when it runs it, so that
+// an operator can tell default-kind tasks no scheduler will ever run.
+TEST_F(TaskKindsTest, TheDefaultKindIsRegisteredOnlyWithADefaultHandler) {
+  Recorder email;
+  const std::string registered = "SELECT count(*) FROM tw_kind WHERE kind = ''";
+  {
+    DurableOptions options = Options("kinds-only");
+    options.handler = nullptr;
+    options.kinds = {Kind("email", &email)};
+    auto scheduler = Start(options);
+    ASSERT_NE(scheduler, nullptr);
+    EXPECT_EQ(Query(registered), 0);
+    EXPECT_EQ(Query("SELECT count(*) FROM tw_kind WHERE kind = 'email'"), 1);
+    scheduler->Shutdown();
+  }
+  auto scheduler = Start(Options("default"));
+  ASSERT_NE(scheduler, nullptr);
+  EXPECT_EQ(Query(registered), 1);
+  EXPECT_EQ(Query("SELECT count(*) FROM tw_kind WHERE kind = '' AND "
+                  "node_id = 'default'"),
+            1);
 }
 
 // A kind that another scheduler registered reaches an owner without its

@@ -16,7 +16,9 @@
 #include <memory>
 #include <string>
 #include <utility>
+#include <vector>
 
+#include "absl/status/statusor.h"
 #include "absl/time/time.h"
 #include "durable/durable_scheduler.h"
 #include "durable/testing/fake_database.h"
@@ -75,10 +77,34 @@ class TwoStoreFixture : public ::testing::TestWithParam<std::string> {
     return n.ok() ? *n : -1;
   }
 
-  // The stored tasks waiting for their attempt (PENDING or SCHEDULED).
+  // The stored tasks waiting for their attempt (PENDING or SCHEDULED), read
+  // in one statement (two counts would count a row that moves from one
+  // state to the other between them twice).
   int64_t CountWaiting() {
-    return CountInState(TaskState::kPending) +
-           CountInState(TaskState::kScheduled);
+    if (fake()) return fake_db_->WaitingTaskCount(/*not_yet_due=*/false);
+    absl::StatusOr<int64_t> n =
+        durable_testing::StoreInspector(pg_->conninfo())
+            .CountTasks(
+                durable_testing::TaskMatch().StateBefore(TaskState::kRunning));
+    EXPECT_TRUE(n.ok()) << n.status();
+    return n.ok() ? *n : -1;
+  }
+
+  // Of those, the ones due after the database's clock: written ahead, not
+  // due and not yet fired.
+  int64_t CountWaitingNotYetDue() {
+    if (fake()) return fake_db_->WaitingTaskCount(/*not_yet_due=*/true);
+    absl::StatusOr<std::vector<durable_testing::TaskRow>> rows =
+        durable_testing::StoreInspector(pg_->conninfo())
+            .Tasks(
+                durable_testing::TaskMatch().StateBefore(TaskState::kRunning));
+    EXPECT_TRUE(rows.ok()) << rows.status();
+    if (!rows.ok()) return -1;
+    int64_t n = 0;
+    for (const durable_testing::TaskRow& row : *rows) {
+      n += row.due_us > row.now_us ? 1 : 0;
+    }
+    return n;
   }
 
   Recorder recorder_;

@@ -6,33 +6,17 @@ namespace timingwheel {
 namespace internal {
 namespace {
 
-std::atomic<size_t> next_stripe{0};
-
-size_t ThisThreadStripe() {
-  thread_local const size_t index =
-      next_stripe.fetch_add(1, std::memory_order_relaxed) % Inbox::kStripes;
-  return index;
-}
+std::atomic<uint32_t> next_stripe{0};
 
 }  // namespace
 
 Inbox::Hooks Inbox::hooks_for_testing;
 
-Inbox::Stripe& Inbox::Mine() { return stripes_[ThisThreadStripe()]; }
-
-int32_t Inbox::Push(Stripe& stripe, ListNode* node) {
-  if (void (*hook)() =
-          hooks_for_testing.before_push.load(std::memory_order_relaxed)) {
-    hook();
-  }
-  ListNode* head = stripe.head.load(std::memory_order_relaxed);
-  do {
-    node->next = head;
-  } while (!stripe.head.compare_exchange_weak(
-      head, node, std::memory_order_seq_cst, std::memory_order_relaxed));
-  const int32_t depth = stripe.depth.load(std::memory_order_relaxed) + 1;
-  stripe.depth.store(depth, std::memory_order_relaxed);
-  return depth;
+uint32_t Inbox::AssignThisThreadStripe() {
+  const uint32_t stripe =
+      next_stripe.fetch_add(1, std::memory_order_relaxed) % kStripes;
+  this_thread_stripe = stripe + 1;
+  return stripe;
 }
 
 ListNode* Inbox::TakeStripe(Stripe& stripe) {

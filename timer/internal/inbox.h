@@ -67,14 +67,30 @@ class Inbox {
   // Inbox::Mine()
   //
   // The calling thread's stripe (assigned round-robin on first use, the
-  // same for every inbox).
-  Stripe& Mine();
+  // same for every inbox). Inline: a producer's add reads it every time.
+  Stripe& Mine() {
+    const uint32_t stripe = this_thread_stripe;
+    return stripes_[stripe != 0 ? stripe - 1 : AssignThisThreadStripe()];
+  }
 
   // Inbox::Push()
   //
   // Pushes `node` onto `stripe` (seq_cst) and returns the stripe's depth
   // after the push.
-  int32_t Push(Stripe& stripe, ListNode* node);
+  int32_t Push(Stripe& stripe, ListNode* node) {
+    if (void (*hook)() =
+            hooks_for_testing.before_push.load(std::memory_order_relaxed)) {
+      hook();
+    }
+    ListNode* head = stripe.head.load(std::memory_order_relaxed);
+    do {
+      node->next = head;
+    } while (!stripe.head.compare_exchange_weak(
+        head, node, std::memory_order_seq_cst, std::memory_order_relaxed));
+    const int32_t depth = stripe.depth.load(std::memory_order_relaxed) + 1;
+    stripe.depth.store(depth, std::memory_order_relaxed);
+    return depth;
+  }
 
   // Inbox::TakeStripe()
   //
@@ -131,6 +147,12 @@ class Inbox {
   static Hooks hooks_for_testing;
 
  private:
+  // The calling thread's stripe plus one (0: none assigned yet), constant-
+  // initialized so that reading it needs no guard.
+  static inline thread_local uint32_t this_thread_stripe = 0;
+  // Assigns the calling thread its stripe (round-robin) and returns it.
+  static uint32_t AssignThisThreadStripe();
+
   Stripe stripes_[kStripes];
   alignas(64) std::atomic<int64_t> floor_{-1};
   std::atomic<int64_t> time_hint_{0};

@@ -14,6 +14,7 @@
 #include <utility>
 #include <vector>
 
+#include "absl/base/attributes.h"
 #include "absl/base/config.h"
 
 #ifdef ABSL_HAVE_ADDRESS_SANITIZER
@@ -216,7 +217,9 @@ ClassCache* ClassCacheOf(size_t size_class) {
   return class_cache;
 }
 
-void* AllocateSlow(size_t size_class) {
+// Out of line (and so are the frees'): the fast paths of Allocate() and Free()
+// then need no saved registers.
+ABSL_ATTRIBUTE_NOINLINE void* AllocateSlow(size_t size_class) {
   Central& central = TheCentral();
   ClassCache* const cache = ClassCacheOf(size_class);
   void* block = nullptr;
@@ -234,7 +237,7 @@ void* AllocateSlow(size_t size_class) {
   return block;
 }
 
-void FreeSlow(size_t size_class, void* block) {
+ABSL_ATTRIBUTE_NOINLINE void FreeSlow(size_t size_class, void* block) {
   Central& central = TheCentral();
   ClassCache* cache = nullptr;
   try {

@@ -7,29 +7,30 @@
 namespace timingwheel {
 namespace internal {
 
-// ControlRefCache: one thread's spare references to the control block it
-// used last (see TimerControl::RefForHandle). Given back when the thread
-// moves to another block or exits.
-struct ControlRefCache {
-  TimerControl* control = nullptr;
-  int64_t spare = 0;
-
-  ~ControlRefCache() { Flush(); }
-  void Flush() {
-    if (control != nullptr && spare > 0) control->Unref(spare);
-    control = nullptr;
-    spare = 0;
+// Gives the thread's spare references back when it exits. Armed (its
+// destructor registered) the first time the thread takes spares.
+struct RefCacheReleaser {
+  bool armed = false;
+  ~RefCacheReleaser() { Flush(); }
+  static void Flush() {
+    ControlRefCache& cache = control_ref_cache;
+    if (cache.control != nullptr && cache.spare > 0) {
+      cache.control->Unref(cache.spare);
+    }
+    cache.control = nullptr;
+    cache.spare = 0;
   }
 };
 
 namespace {
-thread_local ControlRefCache ref_cache;
+thread_local RefCacheReleaser ref_cache_releaser;
 }  // namespace
 
-void TimerControl::RefForHandle() {
-  ControlRefCache& cache = ref_cache;
+void TimerControl::RefForHandleSlow() {
+  ref_cache_releaser.armed = true;
+  ControlRefCache& cache = control_ref_cache;
   if (cache.control != this) {
-    cache.Flush();
+    RefCacheReleaser::Flush();
     cache.control = this;
   }
   if (cache.spare == 0) {
@@ -37,15 +38,6 @@ void TimerControl::RefForHandle() {
     cache.spare = kRefBatch;
   }
   --cache.spare;
-}
-
-void TimerControl::UnrefForHandle() {
-  ControlRefCache& cache = ref_cache;
-  if (cache.control == this && cache.spare < 2 * kRefBatch) {
-    ++cache.spare;  // Never the last: the cache's spares count too.
-    return;
-  }
-  Unref();
 }
 
 }  // namespace internal

@@ -26,6 +26,18 @@ class Timer;
 
 namespace internal {
 
+class TimerControl;
+
+// One thread's spare references to the control block it used last (see
+// TimerControl::RefForHandle()), given back when it moves to another block
+// or exits (RefCacheReleaser, timer_control.cc). Trivially destructible and
+// constant-initialized, so that the inline paths read it without a guard.
+struct ControlRefCache {
+  TimerControl* control = nullptr;
+  int64_t spare = 0;
+};
+inline thread_local ControlRefCache control_ref_cache;
+
 // TimerControl
 //
 // A timer's lock and liveness, reference-counted. Created with one
@@ -50,9 +62,25 @@ class TimerControl {
   // reference from either pair may be dropped by the other. Spare
   // references keep the block (not the timer) alive until the thread uses
   // another timer's handles or exits.
+  // The fast paths (the thread's spares are this block's) are inline: a
+  // Schedule() takes a reference for its handle every time.
   static constexpr int64_t kRefBatch = 64;
-  void RefForHandle();
-  void UnrefForHandle();
+  void RefForHandle() {
+    ControlRefCache& cache = control_ref_cache;
+    if (cache.control == this && cache.spare > 0) {
+      --cache.spare;
+      return;
+    }
+    RefForHandleSlow();
+  }
+  void UnrefForHandle() {
+    ControlRefCache& cache = control_ref_cache;
+    if (cache.control == this && cache.spare < 2 * kRefBatch) {
+      ++cache.spare;  // Never the last: the cache's spares count too.
+      return;
+    }
+    Unref();
+  }
 
   // The timer's id in its tasks' state words (see TaskState): a handle
   // cancels its task without the lock while it sits in a producer inbox.
@@ -68,7 +96,10 @@ class TimerControl {
   std::condition_variable embedded_done;
 
  private:
-  friend struct ControlRefCache;
+  friend struct RefCacheReleaser;
+  // RefForHandle() when the thread's spares are another block's or none.
+  void RefForHandleSlow();
+
   ~TimerControl() = default;
   void Unref(int64_t count) {
     if (refs_.fetch_sub(count, std::memory_order_acq_rel) == count) {

@@ -8,6 +8,7 @@
 #include <limits>
 #include <vector>
 
+#include "absl/base/attributes.h"
 #include "timer/internal/wheel_math.h"
 
 namespace timingwheel {
@@ -21,46 +22,80 @@ TimingWheel::TimingWheel(int64_t tick_nanos, int64_t wheel_size)
   InitList(&urgent_);
   InitList(&flushing_);
   InitList(&staging_);
+  // Every level there can be (the top one is the first whose interval does
+  // not fit in 64 bits): AddLevel() then never moves the levels.
+  size_t max_levels = 1;
+  while (SaturatingMultiply(
+             LevelTick(tick0_, wheel_size_, static_cast<int>(max_levels) - 1),
+             wheel_size_) != kMaxNanos) {
+    ++max_levels;
+  }
+  levels_.reserve(max_levels);
   AddLevel();
 }
 
 void TimingWheel::AddLevel() {
-  auto level = std::make_unique<Level>();
-  level->tick =
-      LevelTick(tick0_, wheel_size_, static_cast<int>(levels_.size()));
-  level->divider = Divider(level->tick);
-  MoveLevelTo(*level, time_);
-  level->interval = SaturatingMultiply(level->tick, wheel_size_);
+  Level level;
+  const int index = static_cast<int>(levels_.size());
+  level.tick = LevelTick(tick0_, wheel_size_, index);
+  level.divider = Divider(level.tick);
+  level.interval = SaturatingMultiply(level.tick, wheel_size_);
   // A level whose interval does not fit in 64 bits (or that could not be
   // followed by one whose tick fits) covers every representable due time.
-  level->top = level->interval == kMaxNanos;
-  level->buckets = std::make_unique<Bucket[]>(static_cast<size_t>(wheel_size_));
-  for (int64_t i = 0; i < wheel_size_; ++i) {
-    level->buckets[i].level = static_cast<int32_t>(levels_.size());
-  }
+  level.top = level.interval == kMaxNanos;
+  level.lead_cap = index == 0 ? 0 : levels_.back().interval / 2;
+  MoveLevelTo(level, time_);
+  level.buckets = std::make_unique<Bucket[]>(static_cast<size_t>(wheel_size_));
+  for (int64_t i = 0; i < wheel_size_; ++i) level.buckets[i].level = index;
+  // Reserved in the constructor: the levels do not move.
   levels_.push_back(std::move(level));
 }
 
 void TimingWheel::MoveLevelTo(Level& level, int64_t time) {
   level.current_ticks = level.divider.Divide(time);
   level.current = level.current_ticks * level.tick;
+  // The due times with due - current < interval. Near the end of time the
+  // sum saturates, which takes every due time, as that test does.
+  level.last =
+      level.top ? kMaxNanos : SaturatingAdd(level.current, level.interval - 1);
 }
 
 void TimingWheel::AdvanceTo(int64_t now) {
   if (now <= time_) return;
   time_ = now;
-  for (auto& level : levels_) MoveLevelTo(*level, now);
+  for (Level& level : levels_) MoveLevelTo(level, now);
 }
 
-void TimingWheel::LinkIntoBucket(Bucket* bucket, TimerTask* task) {
+// Inline in Place() (its two calls): the common add links and returns.
+ABSL_ATTRIBUTE_ALWAYS_INLINE inline void TimingWheel::LinkIntoBucket(
+    const Level& level, Bucket* bucket, TimerTask* task) {
+  const int64_t due = task->due_nanos_;
   // Emptied by cancels but still in the delay queue (see Unlink()): its key
   // is stale and is replaced, up or down, instead of only lowered.
   const bool stale = bucket->heap_index >= 0 && ListEmpty(&bucket->head);
   LinkBefore(&bucket->head, AsNode(task));
-  if (bucket->links < std::numeric_limits<int32_t>::max()) ++bucket->links;
-  if (task->due_nanos_ < bucket->min_due) bucket->min_due = task->due_nanos_;
+  int32_t links = bucket->links;
+  if (links < std::numeric_limits<int32_t>::max()) bucket->links = ++links;
+  // The key RekeyBucket() computes is a function of min_due, of the
+  // early-cascade lead (which changes only when `links` reaches a power of
+  // two at or above kEarlyCascadeMinTasks) and of time_ (which only rises).
+  // Unless this add lowers min_due, changes the lead or finds the key
+  // stale, that key is no lower than the one computed at the bucket's
+  // previous add, which the key is at or below already: nothing to do
+  // (most adds to a bucket).
+  if (due >= bucket->min_due && !stale &&
+      (links < kEarlyCascadeMinTasks || (links & (links - 1)) != 0 ||
+       bucket->level == 0)) {
+    return;
+  }
+  RekeyBucket(level, bucket, due, links, stale);
+}
+
+void TimingWheel::RekeyBucket(const Level& level, Bucket* bucket, int64_t due,
+                              int32_t links, bool stale) {
+  if (due < bucket->min_due) bucket->min_due = due;
   int64_t key = bucket->min_due;
-  if (bucket->level > 0 && bucket->links >= kEarlyCascadeMinTasks) {
+  if (bucket->level > 0 && links >= kEarlyCascadeMinTasks) {
     // A large bucket above level 0 is flushed ahead of its earliest task,
     // by about the time its cascade takes, so that the cascade is over
     // before that task is due instead of making it (and every task due
@@ -70,11 +105,9 @@ void TimingWheel::LinkIntoBucket(Bucket* bucket, TimerTask* task) {
     // little, a late one makes tasks late), so that the key (and the
     // reaper's deadline) moves about log2(n) times, not on every add.
     const int64_t rounded_links =
-        int64_t{2} << (31 -
-                       __builtin_clz(static_cast<uint32_t>(bucket->links)));
+        int64_t{2} << (31 - __builtin_clz(static_cast<uint32_t>(links)));
     const int64_t lead =
-        std::min(rounded_links * kCascadeNanosPerTask,
-                 levels_[static_cast<size_t>(bucket->level) - 1]->interval / 2);
+        std::min(rounded_links * kCascadeNanosPerTask, level.lead_cap);
     key = std::max(key - lead, time_);
   }
   if (key < bucket->key || (stale && key != bucket->key)) {
@@ -85,24 +118,23 @@ void TimingWheel::LinkIntoBucket(Bucket* bucket, TimerTask* task) {
 
 void TimingWheel::Place(TimerTask* task) {
   const int64_t due = task->due_nanos_;
-  Level* level = levels_[0].get();
+  Level* level = &levels_[0];
   if (due - level->current < tick0_) {
     // Due in the current tick, or already due: the current bucket. (Both
     // are non-negative, so unlike `current + tick0_` near the end of time,
     // the difference cannot overflow.)
-    LinkIntoBucket(&level->buckets[SlotOf(level->current_ticks)], task);
+    LinkIntoBucket(*level, &level->buckets[SlotOf(level->current_ticks)], task);
     return;
   }
-  for (size_t k = 0;; ++k) {
-    level = levels_[k].get();
-    // Invariant: due >= level->current + level->tick (see header), so the
-    // subtraction cannot overflow and the slot is never the current one.
-    if (level->top || due - level->current < level->interval) {
-      LinkIntoBucket(&level->buckets[SlotOf(level->divider.Divide(due))], task);
-      return;
-    }
-    if (k + 1 == levels_.size()) AddLevel();
+  // The lowest level that covers `due`. Invariant: due >= level->current +
+  // level->tick (see header), so the slot is never the current one.
+  while (due > level->last) {
+    // Reserved in the constructor: a new level moves none, `level` stays.
+    if (level == &levels_.back()) AddLevel();
+    ++level;
   }
+  LinkIntoBucket(*level, &level->buckets[SlotOf(level->divider.Divide(due))],
+                 task);
 }
 
 void TimingWheel::DropEmptyTop() {
@@ -289,9 +321,9 @@ bool TimingWheel::FlushChunk(int64_t now, size_t limit,
 void TimingWheel::TakeAll(std::vector<ListNode*>& chains) {
   if (ListNode* chain = DetachChain(&due_list_.head)) chains.push_back(chain);
   RekeyDueList();
-  for (auto& level : levels_) {
+  for (Level& level : levels_) {
     for (int64_t i = 0; i < wheel_size_; ++i) {
-      Bucket* bucket = &level->buckets[i];
+      Bucket* bucket = &level.buckets[i];
       if (ListNode* chain = DetachChain(&bucket->head)) chains.push_back(chain);
       queue_.Remove(bucket);
       ResetBucket(bucket);

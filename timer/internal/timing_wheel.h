@@ -68,6 +68,7 @@
 #include <memory>
 #include <vector>
 
+#include "absl/base/attributes.h"
 #include "timer/internal/bucket.h"
 #include "timer/internal/delay_queue.h"
 #include "timer/timer_task.h"
@@ -160,7 +161,7 @@ class TimingWheel {
   // Returns whether a task due at `due` belongs to the current level-0 tick
   // (or earlier), and so to the due list when it is flushed.
   bool InCurrentTick(int64_t due) const {
-    return due - levels_[0]->current < tick0_;  // Cannot overflow.
+    return due - levels_[0].current < tick0_;  // Cannot overflow.
   }
 
   // TimingWheel::PopDueTasks()
@@ -272,22 +273,37 @@ class TimingWheel {
   static void SetDueOf(TimerTask* task, int64_t due) { task->due_nanos_ = due; }
 
  private:
+  // One level of the wheel. Place() reads `last` of each level it passes
+  // (one compare), and the divider and buckets of the one it stops at.
   struct Level {
-    int64_t tick = 0;
-    int64_t interval = 0;       // kMaxNanos on the top level.
-    int64_t current = 0;        // Start of the current tick.
+    int64_t current = 0;  // Start of the current tick.
+    // The latest due time this level takes: current + interval - 1,
+    // saturated (kMaxNanos on the top level).
+    int64_t last = 0;
     int64_t current_ticks = 0;  // current / tick.
     Divider divider{1};         // Divides by tick without a hardware division.
-    bool top = false;           // Takes every due time (interval not finite).
     std::unique_ptr<Bucket[]> buckets;
+    int64_t tick = 0;
+    int64_t interval = 0;  // kMaxNanos on the top level.
+    // The cap of an early-cascade lead in this level's buckets: half the
+    // interval of the level below (0 on level 0, which has no lead).
+    int64_t lead_cap = 0;
+    bool top = false;  // Takes every due time (interval not finite).
   };
 
-  void AddLevel();
+  // Out of line: Place() calls it once per level in the wheel's life.
+  ABSL_ATTRIBUTE_NOINLINE void AddLevel();
   // Removes from the delay queue the empty buckets at its top.
   void DropEmptyTop();
   // Sets `level`'s current tick to the one that contains `time`.
   static void MoveLevelTo(Level& level, int64_t time);
-  void LinkIntoBucket(Bucket* bucket, TimerTask* task);
+  // Links `task` into `bucket`, one of `level`'s, and lowers the bucket's
+  // key if needed.
+  void LinkIntoBucket(const Level& level, Bucket* bucket, TimerTask* task);
+  // LinkIntoBucket()'s key update (out of line: most adds skip it), after
+  // the link of a task due at `due` that made the count `links`.
+  void RekeyBucket(const Level& level, Bucket* bucket, int64_t due,
+                   int32_t links, bool stale);
   void RekeyDueList();
   // The slot of virtual tick number `ticks` (due / tick).
   int64_t SlotOf(int64_t ticks) const {
@@ -298,7 +314,9 @@ class TimingWheel {
   const int64_t wheel_size_;
   const int64_t mask_;  // wheel_size - 1 for powers of two, else -1.
   int64_t time_ = 0;
-  std::vector<std::unique_ptr<Level>> levels_;
+  // Room for every level the wheel can have is reserved at construction,
+  // so a level never moves (and each is one indirection away).
+  std::vector<Level> levels_;
   Bucket due_list_;
   DelayQueue queue_;
   std::vector<TimerTask*> scratch_;  // Reused by MergeIntoDueList().

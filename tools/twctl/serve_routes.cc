@@ -158,8 +158,16 @@ void Dashboard::Route() {
   AdminStore& store = *store_;
   const DashboardOptions& o = options_;
 
-  // A store error as a 503 page, never with the password.
+  // A store error as a 503 page, never with the password; what the store
+  // refused before asking the database (InvalidArgument: an empty id, one
+  // over kMaxIdBytes) as the request's fault, a 400 that says why.
   const auto fail = [&o](httplib::Response& res, const absl::Status& status) {
+    if (absl::IsInvalidArgument(status)) {
+      return Send(res, 400,
+                  MessagePage("Bad request",
+                              durable_internal::ScrubSecrets(
+                                  std::string(status.message()), o.secrets)));
+    }
     Send(res, 503,
          MessagePage("Store unavailable", durable_internal::ScrubSecrets(
                                               status.ToString(), o.secrets)));

@@ -223,9 +223,14 @@ void PrintProblems(std::ostream& out, const StatusSummary& sum) {
                       ")")});
   }
   for (const AdminKind& k : sum.unhandled_kinds) {
-    problems.AddRow({"kind without a handler",
-                     absl::StrCat(KindLabel(k.kind), ": ", k.unfinished(),
-                                  " unfinished, no scheduler registered it")});
+    problems.AddRow(
+        {"kind without a handler",
+         k.kind.empty()
+             ? absl::StrCat("default kind: ", k.unfinished(),
+                            " unfinished, no scheduler runs it (none was "
+                            "started with DurableOptions::handler)")
+             : absl::StrCat(KindLabel(k.kind), ": ", k.unfinished(),
+                            " unfinished, no scheduler registered it")});
   }
   out << problems.Render() << "\n";
 }

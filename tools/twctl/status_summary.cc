@@ -58,7 +58,7 @@ StatusSummary Summarize(const StoreStatus& s, absl::Duration stale_after) {
     if (k.counts[static_cast<int>(TaskState::kFailed)] > 0) {
       out.failing_kinds.push_back(k);
     }
-    if (!k.registered && !k.kind.empty() && k.unfinished() > 0) {
+    if (!k.registered && k.unfinished() > 0) {
       out.unhandled_kinds.push_back(k);
     }
   }

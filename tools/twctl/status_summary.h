@@ -74,8 +74,8 @@ struct StatusSummary {
   std::vector<AdminKind> overdue_kinds;
   // Kinds with FAILED tasks, most failed first.
   std::vector<AdminKind> failing_kinds;
-  // Kinds with unfinished tasks and no handler registered (not the default
-  // kind, which the default handler runs).
+  // Kinds with unfinished tasks and no handler registered (the default
+  // kind too: a scheduler with DurableOptions::handler registers it).
   std::vector<AdminKind> unhandled_kinds;
   // Every owner named by a lease row (the empty owner last), by owner.
   std::vector<OwnerSlots> owners;

@@ -400,6 +400,36 @@ TEST_F(ServeRoutesTest, WithoutATokenEveryActionIsRefused) {
   EXPECT_FALSE(Has(failed->body, "<form"));
 }
 
+// An id the store refuses before asking the database (empty, or over
+// kMaxIdBytes) is the request's fault: a 400 that says why, never the
+// "Store unavailable" 503 (which tells the operator the database is down).
+TEST_F(ServeRoutesTest, AnIdTheStoreRefusesIsABadRequest) {
+  auto dashboard = Serve(kToken);
+  ASSERT_NE(dashboard, nullptr);
+  httplib::Client client("127.0.0.1", dashboard->port());
+  const std::string long_idx = std::string(2 * (kMaxIdBytes + 1), 'a');
+  for (const std::string& path :
+       {std::string("/task?id="), std::string("/task?idx="),
+        absl::StrCat("/task?idx=", long_idx)}) {
+    auto page = client.Get(path);
+    ASSERT_TRUE(page) << path.size();
+    EXPECT_EQ(page->status, 400) << path.size() << page->body.size();
+    EXPECT_FALSE(Has(page->body, "Store unavailable")) << path.size();
+    EXPECT_TRUE(Has(page->body, "task id")) << path.size();
+  }
+  httplib::Headers headers = {{"X-Twctl-Token", kToken}};
+  for (const char* action : {"/retry", "/cancel"}) {
+    for (const std::string& body :
+         {std::string("idx="), absl::StrCat("idx=", long_idx)}) {
+      auto post = client.Post(action, headers, body,
+                              "application/x-www-form-urlencoded");
+      ASSERT_TRUE(post) << action;
+      EXPECT_EQ(post->status, 400) << action << " " << body.size();
+      EXPECT_FALSE(Has(post->body, "Store unavailable")) << action;
+    }
+  }
+}
+
 TEST_F(ServeRoutesTest, ForeignHostHeaderIsRefused) {
   auto dashboard = Serve(kToken);
   ASSERT_NE(dashboard, nullptr);

@@ -56,6 +56,7 @@ StoreStatus StoppedNode() {
   bill.counts = {5, 0, 0, 0, 3};
   AdminKind quiet;
   quiet.kind = "";
+  quiet.registered = true;  // A scheduler with a default handler.
   quiet.counts = {0, 1, 0, 7, 0};
   s.kinds = {quiet, bill, mail};
   return s;
@@ -78,7 +79,22 @@ TEST(StatusSummaryTest, StaleNodesLapsedSlotsAndKinds) {
   EXPECT_EQ(sum.overdue_kinds[1].kind, "mail");
   ASSERT_EQ(sum.failing_kinds.size(), 2u);
   EXPECT_EQ(sum.failing_kinds[0].kind, "bill");
-  ASSERT_EQ(sum.unhandled_kinds.size(), 1u);  // Not the default kind.
+  ASSERT_EQ(sum.unhandled_kinds.size(), 1u);
+  EXPECT_EQ(sum.unhandled_kinds[0].kind, "mail");
+}
+
+// Default-kind tasks with no scheduler started with a default handler
+// would be snoozed for ever: flagged like any kind without a handler.
+TEST(StatusSummaryTest, TheDefaultKindWithoutAHandlerIsFlagged) {
+  StoreStatus s = StoppedNode();
+  s.kinds[0].registered = false;
+  StatusSummary sum = Summarize(s, absl::Seconds(10));
+  ASSERT_EQ(sum.unhandled_kinds.size(), 2u);
+  EXPECT_EQ(sum.unhandled_kinds[0].kind, "");
+  // Finished tasks alone are no trouble.
+  s.kinds[0].counts = {0, 0, 0, 7, 0};
+  sum = Summarize(s, absl::Seconds(10));
+  ASSERT_EQ(sum.unhandled_kinds.size(), 1u);
   EXPECT_EQ(sum.unhandled_kinds[0].kind, "mail");
 }
 

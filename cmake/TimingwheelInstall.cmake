@@ -35,7 +35,8 @@ install(FILES
   DESTINATION ${_tw_cmake_dir})
 
 # timingwheel.pc: one package for the timer and the purgatory, and
-# timingwheel-durable.pc adding the durable tier (libpq). Abseil's Debian
+# timingwheel-durable.pc adding the durable tier (libpq), and
+# timingwheel-metrics-http.pc its /metrics and /healthz server (cpp-httplib). Abseil's Debian
 # packages install one .pc per component; these name the ones used.
 # The prefix is found from the .pc file's own place (relocatable: the same
 # files work after `cmake --install --prefix` to any folder).
@@ -50,6 +51,12 @@ if(TARGET timingwheel_durable)
   configure_file(${PROJECT_SOURCE_DIR}/cmake/timingwheel-durable.pc.in
     ${PROJECT_BINARY_DIR}/timingwheel-durable.pc @ONLY)
   install(FILES ${PROJECT_BINARY_DIR}/timingwheel-durable.pc
+    DESTINATION ${CMAKE_INSTALL_LIBDIR}/pkgconfig)
+endif()
+if(TARGET timingwheel_metrics_http)
+  configure_file(${PROJECT_SOURCE_DIR}/cmake/timingwheel-metrics-http.pc.in
+    ${PROJECT_BINARY_DIR}/timingwheel-metrics-http.pc @ONLY)
+  install(FILES ${PROJECT_BINARY_DIR}/timingwheel-metrics-http.pc
     DESTINATION ${CMAKE_INSTALL_LIBDIR}/pkgconfig)
 endif()
 install(FILES ${PROJECT_BINARY_DIR}/timingwheel.pc

@@ -163,6 +163,25 @@ TEST(ChaosCheckerTest, AttemptsCountStartedAttempts) {
   EXPECT_TRUE(Check(h).violations.empty());
 }
 
+// CI's TSan run of seed 1: attempt 3 of a failing task started (its start
+// mark committed) on a node killed before its handler recorded the call;
+// the new owner found it RUNNING with its attempts used up: FAILED with
+// attempt 3, handlers seen for 1 and 2. Excused only after a fence.
+TEST(ChaosCheckerTest, AnAttemptStartedWhereTheProcessWasKilledCounts) {
+  ChaosHistory h = CleanHistory();
+  h.intents["t"].meant_to_fail = true;
+  h.dues.push_back({"t", 5, 1, 2400});
+  h.runs.push_back({"t", "a", 2, 2500});
+  h.rows["t"] = {4, 3, 5};
+  EXPECT_TRUE(Mentions(Check(h), "not 1..3"));
+  EXPECT_TRUE(Mentions(Check(h), "final attempt 3"));
+  h.leases.push_back({5, "a", "b", 7, 8, 2600, 3000});
+  EXPECT_TRUE(Check(h).violations.empty()) << Check(h).violations[0];
+  // Two more than seen is never excused.
+  h.rows["t"] = {4, 4, 5};
+  EXPECT_TRUE(Mentions(Check(h), "final attempt 4"));
+}
+
 TEST(ChaosCheckerTest, CancelledTrueNeverRunsAfterwards) {
   ChaosHistory h = CleanHistory();
   h.intents["t"].cancel = ChaosIntent::Cancel::kTrue;

@@ -198,29 +198,29 @@ absl::StatusOr<StoreStatus> AdminStore::Impl::ReadStatus() {
       k.registered_at = FromMicros(row.Int("registered_us"));
       if (!row.status().ok()) return row.status();
     }
-    r = PgExec(conn_, kOverdueByKindSql, PgParams().Int64(now_us));
-    if (!r.ok()) return r.status();
-    for (int i = 0; i < r->rows(); ++i) {
-      PgRow row(*r, i);
-      const std::string kind = row.Bytes("kind");
-      const int64_t n = row.Int("n");
-      if (!row.status().ok()) return row.status();
-      AdminKind& k = kinds[kind];
-      k.kind = kind;
-      k.overdue = n;
-    }
-    r = PgExec(conn_, kPutOffByKindSql,
-               PgParams().Bytes(std::string(kNoHandlerErrorPrefix)));
-    if (!r.ok()) return r.status();
-    for (int i = 0; i < r->rows(); ++i) {
-      PgRow row(*r, i);
-      const std::string kind = row.Bytes("kind");
-      const int64_t n = row.Int("n");
-      if (!row.status().ok()) return row.status();
-      AdminKind& k = kinds[kind];
-      k.kind = kind;
-      k.put_off_no_handler = n;
-    }
+    // A (kind, n) query's counts into each kind's `field`.
+    auto count_by_kind = [&](const char* sql, const PgParams& params,
+                             int64_t AdminKind::*field) -> absl::Status {
+      absl::StatusOr<PgResult> counted = PgExec(conn_, sql, params);
+      if (!counted.ok()) return counted.status();
+      for (int i = 0; i < counted->rows(); ++i) {
+        PgRow row(*counted, i);
+        const std::string kind = row.Bytes("kind");
+        const int64_t n = row.Int("n");
+        if (!row.status().ok()) return row.status();
+        AdminKind& k = kinds[kind];
+        k.kind = kind;
+        k.*field = n;
+      }
+      return absl::OkStatus();
+    };
+    absl::Status counted = count_by_kind(
+        kOverdueByKindSql, PgParams().Int64(now_us), &AdminKind::overdue);
+    if (!counted.ok()) return counted;
+    counted = count_by_kind(
+        kPutOffByKindSql, PgParams().Bytes(std::string(kNoHandlerErrorPrefix)),
+        &AdminKind::put_off_no_handler);
+    if (!counted.ok()) return counted;
     r = PgExec(conn_, kRecentByKindSql,
                PgParams().Int64(now_us -
                                 absl::ToInt64Microseconds(kKindRecentWindow)));

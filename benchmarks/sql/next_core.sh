@@ -1,0 +1,23 @@
+#!/usr/bin/env bash
+# Usage: bash benchmarks/sql/next_core.sh
+#
+# Times, on a throwaway PostgreSQL 15 (.ci/with-postgres) holding 10^6
+# timers, what a takeover and a fire cost today against what the planned
+# core (docs/durable-core-plan.md) would run: the horizon load that claims
+# every row of the taken slots, against a read of each slot's next due
+# time; the fire by ids of rows claimed first, against a fire of each
+# slot's due rows fenced by its lease. Runs the statements twice (the
+# second pass has a warm cache) and prints the load average beside them.
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+here=benchmarks/sql
+echo "load average before: $(cut -d' ' -f1-3 /proc/loadavg)"
+bash .ci/with-postgres bash -c '
+  psql -q "$TIMINGWHEEL_PG" -c "CREATE DATABASE next_core"
+  db="${TIMINGWHEEL_PG/dbname=postgres/dbname=next_core}"
+  psql -q -X "$db" -f '"$here"'/next_core_setup.sql
+  for pass in 1 2; do
+    echo "== pass $pass"
+    psql -X "$db" -f '"$here"'/next_core_bench.sql
+  done'
+echo "load average after: $(cut -d' ' -f1-3 /proc/loadavg)"

@@ -1,6 +1,6 @@
--- The store at 10^6 PENDING rows over 1024 slots (the v5 schema's task
--- table and lease table); node n0 holds 102 slots (a tenth), 1,000 of its
--- rows already due. Used by next_core.sh.
+-- The store at :rows PENDING rows (psql -v rows=N; next_core.sh gives
+-- 10^6) over 1024 slots, in today's task and lease tables; node n0 holds
+-- 102 slots (a tenth), 1,000 of its rows already due. Used by next_core.sh.
 CREATE FUNCTION tw_now_us() RETURNS bigint LANGUAGE sql VOLATILE AS
   $$ SELECT (extract(epoch FROM clock_timestamp()) * 1000000)::bigint $$;
 CREATE SEQUENCE tw_version_seq CACHE 1000;
@@ -15,10 +15,11 @@ CREATE INDEX tw_timer_finished ON tw_timer (slot, finished_us) WHERE finished_us
 CREATE TABLE tw_slot_lease (slot integer PRIMARY KEY, owner text, epoch bigint NOT NULL DEFAULT 0,
   lease_until_us bigint NOT NULL DEFAULT 0, horizon_us bigint NOT NULL DEFAULT 0) WITH (fillfactor = 50);
 INSERT INTO tw_slot_lease SELECT s, CASE WHEN s < 102 THEN 'n0' ELSE 'n' || (s % 9 + 1) END, 7, tw_now_us() + 3600000000 FROM generate_series(0, 1023) s;
--- 10^6 rows: ids hashed to slots; due over the next hour; 1000 of slot<102 rows due already
+-- Ids hashed to slots, due over an hour from a minute on; then 1,000 of
+-- n0's rows due already.
 INSERT INTO tw_timer (task_id, slot, due_us, state, payload)
 SELECT convert_to('task-' || i, 'UTF8'), (hashint4(i) & 1023), tw_now_us() + 60000000 + (hashint4(i * 7) & 2147483647)::bigint % 3600000000, 0, '\x0102030405060708090a0b0c0d0e0f101112131415161718191a1b1c1d1e1f20'::bytea
-FROM generate_series(1, 1000000) i;
+FROM generate_series(1, :rows) i;
 UPDATE tw_timer SET due_us = tw_now_us() - 1000 WHERE task_id IN (SELECT task_id FROM tw_timer WHERE slot < 102 ORDER BY task_id LIMIT 1000);
 VACUUM ANALYZE tw_timer; VACUUM ANALYZE tw_slot_lease;
 SELECT count(*) FILTER (WHERE slot < 102) AS owned_rows, count(*) FROM tw_timer;

@@ -185,10 +185,12 @@ set(TIMINGWHEEL_DURABLE_SOURCES
 )
 set(TIMINGWHEEL_DURABLE_HEADERS
   durable/admin_store.h
+  durable/attempt_tracker.h
   durable/client/client_core.h
   durable/client/insert_combiner.h
   durable/client/request.h
   durable/client/schedule_calls.h
+  durable/client_core.h
   durable/durable_client.h
   durable/durable_guarantees.h
   durable/durable_options.h
@@ -203,17 +205,42 @@ set(TIMINGWHEEL_DURABLE_HEADERS
   durable/engine/real_clock.h
   durable/engine/slot_leases.h
   durable/engine/wheel_mirror.h
+  durable/fault_point.h
+  durable/fire_batch.h
+  durable/fire_queue.h
   durable/handler_outcome.h
+  durable/insert_combiner.h
+  durable/lease_renewer.h
+  durable/migrations.h
+  durable/mirror_task.h
+  durable/occurrence_id.h
+  durable/periodic_duties.h
+  durable/pg_exec.h
+  durable/pg_params.h
+  durable/pooler_probe.h
+  durable/producer_functions.h
   durable/prometheus.h
+  durable/real_clock.h
+  durable/recurrence.h
   durable/recurrence/occurrence_id.h
   durable/recurrence/recurrence.h
   durable/recurrence/recurrence_cron.h
   durable/recurrence/recurrence_policy.h
   durable/recurrence/schedule_plan.h
+  durable/recurrence_cron.h
+  durable/recurrence_policy.h
   durable/recurring.h
+  durable/redact.h
+  durable/request.h
+  durable/schedule_calls.h
+  durable/schedule_definition.h
   durable/schedule_in_transaction.h
+  durable/schedule_plan.h
+  durable/schedule_store.h
+  durable/schedule_store_api.h
   durable/scheduler_metrics.h
   durable/scheduler_shared.h
+  durable/slot_leases.h
   durable/sql/admin_store_impl.h
   durable/sql/migrations.h
   durable/sql/pg_exec.h
@@ -228,8 +255,12 @@ set(TIMINGWHEEL_DURABLE_HEADERS
   durable/sql/store_api.h
   durable/sql/store_internal.h
   durable/sql/store_types.h
+  durable/store.h
+  durable/store_api.h
+  durable/store_types.h
   durable/task.h
   durable/task_kind.h
+  durable/wheel_mirror.h
 )
 set(TIMINGWHEEL_DURABLE_DEPS
   absl::cord

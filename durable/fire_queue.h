@@ -1,0 +1,11 @@
+// Copyright 2026 The timingwheel Authors.
+//
+// Forwarding header: include durable/engine/fire_queue.h; kept for code written
+// against the flat layout, removed in a later release.
+
+#ifndef TIMINGWHEEL_DURABLE_FIRE_QUEUE_H_
+#define TIMINGWHEEL_DURABLE_FIRE_QUEUE_H_
+
+#include "durable/engine/fire_queue.h"  // IWYU pragma: export
+
+#endif  // TIMINGWHEEL_DURABLE_FIRE_QUEUE_H_

@@ -132,37 +132,27 @@ set(TIMINGWHEEL_PURGATORY_TESTING_DEPS
 )
 
 set(TIMINGWHEEL_DURABLE_SOURCES
-  ${PROJECT_SOURCE_DIR}/durable/admin_history.cc
-  ${PROJECT_SOURCE_DIR}/durable/admin_reads.cc
-  ${PROJECT_SOURCE_DIR}/durable/admin_store.cc
-  ${PROJECT_SOURCE_DIR}/durable/admin_writes.cc
-  ${PROJECT_SOURCE_DIR}/durable/attempt_tracker.cc
-  ${PROJECT_SOURCE_DIR}/durable/client_core.cc
+  ${PROJECT_SOURCE_DIR}/durable/client/client_core.cc
+  ${PROJECT_SOURCE_DIR}/durable/client/insert_combiner.cc
+  ${PROJECT_SOURCE_DIR}/durable/client/request.cc
+  ${PROJECT_SOURCE_DIR}/durable/client/schedule_calls.cc
   ${PROJECT_SOURCE_DIR}/durable/durable_client.cc
   ${PROJECT_SOURCE_DIR}/durable/durable_scheduler.cc
-  ${PROJECT_SOURCE_DIR}/durable/fault_point.cc
-  ${PROJECT_SOURCE_DIR}/durable/fire_batch.cc
-  ${PROJECT_SOURCE_DIR}/durable/fire_queue.cc
+  ${PROJECT_SOURCE_DIR}/durable/engine/attempt_tracker.cc
+  ${PROJECT_SOURCE_DIR}/durable/engine/fault_point.cc
+  ${PROJECT_SOURCE_DIR}/durable/engine/fire_batch.cc
+  ${PROJECT_SOURCE_DIR}/durable/engine/fire_queue.cc
+  ${PROJECT_SOURCE_DIR}/durable/engine/lease_renewer.cc
+  ${PROJECT_SOURCE_DIR}/durable/engine/periodic_duties.cc
+  ${PROJECT_SOURCE_DIR}/durable/engine/slot_leases.cc
+  ${PROJECT_SOURCE_DIR}/durable/engine/wheel_mirror.cc
   ${PROJECT_SOURCE_DIR}/durable/handler_outcome.cc
-  ${PROJECT_SOURCE_DIR}/durable/insert_combiner.cc
-  ${PROJECT_SOURCE_DIR}/durable/lease_renewer.cc
-  ${PROJECT_SOURCE_DIR}/durable/migrations.cc
-  ${PROJECT_SOURCE_DIR}/durable/occurrence_id.cc
-  ${PROJECT_SOURCE_DIR}/durable/periodic_duties.cc
-  ${PROJECT_SOURCE_DIR}/durable/pg_exec.cc
-  ${PROJECT_SOURCE_DIR}/durable/pg_params.cc
-  ${PROJECT_SOURCE_DIR}/durable/pooler_probe.cc
-  ${PROJECT_SOURCE_DIR}/durable/producer_functions.cc
   ${PROJECT_SOURCE_DIR}/durable/prometheus.cc
-  ${PROJECT_SOURCE_DIR}/durable/recurrence.cc
-  ${PROJECT_SOURCE_DIR}/durable/recurrence_cron.cc
-  ${PROJECT_SOURCE_DIR}/durable/recurrence_policy.cc
-  ${PROJECT_SOURCE_DIR}/durable/redact.cc
-  ${PROJECT_SOURCE_DIR}/durable/request.cc
-  ${PROJECT_SOURCE_DIR}/durable/schedule_calls.cc
-  ${PROJECT_SOURCE_DIR}/durable/schedule_definition.cc
-  ${PROJECT_SOURCE_DIR}/durable/schedule_plan.cc
-  ${PROJECT_SOURCE_DIR}/durable/schedule_store.cc
+  ${PROJECT_SOURCE_DIR}/durable/recurrence/occurrence_id.cc
+  ${PROJECT_SOURCE_DIR}/durable/recurrence/recurrence.cc
+  ${PROJECT_SOURCE_DIR}/durable/recurrence/recurrence_cron.cc
+  ${PROJECT_SOURCE_DIR}/durable/recurrence/recurrence_policy.cc
+  ${PROJECT_SOURCE_DIR}/durable/recurrence/schedule_plan.cc
   ${PROJECT_SOURCE_DIR}/durable/scheduler_attempts.cc
   ${PROJECT_SOURCE_DIR}/durable/scheduler_client.cc
   ${PROJECT_SOURCE_DIR}/durable/scheduler_maintenance.cc
@@ -170,28 +160,51 @@ set(TIMINGWHEEL_DURABLE_SOURCES
   ${PROJECT_SOURCE_DIR}/durable/scheduler_replace.cc
   ${PROJECT_SOURCE_DIR}/durable/scheduler_schedules.cc
   ${PROJECT_SOURCE_DIR}/durable/scheduler_wheel.cc
-  ${PROJECT_SOURCE_DIR}/durable/slot_leases.cc
-  ${PROJECT_SOURCE_DIR}/durable/store.cc
-  ${PROJECT_SOURCE_DIR}/durable/store_attempts.cc
-  ${PROJECT_SOURCE_DIR}/durable/store_cancel.cc
-  ${PROJECT_SOURCE_DIR}/durable/store_insert.cc
-  ${PROJECT_SOURCE_DIR}/durable/store_leases.cc
-  ${PROJECT_SOURCE_DIR}/durable/store_node.cc
-  ${PROJECT_SOURCE_DIR}/durable/store_replace.cc
-  ${PROJECT_SOURCE_DIR}/durable/store_schedules.cc
-  ${PROJECT_SOURCE_DIR}/durable/store_unclaim.cc
+  ${PROJECT_SOURCE_DIR}/durable/sql/admin_history.cc
+  ${PROJECT_SOURCE_DIR}/durable/sql/admin_reads.cc
+  ${PROJECT_SOURCE_DIR}/durable/sql/admin_store.cc
+  ${PROJECT_SOURCE_DIR}/durable/sql/admin_writes.cc
+  ${PROJECT_SOURCE_DIR}/durable/sql/migrations.cc
+  ${PROJECT_SOURCE_DIR}/durable/sql/pg_exec.cc
+  ${PROJECT_SOURCE_DIR}/durable/sql/pg_params.cc
+  ${PROJECT_SOURCE_DIR}/durable/sql/pooler_probe.cc
+  ${PROJECT_SOURCE_DIR}/durable/sql/producer_functions.cc
+  ${PROJECT_SOURCE_DIR}/durable/sql/redact.cc
+  ${PROJECT_SOURCE_DIR}/durable/sql/schedule_definition.cc
+  ${PROJECT_SOURCE_DIR}/durable/sql/schedule_store.cc
+  ${PROJECT_SOURCE_DIR}/durable/sql/store.cc
+  ${PROJECT_SOURCE_DIR}/durable/sql/store_attempts.cc
+  ${PROJECT_SOURCE_DIR}/durable/sql/store_cancel.cc
+  ${PROJECT_SOURCE_DIR}/durable/sql/store_insert.cc
+  ${PROJECT_SOURCE_DIR}/durable/sql/store_leases.cc
+  ${PROJECT_SOURCE_DIR}/durable/sql/store_node.cc
+  ${PROJECT_SOURCE_DIR}/durable/sql/store_replace.cc
+  ${PROJECT_SOURCE_DIR}/durable/sql/store_schedules.cc
+  ${PROJECT_SOURCE_DIR}/durable/sql/store_unclaim.cc
   ${PROJECT_SOURCE_DIR}/durable/task.cc
-  ${PROJECT_SOURCE_DIR}/durable/wheel_mirror.cc
 )
 set(TIMINGWHEEL_DURABLE_HEADERS
   durable/admin_store.h
-  durable/admin_store_impl.h
   durable/attempt_tracker.h
+  durable/client/client_core.h
+  durable/client/insert_combiner.h
+  durable/client/request.h
+  durable/client/schedule_calls.h
   durable/client_core.h
   durable/durable_client.h
   durable/durable_guarantees.h
   durable/durable_options.h
   durable/durable_scheduler.h
+  durable/engine/attempt_tracker.h
+  durable/engine/fault_point.h
+  durable/engine/fire_batch.h
+  durable/engine/fire_queue.h
+  durable/engine/lease_renewer.h
+  durable/engine/mirror_task.h
+  durable/engine/periodic_duties.h
+  durable/engine/real_clock.h
+  durable/engine/slot_leases.h
+  durable/engine/wheel_mirror.h
   durable/fault_point.h
   durable/fire_batch.h
   durable/fire_queue.h
@@ -209,6 +222,11 @@ set(TIMINGWHEEL_DURABLE_HEADERS
   durable/prometheus.h
   durable/real_clock.h
   durable/recurrence.h
+  durable/recurrence/occurrence_id.h
+  durable/recurrence/recurrence.h
+  durable/recurrence/recurrence_cron.h
+  durable/recurrence/recurrence_policy.h
+  durable/recurrence/schedule_plan.h
   durable/recurrence_cron.h
   durable/recurrence_policy.h
   durable/recurring.h
@@ -223,9 +241,22 @@ set(TIMINGWHEEL_DURABLE_HEADERS
   durable/scheduler_metrics.h
   durable/scheduler_shared.h
   durable/slot_leases.h
+  durable/sql/admin_store_impl.h
+  durable/sql/migrations.h
+  durable/sql/pg_exec.h
+  durable/sql/pg_params.h
+  durable/sql/pooler_probe.h
+  durable/sql/producer_functions.h
+  durable/sql/redact.h
+  durable/sql/schedule_definition.h
+  durable/sql/schedule_store.h
+  durable/sql/schedule_store_api.h
+  durable/sql/store.h
+  durable/sql/store_api.h
+  durable/sql/store_internal.h
+  durable/sql/store_types.h
   durable/store.h
   durable/store_api.h
-  durable/store_internal.h
   durable/store_types.h
   durable/task.h
   durable/task_kind.h

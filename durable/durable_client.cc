@@ -5,8 +5,8 @@
 #include <utility>
 
 #include "absl/strings/str_cat.h"
-#include "durable/client_core.h"
-#include "durable/schedule_calls.h"
+#include "durable/client/client_core.h"
+#include "durable/client/schedule_calls.h"
 
 namespace timingwheel {
 

@@ -20,12 +20,12 @@
 
 #include "absl/container/flat_hash_set.h"
 #include "absl/strings/str_cat.h"
-#include "durable/fault_point.h"
-#include "durable/fire_batch.h"
-#include "durable/pooler_probe.h"
-#include "durable/request.h"
+#include "durable/client/request.h"
+#include "durable/engine/fault_point.h"
+#include "durable/engine/fire_batch.h"
 #include "durable/scheduler_metrics.h"
 #include "durable/scheduler_shared.h"
+#include "durable/sql/pooler_probe.h"
 
 namespace timingwheel {
 namespace durable_internal {

@@ -65,20 +65,20 @@
 #include "absl/time/time.h"
 #include "absl/types/span.h"
 #include "durable/admin_store.h"  // IWYU pragma: export
-#include "durable/attempt_tracker.h"
-#include "durable/client_core.h"
+#include "durable/client/client_core.h"
 #include "durable/durable_guarantees.h"  // IWYU pragma: export
 #include "durable/durable_options.h"     // IWYU pragma: export
-#include "durable/fire_queue.h"
+#include "durable/engine/attempt_tracker.h"
+#include "durable/engine/fire_queue.h"
+#include "durable/engine/lease_renewer.h"
+#include "durable/engine/mirror_task.h"
+#include "durable/engine/wheel_mirror.h"
 #include "durable/handler_outcome.h"  // IWYU pragma: export
-#include "durable/lease_renewer.h"
-#include "durable/mirror_task.h"
 #include "durable/recurring.h"
 #include "durable/schedule_in_transaction.h"  // IWYU pragma: export
-#include "durable/store.h"
+#include "durable/sql/store.h"
 #include "durable/task.h"
 #include "durable/task_kind.h"  // IWYU pragma: export
-#include "durable/wheel_mirror.h"
 #include "timer/executor.h"
 #include "timer/internal/mutex.h"
 #include "timer/timer.h"

@@ -1,35 +1,11 @@
 // Copyright 2026 The timingwheel Authors.
 //
-// real_clock.h
-// -----------------------------------------------------------------------------
-//
-// The process's steady clock, on which leases and the maintenance thread's
-// deadlines are kept. This file defines:
-//
-//   * `RealNanos()`: that clock's reading, in nanoseconds.
-//
-// Thread safety: thread-safe.
+// Forwarding header: include durable/engine/real_clock.h; kept for code written
+// against the flat layout, removed in a later release.
 
 #ifndef TIMINGWHEEL_DURABLE_REAL_CLOCK_H_
 #define TIMINGWHEEL_DURABLE_REAL_CLOCK_H_
 
-#include <chrono>
-#include <cstdint>
-
-namespace timingwheel {
-namespace durable_internal {
-
-// RealNanos()
-//
-// `std::chrono::steady_clock`, in nanoseconds since its epoch (never goes
-// back; unrelated to the wheel's clock, which a test may drive).
-inline int64_t RealNanos() {
-  return std::chrono::duration_cast<std::chrono::nanoseconds>(
-             std::chrono::steady_clock::now().time_since_epoch())
-      .count();
-}
-
-}  // namespace durable_internal
-}  // namespace timingwheel
+#include "durable/engine/real_clock.h"  // IWYU pragma: export
 
 #endif  // TIMINGWHEEL_DURABLE_REAL_CLOCK_H_

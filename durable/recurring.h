@@ -75,7 +75,7 @@
 #include <string>
 
 #include "absl/time/time.h"
-#include "durable/recurrence_policy.h"
+#include "durable/recurrence/recurrence_policy.h"
 
 namespace timingwheel {
 

@@ -12,8 +12,8 @@
 #include "absl/container/flat_hash_set.h"
 #include "absl/strings/str_cat.h"
 #include "durable/durable_scheduler.h"
-#include "durable/fault_point.h"
-#include "durable/fire_batch.h"
+#include "durable/engine/fault_point.h"
+#include "durable/engine/fire_batch.h"
 #include "durable/scheduler_metrics.h"
 #include "durable/scheduler_shared.h"
 

@@ -7,10 +7,10 @@
 #include <utility>
 #include <vector>
 
-#include "durable/client_core.h"
+#include "durable/client/client_core.h"
+#include "durable/client/request.h"
 #include "durable/durable_scheduler.h"
-#include "durable/real_clock.h"
-#include "durable/request.h"
+#include "durable/engine/real_clock.h"
 #include "libpq-fe.h"
 
 namespace timingwheel {

@@ -13,9 +13,9 @@
 #include "absl/strings/string_view.h"
 #include "absl/time/time.h"
 #include "absl/types/span.h"
-#include "durable/client_core.h"
+#include "durable/client/client_core.h"
 #include "durable/durable_scheduler.h"
-#include "durable/store.h"
+#include "durable/sql/store.h"
 
 namespace timingwheel {
 

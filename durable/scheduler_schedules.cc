@@ -12,13 +12,13 @@
 #include <utility>
 #include <vector>
 
-#include "durable/client_core.h"
+#include "durable/client/client_core.h"
+#include "durable/client/schedule_calls.h"
 #include "durable/durable_scheduler.h"
-#include "durable/fault_point.h"
-#include "durable/occurrence_id.h"
-#include "durable/real_clock.h"
-#include "durable/schedule_calls.h"
-#include "durable/schedule_store_api.h"
+#include "durable/engine/fault_point.h"
+#include "durable/engine/real_clock.h"
+#include "durable/recurrence/occurrence_id.h"
+#include "durable/sql/schedule_store_api.h"
 
 namespace timingwheel {
 

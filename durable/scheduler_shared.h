@@ -21,8 +21,8 @@
 
 #include "absl/time/time.h"
 #include "durable/durable_scheduler.h"
-#include "durable/fire_queue.h"
-#include "durable/real_clock.h"
+#include "durable/engine/fire_queue.h"
+#include "durable/engine/real_clock.h"
 #include "timer/internal/mutex.h"
 
 namespace timingwheel {

@@ -33,7 +33,7 @@
 #include "absl/container/flat_hash_map.h"
 #include "absl/status/status.h"
 #include "durable/recurring.h"
-#include "durable/store_api.h"
+#include "durable/sql/store_api.h"
 #include "durable/task.h"
 #include "timer/internal/mutex.h"
 

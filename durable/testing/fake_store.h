@@ -31,7 +31,7 @@
 #include "absl/status/statusor.h"
 #include "absl/types/span.h"
 #include "durable/recurring.h"
-#include "durable/store_api.h"
+#include "durable/sql/store_api.h"
 #include "durable/testing/fake_database.h"
 
 namespace timingwheel {

@@ -12,10 +12,10 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
-#include "durable/occurrence_id.h"
-#include "durable/recurrence.h"
-#include "durable/schedule_definition.h"
-#include "durable/schedule_plan.h"
+#include "durable/recurrence/occurrence_id.h"
+#include "durable/recurrence/recurrence.h"
+#include "durable/recurrence/schedule_plan.h"
+#include "durable/sql/schedule_definition.h"
 #include "durable/testing/fake_store.h"
 #include "durable/testing/fake_store_internal.h"
 

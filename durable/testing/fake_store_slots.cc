@@ -9,7 +9,7 @@
 
 #include "absl/container/flat_hash_set.h"
 #include "absl/time/time.h"
-#include "durable/occurrence_id.h"
+#include "durable/recurrence/occurrence_id.h"
 #include "durable/testing/fake_store.h"
 #include "durable/testing/fake_store_internal.h"
 

@@ -10,7 +10,7 @@
 #include <string>
 
 #include "absl/strings/str_cat.h"
-#include "durable/fault_point.h"
+#include "durable/engine/fault_point.h"
 
 namespace timingwheel {
 namespace durable_testing {

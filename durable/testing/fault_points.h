@@ -4,9 +4,9 @@
 // -----------------------------------------------------------------------------
 //
 // Test-only: makes a scheduler process kill or stop itself the first time it
-// reaches a named fault point (see durable/fault_point.h for the points), so
-// that a fault test can cut a task's life between any two steps with a real
-// SIGKILL or SIGSTOP. Used by the scheduler process binary of
+// reaches a named fault point (see durable/engine/fault_point.h for the
+// points), so that a fault test can cut a task's life between any two steps
+// with a real SIGKILL or SIGSTOP. Used by the scheduler process binary of
 // //tests/durable; nothing outside a test binary can turn a point on.
 
 #ifndef TIMINGWHEEL_DURABLE_TESTING_FAULT_POINTS_H_

@@ -10,7 +10,7 @@
 #include <utility>
 #include <vector>
 
-#include "durable/fault_point.h"
+#include "durable/engine/fault_point.h"
 
 namespace timingwheel {
 namespace durable_testing {

@@ -4,8 +4,8 @@
 // -----------------------------------------------------------------------------
 //
 // Test-only: stops a thread of the test process at a named fault point (see
-// durable/fault_point.h) until the test lets it go, so that a test can act
-// while, say, a fire batch has been taken from the wheel and not yet sent.
+// durable/engine/fault_point.h) until the test lets it go, so that a test can
+// act while, say, a fire batch has been taken from the wheel and not yet sent.
 // This file defines:
 //
 //   * `PausePoint`: while alive, the first thread reaching its point blocks

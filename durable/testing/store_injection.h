@@ -14,7 +14,7 @@
 
 #include "absl/status/statusor.h"
 #include "durable/durable_scheduler.h"
-#include "durable/store_api.h"
+#include "durable/sql/store_api.h"
 
 namespace timingwheel {
 namespace durable_testing {

@@ -6,8 +6,8 @@
 #include <memory>
 
 #include "absl/strings/str_cat.h"
-#include "durable/pg_exec.h"
-#include "durable/pg_params.h"
+#include "durable/sql/pg_exec.h"
+#include "durable/sql/pg_params.h"
 #include "durable/testing/store_inspector_internal.h"
 #include "libpq-fe.h"
 

@@ -15,7 +15,7 @@
 #include <string>
 
 #include "absl/status/statusor.h"
-#include "durable/pg_params.h"
+#include "durable/sql/pg_params.h"
 #include "libpq-fe.h"
 
 namespace timingwheel {

@@ -8,8 +8,8 @@
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
-#include "durable/pg_exec.h"
-#include "durable/pg_params.h"
+#include "durable/sql/pg_exec.h"
+#include "durable/sql/pg_params.h"
 #include "durable/testing/store_inspector.h"
 #include "durable/testing/store_inspector_internal.h"
 #include "libpq-fe.h"

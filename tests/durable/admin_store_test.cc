@@ -21,7 +21,7 @@
 #include "absl/time/time.h"
 #include "durable/durable_client.h"
 #include "durable/durable_scheduler.h"
-#include "durable/migrations.h"
+#include "durable/sql/migrations.h"
 #include "gtest/gtest.h"
 #include "tests/durable/admin_test_fixture.h"
 

@@ -18,7 +18,7 @@
 #include "durable/admin_store.h"
 #include "durable/durable_client.h"
 #include "durable/durable_scheduler.h"
-#include "durable/store.h"
+#include "durable/sql/store.h"
 #include "durable/testing/statement_gate.h"
 #include "gtest/gtest.h"
 #include "tests/durable/admin_test_fixture.h"

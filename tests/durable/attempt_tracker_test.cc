@@ -1,11 +1,11 @@
 // Copyright 2026 The timingwheel Authors.
 //
-// AttemptTracker's promises (durable/attempt_tracker.h): a slot is idle
+// AttemptTracker's promises (durable/engine/attempt_tracker.h): a slot is idle
 // only once every attempt fired in it ended; an id fired again stays
 // running until its newest attempt ends; a stop flag is forgotten only by
 // its own handler; start marks keep their order across a failed write.
 
-#include "durable/attempt_tracker.h"
+#include "durable/engine/attempt_tracker.h"
 
 #include <atomic>
 #include <memory>

@@ -4,7 +4,7 @@
 // -----------------------------------------------------------------------------
 //
 // The chaos workload's calls through the SQL producer functions (schema
-// version 6, durable/producer_functions.h) instead of `DurableClient`, so
+// version 6, durable/sql/producer_functions.h) instead of `DurableClient`, so
 // the randomized workload mixes both producers on the same ids and under
 // the same faults: `tw_schedule_task_after()` in a transaction,
 // `tw_schedule_or_replace()` / `tw_reschedule()` racing C++ calls, and

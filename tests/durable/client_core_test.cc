@@ -6,7 +6,7 @@
 // waits for it. The first call's callback is held open by a gate, so the
 // window is reached every run.
 
-#include "durable/client_core.h"
+#include "durable/client/client_core.h"
 
 #include <chrono>
 #include <condition_variable>

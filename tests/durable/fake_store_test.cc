@@ -14,8 +14,8 @@
 
 #include "absl/status/status.h"
 #include "absl/time/time.h"
+#include "durable/client/request.h"
 #include "durable/durable_scheduler.h"
-#include "durable/request.h"
 #include "durable/testing/fake_database.h"
 #include "durable/testing/store_injection.h"
 #include "gtest/gtest.h"

@@ -2,7 +2,7 @@
 //
 // kill -9 and SIGSTOP at each step of a task's life, in a real scheduler
 // process on the real PostgreSQL. The process kills or stops itself at a
-// named fault point (durable/fault_point.h); a second process takes its
+// named fault point (durable/engine/fault_point.h); a second process takes its
 // slots over after the lease TTL. Every task ends SUCCESS exactly once; a
 // handler runs twice only when the process died after the handler returned
 // and before SUCCESS was recorded (counted and printed); a stalled process

@@ -3,7 +3,7 @@
 // The non-SQL pieces of a fired batch: outcomes under the retry policy,
 // handler exceptions, and the database-to-process time conversion.
 
-#include "durable/fire_batch.h"
+#include "durable/engine/fire_batch.h"
 
 #include <stdexcept>
 

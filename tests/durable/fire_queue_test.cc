@@ -3,7 +3,7 @@
 // FireQueue and KindTable without a server: the batch a fire takes, by
 // priority and within each kind's room.
 
-#include "durable/fire_queue.h"
+#include "durable/engine/fire_queue.h"
 
 #include <string>
 #include <vector>

@@ -19,7 +19,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/time/time.h"
 #include "durable/durable_scheduler.h"
-#include "durable/fire_batch.h"
+#include "durable/engine/fire_batch.h"
 #include "durable/testing/pause_points.h"
 #include "gtest/gtest.h"
 #include "tests/durable/durable_test_fixture.h"

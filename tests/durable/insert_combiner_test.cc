@@ -5,7 +5,7 @@
 // statement is held open by a gate, so every test reaches the window where
 // calls queue behind it.
 
-#include "durable/insert_combiner.h"
+#include "durable/client/insert_combiner.h"
 
 #include <atomic>
 #include <condition_variable>

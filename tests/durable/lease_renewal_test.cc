@@ -35,7 +35,7 @@ using durable_testing::PausePoint;
 using durable_testing::StatementGate;
 using durable_testing::StoreLock;
 
-// The horizon load, by a piece of its text (durable/store_attempts.cc).
+// The horizon load, by a piece of its text (durable/sql/store_attempts.cc).
 constexpr char kLoadSql[] = "SET state = 1, epoch = c.epoch";
 
 class LeaseRenewalTest : public DurableFixture {

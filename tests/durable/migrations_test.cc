@@ -7,7 +7,7 @@
 // newer schema is refused; a version-2 and a version-3 store gain what
 // the later steps add with nothing lost.
 
-#include "durable/migrations.h"
+#include "durable/sql/migrations.h"
 
 #include <atomic>
 #include <memory>

@@ -1,9 +1,9 @@
 // Copyright 2026 The timingwheel Authors.
 //
-// MirrorTask and MirrorSet (durable/mirror_task.h): the size the header
+// MirrorTask and MirrorSet (durable/engine/mirror_task.h): the size the header
 // promises, lookups by id, and a run handed to the router.
 
-#include "durable/mirror_task.h"
+#include "durable/engine/mirror_task.h"
 
 #include <string>
 #include <vector>

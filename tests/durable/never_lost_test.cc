@@ -33,7 +33,7 @@ using durable_testing::PausePoint;
 using durable_testing::PgProxy;
 using durable_testing::StatementGate;
 
-// The statements, by a piece of their text (durable/store.cc).
+// The statements, by a piece of their text (durable/sql/store.cc).
 constexpr char kLoadSql[] = "SET state = 1, epoch = c.epoch";
 constexpr char kFireSql[] = "SET state = 2";
 constexpr char kCompleteSql[] = "CASE c.outcome";

@@ -10,7 +10,7 @@
 #include <thread>
 
 #include "absl/time/time.h"
-#include "durable/fault_point.h"
+#include "durable/engine/fault_point.h"
 #include "gtest/gtest.h"
 
 namespace timingwheel {

@@ -4,7 +4,7 @@
 // each round, periodic ones when due or asked for, in the order added, and
 // reports the earliest next-due instant to sleep until.
 
-#include "durable/periodic_duties.h"
+#include "durable/engine/periodic_duties.h"
 
 #include <limits>
 #include <string>

@@ -4,7 +4,7 @@
 // canonical form, and matching civil times (the day-of-month/day-of-week
 // rule).
 
-#include "durable/recurrence_cron.h"
+#include "durable/recurrence/recurrence_cron.h"
 
 #include <cstdint>
 #include <random>

@@ -4,7 +4,7 @@
 // (nothing due, a clock stepped back, bad arguments), and a seeded random
 // walk of wake-ups that checks the header's four promises.
 
-#include "durable/recurrence_policy.h"
+#include "durable/recurrence/recurrence_policy.h"
 
 #include <algorithm>
 #include <cstdint>
@@ -16,7 +16,7 @@
 #include "absl/status/statusor.h"
 #include "absl/strings/str_cat.h"
 #include "absl/time/time.h"
-#include "durable/recurrence.h"
+#include "durable/recurrence/recurrence.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 

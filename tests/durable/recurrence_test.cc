@@ -7,7 +7,7 @@
 // cross-check of Next() and Last() against a scan of every second (every
 // minute for five-field expressions).
 
-#include "durable/recurrence.h"
+#include "durable/recurrence/recurrence.h"
 
 #include <algorithm>
 #include <cstdint>
@@ -20,7 +20,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/time/civil_time.h"
 #include "absl/time/time.h"
-#include "durable/recurrence_cron.h"
+#include "durable/recurrence/recurrence_cron.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 

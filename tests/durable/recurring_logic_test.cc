@@ -19,7 +19,7 @@
 #include "absl/time/clock.h"
 #include "absl/time/time.h"
 #include "durable/durable_scheduler.h"
-#include "durable/occurrence_id.h"
+#include "durable/recurrence/occurrence_id.h"
 #include "durable/recurring.h"
 #include "gtest/gtest.h"
 #include "tests/durable/recurring_test_util.h"

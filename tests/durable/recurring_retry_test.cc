@@ -15,7 +15,7 @@
 #include "absl/time/clock.h"
 #include "absl/time/time.h"
 #include "durable/admin_store.h"
-#include "durable/occurrence_id.h"
+#include "durable/recurrence/occurrence_id.h"
 #include "durable/recurring.h"
 #include "durable/testing/postgres_fixture.h"
 #include "durable/testing/statement_gate.h"

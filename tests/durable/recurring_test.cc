@@ -24,7 +24,7 @@
 #include "absl/time/time.h"
 #include "durable/durable_client.h"
 #include "durable/durable_scheduler.h"
-#include "durable/occurrence_id.h"
+#include "durable/recurrence/occurrence_id.h"
 #include "durable/testing/pause_points.h"
 #include "durable/testing/pg_proxy.h"
 #include "gtest/gtest.h"

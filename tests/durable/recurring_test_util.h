@@ -13,7 +13,7 @@
 #include <vector>
 
 #include "absl/time/time.h"
-#include "durable/occurrence_id.h"
+#include "durable/recurrence/occurrence_id.h"
 #include "durable/recurring.h"
 #include "gtest/gtest.h"
 #include "tests/durable/test_util.h"

@@ -19,7 +19,7 @@
 #include "absl/time/time.h"
 #include "durable/durable_client.h"
 #include "durable/durable_scheduler.h"
-#include "durable/store.h"
+#include "durable/sql/store.h"
 #include "durable/testing/statement_gate.h"
 #include "gtest/gtest.h"
 #include "tests/durable/durable_test_fixture.h"

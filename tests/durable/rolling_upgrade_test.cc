@@ -15,7 +15,7 @@
 #include <string>
 #include <vector>
 
-#include "durable/store.h"
+#include "durable/sql/store.h"
 #include "durable/testing/postgres_fixture.h"
 #include "gtest/gtest.h"
 

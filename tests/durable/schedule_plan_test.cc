@@ -4,7 +4,7 @@
 // without a database: every occurrence written exactly once and in order,
 // across the daylight-saving nights of America/New_York and an outage.
 
-#include "durable/schedule_plan.h"
+#include "durable/recurrence/schedule_plan.h"
 
 #include <cstdint>
 #include <iterator>
@@ -15,7 +15,7 @@
 
 #include "absl/time/civil_time.h"
 #include "absl/time/time.h"
-#include "durable/recurrence.h"
+#include "durable/recurrence/recurrence.h"
 #include "gtest/gtest.h"
 
 namespace timingwheel {

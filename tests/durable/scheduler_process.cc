@@ -8,7 +8,8 @@
 //
 // Options for the fault tests (after the three arguments):
 //   --fault=kill:POINT|stop:POINT  kill -9 or stop itself the first time it
-//                                  reaches POINT (durable/fault_point.h);
+//                                  reaches POINT
+//                                  (durable/engine/fault_point.h);
 //   --clock_offset_ms=N            the wheel's clock runs N ms ahead (< 0:
 //                                  behind) of the real monotonic clock;
 //   --clock_jump_ms=N              ... and jumps by N ms (< 0: backwards)

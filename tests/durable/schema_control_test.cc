@@ -12,7 +12,7 @@
 #include "absl/strings/str_cat.h"
 #include "durable/durable_client.h"
 #include "durable/durable_scheduler.h"
-#include "durable/migrations.h"
+#include "durable/sql/migrations.h"
 #include "durable/testing/postgres_fixture.h"
 #include "gtest/gtest.h"
 #include "tests/durable/test_util.h"

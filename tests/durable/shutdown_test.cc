@@ -13,8 +13,8 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/time/clock.h"
+#include "durable/client/request.h"
 #include "durable/durable_scheduler.h"
-#include "durable/request.h"
 #include "durable/testing/pause_points.h"
 #include "durable/testing/store_lock.h"
 #include "gtest/gtest.h"

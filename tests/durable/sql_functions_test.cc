@@ -1,6 +1,6 @@
 // Copyright 2026 The timingwheel Authors.
 //
-// The SQL producer functions (durable/producer_functions.h) on a real
+// The SQL producer functions (durable/sql/producer_functions.h) on a real
 // PostgreSQL: the slot of an id is the library's, a task scheduled from SQL
 // (a plain call, a trigger) runs in a scheduler, a rollback stores and
 // wakes nothing, every input is checked with an error naming its field, the
@@ -16,9 +16,9 @@
 #include "absl/strings/str_cat.h"
 #include "absl/time/clock.h"
 #include "absl/time/time.h"
+#include "durable/client/request.h"
 #include "durable/durable_client.h"
 #include "durable/durable_scheduler.h"
-#include "durable/request.h"
 #include "gtest/gtest.h"
 #include "libpq-fe.h"
 #include "tests/durable/durable_test_fixture.h"

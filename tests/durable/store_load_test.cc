@@ -1,7 +1,7 @@
 // Copyright 2026 The timingwheel Authors.
 //
 // The horizon load's report of what it left behind, against a real
-// PostgreSQL (durable/store_api.h, `Claimed`): `more` when rows were left
+// PostgreSQL (durable/sql/store_api.h, `Claimed`): `more` when rows were left
 // over past the limit or a slot's share of it (so loading until it is false
 // claims every row, however unevenly the slots hold them), `skipped` for
 // rows another transaction held locked (forced with a row lock held open),
@@ -13,7 +13,7 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
-#include "durable/store.h"
+#include "durable/sql/store.h"
 #include "durable/testing/postgres_fixture.h"
 #include "durable/testing/store_lock.h"
 #include "gtest/gtest.h"

@@ -10,7 +10,7 @@
 #include <string>
 
 #include "absl/strings/str_cat.h"
-#include "durable/store.h"
+#include "durable/sql/store.h"
 #include "durable/testing/postgres_fixture.h"
 #include "gtest/gtest.h"
 #include "tests/durable/test_util.h"

@@ -19,9 +19,9 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
-#include "durable/fire_batch.h"
-#include "durable/pg_exec.h"
-#include "durable/store.h"
+#include "durable/engine/fire_batch.h"
+#include "durable/sql/pg_exec.h"
+#include "durable/sql/store.h"
 #include "durable/testing/postgres_fixture.h"
 #include "gtest/gtest.h"
 #include "libpq-fe.h"

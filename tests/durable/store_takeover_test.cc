@@ -12,8 +12,8 @@
 
 #include "absl/status/statusor.h"
 #include "absl/time/time.h"
-#include "durable/request.h"
-#include "durable/store.h"
+#include "durable/client/request.h"
+#include "durable/sql/store.h"
 #include "durable/testing/postgres_fixture.h"
 #include "durable/testing/statement_gate.h"
 #include "durable/testing/store_inspector.h"

@@ -4,7 +4,7 @@
 // byte-exact ids and payloads (hostile ones too), fencing by epoch, and
 // errors that never show the password.
 
-#include "durable/store.h"
+#include "durable/sql/store.h"
 
 #include <algorithm>
 #include <memory>
@@ -12,8 +12,8 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
-#include "durable/redact.h"
-#include "durable/request.h"
+#include "durable/client/request.h"
+#include "durable/sql/redact.h"
 #include "durable/testing/postgres_fixture.h"
 #include "durable/testing/store_inspector.h"
 #include "gtest/gtest.h"

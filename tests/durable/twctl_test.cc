@@ -20,7 +20,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/time/time.h"
 #include "durable/durable_scheduler.h"
-#include "durable/migrations.h"
+#include "durable/sql/migrations.h"
 #include "durable/testing/postgres_fixture.h"
 #include "durable/testing/store_inspector.h"
 #include "gtest/gtest.h"

@@ -15,9 +15,9 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
+#include "durable/client/request.h"
 #include "durable/durable_client.h"
 #include "durable/durable_scheduler.h"
-#include "durable/request.h"
 #include "durable/testing/postgres_fixture.h"
 #include "durable/testing/store_inspector.h"
 #include "durable/testing/store_lock.h"

@@ -1,10 +1,10 @@
 // Copyright 2026 The timingwheel Authors.
 //
-// WheelMirror's promises (durable/wheel_mirror.h), on a real Timer driven
-// by the manual clock: one timer per id, stale fires refused, a full timer
-// holding the earliest rows, dropped slots forgotten.
+// WheelMirror's promises (durable/engine/wheel_mirror.h), on a real Timer
+// driven by the manual clock: one timer per id, stale fires refused, a full
+// timer holding the earliest rows, dropped slots forgotten.
 
-#include "durable/wheel_mirror.h"
+#include "durable/engine/wheel_mirror.h"
 
 #include <algorithm>
 #include <random>

@@ -34,7 +34,8 @@ GROUPS = {
     "TIMER_TESTING": ["timer/testing"],
     "PURGATORY": ["purgatory", "purgatory/internal"],
     "PURGATORY_TESTING": ["purgatory/testing"],
-    "DURABLE": ["durable"],
+    "DURABLE": ["durable", "durable/recurrence", "durable/sql", "durable/engine",
+                "durable/client"],
     "DURABLE_TESTING": ["durable/testing"],
     "TWCTL": ["tools/twctl"],
 }
@@ -239,9 +240,10 @@ def sources_file(ws):
                 continue
             if ws.group_of(label) != group:
                 continue
-            for f in r.attrs.get("srcs", []) + r.attrs.get("hdrs", []):
-                path = "%s/%s" % (r.package, f)
-                (srcs if f.endswith(".cc") else hdrs).add(path)
+            # A file may be another package's (//durable:admin_store.h).
+            for path in ws.files(r.attrs.get("srcs", []) + r.attrs.get("hdrs", []),
+                                 r.package):
+                (srcs if path.endswith(".cc") else hdrs).add(path)
             for d in r.attrs.get("deps", []):
                 for t in cmake_target(ws, d, r.package).split(";"):
                     if t != GROUP_TARGETS[group]:

@@ -17,7 +17,7 @@
 
 #include "absl/status/status.h"
 #include "durable/admin_store.h"
-#include "durable/pooler_probe.h"
+#include "durable/sql/pooler_probe.h"
 #include "tools/twctl/cli.h"
 #include "tools/twctl/commands.h"
 

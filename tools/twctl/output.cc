@@ -8,7 +8,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/time/time.h"
-#include "durable/occurrence_id.h"
+#include "durable/recurrence/occurrence_id.h"
 
 namespace timingwheel {
 namespace twctl {

@@ -122,9 +122,9 @@ class Table {
 // OccurrenceLabel()
 //
 // For the task id of a recurring schedule's occurrence (a byte \x1b, then
-// "tw-schedule:...", durable/occurrence_id.h), "NAME @ 2026-12-05T03:00:00Z"
-// with the name's bytes escaped as `EscapeBytes()` does; "" for any other
-// id. The id itself stays what twctl prints and takes back.
+// "tw-schedule:...", durable/recurrence/occurrence_id.h), "NAME @
+// 2026-12-05T03:00:00Z" with the name's bytes escaped as `EscapeBytes()` does;
+// "" for any other id. The id itself stays what twctl prints and takes back.
 std::string OccurrenceLabel(absl::string_view id);
 
 // KindLabel()

@@ -13,7 +13,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/time/time.h"
 #include "durable/admin_store.h"
-#include "durable/redact.h"
+#include "durable/sql/redact.h"
 #include "tools/twctl/serve_routes.h"
 
 namespace timingwheel {

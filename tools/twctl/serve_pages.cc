@@ -6,7 +6,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
-#include "durable/occurrence_id.h"
+#include "durable/recurrence/occurrence_id.h"
 #include "tools/twctl/serve_html.h"
 #include "tools/twctl/serve_parts.h"
 

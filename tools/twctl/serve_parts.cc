@@ -7,7 +7,7 @@
 #include "absl/strings/ascii.h"
 #include "absl/strings/str_cat.h"
 #include "absl/time/time.h"
-#include "durable/occurrence_id.h"
+#include "durable/recurrence/occurrence_id.h"
 #include "tools/twctl/serve_html.h"
 
 namespace timingwheel {

@@ -11,7 +11,7 @@
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
-#include "durable/redact.h"
+#include "durable/sql/redact.h"
 #include "httplib.h"
 #include "tools/twctl/serve_chart.h"
 #include "tools/twctl/serve_html.h"

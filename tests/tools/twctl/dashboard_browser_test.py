@@ -52,7 +52,7 @@ from dashboard_dom import Dom  # noqa: E402  (likewise)
 TOKEN = "dash-token-0123456789"
 HOSTILE_ID = "<script>alert('id')</script>"
 SCHEDULE_NAME = "nightly <i>report</i>"
-# The hex of every occurrence id's first bytes (durable/occurrence_id.h).
+# The hex of every occurrence id's first bytes (durable/recurrence/occurrence_id.h).
 OCCURRENCE_HEX = b"\x1btw-schedule:".hex()
 STATES = ["PENDING", "SCHEDULED", "RUNNING", "SUCCESS", "FAILED"]
 CHROMIUM_FLAGS = [

@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-#include "durable/occurrence_id.h"
+#include "durable/recurrence/occurrence_id.h"
 #include "gtest/gtest.h"
 #include "tools/twctl/serve_chart.h"
 #include "tools/twctl/serve_html.h"

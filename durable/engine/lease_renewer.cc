@@ -1,0 +1,119 @@
+// Copyright 2026 The timingwheel Authors.
+
+#include "durable/engine/lease_renewer.h"
+
+#include <chrono>
+#include <set>
+#include <utility>
+
+#include "durable/engine/fault_point.h"
+#include "durable/engine/real_clock.h"
+
+namespace timingwheel {
+namespace durable_internal {
+LeaseRenewer::LeaseRenewer(Options options, std::unique_ptr<StoreApi> store,
+                           const SlotLeases* leases)
+    : options_(std::move(options)),
+      store_(std::move(store)),
+      leases_(leases),
+      progress_nanos_(RealNanos()) {}
+
+LeaseRenewer::~LeaseRenewer() { Stop(); }
+
+absl::Status LeaseRenewer::RenewNow() {
+  if (!Round()) {
+    return absl::UnavailableError("the first lease renewal failed");
+  }
+  return absl::OkStatus();
+}
+
+void LeaseRenewer::Start() {
+  thread_ = std::thread([this] { Loop(); });
+}
+
+void LeaseRenewer::Stop() {
+  {
+    internal::MutexLock lock(mu_);
+    stop_ = true;
+  }
+  wake_.notify_all();
+  if (thread_.joinable()) thread_.join();
+}
+
+void LeaseRenewer::NoteProgress() { progress_nanos_.store(RealNanos()); }
+
+bool LeaseRenewer::stalled() const {
+  return RealNanos() - progress_nanos_.load() >
+         absl::ToInt64Nanoseconds(options_.stall_limit);
+}
+
+std::vector<SlotEpoch> LeaseRenewer::TakeLost() {
+  internal::MutexLock lock(mu_);
+  return std::exchange(lost_, {});
+}
+
+bool LeaseRenewer::Round() {
+  const int64_t started = RealNanos();
+  if (halted_.load()) return false;
+  if (stalled()) return false;
+  if (broken_) {
+    if (!store_->Reconnect().ok()) {
+      ++errors_;
+      return false;
+    }
+    broken_ = false;
+  }
+  FaultPoint("renew.before");
+  const std::vector<SlotEpoch> held = leases_->owned();
+  const auto timed = std::chrono::steady_clock::now();
+  absl::StatusOr<Renewal> round = store_->Renew(
+      options_.node_id, held, absl::ToInt64Microseconds(options_.ttl),
+      options_.horizon_us, leaving_.load());
+  if (options_.timed) options_.timed(timed);
+  if (!round.ok()) {
+    ++errors_;
+    if (absl::IsDeadlineExceeded(round.status())) ++timeouts_;
+    if (absl::IsUnavailable(round.status())) broken_ = true;
+    return false;
+  }
+  const std::set<int> kept(round->renewed.begin(), round->renewed.end());
+  std::vector<SlotEpoch> lost;
+  for (const SlotEpoch& s : held) {
+    if (kept.count(s.slot) == 0) lost.push_back(s);
+  }
+  if (!lost.empty()) {
+    // Before the new validity: a handler about to start in a lost slot
+    // must not see it as valid.
+    if (options_.on_lost) options_.on_lost(lost);
+    internal::MutexLock lock(mu_);
+    lost_.insert(lost_.end(), lost.begin(), lost.end());
+  }
+  valid_until_ = started + absl::ToInt64Nanoseconds(options_.ttl);
+  const bool nodes_changed =
+      live_nodes_.exchange(round->live_nodes) != round->live_nodes;
+  FaultPoint("renew.after");
+  if ((nodes_changed || !lost.empty()) && options_.wake) options_.wake();
+  return true;
+}
+
+void LeaseRenewer::Loop() {
+  const auto every =
+      std::chrono::nanoseconds(absl::ToInt64Nanoseconds(options_.ttl) / 3);
+  const auto retry =
+      std::chrono::nanoseconds(absl::ToInt64Nanoseconds(options_.retry_after));
+  auto next = std::chrono::steady_clock::now() + every;
+  internal::MutexLock lock(mu_);
+  for (;;) {
+    wake_.wait_until(lock.native(), next,
+                     [this]() ABSL_NO_THREAD_SAFETY_ANALYSIS { return stop_; });
+    if (stop_) return;
+    lock.Unlock();
+    const auto started = std::chrono::steady_clock::now();
+    const bool ok = Round();
+    next = started + (ok ? every : std::min(every, retry));
+    lock.Lock();
+  }
+}
+
+}  // namespace durable_internal
+}  // namespace timingwheel

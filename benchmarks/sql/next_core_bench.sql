@@ -16,7 +16,7 @@ SELECT count(*) AS slots, min(x.due_us) AS earliest FROM tw_slot_lease l, LATERA
   ORDER BY t.due_us LIMIT 1) x
 WHERE l.owner = 'n0' AND l.epoch = 7;
 
-\echo == planned fire: the due rows of n0s slots, fenced by each slot lease, PENDING -> RUNNING with the attempt counted (one write per row)
+\echo == planned fire: the due rows of n0s slots, fenced by each slot lease, PENDING -> RUNNING (one write per row; the attempt counts later, as today)
 BEGIN;
 WITH n AS (SELECT tw_now_us() AS now),
 due AS (
@@ -27,10 +27,41 @@ due AS (
     ORDER BY t.due_us, t.priority DESC LIMIT 1000 FOR UPDATE OF t SKIP LOCKED) x
   WHERE l.owner = 'n0' AND l.epoch = 7 AND l.lease_until_us > n.now),
 run AS (
-  UPDATE tw_timer t SET state = 2, epoch = due.epoch, attempt = t.attempt + 1,
+  UPDATE tw_timer t SET state = 2, epoch = due.epoch,
                         version = nextval('tw_version_seq')
   FROM due WHERE t.ctid = due.tid RETURNING t.task_id)
 SELECT count(*) AS fired FROM run;
+ROLLBACK;
+
+\echo == planned fire with each kind held to its free handlers (kind-0: 100, kind-1: none, kind-2: 1000), in due and priority order per kind
+BEGIN;
+WITH n AS (SELECT tw_now_us() AS now),
+budget AS (
+  SELECT * FROM unnest(ARRAY['kind-0', 'kind-1', 'kind-2'], ARRAY[100, 0, 1000])
+    AS b(kind, free)),
+cand AS (
+  SELECT x.tid, x.kind, x.due_us, x.priority, l.epoch
+  FROM tw_slot_lease l, n, LATERAL (
+    SELECT t.ctid AS tid, t.kind, t.due_us, t.priority FROM tw_timer t
+    WHERE t.slot = l.slot AND t.finished_us IS NULL AND t.state = 0
+      AND t.due_us <= n.now
+    ORDER BY t.due_us, t.priority DESC LIMIT 1000) x
+  WHERE l.owner = 'n0' AND l.epoch = 7 AND l.lease_until_us > n.now),
+due AS (
+  SELECT c.tid, c.epoch FROM (
+    SELECT c.*, row_number() OVER (PARTITION BY c.kind
+                                   ORDER BY c.due_us, c.priority DESC) AS nth
+    FROM cand c) c
+  JOIN budget b ON b.kind = c.kind AND c.nth <= b.free),
+locked AS (
+  SELECT t.ctid AS tid, due.epoch FROM due, LATERAL (
+    SELECT t.ctid FROM tw_timer t WHERE t.ctid = due.tid AND t.state = 0
+    FOR UPDATE OF t SKIP LOCKED) t),
+run AS (
+  UPDATE tw_timer t SET state = 2, epoch = locked.epoch,
+                        version = nextval('tw_version_seq')
+  FROM locked WHERE t.ctid = locked.tid RETURNING t.kind)
+SELECT kind, count(*) AS fired FROM run GROUP BY kind ORDER BY kind;
 ROLLBACK;
 
 \echo == the current fire by ids (the shape of kStartSql) of the same 1,000 rows; first, untimed in effect, they are claimed SCHEDULED

@@ -79,13 +79,17 @@ SlotRows MakeStore(int64_t stored, int slots, int64_t span_ns) {
 
 struct Lateness {
   std::vector<int64_t> after_due_ns;   // Fire end - due.
-  std::vector<int64_t> after_take_ns;  // Fire end - max(due, slot taken).
+  std::vector<int64_t> after_take_ns;  // Fire end - when the slot was taken.
 };
 
 // One scheduler process of the planned core.
 class Process {
  public:
-  Process(const SlotRows* rows, int64_t* now_ns) : rows_(rows), now_(now_ns) {}
+  // `fired_upto` (by slot: the first row not yet fired) is shared by every
+  // process: a slot's new owner starts where its former owner stopped.
+  Process(const SlotRows* rows, std::vector<int64_t>* fired_upto,
+          int64_t* now_ns)
+      : rows_(rows), fired_upto_(fired_upto), now_(now_ns) {}
 
   void Take(int slot, int64_t taken_ns) {
     if (cursor_.size() <= static_cast<size_t>(slot)) {
@@ -94,14 +98,9 @@ class Process {
     }
     // The next due time: the first row after what the slot's former owner
     // fired (the rows it fired are RUNNING or finished, not waiting).
-    cursor_[slot] = fired_upto_ ? (*fired_upto_)[slot] : 0;
+    cursor_[slot] = (*fired_upto_)[slot];
     taken_ns_[slot] = taken_ns;
     Arm(slot);
-  }
-
-  // Shares the victim's progress: where each slot's waiting rows start.
-  void ShareProgress(std::vector<int64_t>* fired_upto) {
-    fired_upto_ = fired_upto;
   }
 
   void Read(int slots) {
@@ -149,17 +148,17 @@ class Process {
       }
     }
     c += n;
-    if (fired_upto_) (*fired_upto_)[slot] = c;
+    (*fired_upto_)[slot] = c;
     rows_fired_ += n;
     Arm(slot);
   }
 
   const SlotRows* rows_;
+  std::vector<int64_t>* fired_upto_;
   int64_t* now_;
   testing::MockTimer mock_;
   std::vector<int64_t> cursor_;    // By slot: the first waiting row.
   std::vector<int64_t> taken_ns_;  // By slot: when this process took it.
-  std::vector<int64_t>* fired_upto_ = nullptr;
   int64_t busy_until_ = 0;
   int64_t rows_read_ = 0;
   int64_t rows_fired_ = 0;
@@ -198,8 +197,7 @@ int Main() {
   std::vector<int> owner(slots);
   const int64_t before = bench::MallocInUseBytes();
   for (int i = 0; i < procs; ++i) {
-    p.push_back(std::make_unique<Process>(&rows, &now));
-    p.back()->ShareProgress(&fired_upto);
+    p.push_back(std::make_unique<Process>(&rows, &fired_upto, &now));
   }
   for (int s = 0; s < slots; ++s) {
     owner[s] = s % procs;

@@ -182,6 +182,36 @@ TEST(ChaosCheckerTest, AnAttemptStartedWhereTheProcessWasKilledCounts) {
   EXPECT_TRUE(Mentions(Check(h), "final attempt 4"));
 }
 
+// CI's ASan run of seed 1: attempt 1 of a failing task started on a node
+// killed (during a server restart, its handler waiting to record the call)
+// before its handler recorded it; attempts 2 and 3 ran on the new owner.
+// Excused only by a fence before the next reported attempt started.
+TEST(ChaosCheckerTest, AnEarlierAttemptStartedWhereTheProcessWasKilledCounts) {
+  ChaosHistory h = CleanHistory();
+  h.intents["t"].meant_to_fail = true;
+  h.runs[0] = {"t", "b", 2, 3000};
+  h.dues.push_back({"t", 5, 1, 2900});
+  h.dues.push_back({"t", 5, 2, 3100});
+  h.runs.push_back({"t", "b", 3, 3200});
+  h.rows["t"] = {4, 3, 5};
+  EXPECT_TRUE(Mentions(Check(h), "FAILED after attempts {2,3}, not 1..3"));
+  // A fence after attempt 2 started does not excuse attempt 1.
+  h.leases.push_back({5, "a", "b", 7, 8, 3050, 3100});
+  EXPECT_TRUE(Mentions(Check(h), "FAILED after attempts {2,3}, not 1..3"));
+  h.leases.back().old_lease_until_us = 2700;
+  h.leases.back().at_us = 2800;
+  EXPECT_TRUE(Check(h).violations.empty()) << Check(h).violations[0];
+  // A gap in the middle (attempts 1 and 3 reported) needs a fence after
+  // attempt 1 started.
+  h.runs[0].attempt = 1;
+  h.runs[0].at_us = 2500;
+  h.leases.back().old_lease_until_us = 1900;
+  h.leases.back().at_us = 2000;
+  EXPECT_TRUE(Mentions(Check(h), "FAILED after attempts {1,3}, not 1..3"));
+  h.leases.back().at_us = 3000;
+  EXPECT_TRUE(Check(h).violations.empty()) << Check(h).violations[0];
+}
+
 TEST(ChaosCheckerTest, CancelledTrueNeverRunsAfterwards) {
   ChaosHistory h = CleanHistory();
   h.intents["t"].cancel = ChaosIntent::Cancel::kTrue;

@@ -79,7 +79,10 @@ FROM got
 // id is younger than the TTL ($2) or a lease of the id is still valid, or
 // while a holding session is younger than the TTL (on the server's own
 // clock): a scheduler still starting, which took the id and has not
-// written its first heartbeat yet.
+// written its first heartbeat yet. A holding session whose start this user
+// cannot read (pg_stat_activity hides backend_start of another role's
+// sessions without pg_read_all_stats) may be one still starting: it counts
+// as live, and `unseen` says so, for a clear refusal.
 // Only when stale, ends the holder's sessions and the other sessions of
 // this database carrying its tag as its user (its renewals' and its
 // client's connections; a tag is no secret, pg_stat_activity shows it, so
@@ -97,9 +100,13 @@ live AS (
                  WHERE owner = $1 AND lease_until_us > n.now)
       OR EXISTS (SELECT FROM pg_stat_activity a
                  WHERE a.pid IN (SELECT pid FROM holder)
-                   AND a.backend_start >
-                       clock_timestamp() - $2 * interval '1 microsecond')
-      AS live),
+                   AND (a.backend_start IS NULL
+                        OR a.backend_start >
+                           clock_timestamp() - $2 * interval '1 microsecond'))
+      AS live,
+    EXISTS (SELECT FROM pg_stat_activity a
+            WHERE a.pid IN (SELECT pid FROM holder)
+              AND a.backend_start IS NULL) AS unseen),
 victim AS MATERIALIZED (
   SELECT a.pid FROM pg_stat_activity a, live
   WHERE NOT live.live AND a.pid <> pg_backend_pid()
@@ -111,7 +118,7 @@ victim AS MATERIALIZED (
                WHERE h.pid IN (SELECT pid FROM holder))))),
 ended AS MATERIALIZED (
   SELECT pg_terminate_backend(victim.pid) AS ended FROM victim)
-SELECT live.live::int AS live,
+SELECT live.live::int AS live, live.unseen::int AS unseen,
        (SELECT count(*) FROM ended WHERE ended.ended) AS ended
 FROM live
 )sql";
@@ -165,7 +172,20 @@ absl::StatusOr<bool> Store::TakeOverNode(const std::string& node,
   if (r->rows() != 1) return absl::InternalError("takeover: no row");
   PgRow row(*r, 0);
   const bool live = row.Int("live") != 0;
+  const bool unseen = row.Int("unseen") != 0;
   if (!row.status().ok()) return row.status();
+  if (live && unseen) {
+    const char* user = PQuser(conn_);
+    const std::string who = user != nullptr ? user : "?";
+    return absl::PermissionDeniedError(absl::StrCat(
+        "node_id \"", node,
+        "\" is held by a session of another database user, and user \"", who,
+        "\" cannot read when it started (pg_stat_activity hides it without "
+        "pg_read_all_stats): it may be a scheduler still starting, so it is "
+        "not ended. Give each scheduler its own node_id, run the schedulers "
+        "as one user, or `GRANT pg_read_all_stats TO \"",
+        who, "\"` (docs/operating.md, \"A stuck node\")"));
+  }
   return !live;
 }
 

@@ -43,6 +43,7 @@ M = {
  "update_deletes_due_occurrence": ("durable/sql/schedule_store.cc", "DeleteWaiting(conn, canonical.name, /*keep_due=*/true)", "DeleteWaiting(conn, canonical.name, /*keep_due=*/false)"),
  "retry_overlaps_next_occurrence": ("durable/sql/admin_writes.cc", "WHERE s.name = $1 AND s.overlap = 0", "WHERE s.name = $1 AND s.overlap = 99"),
  "full_wheel_claims_nothing": ("durable/scheduler_wheel.cc", "  load_waits_for_room_ = true;\n  const int64_t latest_us = wheel_->LatestDueUs();", "  load_waits_for_room_ = true;\n  if (max_pending > 0) return false;\n  const int64_t latest_us = wheel_->LatestDueUs();"),
+ "takeover_ends_unseen_holder": ("durable/sql/store_node.cc", "AND (a.backend_start IS NULL\n                        OR a.backend_start >", "AND (false\n                        OR a.backend_start >"),
  # SQL producer functions and the pooler.
  "sql_replace_race_takes_insert": ("durable/sql/producer_functions.cc", "      CONTINUE;  -- Inserted by another transaction meanwhile: decide again.", "      RETURN 'SCHEDULED';"),
  "sql_keep_later_inverted": ("durable/sql/producer_functions.cc", "WHEN mode = 'KEEP_LATER' THEN due_us > stored.due_us", "WHEN mode = 'KEEP_LATER' THEN due_us < stored.due_us"),
@@ -102,6 +103,7 @@ TESTS = {
  "sql_keep_later_inverted": ["//tests/durable:sql_functions_test", "//tests/durable:python_producer_test", "//tests/durable:chaos_test"],
  "retry_leaves_no_mark": ["//tests/durable:admin_store_test"],
  "sql_slot_differs": ["//tests/durable:sql_functions_test"],
+ "takeover_ends_unseen_holder": ["//tests/durable:store_node_test"],
  "pooler_prepares_by_name": ["//tests/durable:pgbouncer_test"],
  "fire_waits_for_batch": ["//tests/durable:fire_queue_test", "//tests/durable:capacity_test"],
  "full_wheel_claims_nothing": ["//tests/durable:capacity_test", "//tests/durable:wheel_mirror_test", "//tests/durable:chaos_test"],

@@ -176,6 +176,7 @@ set(TIMINGWHEEL_DURABLE_SOURCES
   ${PROJECT_SOURCE_DIR}/durable/sql/store_attempts.cc
   ${PROJECT_SOURCE_DIR}/durable/sql/store_cancel.cc
   ${PROJECT_SOURCE_DIR}/durable/sql/store_insert.cc
+  ${PROJECT_SOURCE_DIR}/durable/sql/store_kinds.cc
   ${PROJECT_SOURCE_DIR}/durable/sql/store_leases.cc
   ${PROJECT_SOURCE_DIR}/durable/sql/store_node.cc
   ${PROJECT_SOURCE_DIR}/durable/sql/store_replace.cc

@@ -152,7 +152,8 @@ struct AdminKind {
   // Its PENDING and SCHEDULED tasks whose last attempt was snoozed because
   // the scheduler that fired it had no handler for the kind (the error
   // kNoHandlerErrorPrefix begins): no live scheduler may run it, whatever
-  // tw_kind says (a registration stays after its scheduler left). Test:
+  // tw_kind says (a registration stays for forget_kinds_after after its
+  // last scheduler left). Test:
   // TaskKindsTest.AKindWithoutAHandlerHereIsSnoozedNotLost.
   int64_t put_off_no_handler = 0;
   // PENDING, SCHEDULED and RUNNING tasks (state < SUCCESS).

@@ -48,6 +48,13 @@ using durable_internal::Store;
 using durable_internal::tls_handler_of;
 using durable_internal::WheelEntry;
 
+// DurableOptions::forget_kinds_after in microseconds; -1: never.
+int64_t ForgetKindsAfterUs(const DurableOptions& o) {
+  return o.forget_kinds_after == absl::InfiniteDuration()
+             ? -1
+             : absl::ToInt64Microseconds(o.forget_kinds_after);
+}
+
 std::string DefaultNodeId() {
   char host[256] = {0};
   if (gethostname(host, sizeof(host) - 1) != 0) host[0] = '\0';
@@ -103,6 +110,10 @@ absl::Status CheckOptions(const DurableOptions& o) {
   if (status.ok()) {
     status = CheckDuration("retain_finished", o.retain_finished,
                            absl::ZeroDuration());
+  }
+  if (status.ok() && o.forget_kinds_after != absl::InfiniteDuration()) {
+    status = CheckDuration("forget_kinds_after", o.forget_kinds_after,
+                           absl::Hours(1));
   }
   if (status.ok()) {
     status = CheckDuration("retry.initial_backoff", o.retry.initial_backoff,
@@ -262,10 +273,11 @@ absl::Status DurableScheduler::Start() {
   if (!status.ok()) return status;
   // The default kind is registered too when this scheduler runs it, so
   // that `twctl status` can flag default-kind tasks no scheduler runs.
-  std::vector<std::string> registered = kinds_->names();
-  if (options_.handler) registered.insert(registered.begin(), "");
-  status = (*store)->RegisterKinds(options_.node_id, registered);
-  if (!status.ok()) return status;
+  registered_kinds_ = kinds_->names();
+  if (options_.handler) registered_kinds_.insert(registered_kinds_.begin(), "");
+  absl::StatusOr<int64_t> forgotten = (*store)->RegisterKinds(
+      options_.node_id, registered_kinds_, ForgetKindsAfterUs(options_));
+  if (!forgotten.ok()) return forgotten.status();
   load_limit_ = kMaxLoad;
   acquire_limit_ = options_.slot_count;
   link_ = std::make_shared<AttemptLink>();
@@ -412,6 +424,12 @@ void DurableScheduler::Shutdown() {
     owned_executor_->Shutdown();
   }
   if (client_ != nullptr) client_->Close();
+}
+
+void DurableScheduler::ConfirmKinds() {
+  absl::StatusOr<int64_t> forgotten = store_->RegisterKinds(
+      options_.node_id, registered_kinds_, ForgetKindsAfterUs(options_));
+  if (!forgotten.ok()) NoteDbError(forgotten.status());
 }
 
 }  // namespace timingwheel

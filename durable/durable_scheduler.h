@@ -468,6 +468,9 @@ class DurableScheduler {
                       const durable_internal::CompleteResult& result,
                       int64_t local_after);
   void DeleteFinished();
+  // Confirms registered_kinds_ in the registry and forgets the kinds no
+  // scheduler confirmed within options_.forget_kinds_after.
+  void ConfirmKinds();
   void DropSlots(const std::vector<int>& slots);
   // The steps of one attempt, called by `RunAttemptVia()` on the executor
   // while the scheduler exists. BeginAttempt() says whether the handler may
@@ -552,6 +555,9 @@ class DurableScheduler {
   // Renews leases_ on its own thread and connection (thread-safe).
   std::unique_ptr<durable_internal::LeaseRenewer> renewer_;
   int64_t backoff_until_ = 0;  // Real clock; maintenance thread only.
+  // The kinds this scheduler runs ("" for the default handler), as
+  // registered by Create(); read by the maintenance thread only.
+  std::vector<std::string> registered_kinds_;
   int64_t load_limit_ = 0;     // Rows a load claims (halved after a timeout).
   int64_t load_retry_at_ = 0;  // Real clock: a load passed locked rows over.
   // Real clock: when a schedule of the owned slots is next to be advanced

@@ -383,6 +383,7 @@ void DurableScheduler::MaintenanceLoop() {
   // wake-up or a takeover asks for one (`load_now`, read each round).
   bool load_now = false;
   const int64_t start = RealNanos();
+  constexpr int64_t kConfirmKindsEvery = int64_t{10} * 60 * 1000 * 1000 * 1000;
   // The balancing round also runs as soon as the live-node count changes.
   int64_t balanced_for_nodes = renewer_->live_nodes();
   durable_internal::PeriodicDuties duties;
@@ -417,6 +418,10 @@ void DurableScheduler::MaintenanceLoop() {
   duties.Add("fire", 0, 0, alive([this] { FireWaiting(); }));
   duties.Add("delete finished", cleanup_every, start + cleanup_every,
              alive([this] { DeleteFinished(); }));
+  // This scheduler's kinds, confirmed in the registry (Create() registered
+  // them), well within forget_kinds_after (at least an hour).
+  duties.Add("confirm kinds", kConfirmKindsEvery, start + kConfirmKindsEvery,
+             alive([this] { ConfirmKinds(); }));
   int64_t next_reconnect = 0;
   int64_t shutdown_deadline = 0;
   bool shutdown_seen = false;

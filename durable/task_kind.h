@@ -35,8 +35,10 @@ using DurableHandler = std::function<absl::Status(const DurableTask&)>;
 //
 // A named handler (`DurableOptions::kinds`). A scheduler registers its
 // kinds in the store when it starts (`tw_kind`); from then on any client
-// may schedule tasks of them, and scheduling a kind no scheduler ever
-// registered fails with NotFound (a registered kind stays registered).
+// may schedule tasks of them, and scheduling a kind no scheduler
+// registered fails with NotFound. Schedulers confirm their kinds every 10
+// minutes; a kind none confirmed for `DurableOptions::forget_kinds_after`
+// (7 days) is forgotten, and its stored tasks stay.
 // A task fired by an owner that has no handler for its kind (another
 // scheduler registered it: a rolling deploy) is snoozed, not lost: it is
 // due again `DurableOptions::unknown_kind_delay` later, its attempt not

@@ -79,14 +79,24 @@ class PgResult;
 absl::StatusOr<InsertResult> InsertTasks(PGconn* conn, const Inserter& inserter,
                                          absl::Span<const InsertRow> rows);
 
+// KnownKinds
+//
+// Kinds a connection found registered, trusted without asking again for
+// `trusted_for_us` after the set was last emptied (a kind forgotten
+// meanwhile is refused once that has passed).
+struct KnownKinds {
+  absl::flat_hash_set<std::string> kinds;
+  int64_t since_us = 0;  // When `kinds` was last emptied (absl::Now()).
+  int64_t trusted_for_us = 60 * 1000 * 1000;
+};
+
 // CheckKinds()
 //
 // OK when every row's kind is empty or registered (tw_kind); NotFound
 // naming the first unknown kind otherwise. Kinds found are added to
-// `known` (may be null), which later calls consult first: a registered
-// kind is never removed.
+// `known` (may be null), which later calls consult first.
 absl::Status CheckKinds(PGconn* conn, absl::Span<const InsertRow> rows,
-                        absl::flat_hash_set<std::string>* known);
+                        KnownKinds* known);
 
 // NotifyDue()
 //
@@ -120,6 +130,9 @@ struct SessionLimits {
   // reconnecting process tells its own former session from another
   // process. ASCII, at most 63 bytes.
   std::string application_name;
+  // How long a kind found registered is trusted without asking again
+  // (KnownKinds).
+  int64_t known_kinds_for_ms = 60 * 1000;
 };
 
 // Store
@@ -159,8 +172,9 @@ class Store final : public StoreApi {
   absl::Status NotifyDue(absl::Span<const WheelEntry> entries) override;
   absl::StatusOr<bool> Cancel(const std::string& id) override;
   absl::StatusOr<TaskInfo> Get(const std::string& id) override;
-  absl::Status RegisterKinds(const std::string& node,
-                             absl::Span<const std::string> kinds) override;
+  absl::StatusOr<int64_t> RegisterKinds(const std::string& node,
+                                        absl::Span<const std::string> kinds,
+                                        int64_t forget_after_us) override;
   absl::StatusOr<Renewal> Renew(const std::string& node,
                                 absl::Span<const SlotEpoch> owned,
                                 int64_t ttl_us, int64_t horizon_us,
@@ -231,7 +245,9 @@ class Store final : public StoreApi {
       : conn_(conn),
         redacted_(std::move(redacted)),
         secrets_(std::move(secrets)),
-        limits_(limits) {}
+        limits_(limits) {
+    known_kinds_.trusted_for_us = limits_.known_kinds_for_ms * 1000;
+  }
 
   absl::Status ApplyLimits();
 
@@ -249,7 +265,7 @@ class Store final : public StoreApi {
   // Names of the statements prepared on the current connection.
   absl::flat_hash_set<std::string> prepared_;
   // Kinds found registered (CheckKinds()).
-  absl::flat_hash_set<std::string> known_kinds_;
+  KnownKinds known_kinds_;
 };
 
 }  // namespace durable_internal

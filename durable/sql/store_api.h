@@ -187,10 +187,14 @@ class StoreApi : public ScheduleStoreApi {
 
   // StoreApi::RegisterKinds()
   //
-  // Records that `node` runs the tasks of `kinds`, so that clients may
-  // schedule them. A registered kind is never removed.
-  virtual absl::Status RegisterKinds(const std::string& node,
-                                     absl::Span<const std::string> kinds) = 0;
+  // Records that `node` runs the tasks of `kinds` (now, on the database's
+  // clock), so that clients may schedule them, and forgets every other
+  // kind that no scheduler registered within `forget_after_us` (none when
+  // negative); returns how many it forgot. Schedulers call it when they
+  // start and periodically after.
+  virtual absl::StatusOr<int64_t> RegisterKinds(
+      const std::string& node, absl::Span<const std::string> kinds,
+      int64_t forget_after_us) = 0;
 
   // StoreApi::Renew()
   //

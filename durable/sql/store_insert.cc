@@ -1,7 +1,7 @@
 // Copyright 2026 The timingwheel Authors.
 //
-// The clients' statements: insert (with the kind check and the
-// owners' wake-ups), cancel, get, and the registry of kinds.
+// The clients' statements: insert (with the owners' wake-ups), cancel and
+// get. The kind check is in store_kinds.cc.
 
 #include <algorithm>
 #include <cstdlib>
@@ -156,19 +156,6 @@ SELECT state, attempt, due_us, slot, last_error, kind, priority FROM tw_timer
 WHERE task_id = $1
 )sql";
 
-// The kinds of a batch that no scheduler registered.
-constexpr char kUnknownKindsSql[] = R"sql(
-SELECT k.kind FROM unnest($1::text[]) AS k(kind)
-WHERE NOT EXISTS (SELECT FROM tw_kind WHERE tw_kind.kind = k.kind)
-)sql";
-
-constexpr char kRegisterKindsSql[] = R"sql(
-INSERT INTO tw_kind (kind, node_id, registered_us)
-SELECT k, $1, tw_now_us() FROM unnest($2::text[]) AS k
-ON CONFLICT (kind) DO UPDATE
-SET node_id = EXCLUDED.node_id, registered_us = EXCLUDED.registered_us
-)sql";
-
 // Which form of the insert ran: they return different rows.
 enum class InsertForm {
   kSkipExisting,  // InsertSql(): every inserted row.
@@ -314,32 +301,6 @@ absl::StatusOr<InsertResult> InsertTasksWith(PGconn* conn,
 
 }  // namespace
 
-absl::Status CheckKinds(PGconn* conn, absl::Span<const InsertRow> rows,
-                        absl::flat_hash_set<std::string>* known) {
-  std::vector<absl::string_view> asked;
-  absl::flat_hash_set<absl::string_view> seen;
-  for (const InsertRow& row : rows) {
-    if (row.kind.empty()) continue;
-    if (known != nullptr && known->contains(row.kind)) continue;
-    if (seen.insert(row.kind).second) asked.push_back(row.kind);
-  }
-  if (asked.empty()) return absl::OkStatus();
-  PgParams params;
-  params.TextArray(asked);
-  absl::StatusOr<PgResult> r = PgExec(conn, kUnknownKindsSql, params);
-  if (!r.ok()) return r.status();
-  if (r->rows() > 0) {
-    return absl::NotFoundError(absl::StrCat(
-        "unknown task kind \"", PgRow(*r, 0).Bytes("kind"),
-        "\": no scheduler has registered it (DurableOptions::kinds); start a "
-        "scheduler that handles it before scheduling its tasks"));
-  }
-  if (known != nullptr) {
-    for (absl::string_view kind : asked) known->emplace(kind);
-  }
-  return absl::OkStatus();
-}
-
 absl::StatusOr<InsertResult> InsertTasks(PGconn* conn, const Inserter& inserter,
                                          absl::Span<const InsertRow> rows) {
   absl::Status kinds = CheckKinds(conn, rows, nullptr);
@@ -440,17 +401,6 @@ absl::StatusOr<TaskInfo> Store::Get(const std::string& id) {
   info.priority = static_cast<int>(row.Int("priority"));
   if (!row.status().ok()) return row.status();
   return info;
-}
-
-absl::Status Store::RegisterKinds(const std::string& node,
-                                  absl::Span<const std::string> kinds) {
-  if (kinds.empty()) return absl::OkStatus();
-  std::vector<absl::string_view> names(kinds.begin(), kinds.end());
-  PgParams params;
-  params.Text(node).TextArray(names);
-  absl::Status status = PgExec(conn_, kRegisterKindsSql, params).status();
-  if (status.ok()) known_kinds_.insert(kinds.begin(), kinds.end());
-  return status;
 }
 
 }  // namespace durable_internal

@@ -140,7 +140,8 @@ class FakeDatabase {
   std::map<std::string, Task> tasks_ ABSL_GUARDED_BY(mu_);
   std::vector<Lease> leases_ ABSL_GUARDED_BY(mu_);
   std::map<std::string, int64_t> nodes_ ABSL_GUARDED_BY(mu_);  // Heartbeat.
-  std::set<std::string> kinds_ ABSL_GUARDED_BY(mu_);
+  // Registered kinds and when each was last registered.
+  std::map<std::string, int64_t> kinds_ ABSL_GUARDED_BY(mu_);
   std::map<std::string, Schedule> schedules_ ABSL_GUARDED_BY(mu_);
   std::set<std::string> locked_nodes_ ABSL_GUARDED_BY(mu_);
   absl::flat_hash_map<const FakeStore*, std::unique_ptr<Listener>> listeners_

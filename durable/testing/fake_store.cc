@@ -350,12 +350,25 @@ absl::StatusOr<TaskInfo> FakeStore::Get(const std::string& id) {
   return info;
 }
 
-absl::Status FakeStore::RegisterKinds(const std::string& /*node*/,
-                                      absl::Span<const std::string> kinds) {
+absl::StatusOr<int64_t> FakeStore::RegisterKinds(
+    const std::string& /*node*/, absl::Span<const std::string> kinds,
+    int64_t forget_after_us) {
   internal::MutexLock lock(db_->mu_);
   TW_FAKE_FAIL("RegisterKinds");
-  db_->kinds_.insert(kinds.begin(), kinds.end());
-  return absl::OkStatus();
+  const int64_t now_us = db_->NowLocked();
+  for (const std::string& kind : kinds) db_->kinds_[kind] = now_us;
+  int64_t forgotten = 0;
+  if (forget_after_us >= 0) {
+    for (auto it = db_->kinds_.begin(); it != db_->kinds_.end();) {
+      if (it->second < now_us - forget_after_us) {
+        it = db_->kinds_.erase(it);
+        ++forgotten;
+      } else {
+        ++it;
+      }
+    }
+  }
+  return forgotten;
 }
 
 absl::Status FakeStore::Listen() {

@@ -67,8 +67,9 @@ class FakeStore final : public durable_internal::StoreApi {
       absl::Span<const durable_internal::WheelEntry> entries) override;
   absl::StatusOr<bool> Cancel(const std::string& id) override;
   absl::StatusOr<TaskInfo> Get(const std::string& id) override;
-  absl::Status RegisterKinds(const std::string& node,
-                             absl::Span<const std::string> kinds) override;
+  absl::StatusOr<int64_t> RegisterKinds(const std::string& node,
+                                        absl::Span<const std::string> kinds,
+                                        int64_t forget_after_us) override;
   absl::StatusOr<durable_internal::Renewal> Renew(
       const std::string& node,
       absl::Span<const durable_internal::SlotEpoch> owned, int64_t ttl_us,

@@ -60,6 +60,12 @@ TEST(DurableOptionsTest, EveryDurationIsCheckedWithAClearMessage) {
       {"infinite retain_finished",
        [](DurableOptions& o) { o.retain_finished = absl::InfiniteDuration(); },
        "retain_finished must be finite"},
+      {"forget_kinds_after below an hour",
+       [](DurableOptions& o) { o.forget_kinds_after = absl::Minutes(59); },
+       "forget_kinds_after must be at least 1h"},
+      {"negative forget_kinds_after",
+       [](DurableOptions& o) { o.forget_kinds_after = -absl::Hours(2); },
+       "forget_kinds_after must be at least 1h"},
       {"infinite initial_backoff",
        [](DurableOptions& o) {
          o.retry.initial_backoff = absl::InfiniteDuration();

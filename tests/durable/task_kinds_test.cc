@@ -327,6 +327,46 @@ TEST_F(TaskKindsTest, AttemptsAreRecordedInOrder) {
   EXPECT_EQ(Value(Store().CountAttempts("u")), 1);
 }
 
+// A kind whose schedulers have all been gone for forget_kinds_after is
+// forgotten by the next scheduler to start: scheduling it is refused, and
+// its waiting task stays; with InfiniteDuration nothing is forgotten.
+TEST_F(TaskKindsTest, AKindNoSchedulerRegisteredForLongIsForgotten) {
+  Recorder email, sms;
+  const std::string age =
+      "UPDATE tw_kind SET registered_us = tw_now_us() - 7200000000";
+  {
+    DurableOptions options = Options("old");
+    options.kinds = {Kind("email", &email), Kind("sms", &sms)};
+    auto scheduler = Start(options);
+    ASSERT_NE(scheduler, nullptr);
+    ScheduleRequest later = Request("sms-later", "sms");
+    later.delay = absl::Hours(1);
+    ASSERT_TRUE(scheduler->ScheduleBatch({later}).ok());
+    scheduler->Shutdown();
+  }
+  Exec(age);
+  {
+    DurableOptions options = Options("keeper");
+    options.forget_kinds_after = absl::InfiniteDuration();
+    auto scheduler = Start(options);
+    ASSERT_NE(scheduler, nullptr);
+    EXPECT_EQ(Query("SELECT count(*) FROM tw_kind WHERE kind = 'sms'"), 1);
+    scheduler->Shutdown();
+  }
+  DurableOptions options = Options("new");
+  options.kinds = {Kind("email", &email)};
+  options.forget_kinds_after = absl::Hours(1);
+  auto scheduler = Start(options);
+  ASSERT_NE(scheduler, nullptr);
+  EXPECT_EQ(Query("SELECT count(*) FROM tw_kind WHERE kind = 'sms'"), 0);
+  EXPECT_EQ(Query("SELECT count(*) FROM tw_kind WHERE kind IN ('', 'email')"),
+            2);
+  absl::Status status = scheduler->ScheduleBatch({Request("sms-2", "sms")});
+  EXPECT_TRUE(absl::IsNotFound(status)) << status;
+  EXPECT_EQ(Query("SELECT count(*) FROM tw_timer WHERE kind = 'sms'"), 1);
+  EXPECT_TRUE(scheduler->ScheduleBatch({Request("email-2", "email")}).ok());
+}
+
 TEST_F(TaskKindsTest, WithoutHistoryNoAttemptIsRecorded) {
   DurableOptions options = Options("a");
   options.attempt_history = false;

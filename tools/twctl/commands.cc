@@ -29,8 +29,9 @@ const std::vector<Command>& Commands() {
        "  who last held them, overdue tasks by kind, kinds with FAILED\n"
        "  tasks, kinds nobody registered. `twctl serve`'s overview shows the\n"
        "  same figures (one computation).\n"
-       "  The kinds table: every registered kind (the node that registered\n"
-       "  it, when) and every kind tasks carry, with its unfinished tasks;\n"
+       "  The kinds table: every registered kind (the node that last\n"
+       "  confirmed it, when) and every kind tasks carry, with its\n"
+       "  unfinished tasks;\n"
        "  a kind with tasks that no scheduler registered says so.\n",
        &RunStatus},
       {"list",

@@ -119,12 +119,20 @@ WHERE task_id >= $1 AND task_id < $2
 ORDER BY task_id DESC LIMIT 1)sql";
 
 // Overlap 1 is kRunAnyway (recurrence_policy.h): its plan_us holds the
-// instant to advance it plus $4 (kRunAnywayPlanLeadUs).
+// instant to advance it plus $4 (kRunAnywayPlanLeadUs). Only the plans
+// within half a horizon of being due are read (a range of the index
+// tw_schedule_due per slot): the caller looks again every half horizon.
+// The range's end is on the statement's start time, which the planner can
+// read (it cannot estimate a bound on the volatile tw_now_us(), and then
+// reads the whole table).
 constexpr char kDueSql[] = R"sql(
 SELECT name, in_us FROM (
   SELECT name, plan_us - tw_now_us()
                - CASE WHEN overlap = 1 THEN $4 ELSE $2 END AS in_us
-  FROM tw_schedule WHERE slot = ANY($1) AND NOT paused) s
+  FROM tw_schedule
+  WHERE slot = ANY($1) AND NOT paused
+    AND plan_us <= (extract(epoch FROM statement_timestamp()) * 1000000)::int8
+                   + greatest($2, $4) + $2 / 2) s
 ORDER BY in_us LIMIT $3 + 1)sql";
 
 constexpr char kSavepointSql[] = "SAVEPOINT tw_schedules";

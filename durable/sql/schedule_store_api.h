@@ -141,7 +141,9 @@ class ScheduleStoreApi {
   // before now + `horizon_us`, a kRunAnyway one whose `plan_us` is before
   // now + kRunAnywayPlanLeadUs (schedule_plan.h). `next_in_us`: how long
   // until the next of the others is due so (from the first `limit` + 1
-  // rows by that instant).
+  // rows by that instant), when that is within `horizon_us` / 2 (the
+  // plans further away are not read: the caller asks again every half
+  // horizon).
   virtual absl::StatusOr<DueScheduleList> DueSchedules(
       absl::Span<const int> slots, int64_t horizon_us, int64_t limit) = 0;
 };

@@ -319,6 +319,12 @@ absl::StatusOr<durable_internal::DueScheduleList> FakeStore::DueSchedules(
         schedule.definition.policy.overlap == Overlap::kRunAnyway
             ? durable_internal::kRunAnywayPlanLeadUs
             : horizon_us;
+    // Only plans within half a horizon of being due.
+    if (schedule.plan_us >
+        now_us + std::max(horizon_us, durable_internal::kRunAnywayPlanLeadUs) +
+            horizon_us / 2) {
+      continue;
+    }
     rows.emplace_back(schedule.plan_us - now_us - lead_us, name);
   }
   std::sort(rows.begin(), rows.end());

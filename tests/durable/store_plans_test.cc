@@ -21,6 +21,7 @@
 #include "absl/strings/str_cat.h"
 #include "durable/engine/fire_batch.h"
 #include "durable/sql/pg_exec.h"
+#include "durable/sql/pg_params.h"
 #include "durable/sql/store.h"
 #include "durable/testing/postgres_fixture.h"
 #include "gtest/gtest.h"
@@ -98,18 +99,19 @@ class StorePlansTest : public ::testing::Test {
   // yet flushed to the shared statistics (PostgreSQL 15 flushes only when
   // idle, at most once a second), so only a difference within one
   // transaction (no flush happens inside one) is the statement's own.
-  int64_t RowsCounted() {
+  int64_t RowsCounted(const std::string& table) {
     auto r = PgExec(store_->conn(), R"sql(
 SELECT coalesce(seq_tup_read, 0) + coalesce(idx_tup_fetch, 0) AS n
-FROM pg_stat_xact_user_tables WHERE relname = 'tw_timer')sql");
+FROM pg_stat_xact_user_tables WHERE relname = $1)sql",
+                    PgParams().Text(table));
     EXPECT_TRUE(r.ok()) << r.status();
     return r.ok() ? PgRow(*r, 0).Int("n") : -1;
   }
 
   // Runs `statement` in a transaction of the store's connection and
-  // returns the rows of tw_timer it read.
+  // returns the rows of `table` it read.
   template <typename Statement>
-  int64_t RowsRead(Statement statement) {
+  int64_t RowsRead(Statement statement, const std::string& table = "tw_timer") {
     EXPECT_TRUE(PgExec(store_->conn(), "BEGIN").ok());
     if (std::getenv("PLANS_DEBUG") != nullptr) {
       PQsetNoticeProcessor(
@@ -127,9 +129,9 @@ FROM pg_stat_xact_user_tables WHERE relname = 'tw_timer')sql");
       EXPECT_TRUE(
           PgExec(store_->conn(), "SET auto_explain.log_level = notice").ok());
     }
-    const int64_t before = RowsCounted();
+    const int64_t before = RowsCounted(table);
     statement();
-    const int64_t read = RowsCounted() - before;
+    const int64_t read = RowsCounted(table) - before;
     EXPECT_TRUE(PgExec(store_->conn(), "COMMIT").ok());
     return read;
   }
@@ -160,6 +162,39 @@ TEST_F(StorePlansTest, ALoadReadsAboutItsLimitNotTheTable) {
     // PostgreSQL 15. Reading all 20,000 due rows is the failure.
     EXPECT_LE(read, 3000) << "the load read " << read << " rows";
   }
+}
+
+// The recurring-schedule duty reads the owned slots' plans within half a
+// horizon of being due (a range of tw_schedule_due per slot), not every
+// schedule they hold: 20,000 planned in 30 days are not read.
+TEST_F(StorePlansTest, DueSchedulesReadOnlyThePlansNearlyDue) {
+  constexpr int64_t kHorizonUs = 3'600'000'000;
+  ASSERT_TRUE(durable_testing::ExecSql(db_->conninfo(), R"sql(
+INSERT INTO tw_schedule (name, slot, every_us, anchor_us, cron, zone, payload,
+  overlap, catch_up, grace_us, max_runs, paused, last_us, plan_us, next_us,
+  created_us, updated_us)
+SELECT convert_to(p.name || i, 'UTF8'), i % 64, 60000000, 0, '', '', '', 0, 0,
+       0, 0, false, 0, tw_now_us() + p.in_us, tw_now_us() + p.in_us, 0, 0
+FROM (VALUES ('far-', 2592000000000, 20000), ('due-', 0, 5),
+             ('soon-', 3660000000, 1)) AS p(name, in_us, n),
+     generate_series(1, p.n) AS i;
+ANALYZE tw_schedule)sql")
+                  .ok());
+  std::vector<int> slots;
+  for (const SlotEpoch& owned : owned_) slots.push_back(owned.slot);
+  DueScheduleList due;
+  const int64_t read = RowsRead(
+      [&] {
+        auto r = store_->DueSchedules(slots, kHorizonUs, 100);
+        ASSERT_TRUE(r.ok()) << r.status();
+        due = *r;
+      },
+      "tw_schedule");
+  EXPECT_EQ(due.names.size(), 5u);
+  // "soon-1": due to be advanced in about a minute.
+  EXPECT_GT(due.next_in_us, 0);
+  EXPECT_LE(due.next_in_us, 60'000'000);
+  EXPECT_LE(read, 100) << "the duty read " << read << " of 20,006 schedules";
 }
 
 TEST_F(StorePlansTest, FireAndCompletionReadOnlyTheirOwnRows) {

@@ -45,6 +45,7 @@ M = {
  "full_wheel_claims_nothing": ("durable/scheduler_wheel.cc", "  load_waits_for_room_ = true;\n  const int64_t latest_us = wheel_->LatestDueUs();", "  load_waits_for_room_ = true;\n  if (max_pending > 0) return false;\n  const int64_t latest_us = wheel_->LatestDueUs();"),
  "takeover_ends_unseen_holder": ("durable/sql/store_node.cc", "AND (a.backend_start IS NULL\n                        OR a.backend_start >", "AND (false\n                        OR a.backend_start >"),
  "kinds_never_forgotten": ("durable/sql/store_kinds.cc", "  WHERE $3::int8 >= 0 AND registered_us < tw_now_us() - $3::int8", "  WHERE false AND registered_us < tw_now_us() - $3::int8"),
+ "due_schedules_read_all": ("durable/sql/schedule_store.cc", "                   + greatest($2, $4) + $2 / 2) s", "                   + greatest($2, $4) + $2 / 2 OR true) s"),
  # SQL producer functions and the pooler.
  "sql_replace_race_takes_insert": ("durable/sql/producer_functions.cc", "      CONTINUE;  -- Inserted by another transaction meanwhile: decide again.", "      RETURN 'SCHEDULED';"),
  "sql_keep_later_inverted": ("durable/sql/producer_functions.cc", "WHEN mode = 'KEEP_LATER' THEN due_us > stored.due_us", "WHEN mode = 'KEEP_LATER' THEN due_us < stored.due_us"),
@@ -105,6 +106,7 @@ TESTS = {
  "retry_leaves_no_mark": ["//tests/durable:admin_store_test"],
  "sql_slot_differs": ["//tests/durable:sql_functions_test"],
  "takeover_ends_unseen_holder": ["//tests/durable:store_node_test"],
+ "due_schedules_read_all": ["//tests/durable:store_plans_test"],
  "kinds_never_forgotten": ["//tests/durable:store_kinds_test", "//tests/durable:task_kinds_test"],
  "pooler_prepares_by_name": ["//tests/durable:pgbouncer_test"],
  "fire_waits_for_batch": ["//tests/durable:fire_queue_test", "//tests/durable:capacity_test"],

@@ -88,7 +88,8 @@ namespace timingwheel {
 //   cron       at most kMaxCronBytes bytes; each field's values, ranges and
 //              steps within the field's range (recurrence_cron.h).
 //   time_zone  at most kMaxTimeZoneBytes bytes, a zone of the tz database.
-//   every      1us..kMaxScheduleInterval (3,653 days, about 10 years).
+//   every      kMinScheduleInterval (100 ms)..kMaxScheduleInterval (3,653
+//              days, about 10 years): each occurrence is a stored task.
 //   anchor     1970-01-01T00:00:00Z..kMaxScheduleAnchor (2200-01-01).
 //   policy     grace 0..RecurrencePolicy::kMaxGrace (3,653 days),
 //              max_runs 1..RecurrencePolicy::kMaxRunsLimit (1000).
@@ -97,6 +98,7 @@ namespace timingwheel {
 inline constexpr size_t kMaxScheduleNameBytes = 256;
 inline constexpr size_t kMaxCronBytes = 256;
 inline constexpr size_t kMaxTimeZoneBytes = 128;
+inline constexpr absl::Duration kMinScheduleInterval = absl::Milliseconds(100);
 inline constexpr absl::Duration kMaxScheduleInterval = absl::Hours(24 * 3653);
 // The most occurrences of one Overlap::kRunAnyway schedule written ahead
 // (not yet due) and waiting at once; see "Guarantees" above.

@@ -5,8 +5,12 @@
 #include <string>
 #include <utility>
 
+#include "absl/status/status.h"
+#include "absl/strings/str_cat.h"
+#include "absl/time/time.h"
 #include "durable/client/request.h"
 #include "durable/recurrence/schedule_plan.h"
+#include "durable/recurring.h"
 #include "durable/sql/schedule_store_api.h"
 
 namespace timingwheel {
@@ -31,14 +35,31 @@ absl::Status Write(ClientCore& core, const ClientCore::AfterInsert& after,
   });
 }
 
+// A definition as a create or an update may write it: RecurrenceOf()'s
+// limits, and an interval of at least kMinScheduleInterval (a stored
+// schedule below it, written before that limit, still runs).
+absl::Status CheckDefinition(const ClientCore& core,
+                             const RecurringSchedule& schedule) {
+  absl::Status status =
+      RecurrenceOf(schedule, core.limits().max_payload_bytes).status();
+  if (!status.ok()) return status;
+  if (schedule.every != absl::ZeroDuration() &&
+      schedule.every < kMinScheduleInterval) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "schedule every ", absl::FormatDuration(schedule.every),
+        " is below the limit of ", absl::FormatDuration(kMinScheduleInterval),
+        " (each occurrence is a stored task)"));
+  }
+  return absl::OkStatus();
+}
+
 }  // namespace
 
 absl::Status CreateScheduleCall(ClientCore& core,
                                 const RecurringSchedule& schedule,
                                 const Inserter& inserter,
                                 const ClientCore::AfterInsert& after) {
-  absl::Status status =
-      RecurrenceOf(schedule, core.limits().max_payload_bytes).status();
+  absl::Status status = CheckDefinition(core, schedule);
   if (!status.ok()) return status;
   const int slot = SlotFor(schedule.name, core.slot_count());
   return Write(core, after, [&](StoreApi& store) {
@@ -50,8 +71,7 @@ absl::Status UpdateScheduleCall(ClientCore& core,
                                 const RecurringSchedule& schedule,
                                 const Inserter& inserter,
                                 const ClientCore::AfterInsert& after) {
-  absl::Status status =
-      RecurrenceOf(schedule, core.limits().max_payload_bytes).status();
+  absl::Status status = CheckDefinition(core, schedule);
   if (!status.ok()) return status;
   return Write(core, after, [&](StoreApi& store) {
     return store.UpdateSchedule(schedule, inserter);

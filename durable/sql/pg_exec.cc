@@ -34,9 +34,9 @@ absl::Status PermissionDeniedFor(PGconn* conn, absl::string_view message) {
   return absl::PermissionDeniedError(absl::StrCat(
       "PostgreSQL refused user \"", who, "\" on database \"",
       db != nullptr ? db : "?", "\": ", message,
-      " (hint: create the schema as the database's owner with `twctl "
-      "migrate`, or grant this user what it lacks, e.g. `GRANT CREATE ON "
-      "SCHEMA public TO \"",
+      " (hint: connect as the database's owner to create the schema, e.g. "
+      "`twctl --db '... user=<the owner>' migrate`, or have the owner grant "
+      "this user what it lacks, e.g. `GRANT CREATE ON SCHEMA public TO \"",
       who, "\"`)"));
 }
 

@@ -180,11 +180,15 @@ absl::StatusOr<bool> Store::TakeOverNode(const std::string& node,
     return absl::PermissionDeniedError(absl::StrCat(
         "node_id \"", node,
         "\" is held by a session of another database user, and user \"", who,
-        "\" cannot read when it started (pg_stat_activity hides it without "
-        "pg_read_all_stats): it may be a scheduler still starting, so it is "
-        "not ended. Give each scheduler its own node_id, run the schedulers "
-        "as one user, or `GRANT pg_read_all_stats TO \"",
-        who, "\"` (docs/operating.md, \"A stuck node\")"));
+        "\" cannot read when that session started (pg_stat_activity hides it "
+        "without pg_read_all_stats): it may be a scheduler still starting, "
+        "so it is not ended. Give each scheduler its own node_id, run the "
+        "schedulers as one user, `GRANT pg_read_all_stats, pg_signal_backend "
+        "TO \"",
+        who,
+        "\"` (to judge and end another user's sessions; not enough for a "
+        "superuser's), or have a superuser end the old sessions "
+        "(docs/operating.md, \"A stuck node\")"));
   }
   return !live;
 }

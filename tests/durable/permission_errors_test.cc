@@ -63,7 +63,8 @@ TEST_F(PermissionErrorsTest, NoCreateOnPublicNamesUserDatabaseAndFix) {
   EXPECT_NE(status.message().find(absl::StrCat("database \"", db_->name())),
             std::string::npos)
       << status;
-  EXPECT_NE(status.message().find("twctl migrate"), std::string::npos)
+  EXPECT_NE(status.message().find("user=<the owner>' migrate"),
+            std::string::npos)
       << status;
   EXPECT_NE(status.message().find("GRANT CREATE ON SCHEMA public"),
             std::string::npos)

@@ -142,6 +142,8 @@ TEST_P(RecurringEdgesTest, EveryInputHasALimitNamedWhenExceeded) {
   expect(bad, "every");
   bad.every = absl::InfiniteDuration();
   expect(bad, "every");
+  bad.every = kMinScheduleInterval - absl::Microseconds(1);
+  expect(bad, "every");
   bad = good;
   bad.anchor = kMaxScheduleAnchor + absl::Seconds(1);
   expect(bad, "anchor");
@@ -161,6 +163,11 @@ TEST_P(RecurringEdgesTest, EveryInputHasALimitNamedWhenExceeded) {
   edge.policy.grace = RecurrencePolicy::kMaxGrace;
   edge.policy.catch_up = CatchUp::kSkipMissed;
   EXPECT_TRUE(s->CreateSchedule(edge).ok()) << s->CreateSchedule(edge);
+  RecurringSchedule fastest = good;
+  fastest.name = "fastest";
+  fastest.every = kMinScheduleInterval;
+  EXPECT_TRUE(s->CreateSchedule(fastest).ok());
+  EXPECT_TRUE(s->DeleteSchedule("fastest").ok());
   // The calls by name check the name before any statement.
   const std::string long_name(kMaxScheduleNameBytes + 1, 'n');
   for (const std::string& name : {std::string(), long_name}) {

@@ -108,13 +108,14 @@ struct DurableOptions {
   // long after they finish.
   absl::Duration retain_finished = absl::Hours(24);
 
-  // A task kind that no scheduler has registered for this long is
-  // forgotten: scheduling it then fails with NotFound until a scheduler
-  // that runs it starts again. Its stored tasks and schedules stay (an
-  // owner without its handler snoozes them; `twctl status` lists the kind
-  // "(not registered)"). A scheduler registers its kinds at `Create()` and
-  // every 10 minutes after. At least 1 hour; `absl::InfiniteDuration()`:
-  // never. Test: TaskKindsTest.AKindNoSchedulerRegisteredForLongIsForgotten.
+  // A task kind that no scheduler has registered for this long, and that
+  // no recurring schedule names, is forgotten: scheduling it then fails
+  // with NotFound until a scheduler that runs it starts again. Its stored
+  // tasks stay (an owner without its handler snoozes them; `twctl status`
+  // lists the kind "(not registered)"). A scheduler registers its kinds at
+  // `Create()`, every 10 minutes after, and after each reconnect. At least 1
+  // hour; `absl::InfiniteDuration()`: never. Test:
+  // TaskKindsTest.AKindNoSchedulerRegisteredForLongIsForgotten.
   absl::Duration forget_kinds_after = absl::Hours(24 * 7);
 
   // The longest any statement (or its wait for a lock) may run on the

@@ -223,6 +223,9 @@ bool DurableScheduler::Reconnect() {
       options_.node_id, leases_->owned(), running, options_.retry.max_attempts,
       /*include_scheduled=*/true);
   if (!requeued.ok()) return false;
+  // Kinds another scheduler may have forgotten while this one was away (an
+  // outage past forget_kinds_after): confirmed at once, forgetting none.
+  (void)store_->RegisterKinds(options_.node_id, registered_kinds_, -1);
   internal::MutexLock lock(mu_);
   store_broken_ = false;
   ++metrics_.reconnects;

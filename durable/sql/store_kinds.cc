@@ -30,9 +30,14 @@ WHERE NOT EXISTS (SELECT FROM tw_kind WHERE tw_kind.kind = k.kind)
 
 // Registers (or confirms) node $1's kinds $2 on the database's clock, and
 // forgets the other kinds nobody confirmed within $3 microseconds (none
-// when $3 < 0). The DELETE sees the rows as they were before the upsert,
-// hence its own test on $2; a concurrent confirmation of a kind it would
-// forget makes it re-read the row (READ COMMITTED) and keep it.
+// when $3 < 0) that no recurring schedule names (its occurrences are
+// written under its kind). `stale` sees the rows as they were before the
+// upsert, hence its own test on $2. It passes over rows another
+// transaction holds (SKIP LOCKED): a concurrent confirmation of a kind it
+// would forget keeps it, and two schedulers registering at once, each
+// with a kind the other finds stale, never wait for each other (they
+// deadlocked). A confirmation that commits first is re-read (READ
+// COMMITTED) and keeps its kind too.
 constexpr char kRegisterKindsSql[] = R"sql(
 WITH confirmed AS (
   INSERT INTO tw_kind (kind, node_id, registered_us)
@@ -40,10 +45,14 @@ WITH confirmed AS (
   ON CONFLICT (kind) DO UPDATE
   SET node_id = EXCLUDED.node_id, registered_us = EXCLUDED.registered_us
   RETURNING kind),
+stale AS MATERIALIZED (
+  SELECT k.kind FROM tw_kind k
+  WHERE $3::int8 >= 0 AND k.registered_us < tw_now_us() - $3::int8
+    AND NOT (k.kind = ANY($2::text[]))
+    AND NOT EXISTS (SELECT FROM tw_schedule s WHERE s.kind = k.kind)
+  FOR UPDATE OF k SKIP LOCKED),
 forgotten AS (
-  DELETE FROM tw_kind
-  WHERE $3::int8 >= 0 AND registered_us < tw_now_us() - $3::int8
-    AND NOT (kind = ANY($2::text[]))
+  DELETE FROM tw_kind WHERE kind IN (SELECT kind FROM stale)
   RETURNING kind)
 SELECT (SELECT count(*) FROM confirmed) AS confirmed,
        (SELECT count(*) FROM forgotten) AS forgotten

@@ -93,11 +93,13 @@ FROM got
 // conditions, on every session (it did: the statement ended its own).
 constexpr char kTakeOverSql[] = "WITH " TW_NODE_LOCK_HOLDERS R"sql(
 n AS (SELECT tw_now_us() AS now),
-live AS (
+recorded AS (
   SELECT EXISTS (SELECT FROM tw_node, n
                  WHERE node_id = $1 AND heartbeat_us > n.now - $2)
       OR EXISTS (SELECT FROM tw_slot_lease, n
-                 WHERE owner = $1 AND lease_until_us > n.now)
+                 WHERE owner = $1 AND lease_until_us > n.now) AS live),
+live AS (
+  SELECT (SELECT recorded.live FROM recorded)
       OR EXISTS (SELECT FROM pg_stat_activity a
                  WHERE a.pid IN (SELECT pid FROM holder)
                    AND (a.backend_start IS NULL
@@ -119,6 +121,7 @@ victim AS MATERIALIZED (
 ended AS MATERIALIZED (
   SELECT pg_terminate_backend(victim.pid) AS ended FROM victim)
 SELECT live.live::int AS live, live.unseen::int AS unseen,
+       (SELECT recorded.live FROM recorded)::int AS recorded,
        (SELECT count(*) FROM ended WHERE ended.ended) AS ended
 FROM live
 )sql";
@@ -173,8 +176,11 @@ absl::StatusOr<bool> Store::TakeOverNode(const std::string& node,
   PgRow row(*r, 0);
   const bool live = row.Int("live") != 0;
   const bool unseen = row.Int("unseen") != 0;
+  // A heartbeat or a lease says live whoever holds the id: a live
+  // duplicate, refused by the caller as such.
+  const bool recorded = row.Int("recorded") != 0;
   if (!row.status().ok()) return row.status();
-  if (live && unseen) {
+  if (live && unseen && !recorded) {
     const char* user = PQuser(conn_);
     const std::string who = user != nullptr ? user : "?";
     return absl::PermissionDeniedError(absl::StrCat(

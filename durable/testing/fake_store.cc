@@ -360,7 +360,10 @@ absl::StatusOr<int64_t> FakeStore::RegisterKinds(
   int64_t forgotten = 0;
   if (forget_after_us >= 0) {
     for (auto it = db_->kinds_.begin(); it != db_->kinds_.end();) {
-      if (it->second < now_us - forget_after_us) {
+      const bool scheduled = std::any_of(
+          db_->schedules_.begin(), db_->schedules_.end(),
+          [&](const auto& s) { return s.second.definition.kind == it->first; });
+      if (it->second < now_us - forget_after_us && !scheduled) {
         it = db_->kinds_.erase(it);
         ++forgotten;
       } else {

@@ -243,18 +243,25 @@ ChaosReport CheckChaos(const ChaosHistory& history, const ChaosLimits& limits) {
     }
     return nullptr;
   };
-  // Whether the slot of task `id` changed hands after its lease ran out
-  // (a fence of whichever process held it) within [from_us, until_us].
-  auto fenced_between = [&](const std::string& id, int64_t from_us,
-                            int64_t until_us) {
+  // Whether the slot of task `id` was taken, within [from_us, until_us],
+  // from a process killed (kill -9) after `from_us` whose lease then ran
+  // out: the one way a started attempt goes unreported.
+  auto killed_and_fenced = [&](const std::string& id, int64_t from_us,
+                               int64_t until_us) {
     auto slot = slot_of.find(id);
     if (slot == slot_of.end()) return false;
     for (const ChaosLease& lease : history.leases) {
-      if (lease.slot == slot->second && !lease.old_owner.empty() &&
-          lease.new_epoch > lease.old_epoch &&
-          lease.old_lease_until_us <= lease.at_us && lease.at_us >= from_us &&
-          lease.at_us <= until_us) {
-        return true;
+      if (lease.slot != slot->second || lease.old_owner.empty() ||
+          lease.new_epoch <= lease.old_epoch ||
+          lease.old_lease_until_us > lease.at_us || lease.at_us < from_us ||
+          lease.at_us > until_us) {
+        continue;
+      }
+      for (const ChaosFault& fault : history.faults) {
+        if (fault.kind == "kill" && fault.target == lease.old_owner &&
+            fault.at_us >= from_us && fault.at_us <= lease.at_us) {
+          return true;
+        }
       }
     }
     return false;
@@ -341,18 +348,23 @@ ChaosReport CheckChaos(const ChaosHistory& history, const ChaosLimits& limits) {
         last_of_max != nullptr && fence(*last_of_max, INT64_MAX) != nullptr;
     // Attempts below the highest one that no handler reported: each may
     // have started (its start mark committed, the attempt counted) in a
-    // process killed or fenced before its handler recorded the call, so
-    // each is excused when the task's slot was fenced after the attempt
-    // before it started and before the next reported attempt started.
+    // process killed before its handler recorded the call, so each is
+    // excused when, after the task was stored and the attempt before it
+    // started, a process holding the task's slot was killed and its slot
+    // taken (fenced) before the next reported attempt started.
+    int64_t stored_us = INT64_MAX;
+    for (const ChaosDue& d : dues_by_id[id]) {
+      stored_us = std::min(stored_us, d.at_us);
+    }
     int unreported_excused = 0;
     for (int a = 1; a < max_seen; ++a) {
       if (attempts.count(a) != 0) continue;
-      int64_t after_us = INT64_MIN, before_us = INT64_MAX;
+      int64_t after_us = stored_us, before_us = INT64_MAX;
       for (const ChaosRun& run : runs) {
         if (run.attempt < a) after_us = std::max(after_us, run.start_us);
         if (run.attempt > a) before_us = std::min(before_us, run.at_us);
       }
-      if (fenced_between(id, after_us, before_us)) ++unreported_excused;
+      if (killed_and_fenced(id, after_us, before_us)) ++unreported_excused;
     }
     if (!has_row) {
       if (!may_be_absent) add(absl::StrCat(id, ": lost (no row)"));

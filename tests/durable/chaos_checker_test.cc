@@ -185,30 +185,56 @@ TEST(ChaosCheckerTest, AnAttemptStartedWhereTheProcessWasKilledCounts) {
 // CI's ASan run of seed 1: attempt 1 of a failing task started on a node
 // killed (during a server restart, its handler waiting to record the call)
 // before its handler recorded it; attempts 2 and 3 ran on the new owner.
-// Excused only by a fence before the next reported attempt started.
+// Excused only by a kill of the slot's holder, after the task was stored
+// and the attempt before started, and the fence of its slot before the
+// next reported attempt started.
 TEST(ChaosCheckerTest, AnEarlierAttemptStartedWhereTheProcessWasKilledCounts) {
   ChaosHistory h = CleanHistory();
   h.intents["t"].meant_to_fail = true;
+  h.dues[0].at_us = 500;  // Stored at 500.
   h.runs[0] = {"t", "b", 2, 3000};
-  h.dues.push_back({"t", 5, 1, 2900});
-  h.dues.push_back({"t", 5, 2, 3100});
+  h.dues.push_back({"t", 5, 1, 2900, 2950});
+  h.dues.push_back({"t", 5, 2, 3100, 3150});
   h.runs.push_back({"t", "b", 3, 3200});
   h.rows["t"] = {4, 3, 5};
-  EXPECT_TRUE(Mentions(Check(h), "FAILED after attempts {2,3}, not 1..3"));
-  // A fence after attempt 2 started does not excuse attempt 1.
-  h.leases.push_back({5, "a", "b", 7, 8, 3050, 3100});
-  EXPECT_TRUE(Mentions(Check(h), "FAILED after attempts {2,3}, not 1..3"));
-  h.leases.back().old_lease_until_us = 2700;
-  h.leases.back().at_us = 2800;
+  const std::string gap = "FAILED after attempts {2,3}, not 1..3";
+  EXPECT_TRUE(Mentions(Check(h), gap));
+  // "a" killed at 2500, its slot taken at 2800 (its lease ran out at 2700).
+  h.faults.push_back({2500, "kill", "a"});
+  h.leases.push_back({5, "a", "b", 7, 8, 2700, 2800});
   EXPECT_TRUE(Check(h).violations.empty()) << Check(h).violations[0];
-  // A gap in the middle (attempts 1 and 3 reported) needs a fence after
+  // Not without the kill, nor with a kill of another node.
+  h.faults[0].target = "c";
+  EXPECT_TRUE(Mentions(Check(h), gap));
+  h.faults[0].target = "a";
+  // Not by a takeover before the lease ran out (no fence).
+  h.leases[0].old_lease_until_us = 2900;
+  EXPECT_TRUE(Mentions(Check(h), gap));
+  h.leases[0].old_lease_until_us = 2700;
+  // Not by a slot taken with no former owner.
+  h.leases[0].old_owner = "";
+  EXPECT_TRUE(Mentions(Check(h), gap));
+  h.leases[0].old_owner = "a";
+  // Not by a fence after the next reported attempt started.
+  h.leases[0].at_us = 3050;
+  h.faults[0].at_us = 3010;
+  EXPECT_TRUE(Mentions(Check(h), gap));
+  // Not by a kill and fence before the task was stored.
+  h.leases[0].at_us = 300;
+  h.leases[0].old_lease_until_us = 200;
+  h.faults[0].at_us = 100;
+  EXPECT_TRUE(Mentions(Check(h), gap));
+  // A gap in the middle (attempts 1 and 3 reported) needs them after
   // attempt 1 started.
   h.runs[0].attempt = 1;
   h.runs[0].at_us = 2500;
-  h.leases.back().old_lease_until_us = 1900;
-  h.leases.back().at_us = 2000;
+  h.leases[0].old_lease_until_us = 1900;
+  h.leases[0].at_us = 2000;
+  h.faults[0].at_us = 1000;
   EXPECT_TRUE(Mentions(Check(h), "FAILED after attempts {1,3}, not 1..3"));
-  h.leases.back().at_us = 3000;
+  h.faults[0].at_us = 2600;
+  h.leases[0].old_lease_until_us = 2900;
+  h.leases[0].at_us = 3000;
   EXPECT_TRUE(Check(h).violations.empty()) << Check(h).violations[0];
 }
 

@@ -6,6 +6,8 @@
 // insert trusts a kind it found registered only for its connection's
 // trust window.
 
+#include <chrono>
+#include <future>
 #include <memory>
 #include <string>
 #include <vector>
@@ -17,6 +19,7 @@
 #include "durable/sql/store.h"
 #include "durable/testing/postgres_fixture.h"
 #include "gtest/gtest.h"
+#include "libpq-fe.h"
 
 namespace timingwheel {
 namespace durable_internal {
@@ -135,6 +138,64 @@ TEST_F(StoreKindsTest, AKindFoundRegisteredIsTrustedForTheWindowOnly) {
   // asks every time.
   EXPECT_TRUE(InsertOfKind(*cached, "c2", "email").ok());
   EXPECT_TRUE(absl::IsNotFound(InsertOfKind(*checked, "k2", "email")));
+}
+
+// A recurring schedule's occurrences are written under its kind: a kind
+// that a schedule names is never forgotten, however stale.
+TEST_F(StoreKindsTest, AKindAScheduleNamesIsNeverForgotten) {
+  ASSERT_TRUE(store_->RegisterKinds("a", {"report", "sms"}, kHourUs).ok());
+  ASSERT_TRUE(ExecSql(db_->conninfo(), R"sql(
+INSERT INTO tw_schedule (name, slot, every_us, anchor_us, cron, zone, payload,
+  overlap, catch_up, grace_us, max_runs, paused, last_us, plan_us, next_us,
+  created_us, updated_us, kind)
+VALUES ('nightly', 0, 86400000000, 0, '', '', 'p', 0, 0, 0, 1, false, 0,
+        tw_now_us(), tw_now_us(), 0, 0, 'report'))sql")
+                  .ok());
+  AgeRegistrations(2);
+  auto forgotten = store_->RegisterKinds("b", {}, kHourUs);
+  ASSERT_TRUE(forgotten.ok()) << forgotten.status();
+  EXPECT_EQ(*forgotten, 1);
+  EXPECT_EQ(Registered("report"), 1);
+  EXPECT_EQ(Registered("sms"), 0);
+}
+
+// Two schedulers registering at once, each with a kind the other finds
+// stale, while a third session holds a stale row (a gate): neither waits
+// for the other nor for the gate (they deadlocked, and the loser's kind was
+// deleted), and both kinds stay registered.
+TEST_F(StoreKindsTest, TwoRegistrationsAtOnceNeverWaitForEachOther) {
+  ASSERT_TRUE(store_->RegisterKinds("old", {"w", "x", "z"}, -1).ok());
+  AgeRegistrations(2);
+  PGconn* gate = PQconnectdb(db_->conninfo().c_str());
+  ASSERT_EQ(PQstatus(gate), CONNECTION_OK);
+  PGresult* held = PQexec(
+      gate, "BEGIN; SELECT kind FROM tw_kind WHERE kind = 'w' FOR UPDATE");
+  ASSERT_EQ(PQresultStatus(held), PGRES_TUPLES_OK);
+  PQclear(held);
+  SessionLimits limits;
+  limits.statement_timeout_ms = 5000;
+  std::unique_ptr<Store> a = Connect(limits);
+  std::unique_ptr<Store> b = Connect(limits);
+  auto from_a = std::async(std::launch::async, [&] {
+    return a->RegisterKinds("a", {"x"}, kHourUs);
+  });
+  auto from_b = std::async(std::launch::async, [&] {
+    return b->RegisterKinds("b", {"z"}, kHourUs);
+  });
+  // Bounded: the gate is still held; a registration that waited for it
+  // would end only at its statement timeout, with an error.
+  ASSERT_EQ(from_a.wait_for(std::chrono::seconds(30)),
+            std::future_status::ready);
+  ASSERT_EQ(from_b.wait_for(std::chrono::seconds(30)),
+            std::future_status::ready);
+  absl::StatusOr<int64_t> ra = from_a.get(), rb = from_b.get();
+  PQclear(PQexec(gate, "COMMIT"));
+  PQfinish(gate);
+  EXPECT_TRUE(ra.ok()) << ra.status();
+  EXPECT_TRUE(rb.ok()) << rb.status();
+  EXPECT_EQ(Registered("x"), 1);
+  EXPECT_EQ(Registered("z"), 1);
+  EXPECT_EQ(Registered("w"), 1);  // Held by the gate: passed over.
 }
 
 }  // namespace

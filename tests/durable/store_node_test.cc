@@ -222,6 +222,16 @@ TEST_F(StoreNodeTest, TakeOverNeverEndsAHolderWhoseStartItCannotRead) {
       << ended.status();
   EXPECT_TRUE(Alive(*starting)) << "a scheduler still starting was ended";
   EXPECT_EQ(Sessions(tag), 1);
+  // With a heartbeat it is a live duplicate, whoever can read what: not
+  // ended, and no permission error (the caller refuses it as live).
+  ASSERT_TRUE(
+      durable_testing::ExecSql(db_->conninfo(),
+                               "INSERT INTO tw_node VALUES ('n8', tw_now_us())")
+          .ok());
+  ended = taker->TakeOverNode("n8", 60 * kTtlUs);
+  ASSERT_TRUE(ended.ok()) << ended.status();
+  EXPECT_FALSE(*ended);
+  EXPECT_TRUE(Alive(*starting));
 }
 
 // An ordinary role that can connect holds a node id's locks under the tag

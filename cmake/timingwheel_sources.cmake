@@ -162,6 +162,7 @@ set(TIMINGWHEEL_DURABLE_SOURCES
   ${PROJECT_SOURCE_DIR}/durable/scheduler_wheel.cc
   ${PROJECT_SOURCE_DIR}/durable/sql/admin_history.cc
   ${PROJECT_SOURCE_DIR}/durable/sql/admin_reads.cc
+  ${PROJECT_SOURCE_DIR}/durable/sql/admin_schedules.cc
   ${PROJECT_SOURCE_DIR}/durable/sql/admin_store.cc
   ${PROJECT_SOURCE_DIR}/durable/sql/admin_writes.cc
   ${PROJECT_SOURCE_DIR}/durable/sql/migrations.cc

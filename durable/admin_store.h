@@ -401,6 +401,22 @@ class AdminStore {
   // last runs. Test: TwctlTest.SchedulesListsTheRecurringSchedules.
   absl::StatusOr<std::vector<ScheduleInfo>> Schedules();
 
+  // AdminStore::PauseSchedule(), ResumeSchedule(), DeleteSchedule()
+  //
+  // As `DurableScheduler`'s calls of the same names (recurring.h), from an
+  // operator's connection. Pause marks the schedule paused and deletes its
+  // waiting occurrences (a running one finishes); resume clears the flag
+  // and writes the occurrences due now, as its catch-up policy says (their
+  // slots' owners are woken at commit); delete removes the schedule and its
+  // waiting occurrences, false when there was none. NotFound for an
+  // unknown name (pause, resume), InvalidArgument for a name
+  // a stored schedule cannot have (empty, or over `kMaxScheduleNameBytes`). A
+  // connection lost during the write says the change may or may not have
+  // committed. Test: TwctlTest.PauseResumeAndDeleteASchedule.
+  absl::Status PauseSchedule(absl::string_view name);
+  absl::Status ResumeSchedule(absl::string_view name);
+  absl::StatusOr<bool> DeleteSchedule(absl::string_view name);
+
   // AdminStore::List()
   //
   // The tasks matching `filter`, by id. InvalidArgument for a limit out of

@@ -87,6 +87,29 @@ class AdminStore::Impl {
     return result;
   }
 
+  // Runs `write` (one transaction) once, after reconnecting and checking
+  // the schema (retried once when the connection was found lost before
+  // the write began); a connection lost during it says the change may
+  // have committed.
+  template <typename T, typename Write>
+  absl::StatusOr<T> Writing(const Write& write) {
+    absl::Status status;
+    for (int attempt = 0; attempt < 2; ++attempt) {
+      status = EnsureConnected();
+      if (!status.ok()) return status;
+      status = CheckSchema();
+      if (!absl::IsUnavailable(status)) break;
+    }
+    if (!status.ok()) return status;
+    absl::StatusOr<T> result = write();
+    if (absl::IsUnavailable(result.status())) {
+      return absl::UnavailableError(absl::StrCat(
+          result.status().message(),
+          " (the change may or may not have been committed: check again)"));
+    }
+    return result;
+  }
+
   // The reads (admin_reads.cc).
   absl::StatusOr<absl::Time> ReadNow();
   absl::StatusOr<StoreStatus> ReadStatus();

@@ -81,6 +81,28 @@ const std::vector<Command>& Commands() {
        "  NAME, SPEC (the interval or the cron expression and zone), PAUSED,\n"
        "  NEXT RUN, LAST RUN; --json for scripts.\n",
        &RunSchedules},
+      {"pause-schedule",
+       {{}, {}, 1, 1},
+       "pause a recurring schedule (its waiting occurrences are deleted)",
+       "twctl pause-schedule NAME\n"
+       "  A running occurrence finishes; none is written until it is "
+       "resumed.\n"
+       "  An unknown NAME exits 3.\n",
+       &RunPauseSchedule},
+      {"resume-schedule",
+       {{}, {}, 1, 1},
+       "resume a paused recurring schedule",
+       "twctl resume-schedule NAME\n"
+       "  Writes the occurrences due now, as the schedule's catch-up policy\n"
+       "  says for the runs missed while paused. An unknown NAME exits 3.\n",
+       &RunResumeSchedule},
+      {"delete-schedule",
+       {{}, {}, 1, 1},
+       "delete a recurring schedule and its waiting occurrences",
+       "twctl delete-schedule NAME\n"
+       "  A running occurrence finishes, and its outcome stays. An unknown\n"
+       "  NAME exits 3.\n",
+       &RunDeleteSchedule},
       {"discard",
        {{}, {}, 1, 1},
        "delete a FAILED task (a dead letter dealt with)",

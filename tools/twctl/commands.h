@@ -15,6 +15,7 @@
 //   * `RunHelp()`.
 // One file per command: status_command.cc, list_command.cc,
 // show_command.cc, task_commands.cc (cancel, retry, reschedule),
+// schedules_command.cc (schedules and the writes on one),
 // migrate_command.cc. Tested end to end by tests/durable/twctl_test.cc.
 //
 // Thread safety: a command runs on the main thread only.
@@ -79,6 +80,9 @@ int RunStatus(Context& context);
 int RunList(Context& context);
 int RunShow(Context& context);
 int RunCancel(Context& context);
+int RunPauseSchedule(Context& context);
+int RunResumeSchedule(Context& context);
+int RunDeleteSchedule(Context& context);
 int RunDiscard(Context& context);
 int RunSchedules(Context& context);
 int RunRetryFailed(Context& context);

@@ -1,0 +1,71 @@
+// Copyright 2026 The timingwheel Authors.
+//
+// AdminStore's writes to recurring schedules: pause, resume, delete. Each
+// is one transaction of the statements the schedulers' own calls run
+// (schedule_store.h), as a plain client: the occurrences a resume writes
+// wake their slots' owners at commit, as any insert does.
+
+#include <string>
+
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "durable/admin_store.h"
+#include "durable/recurrence/schedule_plan.h"
+#include "durable/sql/admin_store_impl.h"
+#include "durable/sql/migrations.h"
+#include "durable/sql/schedule_store.h"
+#include "durable/sql/store_types.h"
+
+namespace timingwheel {
+absl::Status AdminStore::PauseSchedule(absl::string_view name) {
+  absl::Status valid = durable_internal::CheckScheduleName(name);
+  if (!valid.ok()) return valid;
+  const std::string key(name);
+  internal::MutexLock lock(mu_);
+  // The lambda runs under the lock (the analysis does not follow it).
+  Impl* const impl = impl_.get();
+  return impl
+      ->Writing<bool>([&]() -> absl::StatusOr<bool> {
+        absl::Status status =
+            durable_internal::PauseScheduleTx(impl->conn(), key);
+        if (!status.ok()) return status;
+        return true;
+      })
+      .status();
+}
+
+absl::Status AdminStore::ResumeSchedule(absl::string_view name) {
+  absl::Status valid = durable_internal::CheckScheduleName(name);
+  if (!valid.ok()) return valid;
+  const std::string key(name);
+  internal::MutexLock lock(mu_);
+  Impl* const impl = impl_.get();
+  return impl
+      ->Writing<bool>([&]() -> absl::StatusOr<bool> {
+        // The occurrences' slots hash by the store's slot count (which
+        // their insert checks again).
+        absl::StatusOr<durable_internal::SchemaInfo> info =
+            durable_internal::ReadSchemaVersion(impl->conn());
+        if (!info.ok()) return info.status();
+        durable_internal::Inserter inserter;
+        inserter.slot_count = static_cast<int>(info->slot_count);
+        absl::Status status =
+            durable_internal::ResumeScheduleTx(impl->conn(), key, inserter)
+                .status();
+        if (!status.ok()) return status;
+        return true;
+      })
+      .status();
+}
+
+absl::StatusOr<bool> AdminStore::DeleteSchedule(absl::string_view name) {
+  absl::Status valid = durable_internal::CheckScheduleName(name);
+  if (!valid.ok()) return valid;
+  const std::string key(name);
+  internal::MutexLock lock(mu_);
+  Impl* const impl = impl_.get();
+  return impl->Writing<bool>(
+      [&] { return durable_internal::DeleteScheduleTx(impl->conn(), key); });
+}
+
+}  // namespace timingwheel

@@ -282,14 +282,16 @@ std::string SlotsPage(const StoreStatus& s, const StatusSummary& sum,
 }
 
 std::string SchedulesPage(const std::vector<ScheduleInfo>& schedules,
-                          absl::Time db_now, const Refresh& refresh) {
+                          absl::Time db_now, const Refresh& refresh,
+                          bool writable) {
   std::string body = absl::StrCat(
       "<p>", schedules.size(), " recurring schedule",
       schedules.size() == 1 ? "" : "s",
       ". Their occurrences are ordinary tasks, left out of the task lists "
       "unless asked for.</p>\n<table id=\"schedules\"><tr><th>name</th>"
       "<th>kind</th><th>recurrence</th><th>policy</th><th>paused</th>"
-      "<th>last run</th><th>next run</th><th>occurrences</th></tr>\n");
+      "<th>last run</th><th>next run</th><th>occurrences</th>",
+      writable ? "<th>action</th>" : "", "</tr>\n");
   for (const ScheduleInfo& s : schedules) {
     const RecurringSchedule& d = s.definition;
     absl::StrAppend(
@@ -303,10 +305,38 @@ std::string SchedulesPage(const std::vector<ScheduleInfo>& schedules,
         "</td><td class=\"last-run\">", WhenOrDash(s.last_run, db_now),
         "</td><td class=\"next-run\">", WhenOrDash(s.next_run, db_now),
         "</td><td><a href=\"/tasks?schedulex=", HexEncode(d.name),
-        "\">occurrences</a></td></tr>\n");
+        "\">occurrences</a></td>");
+    if (writable) {
+      absl::StrAppend(
+          &body, "<td class=\"action\">",
+          s.paused ? PostForm("resume-schedule", "Resume", "namex", d.name)
+                   : PostForm("pause-schedule", "Pause", "namex", d.name),
+          "</td>");
+    }
+    body += "</tr>\n";
   }
   body += "</table>\n";
-  return Layout("Recurring schedules", "Schedules", body, refresh);
+  // With forms, the page does not reload (a token being typed would be
+  // lost), as the Failed page.
+  return Layout("Recurring schedules", "Schedules", body,
+                writable ? Refresh{} : refresh);
+}
+
+std::string ScheduleActionPage(absl::string_view action, absl::string_view name,
+                               bool found) {
+  const char* outcome = found ? "done" : "not found";
+  std::string body = absl::StrCat(
+      "<p id=\"outcome\" data-outcome=\"", outcome, "\">", HtmlEscape(action),
+      " of schedule <b>", HtmlEscape(name), "</b>: ", outcome, ".",
+      found && action == "Pause"
+          ? " Its waiting occurrences were deleted; a running one finishes."
+          : "",
+      found && action == "Resume"
+          ? " The occurrences due now were written, as its catch-up policy "
+            "says."
+          : "",
+      "</p>\n<p><a href=\"/schedules\">Schedules</a></p>\n");
+  return Layout(absl::StrCat(action, ": ", outcome), "", body);
 }
 
 }  // namespace twctl

@@ -19,13 +19,7 @@ std::string StateName(TaskState state) { return TaskStateName(state); }
 // A POST form for `action` on `id`, with the token field to fill in.
 std::string ActionForm(absl::string_view action, absl::string_view label,
                        absl::string_view id) {
-  return absl::StrCat(
-      "<form method=\"post\" action=\"/", action, "\" class=\"action ", action,
-      "\"><input type=\"hidden\" name=\"idx\" value=\"", HexEncode(id),
-      "\"><input type=\"password\" name=\"token\" placeholder=\"token\" "
-      "autocomplete=\"off\" required aria-label=\"token\">"
-      "<button type=\"submit\">",
-      label, "</button></form>");
+  return PostForm(action, label, "idx", id);
 }
 
 std::string TaskRow(const TaskSummary& t) {

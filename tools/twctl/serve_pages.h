@@ -98,9 +98,20 @@ std::string SlotsPage(const StoreStatus& status, const StatusSummary& summary,
 // data-schedule="HEX">` per schedule) with cells `name`, `kind`,
 // `recurrence`, `policy`, `paused`, `last-run`, `next-run` (as
 // `AdminStore::Schedules()` reports them) and a link to its occurrences
-// (`/tasks?schedulex=HEX`). Test: ServeOverviewTest.SchedulesPage.
+// (`/tasks?schedulex=HEX`); when `writable`, an `action` cell with a Pause
+// form (POST /pause-schedule, field `namex`), or Resume for a paused one,
+// and no auto-refresh (a token being typed would be lost).
+// Test: ServeOverviewTest.SchedulesPage.
 std::string SchedulesPage(const std::vector<ScheduleInfo>& schedules,
-                          absl::Time db_now, const Refresh& refresh = {});
+                          absl::Time db_now, const Refresh& refresh = {},
+                          bool writable = false);
+
+// ScheduleActionPage()
+//
+// What a Pause or Resume of schedule `name` did (`found`: false when no
+// schedule has that name).
+std::string ScheduleActionPage(absl::string_view action, absl::string_view name,
+                               bool found);
 
 // TaskList: what a task list shows: tasks in `state` (or all), of `kind`
 // (or every kind); recurring schedules' occurrences left out, listed with

@@ -39,6 +39,18 @@ std::string KindLink(absl::string_view kind) {
       "</a>");
 }
 
+std::string PostForm(absl::string_view action, absl::string_view label,
+                     absl::string_view field, absl::string_view value) {
+  return absl::StrCat(
+      "<form method=\"post\" action=\"/", action, "\" class=\"action ", action,
+      "\"><input type=\"hidden\" name=\"", field, "\" value=\"",
+      HexEncode(value),
+      "\"><input type=\"password\" name=\"token\" placeholder=\"token\" "
+      "autocomplete=\"off\" required aria-label=\"token\">"
+      "<button type=\"submit\">",
+      label, "</button></form>");
+}
+
 std::string StateBadge(TaskState state) {
   const std::string name = TaskStateName(state);
   return absl::StrCat("<span class=\"badge st-", absl::AsciiStrToLower(name),

@@ -44,6 +44,13 @@ std::string TaskLink(absl::string_view id);
 // shows as "default".
 std::string KindLink(absl::string_view kind);
 
+// PostForm()
+//
+// A POST form to `/action` carrying `field` = `HexEncode(value)` and the
+// token field to fill in, with one button `label`; class "action ACTION".
+std::string PostForm(absl::string_view action, absl::string_view label,
+                     absl::string_view field, absl::string_view value);
+
 // StateBadge()
 //
 // `<span class="badge st-failed">FAILED</span>`: the state's name, its

@@ -38,6 +38,21 @@ void Send(httplib::Response& res, int status, std::string html) {
   res.set_content(std::move(html), kHtml);
 }
 
+// Whether the request carries the token given at start (the header
+// X-Twctl-Token or the form field `token`); sends the 403 page when not.
+bool Authorized(const DashboardOptions& o, const httplib::Request& req,
+                httplib::Response& res) {
+  std::string given = req.get_header_value("X-Twctl-Token");
+  if (given.empty()) given = req.get_param_value("token");
+  if (TokenAllows(o.token, given)) return true;
+  Send(res, 403,
+       MessagePage("Forbidden", o.token.empty()
+                                    ? "read-only: twctl serve was started "
+                                      "without --token"
+                                    : "wrong or missing token"));
+  return false;
+}
+
 // The id a request names: `idx` (hex, exact bytes) or `id` (as given).
 std::optional<std::string> RequestedId(const httplib::Request& req) {
   if (req.has_param("idx")) return HexDecode(req.get_param_value("idx"));
@@ -257,17 +272,17 @@ void Dashboard::Route() {
              SlotsPage(*status, Summarize(*status, o.stale_after), refresh));
       });
 
-  server.Get(
-      "/schedules", [&store, fail, parse_refresh](const httplib::Request& req,
-                                                  httplib::Response& res) {
-        Refresh refresh;
-        if (!parse_refresh(req, res, &refresh)) return;
-        absl::StatusOr<std::vector<ScheduleInfo>> schedules = store.Schedules();
-        if (!schedules.ok()) return fail(res, schedules.status());
-        absl::StatusOr<absl::Time> now = store.DbNow();
-        if (!now.ok()) return fail(res, now.status());
-        Send(res, 200, SchedulesPage(*schedules, *now, refresh));
-      });
+  server.Get("/schedules", [&store, &o, fail, parse_refresh](
+                               const httplib::Request& req,
+                               httplib::Response& res) {
+    Refresh refresh;
+    if (!parse_refresh(req, res, &refresh)) return;
+    absl::StatusOr<std::vector<ScheduleInfo>> schedules = store.Schedules();
+    if (!schedules.ok()) return fail(res, schedules.status());
+    absl::StatusOr<absl::Time> now = store.DbNow();
+    if (!now.ok()) return fail(res, now.status());
+    Send(res, 200, SchedulesPage(*schedules, *now, refresh, !o.token.empty()));
+  });
 
   // The filter of a paged list (state, kind, occurrences, afterx, limit)
   // and what the page shows of it; false after sending a 400 for bad
@@ -402,16 +417,7 @@ void Dashboard::Route() {
   const auto action = [&store, &o, fail](absl::string_view name) {
     return [&store, &o, fail, name](const httplib::Request& req,
                                     httplib::Response& res) {
-      std::string given = req.get_header_value("X-Twctl-Token");
-      if (given.empty()) given = req.get_param_value("token");
-      if (!TokenAllows(o.token, given)) {
-        return Send(
-            res, 403,
-            MessagePage("Forbidden", o.token.empty()
-                                         ? "read-only: twctl serve was started "
-                                           "without --token"
-                                         : "wrong or missing token"));
-      }
+      if (!Authorized(o, req, res)) return;
       std::optional<std::string> id = RequestedId(req);
       if (!id) {
         return Send(res, 400, MessagePage("Bad request", "idx (hex) or id"));
@@ -429,12 +435,40 @@ void Dashboard::Route() {
   server.Post("/retry", action("Retry"));
   server.Post("/cancel", action("Cancel"));
 
+  // POST schedule actions: the token, then the schedule's name (`namex`,
+  // hex), then the store.
+  const auto schedule_action = [&store, &o, fail](absl::string_view name) {
+    return [&store, &o, fail, name](const httplib::Request& req,
+                                    httplib::Response& res) {
+      if (!Authorized(o, req, res)) return;
+      std::optional<std::string> schedule;
+      if (req.has_param("namex")) {
+        schedule = HexDecode(req.get_param_value("namex"));
+      }
+      if (!schedule) {
+        return Send(res, 400, MessagePage("Bad request", "namex (hex)"));
+      }
+      absl::Status status = name == "Pause" ? store.PauseSchedule(*schedule)
+                                            : store.ResumeSchedule(*schedule);
+      if (absl::IsInvalidArgument(status)) {
+        return Send(res, 400, MessagePage("Bad request", status.message()));
+      }
+      if (!status.ok() && !absl::IsNotFound(status)) return fail(res, status);
+      Send(res, status.ok() ? 200 : 404,
+           ScheduleActionPage(name, *schedule, status.ok()));
+    };
+  };
+  server.Post("/pause-schedule", schedule_action("Pause"));
+  server.Post("/resume-schedule", schedule_action("Resume"));
+
   const auto post_only = [](const httplib::Request&, httplib::Response& res) {
     res.set_header("Allow", "POST");
     Send(res, 405, MessagePage("Method not allowed", "actions are POST only"));
   };
   server.Get("/retry", post_only);
   server.Get("/cancel", post_only);
+  server.Get("/pause-schedule", post_only);
+  server.Get("/resume-schedule", post_only);
 
   server.set_error_handler([](const httplib::Request&, httplib::Response& res) {
     if (res.status == 404 && res.body.empty()) {

@@ -18,6 +18,8 @@
 //   seconds; default: reload every 10 s)
 //   GET  /task?idx=HEX (or ?id=ID)           one task
 //   POST /retry, /cancel      form fields idx (hex id) and token
+//   POST /pause-schedule, /resume-schedule   form fields namex (hex name)
+//                             and token
 //   GET  /static/dashboard.css
 //
 // What it promises (tests in tests/tools/twctl/serve_routes_test.cc):

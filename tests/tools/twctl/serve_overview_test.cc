@@ -125,6 +125,21 @@ TEST(ServeOverviewTest, SchedulesPage) {
       html, "<td class=\"paused\"><span class=\"badge paused-badge\">paused"));
   EXPECT_TRUE(Has(html, "<td class=\"next-run\">-</td>"));
   EXPECT_TRUE(Has(html, "run once; skip while running"));
+  // Read-only: no forms. Writable: Pause, or Resume for a paused one.
+  EXPECT_FALSE(Has(html, "<form"));
+  const std::string writable = SchedulesPage({every, paused}, now, {}, true);
+  EXPECT_TRUE(Has(writable,
+                  "<form method=\"post\" action=\"/pause-schedule\""
+                  " class=\"action pause-schedule\"><input "
+                  "type=\"hidden\" name=\"namex\" value=\"" +
+                      hex + "\">"))
+      << writable;
+  EXPECT_TRUE(Has(writable, "action=\"/resume-schedule\""));
+  const Refresh every_10s{10, "/schedules"};
+  EXPECT_TRUE(Has(SchedulesPage({every}, now, every_10s), "http-equiv"));
+  EXPECT_FALSE(Has(SchedulesPage({every}, now, every_10s, true), "http-equiv"))
+      << "a token being typed would be lost";
+  EXPECT_TRUE(Has(writable, "value=\"" + HexEncode("nightly") + "\">"));
 }
 
 TEST(ServeOverviewTest, OccurrencesAreReadableAndFiltered) {

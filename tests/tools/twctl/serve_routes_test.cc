@@ -386,6 +386,89 @@ TEST_F(ServeRoutesTest, ActionsNeedPostAndTheToken) {
   EXPECT_EQ(again->status, 409);
 }
 
+// Pause and Resume of a recurring schedule from its page: the forms show
+// with a token only, need POST and the token, and change the schedule (a
+// pause deletes its waiting occurrence, a resume writes it again); an
+// unknown name is a 404, a name no schedule can have a 400.
+TEST_F(ServeRoutesTest, SchedulesPauseAndResumeFromTheDashboard) {
+  RecurringSchedule beat;
+  beat.name = "beat<i>";
+  beat.every = absl::Hours(1);
+  beat.anchor = absl::Now() + absl::Hours(1);
+  beat.payload = "b";
+  ASSERT_TRUE(scheduler_->CreateSchedule(beat).ok());
+  const durable_testing::StoreInspector store(db_->conninfo());
+  const auto waiting = [&] {
+    auto n = store.CountTasks(
+        durable_testing::TaskMatch().IdPrefix("\x1btw-schedule:"));
+    EXPECT_TRUE(n.ok()) << n.status();
+    return n.ok() ? *n : -1;
+  };
+  ASSERT_EQ(waiting(), 1);
+  const std::string form = absl::StrCat("namex=", HexEncode(beat.name));
+  {
+    auto read_only = Serve("");
+    ASSERT_NE(read_only, nullptr);
+    httplib::Client client("127.0.0.1", read_only->port());
+    auto page = client.Get("/schedules");
+    ASSERT_TRUE(page);
+    EXPECT_FALSE(Has(page->body, "<form")) << page->body;
+    auto post =
+        client.Post("/pause-schedule",
+                    form + "&token=", "application/x-www-form-urlencoded");
+    ASSERT_TRUE(post);
+    EXPECT_EQ(post->status, 403);
+  }
+  auto dashboard = Serve(kToken);
+  ASSERT_NE(dashboard, nullptr);
+  httplib::Client client("127.0.0.1", dashboard->port());
+  auto page = client.Get("/schedules");
+  ASSERT_TRUE(page);
+  EXPECT_TRUE(Has(page->body, "action=\"/pause-schedule\"")) << page->body;
+  EXPECT_TRUE(Has(page->body, absl::StrCat("name=\"namex\" value=\"",
+                                           HexEncode(beat.name), "\"")));
+  auto get =
+      client.Get(absl::StrCat("/pause-schedule?", form, "&token=", kToken));
+  ASSERT_TRUE(get);
+  EXPECT_EQ(get->status, 405);
+  auto wrong = client.Post("/pause-schedule", form + "&token=x",
+                           "application/x-www-form-urlencoded");
+  ASSERT_TRUE(wrong);
+  EXPECT_EQ(wrong->status, 403);
+  EXPECT_EQ(waiting(), 1) << "nothing changed";
+
+  httplib::Headers headers = {{"X-Twctl-Token", kToken}};
+  auto pause = client.Post("/pause-schedule", headers, form,
+                           "application/x-www-form-urlencoded");
+  ASSERT_TRUE(pause);
+  EXPECT_EQ(pause->status, 200) << pause->body;
+  EXPECT_TRUE(Has(pause->body, "data-outcome=\"done\""));
+  EXPECT_TRUE(Has(pause->body, "beat&lt;i&gt;")) << pause->body;
+  EXPECT_EQ(waiting(), 0);
+  auto paused = client.Get("/schedules");
+  ASSERT_TRUE(paused);
+  EXPECT_TRUE(Has(paused->body, "action=\"/resume-schedule\""));
+  auto resume = client.Post("/resume-schedule", headers, form,
+                            "application/x-www-form-urlencoded");
+  ASSERT_TRUE(resume);
+  EXPECT_EQ(resume->status, 200) << resume->body;
+  EXPECT_EQ(waiting(), 1);
+  auto info = admin_->Schedules();
+  ASSERT_TRUE(info.ok()) << info.status();
+  ASSERT_EQ(info->size(), 1u);
+  EXPECT_FALSE((*info)[0].paused);
+
+  auto unknown = client.Post("/pause-schedule", headers,
+                             absl::StrCat("namex=", HexEncode("nope")),
+                             "application/x-www-form-urlencoded");
+  ASSERT_TRUE(unknown);
+  EXPECT_EQ(unknown->status, 404);
+  auto empty = client.Post("/resume-schedule", headers,
+                           "namex=", "application/x-www-form-urlencoded");
+  ASSERT_TRUE(empty);
+  EXPECT_EQ(empty->status, 400) << empty->body;
+}
+
 TEST_F(ServeRoutesTest, WithoutATokenEveryActionIsRefused) {
   auto dashboard = Serve("");
   ASSERT_NE(dashboard, nullptr);

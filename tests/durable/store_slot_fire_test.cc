@@ -17,6 +17,7 @@
 #include <cstdio>
 #include <map>
 #include <memory>
+#include <ostream>
 #include <string>
 #include <utility>
 #include <vector>
@@ -73,6 +74,12 @@ struct RowState {
            attempt == o.attempt && due_us == o.due_us && xmin == o.xmin;
   }
 };
+
+void PrintTo(const RowState& r, std::ostream* os) {
+  *os << "{state " << static_cast<int>(r.state) << ", version " << r.version
+      << ", epoch " << r.epoch << ", attempt " << r.attempt << ", due "
+      << r.due_us << ", xmin " << r.xmin << "}";
+}
 
 std::vector<std::string> Ids(const std::vector<Started>& started) {
   std::vector<std::string> ids;

@@ -182,6 +182,7 @@ set(TIMINGWHEEL_DURABLE_SOURCES
   ${PROJECT_SOURCE_DIR}/durable/sql/store_node.cc
   ${PROJECT_SOURCE_DIR}/durable/sql/store_replace.cc
   ${PROJECT_SOURCE_DIR}/durable/sql/store_schedules.cc
+  ${PROJECT_SOURCE_DIR}/durable/sql/store_slot_fire.cc
   ${PROJECT_SOURCE_DIR}/durable/sql/store_unclaim.cc
   ${PROJECT_SOURCE_DIR}/durable/task.cc
 )
@@ -284,6 +285,7 @@ set(TIMINGWHEEL_DURABLE_TESTING_SOURCES
   ${PROJECT_SOURCE_DIR}/durable/testing/fake_database.cc
   ${PROJECT_SOURCE_DIR}/durable/testing/fake_store.cc
   ${PROJECT_SOURCE_DIR}/durable/testing/fake_store_schedules.cc
+  ${PROJECT_SOURCE_DIR}/durable/testing/fake_store_slot_fire.cc
   ${PROJECT_SOURCE_DIR}/durable/testing/fake_store_slots.cc
   ${PROJECT_SOURCE_DIR}/durable/testing/fault_points.cc
   ${PROJECT_SOURCE_DIR}/durable/testing/pause_points.cc

@@ -201,6 +201,14 @@ class Store final : public StoreApi {
       absl::Span<const WheelEntry> entries) override;
   absl::StatusOr<FireResult> StartRunning(
       const std::string& node, absl::Span<const WheelEntry> entries) override;
+  // The planned core's read-only load and fire by slot (SQL in
+  // store_slot_fire.cc).
+  absl::StatusOr<SlotDues> NextDueBySlot(
+      const std::string& node, absl::Span<const SlotEpoch> owned) override;
+  absl::StatusOr<SlotFire> FireSlots(const std::string& node,
+                                     absl::Span<const SlotEpoch> owned,
+                                     const KindCapacity& free_by_kind,
+                                     int64_t limit) override;
   absl::StatusOr<CompleteResult> Complete(
       absl::Span<const Completion> completions, int64_t horizon_us,
       const AttemptLog& log) override;

@@ -322,6 +322,45 @@ class StoreApi : public ScheduleStoreApi {
   virtual absl::StatusOr<FireResult> StartRunning(
       const std::string& node, absl::Span<const WheelEntry> entries) = 0;
 
+  // StoreApi::NextDueBySlot()
+  //
+  // The read-only load of the planned core (docs/durable-core-plan.md, step
+  // 2; the engine does not call it yet): for each of `owned` (each slot at
+  // most once) that `node` still holds under that epoch with a valid lease
+  // on the database's clock, the slot, its epoch and the due time of its
+  // earliest waiting row (PENDING, or SCHEDULED under any epoch; `kNoDueUs`
+  // when none), and `db_now_us`. Writes nothing (no row version, no row
+  // lock) and reads about one index entry per slot. Tests:
+  // StoreSlotFireTest.NextDueWritesNothing and the cases beside it, on both
+  // stores.
+  virtual absl::StatusOr<SlotDues> NextDueBySlot(
+      const std::string& node, absl::Span<const SlotEpoch> owned) = 0;
+
+  // StoreApi::FireSlots()
+  //
+  // The fire by slot of the planned core (step 2; not used by the engine
+  // yet): one atomic statement takes the due rows (`due_us` at or before
+  // the database's now) of `owned` (each slot at most once), each slot
+  // fenced by its lease row read in the same statement (owner `node`, the
+  // given epoch, lease valid), waiting rows only (PENDING, or SCHEDULED
+  // under any epoch: never RUNNING or finished), in due order, then higher
+  // priority first, then by id, at most `free_by_kind[kind]` of each kind
+  // (a kind it does not name gets none) and at most `limit` in all, passing
+  // over (never waiting for) rows another transaction holds locked; a row
+  // passed over still counts against its kind's share, so the fire may
+  // start fewer than it could. It writes them RUNNING as `StartRunning()`
+  // writes a fired row (a new version; the epoch the lease's), and does not
+  // count their attempts: each `Started` carries the next attempt, counted
+  // by `MarkStarted()` or `Complete()`, as today. Returns the attempts,
+  // each held slot's next due time after the fire (as `NextDueBySlot()`),
+  // and `db_now_us`. Tests: StoreSlotFireTest (never early, fenced, kind
+  // shares, the limit, locked rows skipped, RUNNING and finished rows left
+  // alone), on both stores but the locked rows (PostgreSQL only).
+  virtual absl::StatusOr<SlotFire> FireSlots(const std::string& node,
+                                             absl::Span<const SlotEpoch> owned,
+                                             const KindCapacity& free_by_kind,
+                                             int64_t limit) = 0;
+
   // StoreApi::Complete()
   //
   // Records the outcomes of a batch of attempts (compare-and-set on state

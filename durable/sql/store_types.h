@@ -10,6 +10,8 @@
 #define TIMINGWHEEL_DURABLE_SQL_STORE_TYPES_H_
 
 #include <cstdint>
+#include <limits>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -158,6 +160,44 @@ struct Started {
 struct FireResult {
   std::vector<Started> started;
   std::vector<WheelEntry> not_due;
+  int64_t db_now_us = 0;
+};
+
+// What `NextDueBySlot()` and `FireSlots()` report for a slot that has no
+// waiting row (none PENDING or SCHEDULED): no due time.
+inline constexpr int64_t kNoDueUs = std::numeric_limits<int64_t>::max();
+
+// SlotDue: an owned slot still held (same owner and epoch, lease valid on
+// the database's clock) and the due time of its earliest waiting row
+// (PENDING or SCHEDULED under any epoch; `kNoDueUs` when it has none). A
+// due time at or before the statement's `db_now_us` means rows are due
+// and were not fired (none asked, their kind had no free place, or another
+// transaction held them locked).
+struct SlotDue {
+  int slot = 0;
+  int64_t epoch = 0;
+  int64_t next_due_us = kNoDueUs;
+};
+
+// What `StoreApi::NextDueBySlot()` returns: the held slots of those asked
+// about (by slot), and the database's clock read after them.
+struct SlotDues {
+  std::vector<SlotDue> slots;
+  int64_t db_now_us = 0;
+};
+
+// KindCapacity: how many more attempts of each kind may start now (the
+// free handler places per kind; the default kind is ""). A kind it does
+// not name has none: `FireSlots()` starts no row of it.
+using KindCapacity = std::map<std::string, int64_t>;
+
+// What `StoreApi::FireSlots()` returns: the attempts started (in due order,
+// then higher priority first, then by id), each held slot's next due time
+// after the fire (by slot; the slots fenced are absent), and the database's
+// clock read after the writes.
+struct SlotFire {
+  std::vector<Started> started;
+  std::vector<SlotDue> next_due;
   int64_t db_now_us = 0;
 };
 

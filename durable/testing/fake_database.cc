@@ -58,6 +58,11 @@ int64_t FakeDatabase::WaitingTaskCount(bool not_yet_due) {
   return n;
 }
 
+std::map<std::string, FakeDatabase::Task> FakeDatabase::Tasks() {
+  internal::MutexLock lock(mu_);
+  return tasks_;
+}
+
 int64_t FakeDatabase::NowLocked() { return now_us_(); }
 
 absl::Status FakeDatabase::TakeFailure(const std::string& method) {

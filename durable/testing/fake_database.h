@@ -116,6 +116,12 @@ class FakeDatabase {
     std::vector<durable_internal::LiveAttempt> stops;
   };
 
+  // FakeDatabase::Tasks()
+  //
+  // A copy of every stored task's row, by id, read at one instant (a test
+  // compares versions and epochs before and after a statement).
+  std::map<std::string, Task> Tasks();
+
  private:
   friend class FakeStore;
 

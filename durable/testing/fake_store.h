@@ -100,6 +100,17 @@ class FakeStore final : public durable_internal::StoreApi {
   absl::StatusOr<durable_internal::FireResult> StartRunning(
       const std::string& node,
       absl::Span<const durable_internal::WheelEntry> entries) override;
+  // The planned core's read-only load and fire by slot
+  // (fake_store_slot_fire.cc). Row locks are not modelled: no row is ever
+  // passed over as locked.
+  absl::StatusOr<durable_internal::SlotDues> NextDueBySlot(
+      const std::string& node,
+      absl::Span<const durable_internal::SlotEpoch> owned) override;
+  absl::StatusOr<durable_internal::SlotFire> FireSlots(
+      const std::string& node,
+      absl::Span<const durable_internal::SlotEpoch> owned,
+      const durable_internal::KindCapacity& free_by_kind,
+      int64_t limit) override;
   absl::StatusOr<durable_internal::CompleteResult> Complete(
       absl::Span<const durable_internal::Completion> completions,
       int64_t horizon_us, const durable_internal::AttemptLog& log) override;

@@ -75,6 +75,10 @@ M = {
  # Acquisition.
  "acquire_takes_live_lease": ("durable/sql/store_leases.cc", "  WHERE owner IS NULL OR lease_until_us <= tw_now_us()\n  ORDER BY slot LIMIT $2", "  WHERE true\n  ORDER BY slot LIMIT $2"),
  "acquire_no_epoch_bump": ("durable/sql/store_leases.cc", "WHERE live.slot = l.slot)) + 1,", "WHERE live.slot = l.slot)),"),
+ # The planned core's fire by slot (plan step 2; not used by the engine yet).
+ "slot_fire_no_epoch": ("durable/sql/store_slot_fire.cc", "    ON l.slot = m.slot AND l.epoch = m.epoch, n\n  WHERE l.owner = $1 AND l.lease_until_us > n.now\n  FOR KEY SHARE OF l),", "    ON l.slot = m.slot, n\n  WHERE l.owner = $1 AND l.lease_until_us > n.now\n  FOR KEY SHARE OF l),"),
+ "slot_fire_no_skip_locked": ("durable/sql/store_slot_fire.cc", "    OFFSET 0 FOR UPDATE OF t SKIP LOCKED) x),", "    OFFSET 0 FOR UPDATE OF t) x),"),
+ "slot_fire_no_kind_share": ("durable/sql/store_slot_fire.cc", "  WHERE c.nth <= c.free\n", "  WHERE true\n"),
 }
 
 # The fast tests most mutants of fences and statements break.
@@ -129,6 +133,9 @@ TESTS = {
  "schedule_duty_no_wakeup": ["//tests/durable:recurring_logic_test"],
  "acquire_takes_live_lease": ["//tests/durable:store_takeover_test", "//tests/durable:multi_scheduler_test", "//tests/durable:store_test"],
  "acquire_no_epoch_bump": ["//tests/durable:store_takeover_test", "//tests/durable:store_test"],
+ "slot_fire_no_epoch": ["//tests/durable:store_slot_fire_test"],
+ "slot_fire_no_skip_locked": ["//tests/durable:store_slot_fire_test"],
+ "slot_fire_no_kind_share": ["//tests/durable:store_slot_fire_test"],
 }
 
 

@@ -1,0 +1,248 @@
+// Copyright 2026 The timingwheel Authors.
+//
+// The planned core's statements (docs/durable-core-plan.md, step 2): the
+// read-only load (each owned slot's next due time) and the fire by slot
+// (a slot's due rows PENDING -> RUNNING, fenced by its lease, within each
+// kind's free places). The engine does not run them yet; today's load and
+// fire are in store_attempts.cc. Shapes measured by
+// benchmarks/sql/next_core_bench.sql.
+
+#include <algorithm>
+#include <string>
+#include <tuple>
+#include <utility>
+#include <vector>
+
+#include "absl/strings/string_view.h"
+#include "absl/time/time.h"
+#include "durable/recurrence/occurrence_id.h"
+#include "durable/sql/pg_exec.h"
+#include "durable/sql/pg_params.h"
+#include "durable/sql/store.h"
+#include "durable/sql/store_internal.h"
+
+namespace timingwheel {
+namespace durable_internal {
+namespace {
+
+// The read-only load: the slots of $2/$3 that $1 still holds under those
+// epochs with a valid lease, and the due time of each one's earliest
+// waiting row (PENDING, or SCHEDULED under any epoch): one LATERAL walk of
+// the live-row index (slot, due_us) per slot, stopped at the first waiting
+// row (only the slot's RUNNING rows, if any, are passed on the way). No
+// lock and no write: the lease rows are read, not locked (a takeover that
+// commits meanwhile is seen by the fire, which reads them again). A slot
+// without a waiting row has a NULL due time; a call holding no slot still
+// returns one row (slot NULL) carrying the clock.
+constexpr char kNextDueSql[] = R"sql(
+WITH n AS (SELECT tw_now_us() AS now),
+mine AS (
+  SELECT l.slot, l.epoch
+  FROM tw_slot_lease l
+  JOIN unnest($2::int4[], $3::int8[]) AS m(slot, epoch)
+    ON l.slot = m.slot AND l.epoch = m.epoch, n
+  WHERE l.owner = $1 AND l.lease_until_us > n.now),
+next AS (
+  SELECT mine.slot, mine.epoch, x.due_us AS next_due_us
+  FROM mine LEFT JOIN LATERAL (
+    SELECT t.due_us FROM tw_timer t
+    WHERE t.slot = mine.slot AND t.finished_us IS NULL AND t.state IN (0, 1)
+    ORDER BY t.due_us LIMIT 1) x ON true)
+SELECT s.slot, s.epoch, s.next_due_us, tw_now_us() AS db_now_us
+FROM (SELECT 1) one LEFT JOIN next s ON true
+)sql";
+
+// The fire by slot. `mine`: the slots of $2/$3 that $1 holds under those
+// epochs with a valid lease on the database's clock, the lease rows locked
+// FOR KEY SHARE until the commit, as the horizon load does (kClaimSql): a
+// takeover's FOR UPDATE SKIP LOCKED passes such a slot over until its next
+// round, and one that committed first is re-read here (READ COMMITTED) and
+// fences the slot; renewals (no key column) do not wait. `free`: each
+// kind's free places ($4/$5; a kind not named gets none, and a share above
+// the limit $6 is cut to it). `cand`: per slot and kind with a free place,
+// the slot's due waiting rows of that kind in due, priority (higher first)
+// and id order, at most that kind's share (a LATERAL walk of the live-row
+// index per slot and kind, bounded by the slot's due rows), numbered per
+// kind across the slots (row_number() OVER (PARTITION BY kind), as in
+// next_core_bench.sql). `picked`: each kind's first `free` rows, then the
+// first $6 of those in the same order: exactly the rows a walk in due and
+// priority order would take while its kind and the whole fire have room.
+// `locked`: each picked row locked by its key, passed over when another
+// transaction holds it (SKIP LOCKED: never waited for; its place is not
+// given to another row), its state, due time and kind checked again on the
+// row's latest version. `run` writes them RUNNING as the fire by ids does
+// (kStartSql): a new version, the lease's epoch, the attempt not counted
+// (the one returned is the next). `next`: each held slot's next due
+// waiting row after the fire; the statement's snapshot still shows the rows
+// `run` wrote as waiting, so they are left out by id (a hashed subplan over
+// the fired ids). The first rows returned are the fired ones, then one per
+// held slot (one with slot NULL when none is held), each carrying the
+// fire's clock (`started_us`, the due check's) and a later reading.
+constexpr char kFireSlotsSql[] = R"sql(
+WITH n AS (SELECT tw_now_us() AS now),
+mine AS (
+  SELECT l.slot, l.epoch
+  FROM tw_slot_lease l
+  JOIN unnest($2::int4[], $3::int8[]) AS m(slot, epoch)
+    ON l.slot = m.slot AND l.epoch = m.epoch, n
+  WHERE l.owner = $1 AND l.lease_until_us > n.now
+  FOR KEY SHARE OF l),
+free AS (
+  SELECT b.kind, least(b.free, $6) AS free
+  FROM unnest($4::text[], $5::int8[]) AS b(kind, free)
+  WHERE b.free > 0),
+cand AS MATERIALIZED (
+  SELECT x.task_id, x.kind, x.due_us, x.priority, mine.epoch, free.free,
+         row_number() OVER (PARTITION BY x.kind
+                            ORDER BY x.due_us, x.priority DESC, x.task_id)
+           AS nth
+  FROM mine, free, n, LATERAL (
+    SELECT t.task_id, t.kind, t.due_us, t.priority FROM tw_timer t
+    WHERE t.slot = mine.slot AND t.finished_us IS NULL AND t.state IN (0, 1)
+      AND t.due_us <= n.now AND t.kind = free.kind
+    ORDER BY t.due_us, t.priority DESC, t.task_id LIMIT free.free) x),
+picked AS (
+  SELECT c.task_id, c.kind, c.epoch FROM cand c
+  WHERE c.nth <= c.free
+  ORDER BY c.due_us, c.priority DESC, c.task_id LIMIT $6),
+locked AS (
+  SELECT x.tid, picked.epoch
+  FROM picked, n, LATERAL (
+    SELECT t.ctid AS tid FROM tw_timer t
+    WHERE t.task_id = picked.task_id AND t.finished_us IS NULL
+      AND t.state IN (0, 1) AND t.due_us <= n.now AND t.kind = picked.kind
+    OFFSET 0 FOR UPDATE OF t SKIP LOCKED) x),
+run AS (
+  UPDATE tw_timer t
+  SET state = 2, epoch = locked.epoch, version = nextval('tw_version_seq')
+  FROM locked
+  WHERE t.ctid = ANY (ARRAY(SELECT tid FROM locked)) AND t.ctid = locked.tid
+  RETURNING t.task_id, t.payload, t.attempt + 1 AS attempt, t.version,
+            t.due_us, t.slot, t.epoch, t.kind, t.priority),
+next AS (
+  SELECT mine.slot, mine.epoch, x.due_us AS next_due_us
+  FROM mine LEFT JOIN LATERAL (
+    SELECT t.due_us FROM tw_timer t
+    WHERE t.slot = mine.slot AND t.finished_us IS NULL AND t.state IN (0, 1)
+      AND t.task_id NOT IN (SELECT task_id FROM run)
+    ORDER BY t.due_us LIMIT 1) x ON true)
+SELECT true AS run, task_id, payload, attempt, version, due_us, slot, epoch,
+       kind, priority, NULL::int8 AS next_due_us,
+       (SELECT now FROM n) AS started_us, tw_now_us() AS db_now_us
+FROM run
+UNION ALL
+SELECT false, NULL, NULL, 0, 0, 0, s.slot, s.epoch, '', 0, s.next_due_us,
+       (SELECT now FROM n), tw_now_us()
+FROM (SELECT 1) one LEFT JOIN next s ON true
+)sql";
+
+// Reads the slot columns of a result row (NULL slot: no slot held).
+bool ReadSlotDue(const PgResult& r, int row, int slot, int epoch, int next,
+                 SlotDue* due) {
+  if (r.IsNull(row, slot)) return false;
+  due->slot = static_cast<int>(r.Int(row, slot));
+  due->epoch = r.Int(row, epoch);
+  due->next_due_us = r.IsNull(row, next) ? kNoDueUs : r.Int(row, next);
+  return true;
+}
+
+bool BySlot(const SlotDue& a, const SlotDue& b) { return a.slot < b.slot; }
+
+}  // namespace
+
+absl::StatusOr<SlotDues> Store::NextDueBySlot(
+    const std::string& node, absl::Span<const SlotEpoch> owned) {
+  std::vector<int32_t> slots;
+  std::vector<int64_t> epochs;
+  SplitSlots(owned, &slots, &epochs);
+  absl::StatusOr<PgResult> r =
+      PgExec(conn_, kNextDueSql,
+             PgParams().Text(node).Int32Array(slots).Int64Array(epochs));
+  if (!r.ok()) return r.status();
+  PgColumns column(*r);
+  const int slot = column("slot"), epoch = column("epoch"),
+            next = column("next_due_us"), db_now = column("db_now_us");
+  if (!column.status().ok()) return column.status();
+  SlotDues result;
+  for (int i = 0; i < r->rows(); ++i) {
+    result.db_now_us = std::max(result.db_now_us, r->Int(i, db_now));
+    SlotDue due;
+    if (ReadSlotDue(*r, i, slot, epoch, next, &due)) {
+      result.slots.push_back(due);
+    }
+  }
+  std::sort(result.slots.begin(), result.slots.end(), BySlot);
+  return result;
+}
+
+absl::StatusOr<SlotFire> Store::FireSlots(const std::string& node,
+                                          absl::Span<const SlotEpoch> owned,
+                                          const KindCapacity& free_by_kind,
+                                          int64_t limit) {
+  std::vector<int32_t> slots;
+  std::vector<int64_t> epochs;
+  SplitSlots(owned, &slots, &epochs);
+  std::vector<absl::string_view> kinds;
+  std::vector<int64_t> free;
+  for (const auto& [kind, places] : free_by_kind) {
+    kinds.push_back(kind);
+    free.push_back(places);
+  }
+  absl::StatusOr<PgResult> r = PgExec(conn_, kFireSlotsSql,
+                                      PgParams()
+                                          .Text(node)
+                                          .Int32Array(slots)
+                                          .Int64Array(epochs)
+                                          .TextArray(kinds)
+                                          .Int64Array(free)
+                                          .Int64(std::max<int64_t>(0, limit)));
+  if (!r.ok()) return r.status();
+  PgColumns column(*r);
+  const EntryColumns entry(column);
+  const int run = column("run"), payload = column("payload"),
+            attempt = column("attempt"), version = column("version"),
+            next = column("next_due_us"), db_now = column("db_now_us"),
+            started_us = column("started_us");
+  if (!column.status().ok()) return column.status();
+  SlotFire result;
+  for (int i = 0; i < r->rows(); ++i) {
+    result.db_now_us = std::max(result.db_now_us, r->Int(i, db_now));
+    if (r->Int(i, run) == 0) {
+      SlotDue due;
+      if (ReadSlotDue(*r, i, entry.slot, entry.epoch, next, &due)) {
+        result.next_due.push_back(due);
+      }
+      continue;
+    }
+    WheelEntry e = entry.Read(*r, i);
+    Started s;
+    s.task.id = std::move(e.id);
+    s.task.payload = r->Bytes(i, payload);
+    s.task.attempt = static_cast<int>(r->Int(i, attempt));
+    s.version = r->Int(i, version);
+    s.task.due = absl::FromUnixMicros(e.due_us);
+    int64_t occurrence_us = 0;
+    if (ParseOccurrenceId(s.task.id, &s.task.schedule, &occurrence_us)) {
+      s.task.occurrence = absl::FromUnixMicros(occurrence_us);
+    }
+    s.slot = e.slot;
+    s.epoch = e.epoch;
+    s.task.kind = std::move(e.kind);
+    s.task.priority = e.priority;
+    s.started_us = r->Int(i, started_us);
+    result.started.push_back(std::move(s));
+  }
+  // RETURNING keeps no order: put the attempts in the fire's.
+  std::sort(result.started.begin(), result.started.end(),
+            [](const Started& a, const Started& b) {
+              return std::make_tuple(a.task.due, -a.task.priority,
+                                     absl::string_view(a.task.id)) <
+                     std::make_tuple(b.task.due, -b.task.priority,
+                                     absl::string_view(b.task.id));
+            });
+  std::sort(result.next_due.begin(), result.next_due.end(), BySlot);
+  return result;
+}
+
+}  // namespace durable_internal
+}  // namespace timingwheel

@@ -1,0 +1,145 @@
+// Copyright 2026 The timingwheel Authors.
+//
+// FakeStore's statements of the planned core (store_api.h,
+// docs/durable-core-plan.md step 2): the read-only load, each held slot's
+// next due time, and the fire by slot, within each kind's free places. As
+// durable/sql/store_slot_fire.cc, which they mirror; row locks are not
+// modelled (no row is passed over as locked). Each runs under the
+// database's mutex.
+
+#include <algorithm>
+#include <map>
+#include <string>
+#include <tuple>
+#include <utility>
+#include <vector>
+
+#include "absl/time/time.h"
+#include "durable/recurrence/occurrence_id.h"
+#include "durable/testing/fake_store.h"
+#include "durable/testing/fake_store_internal.h"
+
+namespace timingwheel {
+namespace durable_testing {
+
+using durable_internal::KindCapacity;
+using durable_internal::kNoDueUs;
+using durable_internal::SlotDue;
+using durable_internal::SlotDues;
+using durable_internal::SlotEpoch;
+using durable_internal::SlotFire;
+using durable_internal::Started;
+using Task = FakeDatabase::Task;
+
+namespace {
+
+// Waiting for its attempt: PENDING, or SCHEDULED under any epoch.
+bool Waiting(const Task& task) {
+  return task.state == TaskState::kPending ||
+         task.state == TaskState::kScheduled;
+}
+
+// The slots of `owned` that `node` holds under the given epoch with a
+// valid lease at `now_us`, slot -> epoch.
+std::map<int, int64_t> HeldSlots(const std::vector<FakeDatabase::Lease>& leases,
+                                 const std::string& node,
+                                 absl::Span<const SlotEpoch> owned,
+                                 int64_t now_us) {
+  std::map<int, int64_t> held;
+  for (const SlotEpoch& s : owned) {
+    if (s.slot < 0 || s.slot >= static_cast<int>(leases.size())) continue;
+    const FakeDatabase::Lease& lease = leases[s.slot];
+    if (lease.owner == node && lease.epoch == s.epoch &&
+        lease.until_us > now_us) {
+      held.emplace(s.slot, s.epoch);
+    }
+  }
+  return held;
+}
+
+// Each held slot's earliest waiting row's due time (kNoDueUs: none).
+std::vector<SlotDue> NextDue(const std::map<std::string, Task>& tasks,
+                             const std::map<int, int64_t>& held) {
+  std::map<int, int64_t> next;
+  for (const auto& [slot, epoch] : held) next[slot] = kNoDueUs;
+  for (const auto& [id, task] : tasks) {
+    auto it = next.find(task.slot);
+    if (it == next.end() || !Waiting(task)) continue;
+    it->second = std::min(it->second, task.due_us);
+  }
+  std::vector<SlotDue> dues;
+  for (const auto& [slot, due_us] : next) {
+    dues.push_back(SlotDue{slot, held.at(slot), due_us});
+  }
+  return dues;
+}
+
+}  // namespace
+
+absl::StatusOr<SlotDues> FakeStore::NextDueBySlot(
+    const std::string& node, absl::Span<const SlotEpoch> owned) {
+  internal::MutexLock lock(db_->mu_);
+  TW_FAKE_FAIL("NextDueBySlot");
+  const int64_t now_us = db_->NowLocked();
+  SlotDues result;
+  result.slots =
+      NextDue(db_->tasks_, HeldSlots(db_->leases_, node, owned, now_us));
+  result.db_now_us = db_->NowLocked();
+  return result;
+}
+
+absl::StatusOr<SlotFire> FakeStore::FireSlots(const std::string& node,
+                                              absl::Span<const SlotEpoch> owned,
+                                              const KindCapacity& free_by_kind,
+                                              int64_t limit) {
+  internal::MutexLock lock(db_->mu_);
+  TW_FAKE_FAIL("FireSlots");
+  const int64_t now_us = db_->NowLocked();
+  const std::map<int, int64_t> held =
+      HeldSlots(db_->leases_, node, owned, now_us);
+  // The due waiting rows of the held slots, in the fire's order.
+  std::vector<std::tuple<int64_t, int, std::string>> due;
+  for (const auto& [id, task] : db_->tasks_) {
+    if (held.count(task.slot) == 0 || !Waiting(task)) continue;
+    if (task.due_us > now_us) continue;
+    due.emplace_back(task.due_us, -task.priority, id);
+  }
+  std::sort(due.begin(), due.end());
+  std::map<std::string, int64_t> taken;  // Per kind.
+  SlotFire result;
+  for (const auto& [due_us, minus_priority, id] : due) {
+    if (static_cast<int64_t>(result.started.size()) >= limit) break;
+    Task& task = db_->tasks_.at(id);
+    auto free = free_by_kind.find(task.kind);
+    if (free == free_by_kind.end() || taken[task.kind] >= free->second) {
+      continue;
+    }
+    ++taken[task.kind];
+    task.state = TaskState::kRunning;
+    task.epoch = held.at(task.slot);
+    task.version = db_->next_version_++;
+    Started started;
+    started.task.id = id;
+    started.task.payload = task.payload;
+    started.task.attempt = task.attempt + 1;
+    started.task.due = absl::FromUnixMicros(task.due_us);
+    int64_t occurrence_us = 0;
+    if (durable_internal::ParseOccurrenceId(id, &started.task.schedule,
+                                            &occurrence_us)) {
+      started.task.occurrence = absl::FromUnixMicros(occurrence_us);
+    }
+    started.task.kind = task.kind;
+    started.task.priority = task.priority;
+    started.slot = task.slot;
+    started.epoch = task.epoch;
+    started.version = task.version;
+    started.started_us = now_us;
+    result.started.push_back(std::move(started));
+  }
+  result.next_due = NextDue(db_->tasks_, held);
+  result.db_now_us = db_->NowLocked();
+  return result;
+}
+
+}  // namespace durable_testing
+}  // namespace timingwheel

@@ -345,8 +345,12 @@ class StoreApi : public ScheduleStoreApi {
   // given epoch, lease valid), waiting rows only (PENDING, or SCHEDULED
   // under any epoch: never RUNNING or finished), in due order, then higher
   // priority first, then by id, at most `free_by_kind[kind]` of each kind
-  // (a kind it does not name gets none) and at most `limit` in all, passing
-  // over (never waiting for) rows another transaction holds locked; a row
+  // (a kind it does not name gets none) and at most `limit` in all, and at
+  // most a share of each kind from one slot (`limit` over the slots held,
+  // rounded up: the statement reads about its limit however many rows are
+  // due, and a slot with more keeps them, its next due time already due),
+  // passing over (never waiting for) rows another transaction holds
+  // locked; a row
   // passed over still counts against its kind's share, so the fire may
   // start fewer than it could. It writes them RUNNING as `StartRunning()`
   // writes a fired row (a new version; the epoch the lease's), and does not
@@ -354,8 +358,9 @@ class StoreApi : public ScheduleStoreApi {
   // by `MarkStarted()` or `Complete()`, as today. Returns the attempts,
   // each held slot's next due time after the fire (as `NextDueBySlot()`),
   // and `db_now_us`. Tests: StoreSlotFireTest (never early, fenced, kind
-  // shares, the limit, locked rows skipped, RUNNING and finished rows left
-  // alone), on both stores but the locked rows (PostgreSQL only).
+  // shares, the limit, each slot's share, locked rows skipped, RUNNING and
+  // finished rows left alone), on both stores but the locked rows
+  // (PostgreSQL only); StorePlansTest.TheSlotLoadAndFireReadAboutTheirLimit.
   virtual absl::StatusOr<SlotFire> FireSlots(const std::string& node,
                                              absl::Span<const SlotEpoch> owned,
                                              const KindCapacity& free_by_kind,

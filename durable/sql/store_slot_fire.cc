@@ -59,10 +59,14 @@ FROM (SELECT 1) one LEFT JOIN next s ON true
 // round, and one that committed first is re-read here (READ COMMITTED) and
 // fences the slot; renewals (no key column) do not wait. `free`: each
 // kind's free places ($4/$5; a kind not named gets none, and a share above
-// the limit $6 is cut to it). `cand`: per slot and kind with a free place,
-// the slot's due waiting rows of that kind in due, priority (higher first)
-// and id order, at most that kind's share (a LATERAL walk of the live-row
-// index per slot and kind, bounded by the slot's due rows), numbered per
+// the limit $6 is cut to it). `share`: the most rows of a kind one slot
+// gives, the limit over the held slots rounded up, so that the statement
+// reads about its limit however many rows are due (a slot with more due
+// rows keeps them: its next due time is then already due). `cand`: per
+// slot and kind with a free place, the slot's due waiting rows of that
+// kind in due, priority (higher first) and id order, at most that kind's
+// free places and the slot's share (a LATERAL walk of the live-row index
+// per slot and kind), numbered per
 // kind across the slots (row_number() OVER (PARTITION BY kind), as in
 // next_core_bench.sql). `picked`: each kind's first `free` rows, then the
 // first $6 of those in the same order: exactly the rows a walk in due and
@@ -91,16 +95,20 @@ free AS (
   SELECT b.kind, least(b.free, $6) AS free
   FROM unnest($4::text[], $5::int8[]) AS b(kind, free)
   WHERE b.free > 0),
+share AS (
+  SELECT (greatest($6, 0) + count(*) - 1) / greatest(count(*), 1) AS rows
+  FROM mine),
 cand AS MATERIALIZED (
   SELECT x.task_id, x.kind, x.due_us, x.priority, mine.epoch, free.free,
          row_number() OVER (PARTITION BY x.kind
                             ORDER BY x.due_us, x.priority DESC, x.task_id)
            AS nth
-  FROM mine, free, n, LATERAL (
+  FROM mine, free, share, n, LATERAL (
     SELECT t.task_id, t.kind, t.due_us, t.priority FROM tw_timer t
     WHERE t.slot = mine.slot AND t.finished_us IS NULL AND t.state IN (0, 1)
       AND t.due_us <= n.now AND t.kind = free.kind
-    ORDER BY t.due_us, t.priority DESC, t.task_id LIMIT free.free) x),
+    ORDER BY t.due_us, t.priority DESC, t.task_id
+    LIMIT least(free.free, share.rows)) x),
 picked AS (
   SELECT c.task_id, c.kind, c.epoch FROM cand c
   WHERE c.nth <= c.free

@@ -97,7 +97,9 @@ absl::StatusOr<SlotFire> FakeStore::FireSlots(const std::string& node,
   const int64_t now_us = db_->NowLocked();
   const std::map<int, int64_t> held =
       HeldSlots(db_->leases_, node, owned, now_us);
-  // The due waiting rows of the held slots, in the fire's order.
+  // The due waiting rows of the held slots, in the fire's order, at most
+  // the slot's share of each kind (the limit over the held slots, rounded
+  // up) and of its free places.
   std::vector<std::tuple<int64_t, int, std::string>> due;
   for (const auto& [id, task] : db_->tasks_) {
     if (held.count(task.slot) == 0 || !Waiting(task)) continue;
@@ -105,6 +107,20 @@ absl::StatusOr<SlotFire> FakeStore::FireSlots(const std::string& node,
     due.emplace_back(task.due_us, -task.priority, id);
   }
   std::sort(due.begin(), due.end());
+  const int64_t slots = std::max<int64_t>(1, held.size());
+  const int64_t share = (std::max<int64_t>(limit, 0) + slots - 1) / slots;
+  std::map<std::pair<int, std::string>, int64_t> per_slot;  // Slot, kind.
+  std::vector<std::tuple<int64_t, int, std::string>> candidates;
+  for (const auto& row : due) {
+    const Task& task = db_->tasks_.at(std::get<2>(row));
+    auto free = free_by_kind.find(task.kind);
+    if (free == free_by_kind.end()) continue;
+    int64_t& n = per_slot[{task.slot, task.kind}];
+    if (n >= std::min(free->second, share)) continue;
+    ++n;
+    candidates.push_back(row);
+  }
+  due = std::move(candidates);
   std::map<std::string, int64_t> taken;  // Per kind.
   SlotFire result;
   for (const auto& [due_us, minus_priority, id] : due) {

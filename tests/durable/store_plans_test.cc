@@ -228,6 +228,33 @@ TEST_F(StorePlansTest, FireAndCompletionReadOnlyTheirOwnRows) {
       << "the completion statement scanned the table";
 }
 
+// The planned core's statements (store_slot_fire.cc) with 20,000 rows due
+// over the 64 slots: the read-only load reads about one row per slot, and
+// a fire of 1,000 about its limit (each slot's share of it), not every
+// due row; a fire by slot leaves the rest due for the next one.
+TEST_F(StorePlansTest, TheSlotLoadAndFireReadAboutTheirLimit) {
+  SlotDues dues;
+  const int64_t load_read = RowsRead([&] {
+    auto r = store_->NextDueBySlot("n", owned_);
+    ASSERT_TRUE(r.ok()) << r.status();
+    dues = *r;
+  });
+  ASSERT_EQ(dues.slots.size(), static_cast<size_t>(kSlots));
+  EXPECT_LE(load_read, 4 * kSlots) << "the load read more than its slots' "
+                                      "first rows";
+  SlotFire fired;
+  const int64_t fire_read = RowsRead([&] {
+    auto r = store_->FireSlots("n", owned_, {{"", kBatch}}, kBatch);
+    ASSERT_TRUE(r.ok()) << r.status();
+    fired = *r;
+  });
+  EXPECT_GE(fired.started.size(), static_cast<size_t>(kBatch) * 9 / 10);
+  EXPECT_LE(fired.started.size(), static_cast<size_t>(kBatch));
+  // Each slot's share (16 rows), the fired rows again by key, and each
+  // slot's next due row: never the 20,000 due rows.
+  EXPECT_LE(fire_read, 4 * kBatch) << "the fire read every due row";
+}
+
 // A takeover of half the slots reads the live rows of those slots (for the
 // new epoch and the RUNNING rows it re-stamps): about half the table, and
 // none of the finished rows. A plan over the whole table reads all of them.

@@ -353,6 +353,34 @@ TEST_P(StoreSlotFireTest, TheLimitTakesTheEarliest) {
   EXPECT_EQ(DueOf(rest.next_due, 1), kNoDueUs);
 }
 
+// A slot gives at most the limit over the held slots (rounded up) of a
+// kind, so that a fire reads about its limit when many rows are due; the
+// rest stay, and the slot's next due time says they are due.
+TEST_P(StoreSlotFireTest, ASlotGivesAtMostItsShareOfTheLimit) {
+  const std::vector<SlotEpoch> owned = Own("a");
+  const int64_t t = NowUs() - 10 * kSecondUs;
+  std::vector<std::string> crowded;
+  for (int i = 0; i < 6; ++i) {
+    crowded.push_back(Put(0, absl::StrCat("crowded", i), t + i));
+  }
+  const std::string lone = Put(1, "lone", t + 100);
+  // Limit 4 over 2 slots: a share of 2 each. Slot 0 gives its first two,
+  // slot 1 its only row.
+  const SlotFire first = Fire("a", owned, kDefaultOnly, /*limit=*/4);
+  EXPECT_EQ(Ids(first.started),
+            (std::vector<std::string>{crowded[0], crowded[1], lone}));
+  EXPECT_EQ(DueOf(first.next_due, 0), StoredDueUs(crowded[2]));
+  EXPECT_LE(DueOf(first.next_due, 0), first.db_now_us) << "still due";
+  EXPECT_EQ(DueOf(first.next_due, 1), kNoDueUs);
+  // Slot 0 alone: the whole limit is its share.
+  SlotEpoch slot0;
+  slot0.slot = 0;
+  slot0.epoch = EpochOf(owned, 0);
+  const SlotFire second = Fire("a", {slot0}, kDefaultOnly, /*limit=*/3);
+  EXPECT_EQ(Ids(second.started),
+            (std::vector<std::string>{crowded[2], crowded[3], crowded[4]}));
+}
+
 TEST_P(StoreSlotFireTest, ARowAnotherTransactionHoldsIsPassedOverAtOnce) {
   if (fake()) GTEST_SKIP() << "the fake store has no row locks";
   const std::vector<SlotEpoch> owned = Own("a");

@@ -22,6 +22,10 @@
 
 namespace timingwheel {
 
+// The least time without a heartbeat after which a node's row may be
+// deleted (see `DurableOptions::retain_finished`).
+inline constexpr absl::Duration kMinStaleNodeAge = absl::Hours(1);
+
 // DurableOptions
 //
 // How a `DurableScheduler` is built. `handler` (or at least one of `kinds`)
@@ -105,7 +109,10 @@ struct DurableOptions {
   int64_t max_payload_bytes = 16 << 20;
 
   // SUCCESS and FAILED rows are deleted (in batches, by their owner) this
-  // long after they finish.
+  // long after they finish. The same cleanup deletes the row of a node
+  // (tw_node) whose last heartbeat is older than this, and at least
+  // `kMinStaleNodeAge`, once others hold all its slots: node ids that
+  // are never used again (a pod's name) do not pile up.
   absl::Duration retain_finished = absl::Hours(24);
 
   // A task kind that no scheduler has registered for this long, and that

@@ -187,8 +187,15 @@ void DurableScheduler::DeleteFinished() {
     NoteDbError(deleted.status());
     return;
   }
-  internal::MutexLock lock(mu_);
-  metrics_.finished_deleted += *deleted;
+  {
+    internal::MutexLock lock(mu_);
+    metrics_.finished_deleted += *deleted;
+  }
+  const absl::Duration stale_for =
+      std::max(options_.retain_finished, kMinStaleNodeAge);
+  absl::StatusOr<int64_t> forgotten = store_->ForgetStaleNodes(
+      absl::ToInt64Microseconds(stale_for), static_cast<int64_t>(kMaxBatch));
+  if (!forgotten.ok()) NoteDbError(forgotten.status());
 }
 
 bool DurableScheduler::Reconnect() {

@@ -186,6 +186,8 @@ class Store final : public StoreApi {
   absl::Status Release(const std::string& node,
                        absl::Span<const SlotEpoch> slots) override;
   absl::Status RemoveNode(const std::string& node) override;
+  absl::StatusOr<int64_t> ForgetStaleNodes(int64_t stale_for_us,
+                                           int64_t limit) override;
   absl::StatusOr<int64_t> RequeueOrphans(
       const std::string& node, absl::Span<const SlotEpoch> owned,
       const std::vector<std::string>& running_ids, int max_attempts,

@@ -252,6 +252,18 @@ class StoreApi : public ScheduleStoreApi {
   // Forgets `node`'s heartbeat (it no longer counts as live).
   virtual absl::Status RemoveNode(const std::string& node) = 0;
 
+  // StoreApi::ForgetStaleNodes()
+  //
+  // Deletes up to `limit` node rows (`tw_node`) whose last heartbeat is
+  // older than `stale_for_us` on the database's clock and whose name no
+  // slot's lease row carries (others took all their slots; a node that
+  // still names a slot, expired or not, stays, and so does a heartbeat that
+  // commits meanwhile); returns how many. A forgotten node that comes back
+  // is recorded again by its next heartbeat, as a new one. Test:
+  // StoreNodeTest.StaleNodesWhoseSlotsOthersTookAreForgotten (both stores).
+  virtual absl::StatusOr<int64_t> ForgetStaleNodes(int64_t stale_for_us,
+                                                   int64_t limit) = 0;
+
   // StoreApi::RequeueOrphans()
   //
   // Moves this node's RUNNING rows of `owned` (same epochs, still this

@@ -156,6 +156,18 @@ constexpr char kRemoveNodeSql[] = R"sql(
 DELETE FROM tw_node WHERE node_id = $1
 )sql";
 
+// The outer condition repeats the heartbeat's: a DELETE that waited on the
+// row lock of a heartbeat committing meanwhile re-checks it on the row's
+// new version, and keeps the row.
+constexpr char kForgetStaleNodesSql[] = R"sql(
+DELETE FROM tw_node WHERE node_id IN (
+  SELECT n.node_id FROM tw_node n
+  WHERE n.heartbeat_us < tw_now_us() - $1
+    AND NOT EXISTS (SELECT FROM tw_slot_lease l WHERE l.owner = n.node_id)
+  ORDER BY n.heartbeat_us LIMIT $2)
+  AND heartbeat_us < tw_now_us() - $1
+)sql";
+
 }  // namespace
 
 absl::StatusOr<Renewal> Store::Renew(const std::string& node,
@@ -249,6 +261,16 @@ absl::StatusOr<int64_t> Store::RequeueOrphans(
 
 absl::Status Store::RemoveNode(const std::string& node) {
   return PgExec(conn_, kRemoveNodeSql, PgParams().Text(node)).status();
+}
+
+absl::StatusOr<int64_t> Store::ForgetStaleNodes(int64_t stale_for_us,
+                                                int64_t limit) {
+  absl::StatusOr<PgResult> r = PgExec(
+      conn_, kForgetStaleNodesSql, PgParams().Int64(stale_for_us).Int64(limit));
+  if (!r.ok()) return r.status();
+  int64_t deleted = 0;
+  (void)absl::SimpleAtoi(PQcmdTuples(r->get()), &deleted);
+  return deleted;
 }
 
 }  // namespace durable_internal

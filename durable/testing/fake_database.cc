@@ -63,6 +63,17 @@ std::map<std::string, FakeDatabase::Task> FakeDatabase::Tasks() {
   return tasks_;
 }
 
+std::map<std::string, int64_t> FakeDatabase::Nodes() {
+  internal::MutexLock lock(mu_);
+  return nodes_;
+}
+
+void FakeDatabase::SetNodeHeartbeat(const std::string& node,
+                                    int64_t heartbeat_us) {
+  internal::MutexLock lock(mu_);
+  nodes_[node] = heartbeat_us;
+}
+
 int64_t FakeDatabase::NowLocked() { return now_us_(); }
 
 absl::Status FakeDatabase::TakeFailure(const std::string& method) {

@@ -122,6 +122,14 @@ class FakeDatabase {
   // compares versions and epochs before and after a statement).
   std::map<std::string, Task> Tasks();
 
+  // FakeDatabase::Nodes(), SetNodeHeartbeat()
+  //
+  // The node rows (tw_node: node id -> last heartbeat, on the database's
+  // clock), and one written as if its last heartbeat were at
+  // `heartbeat_us` (a test ages a node without waiting).
+  std::map<std::string, int64_t> Nodes();
+  void SetNodeHeartbeat(const std::string& node, int64_t heartbeat_us);
+
  private:
   friend class FakeStore;
 

@@ -83,6 +83,8 @@ class FakeStore final : public durable_internal::StoreApi {
       const std::string& node,
       absl::Span<const durable_internal::SlotEpoch> slots) override;
   absl::Status RemoveNode(const std::string& node) override;
+  absl::StatusOr<int64_t> ForgetStaleNodes(int64_t stale_for_us,
+                                           int64_t limit) override;
   absl::StatusOr<int64_t> RequeueOrphans(
       const std::string& node,
       absl::Span<const durable_internal::SlotEpoch> owned,

@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <utility>
+#include <vector>
 
 #include "absl/container/flat_hash_set.h"
 #include "absl/time/time.h"
@@ -169,6 +170,30 @@ absl::Status FakeStore::RemoveNode(const std::string& node) {
   TW_FAKE_FAIL("RemoveNode");
   db_->nodes_.erase(node);
   return absl::OkStatus();
+}
+
+absl::StatusOr<int64_t> FakeStore::ForgetStaleNodes(int64_t stale_for_us,
+                                                    int64_t limit) {
+  internal::MutexLock lock(db_->mu_);
+  TW_FAKE_FAIL("ForgetStaleNodes");
+  const int64_t now_us = db_->NowLocked();
+  std::vector<std::pair<int64_t, std::string>> stale;  // Oldest first.
+  for (const auto& [node, heartbeat_us] : db_->nodes_) {
+    if (heartbeat_us >= now_us - stale_for_us) continue;
+    bool names_a_slot = false;
+    for (const FakeDatabase::Lease& lease : db_->leases_) {
+      names_a_slot = names_a_slot || lease.owner == node;
+    }
+    if (!names_a_slot) stale.emplace_back(heartbeat_us, node);
+  }
+  std::sort(stale.begin(), stale.end());
+  int64_t deleted = 0;
+  for (const auto& [heartbeat_us, node] : stale) {
+    if (deleted >= limit) break;
+    db_->nodes_.erase(node);
+    ++deleted;
+  }
+  return deleted;
 }
 
 absl::StatusOr<int64_t> FakeStore::RequeueOrphans(

@@ -1,0 +1,145 @@
+// Copyright 2026 The timingwheel Authors.
+//
+// Node rows (tw_node) of nodes gone for good are deleted, on both stores
+// (two_store_fixture.h): `StoreApi::ForgetStaleNodes()` deletes a node whose
+// heartbeat is older than asked and whose name no slot's lease carries, and
+// keeps a node that still names a slot or beat recently; a scheduler's
+// cleanup runs it with `max(retain_finished, kMinStaleNodeAge)`. Nodes are
+// aged by writing their heartbeat back in time, never by waiting.
+
+#include <map>
+#include <memory>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "absl/time/clock.h"
+#include "absl/time/time.h"
+#include "durable/durable_options.h"
+#include "durable/sql/store.h"
+#include "durable/sql/store_api.h"
+#include "durable/testing/fake_store.h"
+#include "durable/testing/postgres_fixture.h"
+#include "gtest/gtest.h"
+#include "tests/durable/test_util.h"
+#include "tests/durable/two_store_fixture.h"
+
+namespace timingwheel {
+namespace durable_test {
+namespace {
+
+using durable_internal::StoreApi;
+
+constexpr int kSlots = 2;
+constexpr int64_t kMinuteUs = int64_t{60} * 1000 * 1000;
+
+class StaleNodesTest : public TwoStoreFixture {
+ protected:
+  std::unique_ptr<StoreApi> Open() {
+    if (fake()) return std::make_unique<durable_testing::FakeStore>(fake_db_);
+    auto store = durable_internal::Store::Connect(pg_->conninfo());
+    EXPECT_TRUE(store.ok()) << store.status();
+    return store.ok() ? *std::move(store) : nullptr;
+  }
+
+  // The node rows' ids, in order, joined by commas.
+  std::string NodeIds() {
+    if (fake()) {
+      std::vector<std::string> ids;
+      for (const auto& [id, heartbeat_us] : fake_db_->Nodes()) {
+        ids.push_back(id);
+      }
+      return absl::StrJoin(ids, ",");
+    }
+    auto text = durable_testing::QueryText(
+        pg_->conninfo(),
+        "SELECT coalesce(string_agg(node_id, ',' ORDER BY node_id), '') "
+        "FROM tw_node");
+    EXPECT_TRUE(text.ok()) << text.status();
+    return text.ok() ? *text : "?";
+  }
+
+  // Writes `node`'s last heartbeat `age_us` ago (the row is made if none).
+  void Age(const std::string& node, int64_t age_us) {
+    const int64_t at_us = absl::ToUnixMicros(absl::Now()) - age_us;
+    if (fake()) {
+      fake_db_->SetNodeHeartbeat(node, at_us);
+      return;
+    }
+    ASSERT_TRUE(
+        durable_testing::ExecSql(
+            pg_->conninfo(),
+            absl::StrCat("INSERT INTO tw_node VALUES ('", node, "', ", at_us,
+                         ") ON CONFLICT (node_id) DO UPDATE "
+                         "SET heartbeat_us = EXCLUDED.heartbeat_us"))
+            .ok());
+  }
+};
+
+TEST_P(StaleNodesTest, StaleNodesWhoseSlotsOthersTookAreForgotten) {
+  std::unique_ptr<StoreApi> store = Open();
+  ASSERT_NE(store, nullptr);
+  ASSERT_TRUE(store->EnsureSchema(kSlots).ok());
+  // "holder" takes both slots, then goes silent: its name stays on them.
+  ASSERT_TRUE(store->Renew("holder", {}, kMinuteUs, 0, false).ok());
+  auto owned = store->Acquire("holder", kSlots, kMinuteUs, 10, 0, {});
+  ASSERT_TRUE(owned.ok()) << owned.status();
+  ASSERT_EQ(owned->size(), static_cast<size_t>(kSlots));
+  Age("holder", 120 * kMinuteUs);
+  // "gone-1" and "gone-2" hold nothing and were last seen 2 h and 3 h ago;
+  // "recent" 10 minutes ago.
+  Age("gone-1", 120 * kMinuteUs);
+  Age("gone-2", 180 * kMinuteUs);
+  Age("recent", 10 * kMinuteUs);
+  ASSERT_EQ(NodeIds(), "gone-1,gone-2,holder,recent");
+
+  // Stale for an hour, at most one: the oldest goes first.
+  auto forgotten = store->ForgetStaleNodes(60 * kMinuteUs, 1);
+  ASSERT_TRUE(forgotten.ok()) << forgotten.status();
+  EXPECT_EQ(*forgotten, 1);
+  EXPECT_EQ(NodeIds(), "gone-1,holder,recent");
+  forgotten = store->ForgetStaleNodes(60 * kMinuteUs, 100);
+  ASSERT_TRUE(forgotten.ok()) << forgotten.status();
+  EXPECT_EQ(*forgotten, 1);
+  // The holder still names both slots (its leases lapsed, nobody took
+  // them: status shows that as a problem), and "recent" beat within the
+  // hour.
+  EXPECT_EQ(NodeIds(), "holder,recent");
+
+  // Once another node took its slots, the holder is forgotten too; a
+  // forgotten node that comes back is recorded by its next heartbeat.
+  ASSERT_TRUE(store->Release("holder", *owned).ok());
+  auto taken = store->Acquire("taker", kSlots, kMinuteUs, 10, 0, {});
+  ASSERT_TRUE(taken.ok()) << taken.status();
+  ASSERT_EQ(taken->size(), static_cast<size_t>(kSlots));
+  forgotten = store->ForgetStaleNodes(60 * kMinuteUs, 100);
+  ASSERT_TRUE(forgotten.ok()) << forgotten.status();
+  EXPECT_EQ(*forgotten, 1);
+  EXPECT_EQ(NodeIds(), "recent");
+  ASSERT_TRUE(store->Renew("gone-1", {}, kMinuteUs, 0, false).ok());
+  EXPECT_EQ(NodeIds(), "gone-1,recent");
+}
+
+TEST_P(StaleNodesTest, ASchedulersCleanupForgetsANodeGoneForLong) {
+  DurableOptions options = Options("worker", kSlots);
+  options.retain_finished = absl::Milliseconds(200);  // Cleanup every 100 ms.
+  std::unique_ptr<DurableScheduler> scheduler = Start(options);
+  ASSERT_NE(scheduler, nullptr);
+  ASSERT_TRUE(WaitFor([&] { return scheduler->Metrics().slots_owned > 0; }));
+  // Gone for just under kMinStaleNodeAge (far past retain_finished): kept.
+  // Gone for longer: forgotten.
+  const int64_t min_age_us = absl::ToInt64Microseconds(kMinStaleNodeAge);
+  Age("nearly", min_age_us - 10 * kMinuteUs);
+  Age("long-gone", min_age_us + kMinuteUs);
+  EXPECT_TRUE(WaitFor([&] { return NodeIds() == "nearly,worker"; }))
+      << NodeIds();
+  scheduler->Shutdown();
+}
+
+TW_TWO_STORE_SUITE(StaleNodesTest);
+
+}  // namespace
+}  // namespace durable_test
+}  // namespace timingwheel

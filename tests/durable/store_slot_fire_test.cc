@@ -19,6 +19,7 @@
 #include <memory>
 #include <ostream>
 #include <string>
+#include <thread>
 #include <utility>
 #include <vector>
 
@@ -36,6 +37,7 @@
 #include "durable/testing/store_inspector.h"
 #include "durable/testing/store_lock.h"
 #include "gtest/gtest.h"
+#include "libpq-fe.h"
 #include "tests/durable/two_store_fixture.h"
 
 namespace timingwheel {
@@ -519,6 +521,107 @@ TEST_P(StoreSlotFireTest, AFiredRowIsARunningAttemptNotYetCounted) {
   ASSERT_TRUE(info.ok()) << info.status();
   EXPECT_EQ(info->state, TaskState::kSuccess);
   EXPECT_EQ(info->attempt, 1);
+}
+
+// breaker: a slot named twice in `owned` (a precondition the caller
+// breaks) must still not make the real store differ from the fake: the
+// fake fires both due rows of the slot; PostgreSQL counts each row twice
+// against the kind's share (the lease join returns the slot twice), fires
+// one, and reports the slot twice in next_due.
+TEST_P(StoreSlotFireTest, BreakerASlotNamedTwiceFiresAsTheFakeDoes) {
+  const std::vector<SlotEpoch> owned = Own("a");
+  const int64_t t = NowUs() - 10 * kSecondUs;
+  const std::string first = Put(0, "first", t);
+  const std::string second = Put(0, "second", t + 1);
+  std::vector<SlotEpoch> twice = owned;
+  twice.push_back(owned[0].slot == 0 ? owned[0] : owned[1]);
+  const SlotFire fire = Fire("a", twice, {{"", 2}});
+  EXPECT_EQ(Ids(fire.started), (std::vector<std::string>{first, second}));
+  EXPECT_EQ(fire.next_due.size(), 2u);
+}
+
+// breaker: a kind name PostgreSQL cannot hold as text (invalid UTF-8, or a
+// NUL byte) among the capacities: the fake gives it nothing and fires the
+// rest; PostgreSQL fails the whole fire.
+TEST_P(StoreSlotFireTest, BreakerAKindNameNotUtf8DoesNotFailTheFire) {
+  const std::vector<SlotEpoch> owned = Own("a");
+  const std::string x = Put(0, "x", NowUs() - kSecondUs);
+  absl::StatusOr<SlotFire> fire =
+      store_->FireSlots("a", owned, {{"", 10}, {"\xff", 1}}, 100);
+  ASSERT_TRUE(fire.ok()) << fire.status();
+  EXPECT_EQ(Ids(fire->started), std::vector<std::string>{x});
+}
+
+// breaker (held?): a takeover that locked the lease row first and commits
+// while the fire waits on it fences the fire (nothing of that slot runs
+// under the stale epoch).
+TEST_P(StoreSlotFireTest, BreakerATakeoverCommittingWhileTheFireWaitsFencesIt) {
+  if (fake()) GTEST_SKIP() << "no locks in the fake";
+  const std::vector<SlotEpoch> owned = Own("a");
+  const std::string x = Put(0, "x", NowUs() - kSecondUs);
+  PGconn* taker = PQconnectdb(pg_->conninfo().c_str());
+  ASSERT_EQ(PQstatus(taker), CONNECTION_OK);
+  auto exec = [&](const char* sql) {
+    PGresult* r = PQexec(taker, sql);
+    const bool ok = PQresultStatus(r) == PGRES_COMMAND_OK ||
+                    PQresultStatus(r) == PGRES_TUPLES_OK;
+    EXPECT_TRUE(ok) << sql << ": " << PQerrorMessage(taker);
+    PQclear(r);
+  };
+  exec("BEGIN");
+  exec("SELECT slot FROM tw_slot_lease WHERE slot = 0 FOR UPDATE SKIP LOCKED");
+  exec("UPDATE tw_slot_lease SET owner = 'b', epoch = epoch + 1, "
+       "lease_until_us = tw_now_us() + 60000000 WHERE slot = 0");
+  absl::StatusOr<SlotFire> fire;
+  std::thread firer([&] { fire = store_->FireSlots("a", owned, kDefaultOnly, 100); });
+  absl::SleepFor(absl::Milliseconds(300));
+  exec("COMMIT");
+  firer.join();
+  PQfinish(taker);
+  ASSERT_TRUE(fire.ok()) << fire.status();
+  EXPECT_TRUE(fire->started.empty()) << fire->started[0].task.id;
+  EXPECT_EQ(StateOf(x), TaskState::kPending);
+}
+
+// breaker (held?): a SCHEDULED row this owner claimed under its current
+// epoch: FireSlots fires it, and the wheel's StartRunning of the same row
+// afterwards starts nothing (no double start); the reverse order as well.
+TEST_P(StoreSlotFireTest, BreakerAClaimedRowIsStartedOnceByEitherFire) {
+  const std::vector<SlotEpoch> owned = Own("a");
+  const std::string x = Put(0, "x", NowUs() - kSecondUs);
+  const std::string y = Put(1, "y", NowUs() - kSecondUs);
+  auto claimed = store_->ClaimDue("a", owned, /*horizon_us=*/kMinuteUs, 10);
+  ASSERT_TRUE(claimed.ok()) << claimed.status();
+  ASSERT_EQ(claimed->tasks.size(), 2u);
+  std::vector<durable_internal::WheelEntry> wx, wy;
+  for (const auto& e : claimed->tasks) (e.id == x ? wx : wy).push_back(e);
+  // y: the wheel first.
+  auto started_y = store_->StartRunning("a", wy);
+  ASSERT_TRUE(started_y.ok()) << started_y.status();
+  ASSERT_EQ(started_y->started.size(), 1u);
+  const SlotFire fire = Fire("a", owned, kDefaultOnly);
+  EXPECT_EQ(Ids(fire.started), std::vector<std::string>{x});
+  auto again = store_->StartRunning("a", wx);
+  ASSERT_TRUE(again.ok()) << again.status();
+  EXPECT_TRUE(again->started.empty());
+  EXPECT_TRUE(again->not_due.empty());
+}
+
+// breaker: limits 0 and negative, a share above the limit, a negative
+// share, huge values: same answers on both stores.
+TEST_P(StoreSlotFireTest, BreakerLimitsAndSharesAtTheEdges) {
+  const std::vector<SlotEpoch> owned = Own("a");
+  const int64_t t = NowUs() - 10 * kSecondUs;
+  std::vector<std::string> ids;
+  for (int i = 0; i < 4; ++i) ids.push_back(Put(i % 2, absl::StrCat("e", i), t + i));
+  EXPECT_TRUE(Fire("a", owned, kDefaultOnly, -1).started.empty());
+  EXPECT_TRUE(Fire("a", owned, kDefaultOnly, INT64_MIN).started.empty());
+  EXPECT_TRUE(Fire("a", owned, {{"", -5}}, 10).started.empty());
+  EXPECT_TRUE(Fire("a", owned, {{"", INT64_MIN}}, 10).started.empty());
+  EXPECT_EQ(Ids(Fire("a", owned, {{"", 1000}}, 1).started),
+            std::vector<std::string>{ids[0]});
+  EXPECT_EQ(Ids(Fire("a", owned, {{"", INT64_MAX}}, INT64_MAX).started),
+            (std::vector<std::string>{ids[1], ids[2], ids[3]}));
 }
 
 TW_TWO_STORE_SUITE(StoreSlotFireTest);

@@ -5,13 +5,16 @@
 // DurableClient created (no scheduler runs, so the occurrences it writes
 // stay PENDING where the test can count them).
 
+#include <cstdio>
 #include <memory>
 #include <string>
 #include <utility>
 #include <vector>
 
 #include "absl/strings/str_cat.h"
+#include "absl/time/clock.h"
 #include "absl/time/time.h"
+#include "durable/admin_store.h"
 #include "durable/durable_client.h"
 #include "durable/recurrence/occurrence_id.h"
 #include "durable/testing/postgres_fixture.h"
@@ -143,6 +146,74 @@ TEST_F(TwctlSchedulesTest, ResumeWritesTheRunsMissedAsTheCatchUpPolicySays) {
   auto info = client_->GetSchedule("often");
   ASSERT_TRUE(info.ok()) << info.status();
   EXPECT_LE(info->next_run, absl::Now()) << "the run written is due";
+}
+
+// breaker: a resume that fails for a reason other than the name (here the
+// schedule's kind is no longer registered: the occurrence insert answers
+// NotFound "unknown task kind") is reported as "no schedule with this
+// name", exit 3, although the schedule exists (and stays paused).
+TEST_F(TwctlSchedulesTest, BreakerResumeWithAForgottenKindIsNotAnUnknownName) {
+  ASSERT_TRUE(durable_testing::ExecSql(
+                  db_->conninfo(),
+                  "INSERT INTO tw_kind VALUES ('mail', 'n', 0)")
+                  .ok());
+  RecurringSchedule s;
+  s.name = "mailer";
+  s.kind = "mail";
+  s.every = absl::Hours(1);
+  s.anchor = absl::Now() - absl::Minutes(1);
+  s.payload = "m";
+  ASSERT_TRUE(client_->CreateSchedule(s).ok());
+  Ran paused = Db({"pause-schedule", "mailer"});
+  ASSERT_EQ(paused.code, 0) << Describe(paused);
+  // The kind is forgotten meanwhile (no scheduler registered it lately).
+  ASSERT_TRUE(
+      durable_testing::ExecSql(db_->conninfo(), "DELETE FROM tw_kind").ok());
+  Ran resumed = Db({"resume-schedule", "mailer"});
+  std::printf("resume-schedule: %s\n", Describe(resumed).c_str());
+  auto info = client_->GetSchedule("mailer");
+  ASSERT_TRUE(info.ok()) << info.status();
+  EXPECT_TRUE(info->paused) << "the resume rolled back";
+  EXPECT_NE(resumed.code, 3) << "the schedule exists: " << Describe(resumed);
+  EXPECT_EQ(resumed.err.find("no schedule with this name"), std::string::npos)
+      << resumed.err;
+}
+
+// breaker: AdminStore::Impl::Writing's promise ("retried once when the
+// connection was found lost before the write began"), as RunWrite keeps
+// it for Retry/Cancel: a long-lived AdminStore (the dashboard's) whose idle
+// connection was ended answers the next Pause with Unavailable "may or may
+// not have been committed", although nothing was sent; a Cancel in the
+// same situation reconnects and succeeds.
+TEST_F(TwctlSchedulesTest, BreakerPauseAfterAnIdleConnectionWasLost) {
+  RecurringSchedule s;
+  s.name = "idle";
+  s.every = absl::Hours(1);
+  s.anchor = absl::Now() + absl::Hours(1);
+  s.payload = "i";
+  ASSERT_TRUE(client_->CreateSchedule(s).ok());
+  auto admin = AdminStore::Connect(db_->conninfo());
+  ASSERT_TRUE(admin.ok()) << admin.status();
+  const std::string kill =
+      "SELECT count(pg_terminate_backend(pid)) FROM pg_stat_activity "
+      "WHERE application_name = 'timingwheel-admin' "
+      "AND datname = current_database()";
+
+  // Cancel (RunWrite): schema checked, the connection ended while idle.
+  ASSERT_TRUE((*admin)->Schedules().ok());
+  ASSERT_TRUE(durable_testing::QueryInt(db_->conninfo(), kill).ok());
+  absl::SleepFor(absl::Milliseconds(200));
+  auto cancelled = (*admin)->Cancel("no-such-task");
+  EXPECT_TRUE(cancelled.ok()) << "Cancel: " << cancelled.status();
+
+  // Pause (Writing): the same.
+  ASSERT_TRUE((*admin)->Schedules().ok());
+  ASSERT_TRUE(durable_testing::QueryInt(db_->conninfo(), kill).ok());
+  absl::SleepFor(absl::Milliseconds(200));
+  absl::Status paused = (*admin)->PauseSchedule("idle");
+  std::printf("PauseSchedule after the idle connection was ended: %s\n",
+              paused.ToString().c_str());
+  EXPECT_TRUE(paused.ok()) << paused;
 }
 
 }  // namespace

@@ -409,7 +409,9 @@ class AdminStore {
   // and writes the occurrences due now, as its catch-up policy says (their
   // slots' owners are woken at commit); delete removes the schedule and its
   // waiting occurrences, false when there was none. NotFound for an
-  // unknown name (pause, resume), InvalidArgument for a name
+  // unknown name (pause, resume); FailedPrecondition for a resume whose
+  // schedule's kind is no longer registered (it stays paused);
+  // InvalidArgument for a name
   // a stored schedule cannot have (empty, or over `kMaxScheduleNameBytes`). A
   // connection lost during the write says the change may or may not have
   // committed. Test: TwctlTest.PauseResumeAndDeleteASchedule.

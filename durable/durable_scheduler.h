@@ -325,7 +325,8 @@ class DurableScheduler {
   // DurableScheduler::ResumeSchedule()
   //
   // Un-pauses; `policy.catch_up` decides which occurrences missed during
-  // the pause run. NotFound.
+  // the pause run. NotFound for an unknown name; FailedPrecondition, the
+  // schedule still paused, when its kind is no longer registered.
   absl::Status ResumeSchedule(absl::string_view name);
 
   // DurableScheduler::DeleteSchedule()

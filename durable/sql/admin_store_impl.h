@@ -22,6 +22,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/time/time.h"
 #include "durable/admin_store.h"
+#include "durable/sql/pg_exec.h"
 #include "libpq-fe.h"
 
 namespace timingwheel {
@@ -98,6 +99,11 @@ class AdminStore::Impl {
       status = EnsureConnected();
       if (!status.ok()) return status;
       status = CheckSchema();
+      // A connection the server ended while it sat idle shows only when
+      // used: probe it, so that it is re-established before the write.
+      if (status.ok()) {
+        status = durable_internal::PgExec(conn_, "SELECT 1").status();
+      }
       if (!absl::IsUnavailable(status)) break;
     }
     if (!status.ok()) return status;

@@ -393,7 +393,10 @@ absl::StatusOr<ScheduleWrite> ResumeScheduleTx(PGconn* conn,
             PgExec(conn, kResumeSql, PgParams().Bytes(name));
         if (!r.ok()) return r.status();
         if (r->rows() == 0) return absl::NotFoundError("no such schedule");
-        return AdvanceLocked(conn, name, inserter);
+        absl::StatusOr<ScheduleWrite> write =
+            AdvanceLocked(conn, name, inserter);
+        if (!write.ok()) return ResumeWriteError(write.status());
+        return write;
       });
 }
 

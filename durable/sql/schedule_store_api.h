@@ -37,6 +37,7 @@
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
+#include "absl/strings/str_cat.h"
 #include "absl/types/span.h"
 #include "durable/recurring.h"
 #include "durable/sql/store_types.h"
@@ -46,6 +47,19 @@ namespace durable_internal {
 
 // What a schedule write did: the occurrence tasks it inserted (as
 // `StoreApi::Insert()` reports them: `mine` for the inserter's own wheel).
+// ResumeWriteError()
+//
+// What a resume answers when writing the occurrences it owes failed with
+// `status`: NotFound there (the schedule's kind is not registered any
+// more) becomes FailedPrecondition, so that a resume's NotFound keeps
+// meaning "no such schedule". Both stores use it.
+inline absl::Status ResumeWriteError(const absl::Status& status) {
+  if (!absl::IsNotFound(status)) return status;
+  return absl::FailedPreconditionError(absl::StrCat(
+      "cannot resume: ", status.message(),
+      " (a scheduler with a handler for the schedule's kind registers it)"));
+}
+
 struct ScheduleWrite {
   InsertResult inserted;
   int64_t written = 0;  // Occurrence tasks written.
@@ -98,7 +112,9 @@ class ScheduleStoreApi {
   // ScheduleStoreApi::ResumeSchedule()
   //
   // Clears the paused flag and advances (the catch-up policy decides which
-  // occurrences missed meanwhile run). NotFound.
+  // occurrences missed meanwhile run). NotFound for an unknown schedule;
+  // FailedPrecondition (nothing changed) when its kind is not registered
+  // any more (`ResumeWriteError()`).
   virtual absl::StatusOr<ScheduleWrite> ResumeSchedule(
       const std::string& name, const Inserter& inserter) = 0;
 

@@ -357,7 +357,8 @@ class StoreApi : public ScheduleStoreApi {
   // given epoch, lease valid), waiting rows only (PENDING, or SCHEDULED
   // under any epoch: never RUNNING or finished), in due order, then higher
   // priority first, then by id, at most `free_by_kind[kind]` of each kind
-  // (a kind it does not name gets none) and at most `limit` in all, and at
+  // (a kind it does not name, or names with a name no task can carry, gets
+  // none) and at most `limit` in all, and at
   // most a share of each kind from one slot (`limit` over the slots held,
   // rounded up: the statement reads about its limit however many rows are
   // due, and a slot with more keeps them, its next due time already due),

@@ -20,6 +20,7 @@
 #include "durable/sql/pg_params.h"
 #include "durable/sql/store.h"
 #include "durable/sql/store_internal.h"
+#include "durable/task_kind.h"
 
 namespace timingwheel {
 namespace durable_internal {
@@ -96,7 +97,8 @@ free AS (
   FROM unnest($4::text[], $5::int8[]) AS b(kind, free)
   WHERE b.free > 0),
 share AS (
-  SELECT (greatest($6, 0) + count(*) - 1) / greatest(count(*), 1) AS rows
+  SELECT greatest($6, 0) / greatest(count(*), 1)
+         + (greatest($6, 0) % greatest(count(*), 1) > 0)::int AS rows
   FROM mine),
 cand AS MATERIALIZED (
   SELECT x.task_id, x.kind, x.due_us, x.priority, mine.epoch, free.free,
@@ -156,13 +158,31 @@ bool ReadSlotDue(const PgResult& r, int row, int slot, int epoch, int next,
 
 bool BySlot(const SlotDue& a, const SlotDue& b) { return a.slot < b.slot; }
 
+// `owned` with each (slot, epoch) once: a slot named twice is held, fired
+// and reported once, as in the fake store.
+std::vector<SlotEpoch> Distinct(absl::Span<const SlotEpoch> owned) {
+  std::vector<SlotEpoch> distinct(owned.begin(), owned.end());
+  const auto key = [](const SlotEpoch& s) {
+    return std::make_pair(s.slot, s.epoch);
+  };
+  std::sort(
+      distinct.begin(), distinct.end(),
+      [&](const SlotEpoch& a, const SlotEpoch& b) { return key(a) < key(b); });
+  distinct.erase(std::unique(distinct.begin(), distinct.end(),
+                             [&](const SlotEpoch& a, const SlotEpoch& b) {
+                               return key(a) == key(b);
+                             }),
+                 distinct.end());
+  return distinct;
+}
+
 }  // namespace
 
 absl::StatusOr<SlotDues> Store::NextDueBySlot(
     const std::string& node, absl::Span<const SlotEpoch> owned) {
   std::vector<int32_t> slots;
   std::vector<int64_t> epochs;
-  SplitSlots(owned, &slots, &epochs);
+  SplitSlots(Distinct(owned), &slots, &epochs);
   absl::StatusOr<PgResult> r =
       PgExec(conn_, kNextDueSql,
              PgParams().Text(node).Int32Array(slots).Int64Array(epochs));
@@ -189,10 +209,13 @@ absl::StatusOr<SlotFire> Store::FireSlots(const std::string& node,
                                           int64_t limit) {
   std::vector<int32_t> slots;
   std::vector<int64_t> epochs;
-  SplitSlots(owned, &slots, &epochs);
+  SplitSlots(Distinct(owned), &slots, &epochs);
   std::vector<absl::string_view> kinds;
   std::vector<int64_t> free;
   for (const auto& [kind, places] : free_by_kind) {
+    // A name no stored task can carry matches nothing (the fake the same);
+    // passed on, one not UTF-8 would fail the whole statement.
+    if (!CheckKindName(kind).ok()) continue;
     kinds.push_back(kind);
     free.push_back(places);
   }

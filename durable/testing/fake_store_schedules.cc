@@ -237,7 +237,10 @@ absl::StatusOr<ScheduleWrite> FakeStore::ResumeSchedule(
   found->second.paused = false;
   found->second.version = db_->next_version_++;
   absl::StatusOr<ScheduleWrite> write = AdvanceLocked(name, inserter);
-  if (!write.ok()) RestoreLocked(std::move(before));
+  if (!write.ok()) {
+    RestoreLocked(std::move(before));
+    return durable_internal::ResumeWriteError(write.status());
+  }
   return write;
 }
 

@@ -108,7 +108,8 @@ absl::StatusOr<SlotFire> FakeStore::FireSlots(const std::string& node,
   }
   std::sort(due.begin(), due.end());
   const int64_t slots = std::max<int64_t>(1, held.size());
-  const int64_t share = (std::max<int64_t>(limit, 0) + slots - 1) / slots;
+  const int64_t capped = std::max<int64_t>(limit, 0);
+  const int64_t share = capped / slots + (capped % slots > 0 ? 1 : 0);
   std::map<std::pair<int, std::string>, int64_t> per_slot;  // Slot, kind.
   std::vector<std::tuple<int64_t, int, std::string>> candidates;
   for (const auto& row : due) {

@@ -38,6 +38,7 @@
 #include "durable/testing/store_lock.h"
 #include "gtest/gtest.h"
 #include "libpq-fe.h"
+#include "tests/durable/test_util.h"
 #include "tests/durable/two_store_fixture.h"
 
 namespace timingwheel {
@@ -523,12 +524,10 @@ TEST_P(StoreSlotFireTest, AFiredRowIsARunningAttemptNotYetCounted) {
   EXPECT_EQ(info->attempt, 1);
 }
 
-// breaker: a slot named twice in `owned` (a precondition the caller
-// breaks) must still not make the real store differ from the fake: the
-// fake fires both due rows of the slot; PostgreSQL counts each row twice
-// against the kind's share (the lease join returns the slot twice), fires
-// one, and reports the slot twice in next_due.
-TEST_P(StoreSlotFireTest, BreakerASlotNamedTwiceFiresAsTheFakeDoes) {
+// A slot named twice in `owned` is held, fired and reported once (the
+// lease join once returned it twice: each row counted twice against its
+// kind's share, and the slot twice in next_due).
+TEST_P(StoreSlotFireTest, ASlotNamedTwiceIsFiredOnce) {
   const std::vector<SlotEpoch> owned = Own("a");
   const int64_t t = NowUs() - 10 * kSecondUs;
   const std::string first = Put(0, "first", t);
@@ -540,10 +539,10 @@ TEST_P(StoreSlotFireTest, BreakerASlotNamedTwiceFiresAsTheFakeDoes) {
   EXPECT_EQ(fire.next_due.size(), 2u);
 }
 
-// breaker: a kind name PostgreSQL cannot hold as text (invalid UTF-8, or a
-// NUL byte) among the capacities: the fake gives it nothing and fires the
-// rest; PostgreSQL fails the whole fire.
-TEST_P(StoreSlotFireTest, BreakerAKindNameNotUtf8DoesNotFailTheFire) {
+// A kind name no task can carry (here not UTF-8, which PostgreSQL cannot
+// hold as text) among the capacities gets nothing, and the rest fire: one
+// bad entry never fails the fire.
+TEST_P(StoreSlotFireTest, AKindNameNoTaskCanCarryGetsNothingAndTheRestFire) {
   const std::vector<SlotEpoch> owned = Own("a");
   const std::string x = Put(0, "x", NowUs() - kSecondUs);
   absl::StatusOr<SlotFire> fire =
@@ -552,10 +551,10 @@ TEST_P(StoreSlotFireTest, BreakerAKindNameNotUtf8DoesNotFailTheFire) {
   EXPECT_EQ(Ids(fire->started), std::vector<std::string>{x});
 }
 
-// breaker (held?): a takeover that locked the lease row first and commits
-// while the fire waits on it fences the fire (nothing of that slot runs
-// under the stale epoch).
-TEST_P(StoreSlotFireTest, BreakerATakeoverCommittingWhileTheFireWaitsFencesIt) {
+// A takeover that locked the lease row first and commits while the fire
+// waits on it (seen waiting on a lock in pg_stat_activity) fences the
+// fire: nothing of that slot runs under the stale epoch.
+TEST_P(StoreSlotFireTest, ATakeoverCommittingWhileTheFireWaitsFencesIt) {
   if (fake()) GTEST_SKIP() << "no locks in the fake";
   const std::vector<SlotEpoch> owned = Own("a");
   const std::string x = Put(0, "x", NowUs() - kSecondUs);
@@ -570,11 +569,19 @@ TEST_P(StoreSlotFireTest, BreakerATakeoverCommittingWhileTheFireWaitsFencesIt) {
   };
   exec("BEGIN");
   exec("SELECT slot FROM tw_slot_lease WHERE slot = 0 FOR UPDATE SKIP LOCKED");
-  exec("UPDATE tw_slot_lease SET owner = 'b', epoch = epoch + 1, "
-       "lease_until_us = tw_now_us() + 60000000 WHERE slot = 0");
+  exec(
+      "UPDATE tw_slot_lease SET owner = 'b', epoch = epoch + 1, "
+      "lease_until_us = tw_now_us() + 60000000 WHERE slot = 0");
   absl::StatusOr<SlotFire> fire;
-  std::thread firer([&] { fire = store_->FireSlots("a", owned, kDefaultOnly, 100); });
-  absl::SleepFor(absl::Milliseconds(300));
+  std::thread firer(
+      [&] { fire = store_->FireSlots("a", owned, kDefaultOnly, 100); });
+  EXPECT_TRUE(WaitFor([&] {
+    auto waiting = durable_testing::QueryInt(
+        pg_->conninfo(),
+        "SELECT count(*) FROM pg_stat_activity WHERE wait_event_type = "
+        "'Lock' AND datname = current_database()");
+    return waiting.ok() && *waiting > 0;
+  })) << "the fire never waited on the lease row";
   exec("COMMIT");
   firer.join();
   PQfinish(taker);
@@ -583,10 +590,10 @@ TEST_P(StoreSlotFireTest, BreakerATakeoverCommittingWhileTheFireWaitsFencesIt) {
   EXPECT_EQ(StateOf(x), TaskState::kPending);
 }
 
-// breaker (held?): a SCHEDULED row this owner claimed under its current
-// epoch: FireSlots fires it, and the wheel's StartRunning of the same row
-// afterwards starts nothing (no double start); the reverse order as well.
-TEST_P(StoreSlotFireTest, BreakerAClaimedRowIsStartedOnceByEitherFire) {
+// A SCHEDULED row this owner claimed under its current epoch: FireSlots
+// fires it, and the wheel's StartRunning of the same row afterwards starts
+// nothing (no double start); the reverse order as well.
+TEST_P(StoreSlotFireTest, AClaimedRowIsStartedOnceByEitherFire) {
   const std::vector<SlotEpoch> owned = Own("a");
   const std::string x = Put(0, "x", NowUs() - kSecondUs);
   const std::string y = Put(1, "y", NowUs() - kSecondUs);
@@ -607,13 +614,14 @@ TEST_P(StoreSlotFireTest, BreakerAClaimedRowIsStartedOnceByEitherFire) {
   EXPECT_TRUE(again->not_due.empty());
 }
 
-// breaker: limits 0 and negative, a share above the limit, a negative
-// share, huge values: same answers on both stores.
-TEST_P(StoreSlotFireTest, BreakerLimitsAndSharesAtTheEdges) {
+// Limits 0 and negative, a share above the limit, a negative share, huge
+// values: the same answers on both stores.
+TEST_P(StoreSlotFireTest, LimitsAndSharesAtTheEdges) {
   const std::vector<SlotEpoch> owned = Own("a");
   const int64_t t = NowUs() - 10 * kSecondUs;
   std::vector<std::string> ids;
-  for (int i = 0; i < 4; ++i) ids.push_back(Put(i % 2, absl::StrCat("e", i), t + i));
+  for (int i = 0; i < 4; ++i)
+    ids.push_back(Put(i % 2, absl::StrCat("e", i), t + i));
   EXPECT_TRUE(Fire("a", owned, kDefaultOnly, -1).started.empty());
   EXPECT_TRUE(Fire("a", owned, kDefaultOnly, INT64_MIN).started.empty());
   EXPECT_TRUE(Fire("a", owned, {{"", -5}}, 10).started.empty());

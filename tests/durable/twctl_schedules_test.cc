@@ -5,7 +5,6 @@
 // DurableClient created (no scheduler runs, so the occurrences it writes
 // stay PENDING where the test can count them).
 
-#include <cstdio>
 #include <memory>
 #include <string>
 #include <utility>
@@ -20,6 +19,7 @@
 #include "durable/testing/postgres_fixture.h"
 #include "durable/testing/store_inspector.h"
 #include "gtest/gtest.h"
+#include "tests/durable/test_util.h"
 #include "tests/durable/twctl_runner.h"
 
 namespace timingwheel {
@@ -29,6 +29,15 @@ using durable_test::Describe;
 using durable_test::Ran;
 using durable_test::Twctl;
 using durable_testing::TaskMatch;
+
+constexpr char kEndAdminSql[] =
+    "SELECT count(pg_terminate_backend(pid)) FROM pg_stat_activity "
+    "WHERE application_name = 'timingwheel-admin' "
+    "AND datname = current_database()";
+constexpr char kAdminSessionsSql[] =
+    "SELECT count(*) FROM pg_stat_activity "
+    "WHERE application_name = 'timingwheel-admin' "
+    "AND datname = current_database()";
 
 class TwctlSchedulesTest : public ::testing::Test {
  protected:
@@ -148,15 +157,14 @@ TEST_F(TwctlSchedulesTest, ResumeWritesTheRunsMissedAsTheCatchUpPolicySays) {
   EXPECT_LE(info->next_run, absl::Now()) << "the run written is due";
 }
 
-// breaker: a resume that fails for a reason other than the name (here the
-// schedule's kind is no longer registered: the occurrence insert answers
-// NotFound "unknown task kind") is reported as "no schedule with this
-// name", exit 3, although the schedule exists (and stays paused).
-TEST_F(TwctlSchedulesTest, BreakerResumeWithAForgottenKindIsNotAnUnknownName) {
-  ASSERT_TRUE(durable_testing::ExecSql(
-                  db_->conninfo(),
-                  "INSERT INTO tw_kind VALUES ('mail', 'n', 0)")
-                  .ok());
+// A resume whose schedule's kind is no longer registered (the occurrence's
+// insert answers NotFound "unknown task kind") is refused, exit 4, and the
+// schedule stays paused; it is not "no schedule with this name" (exit 3).
+TEST_F(TwctlSchedulesTest, AResumeWhoseKindIsGoneIsRefusedAndStaysPaused) {
+  ASSERT_TRUE(
+      durable_testing::ExecSql(db_->conninfo(),
+                               "INSERT INTO tw_kind VALUES ('mail', 'n', 0)")
+          .ok());
   RecurringSchedule s;
   s.name = "mailer";
   s.kind = "mail";
@@ -170,22 +178,19 @@ TEST_F(TwctlSchedulesTest, BreakerResumeWithAForgottenKindIsNotAnUnknownName) {
   ASSERT_TRUE(
       durable_testing::ExecSql(db_->conninfo(), "DELETE FROM tw_kind").ok());
   Ran resumed = Db({"resume-schedule", "mailer"});
-  std::printf("resume-schedule: %s\n", Describe(resumed).c_str());
   auto info = client_->GetSchedule("mailer");
   ASSERT_TRUE(info.ok()) << info.status();
   EXPECT_TRUE(info->paused) << "the resume rolled back";
-  EXPECT_NE(resumed.code, 3) << "the schedule exists: " << Describe(resumed);
-  EXPECT_EQ(resumed.err.find("no schedule with this name"), std::string::npos)
+  EXPECT_EQ(resumed.code, 4) << Describe(resumed);
+  EXPECT_NE(resumed.err.find("cannot resume"), std::string::npos)
       << resumed.err;
+  EXPECT_EQ(Occurrences("mailer"), 0);
 }
 
-// breaker: AdminStore::Impl::Writing's promise ("retried once when the
-// connection was found lost before the write began"), as RunWrite keeps
-// it for Retry/Cancel: a long-lived AdminStore (the dashboard's) whose idle
-// connection was ended answers the next Pause with Unavailable "may or may
-// not have been committed", although nothing was sent; a Cancel in the
-// same situation reconnects and succeeds.
-TEST_F(TwctlSchedulesTest, BreakerPauseAfterAnIdleConnectionWasLost) {
+// A long-lived AdminStore (the dashboard's) whose idle connection the
+// server ended reconnects before a schedule write, as before a task write
+// (Cancel): nothing was sent, so nothing "may have committed".
+TEST_F(TwctlSchedulesTest, AWriteAfterTheIdleConnectionWasEndedReconnects) {
   RecurringSchedule s;
   s.name = "idle";
   s.every = absl::Hours(1);
@@ -194,26 +199,29 @@ TEST_F(TwctlSchedulesTest, BreakerPauseAfterAnIdleConnectionWasLost) {
   ASSERT_TRUE(client_->CreateSchedule(s).ok());
   auto admin = AdminStore::Connect(db_->conninfo());
   ASSERT_TRUE(admin.ok()) << admin.status();
-  const std::string kill =
-      "SELECT count(pg_terminate_backend(pid)) FROM pg_stat_activity "
-      "WHERE application_name = 'timingwheel-admin' "
-      "AND datname = current_database()";
+  // Ends the admin connection and waits until the server has.
+  const auto end_admin_session = [&] {
+    ASSERT_TRUE(durable_testing::QueryInt(db_->conninfo(), kEndAdminSql).ok());
+    ASSERT_TRUE(durable_test::WaitFor([&] {
+      auto left = durable_testing::QueryInt(db_->conninfo(), kAdminSessionsSql);
+      return left.ok() && *left == 0;
+    }));
+  };
 
   // Cancel (RunWrite): schema checked, the connection ended while idle.
   ASSERT_TRUE((*admin)->Schedules().ok());
-  ASSERT_TRUE(durable_testing::QueryInt(db_->conninfo(), kill).ok());
-  absl::SleepFor(absl::Milliseconds(200));
+  end_admin_session();
   auto cancelled = (*admin)->Cancel("no-such-task");
   EXPECT_TRUE(cancelled.ok()) << "Cancel: " << cancelled.status();
 
   // Pause (Writing): the same.
   ASSERT_TRUE((*admin)->Schedules().ok());
-  ASSERT_TRUE(durable_testing::QueryInt(db_->conninfo(), kill).ok());
-  absl::SleepFor(absl::Milliseconds(200));
+  end_admin_session();
   absl::Status paused = (*admin)->PauseSchedule("idle");
-  std::printf("PauseSchedule after the idle connection was ended: %s\n",
-              paused.ToString().c_str());
   EXPECT_TRUE(paused.ok()) << paused;
+  auto info = client_->GetSchedule("idle");
+  ASSERT_TRUE(info.ok()) << info.status();
+  EXPECT_TRUE(info->paused);
 }
 
 }  // namespace

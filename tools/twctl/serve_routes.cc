@@ -453,6 +453,9 @@ void Dashboard::Route() {
       if (absl::IsInvalidArgument(status)) {
         return Send(res, 400, MessagePage("Bad request", status.message()));
       }
+      if (absl::IsFailedPrecondition(status)) {
+        return Send(res, 409, MessagePage("Refused", status.message()));
+      }
       if (!status.ok() && !absl::IsNotFound(status)) return fail(res, status);
       Send(res, status.ok() ? 200 : 404,
            ScheduleActionPage(name, *schedule, status.ok()));

@@ -9,7 +9,6 @@
 #include "tools/twctl/serve_routes.h"
 
 #include <chrono>
-#include <cstdio>
 #include <functional>
 #include <memory>
 #include <string>
@@ -470,16 +469,14 @@ TEST_F(ServeRoutesTest, SchedulesPauseAndResumeFromTheDashboard) {
   EXPECT_EQ(empty->status, 400) << empty->body;
 }
 
-// breaker: a Resume that fails for another reason than the name (the
-// schedule's kind is no longer registered) answers 404 "Resume of schedule
-// ...: not found." although the schedule exists and stays paused; and after
-// the dashboard's idle connection was ended, the first Pause answers 503
-// "may or may not have been committed" (nothing was sent), where Cancel
-// reconnects and succeeds.
-TEST_F(ServeRoutesTest, BreakerScheduleActionsMisreportOtherErrors) {
-  ASSERT_TRUE(durable_testing::ExecSql(
-                  db_->conninfo(), "INSERT INTO tw_kind VALUES ('mail', 'n', 0)")
-                  .ok());
+// A Resume whose schedule's kind is no longer registered is refused (409,
+// saying why; not "not found"), and the schedule stays paused; after the
+// dashboard's idle connection was ended, the next Pause reconnects.
+TEST_F(ServeRoutesTest, ScheduleActionRefusalsAndALostIdleConnection) {
+  ASSERT_TRUE(
+      durable_testing::ExecSql(db_->conninfo(),
+                               "INSERT INTO tw_kind VALUES ('mail', 'n', 0)")
+          .ok());
   RecurringSchedule mailer;
   mailer.name = "mailer";
   mailer.kind = "mail";
@@ -496,15 +493,18 @@ TEST_F(ServeRoutesTest, BreakerScheduleActionsMisreportOtherErrors) {
                            "application/x-www-form-urlencoded");
   ASSERT_TRUE(pause);
   ASSERT_EQ(pause->status, 200) << pause->body;
-  ASSERT_TRUE(durable_testing::ExecSql(db_->conninfo(),
-                                       "DELETE FROM tw_kind WHERE kind = 'mail'")
+  ASSERT_TRUE(durable_testing::ExecSql(
+                  db_->conninfo(), "DELETE FROM tw_kind WHERE kind = 'mail'")
                   .ok());
   auto resume = client.Post("/resume-schedule", headers, form,
                             "application/x-www-form-urlencoded");
   ASSERT_TRUE(resume);
-  std::printf("resume with a forgotten kind: %d\n%s\n", resume->status,
-              resume->body.c_str());
-  EXPECT_NE(resume->status, 404) << resume->body;
+  EXPECT_EQ(resume->status, 409) << resume->body;
+  EXPECT_TRUE(Has(resume->body, "cannot resume")) << resume->body;
+  auto schedules = admin_->Schedules();
+  ASSERT_TRUE(schedules.ok()) << schedules.status();
+  ASSERT_EQ(schedules->size(), 1u);
+  EXPECT_TRUE((*schedules)[0].paused);
 
   const std::string kill =
       "SELECT count(pg_terminate_backend(pid)) FROM pg_stat_activity "
@@ -512,12 +512,16 @@ TEST_F(ServeRoutesTest, BreakerScheduleActionsMisreportOtherErrors) {
       "AND datname = current_database()";
   ASSERT_TRUE(client.Get("/schedules"));
   ASSERT_TRUE(durable_testing::QueryInt(db_->conninfo(), kill).ok());
-  absl::SleepFor(absl::Milliseconds(200));
+  ASSERT_TRUE(WaitFor([&] {
+    auto left = durable_testing::QueryInt(
+        db_->conninfo(),
+        "SELECT count(*) FROM pg_stat_activity WHERE application_name = "
+        "'timingwheel-admin' AND datname = current_database()");
+    return left.ok() && *left == 0;
+  }));
   auto again = client.Post("/pause-schedule", headers, form,
                            "application/x-www-form-urlencoded");
   ASSERT_TRUE(again);
-  std::printf("pause after the idle connection was ended: %d\n%s\n",
-              again->status, again->body.c_str());
   EXPECT_EQ(again->status, 200) << again->body;
 }
 

@@ -9,7 +9,8 @@
 // two producer threads in this process call every public operation through
 // a proxy of their own (chaos_workload.h: the schedule calls, every replace
 // mode alone and concurrently, Reschedule, Cancel, CancelTask of running
-// tasks, recurring schedules, admin retry and discard), and a seeded
+// tasks, recurring schedules (paused, resumed and deleted by the client or
+// an AdminStore), admin retry and discard), and a seeded
 // schedule of faults strikes: kill -9 (and a restart under the same or a new
 // node id), SIGSTOP past the lease TTL, a reply lost after its statement
 // committed (a load, a fire, an outcome, a start mark, an insert, a cancel,

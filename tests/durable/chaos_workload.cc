@@ -368,15 +368,24 @@ void ChaosWorkload::Recurring(Rng& rng, int thread) {
   } else if (action == 1) {
     status = client_->UpdateSchedule(schedule);
     what = "schedule_update";
-  } else if (action == 2) {
-    status = client_->PauseSchedule(name);
-    what = "schedule_pause";
-  } else if (action == 3) {
-    status = client_->ResumeSchedule(name);
-    what = "schedule_resume";
   } else {
-    status = client_->DeleteSchedule(name).status();
-    what = "schedule_delete";
+    // Pause, resume and delete go through the client or, half the time,
+    // an operator's AdminStore (twctl's and the dashboard's path).
+    absl::StatusOr<AdminStore*> admin = client_->Admin();
+    const bool by_admin = rng() % 2 == 0 && admin.ok();
+    if (action == 2) {
+      status = by_admin ? (*admin)->PauseSchedule(name)
+                        : client_->PauseSchedule(name);
+      what = by_admin ? "admin_schedule_pause" : "schedule_pause";
+    } else if (action == 3) {
+      status = by_admin ? (*admin)->ResumeSchedule(name)
+                        : client_->ResumeSchedule(name);
+      what = by_admin ? "admin_schedule_resume" : "schedule_resume";
+    } else {
+      status = by_admin ? (*admin)->DeleteSchedule(name).status()
+                        : client_->DeleteSchedule(name).status();
+      what = by_admin ? "admin_schedule_delete" : "schedule_delete";
+    }
   }
   Count(absl::StrCat(what, status.ok()                ? ""
                            : absl::IsNotFound(status) ? "_not_found"

@@ -367,6 +367,28 @@ TEST_F(TaskKindsTest, AKindNoSchedulerRegisteredForLongIsForgotten) {
   EXPECT_TRUE(scheduler->ScheduleBatch({Request("email-2", "email")}).ok());
 }
 
+// A scheduler confirms its kinds again as soon as it has reconnected (a
+// failover, a restart of the server): the registry's time moves although
+// the 10-minute confirmation is far off.
+TEST_F(TaskKindsTest, KindsAreConfirmedAgainAfterAReconnect) {
+  Recorder email;
+  DurableOptions options = Options("a");
+  options.kinds = {Kind("email", &email)};
+  auto scheduler = Start(options);
+  ASSERT_NE(scheduler, nullptr);
+  Exec("UPDATE tw_kind SET registered_us = tw_now_us() - 7200000000");
+  const std::string aged =
+      "SELECT count(*) FROM tw_kind WHERE kind = 'email' "
+      "AND registered_us < tw_now_us() - 3600000000";
+  ASSERT_EQ(Query(aged), 1);
+  Query(
+      "SELECT count(pg_terminate_backend(pid)) FROM pg_stat_activity "
+      "WHERE datname = current_database() AND pid <> pg_backend_pid()");
+  ASSERT_TRUE(WaitFor([&] { return scheduler->Metrics().reconnects >= 1; }));
+  EXPECT_TRUE(WaitFor([&] { return Query(aged) == 0; }))
+      << "the kind was not confirmed after the reconnect";
+}
+
 TEST_F(TaskKindsTest, WithoutHistoryNoAttemptIsRecorded) {
   DurableOptions options = Options("a");
   options.attempt_history = false;

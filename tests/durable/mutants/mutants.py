@@ -79,6 +79,7 @@ M = {
  "slot_fire_no_epoch": ("durable/sql/store_slot_fire.cc", "    ON l.slot = m.slot AND l.epoch = m.epoch, n\n  WHERE l.owner = $1 AND l.lease_until_us > n.now\n  FOR KEY SHARE OF l),", "    ON l.slot = m.slot, n\n  WHERE l.owner = $1 AND l.lease_until_us > n.now\n  FOR KEY SHARE OF l),"),
  "slot_fire_no_skip_locked": ("durable/sql/store_slot_fire.cc", "    OFFSET 0 FOR UPDATE OF t SKIP LOCKED) x),", "    OFFSET 0 FOR UPDATE OF t) x),"),
  "slot_fire_no_kind_share": ("durable/sql/store_slot_fire.cc", "  WHERE c.nth <= c.free\n", "  WHERE true\n"),
+ "kinds_not_confirmed_after_reconnect": ("durable/scheduler_maintenance.cc", "  (void)store_->RegisterKinds(options_.node_id, registered_kinds_, -1);\n", ""),
  "forget_nodes_naming_slots": ("durable/sql/store_leases.cc", "    AND NOT EXISTS (SELECT FROM tw_slot_lease l WHERE l.owner = n.node_id)\n", ""),
  "slot_fire_reads_every_due_row": ("durable/sql/store_slot_fire.cc", "    LIMIT least(free.free, share.rows)) x),\n", "    LIMIT free.free) x),\n"),
 }
@@ -140,6 +141,7 @@ TESTS = {
  "slot_fire_no_kind_share": ["//tests/durable:store_slot_fire_test"],
  "slot_fire_reads_every_due_row": ["//tests/durable:store_slot_fire_test", "//tests/durable:store_plans_test"],
  "forget_nodes_naming_slots": ["//tests/durable:stale_nodes_test"],
+ "kinds_not_confirmed_after_reconnect": ["//tests/durable:task_kinds_test"],
 }
 
 

@@ -408,7 +408,8 @@ class AdminStore {
   // waiting occurrences (a running one finishes); resume clears the flag
   // and writes the occurrences due now, as its catch-up policy says (their
   // slots' owners are woken at commit); delete removes the schedule and its
-  // waiting occurrences, false when there was none. NotFound for an
+  // waiting occurrences, false when there was none. Errors name the
+  // schedule (C-escaped). NotFound for an
   // unknown name (pause, resume); FailedPrecondition for a resume whose
   // schedule's kind is no longer registered (it stays paused);
   // InvalidArgument for a name

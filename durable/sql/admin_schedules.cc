@@ -9,6 +9,8 @@
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
+#include "absl/strings/escaping.h"
+#include "absl/strings/str_cat.h"
 #include "durable/admin_store.h"
 #include "durable/recurrence/schedule_plan.h"
 #include "durable/sql/admin_store_impl.h"
@@ -17,6 +19,18 @@
 #include "durable/sql/store_types.h"
 
 namespace timingwheel {
+namespace {
+
+// `status` with the schedule's name (C-escaped) in front of its message.
+absl::Status Named(absl::string_view name, const absl::Status& status) {
+  if (status.ok()) return status;
+  return absl::Status(status.code(),
+                      absl::StrCat("schedule \"", absl::CHexEscape(name),
+                                   "\": ", status.message()));
+}
+
+}  // namespace
+
 absl::Status AdminStore::PauseSchedule(absl::string_view name) {
   absl::Status valid = durable_internal::CheckScheduleName(name);
   if (!valid.ok()) return valid;
@@ -24,14 +38,15 @@ absl::Status AdminStore::PauseSchedule(absl::string_view name) {
   internal::MutexLock lock(mu_);
   // The lambda runs under the lock (the analysis does not follow it).
   Impl* const impl = impl_.get();
-  return impl
-      ->Writing<bool>([&]() -> absl::StatusOr<bool> {
-        absl::Status status =
-            durable_internal::PauseScheduleTx(impl->conn(), key);
-        if (!status.ok()) return status;
-        return true;
-      })
-      .status();
+  const absl::Status status =
+      impl->Writing<bool>([&]() -> absl::StatusOr<bool> {
+            absl::Status paused =
+                durable_internal::PauseScheduleTx(impl->conn(), key);
+            if (!paused.ok()) return paused;
+            return true;
+          })
+          .status();
+  return Named(name, status);
 }
 
 absl::Status AdminStore::ResumeSchedule(absl::string_view name) {
@@ -40,22 +55,23 @@ absl::Status AdminStore::ResumeSchedule(absl::string_view name) {
   const std::string key(name);
   internal::MutexLock lock(mu_);
   Impl* const impl = impl_.get();
-  return impl
-      ->Writing<bool>([&]() -> absl::StatusOr<bool> {
-        // The occurrences' slots hash by the store's slot count (which
-        // their insert checks again).
-        absl::StatusOr<durable_internal::SchemaInfo> info =
-            durable_internal::ReadSchemaVersion(impl->conn());
-        if (!info.ok()) return info.status();
-        durable_internal::Inserter inserter;
-        inserter.slot_count = static_cast<int>(info->slot_count);
-        absl::Status status =
-            durable_internal::ResumeScheduleTx(impl->conn(), key, inserter)
-                .status();
-        if (!status.ok()) return status;
-        return true;
-      })
-      .status();
+  const absl::Status status =
+      impl->Writing<bool>([&]() -> absl::StatusOr<bool> {
+            // The occurrences' slots hash by the store's slot count (which
+            // their insert checks again).
+            absl::StatusOr<durable_internal::SchemaInfo> info =
+                durable_internal::ReadSchemaVersion(impl->conn());
+            if (!info.ok()) return info.status();
+            durable_internal::Inserter inserter;
+            inserter.slot_count = static_cast<int>(info->slot_count);
+            absl::Status resumed =
+                durable_internal::ResumeScheduleTx(impl->conn(), key, inserter)
+                    .status();
+            if (!resumed.ok()) return resumed;
+            return true;
+          })
+          .status();
+  return Named(name, status);
 }
 
 absl::StatusOr<bool> AdminStore::DeleteSchedule(absl::string_view name) {

@@ -184,6 +184,13 @@ TEST_F(TwctlSchedulesTest, AResumeWhoseKindIsGoneIsRefusedAndStaysPaused) {
   EXPECT_EQ(resumed.code, 4) << Describe(resumed);
   EXPECT_NE(resumed.err.find("cannot resume"), std::string::npos)
       << resumed.err;
+  EXPECT_NE(resumed.err.find("schedule \"mailer\""), std::string::npos)
+      << "the error names the schedule: " << resumed.err;
+  // The schedules list shows each one's kind.
+  Ran listed = Db({"schedules"});
+  EXPECT_NE(listed.out.find("KIND"), std::string::npos) << listed.out;
+  Ran json = Db({"schedules", "--json"});
+  EXPECT_NE(json.out.find("\"kind\":\"mail\""), std::string::npos) << json.out;
   EXPECT_EQ(Occurrences("mailer"), 0);
 }
 

@@ -171,7 +171,7 @@ TEST_F(TwctlTest, ListAndShowBytesIds) {
   EXPECT_EQ(bin.out.find("later"), std::string::npos);
   Ran page = Db({"list", "--limit", "1", "--due-after", "+1h"});
   ASSERT_EQ(page.code, 0) << Describe(page);
-  EXPECT_NE(page.out.find("more: next page with --after bin\\x00id"),
+  EXPECT_NE(page.out.find("more: next page with --after 'bin\\x00id'"),
             std::string::npos)
       << page.out;
   page = Db(

@@ -78,8 +78,9 @@ const std::vector<Command>& Commands() {
        {{}, {}, 0, 0},
        "the recurring schedules and their next runs",
        "twctl schedules\n"
-       "  NAME, SPEC (the interval or the cron expression and zone), PAUSED,\n"
-       "  NEXT RUN, LAST RUN; --json for scripts.\n",
+       "  NAME, KIND (- the default), SPEC (the interval or the cron\n"
+       "  expression and zone), PAUSED, NEXT RUN, LAST RUN; --json for\n"
+       "  scripts.\n",
        &RunSchedules},
       {"pause-schedule",
        {{}, {}, 1, 1},

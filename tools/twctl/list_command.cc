@@ -8,6 +8,7 @@
 #include "absl/strings/match.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_replace.h"
 #include "tools/twctl/commands.h"
 #include "tools/twctl/output.h"
 
@@ -162,8 +163,10 @@ int RunList(Context& context) {
   }
   *context.out << table.Render();
   if (page->more) {
-    *context.out << "more: next page with --after "
-                 << EscapeBytes(page->next_after) << "\n";
+    // Quoted for a shell (an escaped id holds backslashes).
+    std::string cursor = EscapeBytes(page->next_after);
+    cursor = absl::StrReplaceAll(cursor, {{"'", "'\\''"}});
+    *context.out << "more: next page with --after '" << cursor << "'\n";
   }
   return kExitOk;
 }

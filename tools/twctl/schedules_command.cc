@@ -96,6 +96,7 @@ int RunSchedules(Context& context) {
     for (const ScheduleInfo& s : *schedules) {
       j.BeginObject();
       WriteBytesField(j, "name", s.definition.name);
+      j.Key("kind").String(s.definition.kind);
       j.Key("spec").String(s.spec).Key("paused").Bool(s.paused).Key("next_run");
       TimeOrNull(j, s.next_run);
       j.Key("last_run");
@@ -108,9 +109,10 @@ int RunSchedules(Context& context) {
     *context.out << j.str() << "\n";
     return kExitOk;
   }
-  Table table({"NAME", "SPEC", "PAUSED", "NEXT RUN", "LAST RUN"});
+  Table table({"NAME", "KIND", "SPEC", "PAUSED", "NEXT RUN", "LAST RUN"});
   for (const ScheduleInfo& s : *schedules) {
-    table.AddRow({EscapeBytes(s.definition.name), s.spec,
+    table.AddRow({EscapeBytes(s.definition.name),
+                  s.definition.kind.empty() ? "-" : s.definition.kind, s.spec,
                   s.paused ? "yes" : "no", WhenOrDash(s.next_run),
                   WhenOrDash(s.last_run)});
   }

@@ -15,7 +15,6 @@
 #include <vector>
 
 #include "absl/time/time.h"
-#include "durable/recurrence/occurrence_id.h"
 #include "durable/testing/fake_store.h"
 #include "durable/testing/fake_store_internal.h"
 
@@ -28,7 +27,6 @@ using durable_internal::SlotDue;
 using durable_internal::SlotDues;
 using durable_internal::SlotEpoch;
 using durable_internal::SlotFire;
-using durable_internal::Started;
 using Task = FakeDatabase::Task;
 
 namespace {
@@ -135,23 +133,7 @@ absl::StatusOr<SlotFire> FakeStore::FireSlots(const std::string& node,
     task.state = TaskState::kRunning;
     task.epoch = held.at(task.slot);
     task.version = db_->next_version_++;
-    Started started;
-    started.task.id = id;
-    started.task.payload = task.payload;
-    started.task.attempt = task.attempt + 1;
-    started.task.due = absl::FromUnixMicros(task.due_us);
-    int64_t occurrence_us = 0;
-    if (durable_internal::ParseOccurrenceId(id, &started.task.schedule,
-                                            &occurrence_us)) {
-      started.task.occurrence = absl::FromUnixMicros(occurrence_us);
-    }
-    started.task.kind = task.kind;
-    started.task.priority = task.priority;
-    started.slot = task.slot;
-    started.epoch = task.epoch;
-    started.version = task.version;
-    started.started_us = now_us;
-    result.started.push_back(std::move(started));
+    result.started.push_back(StartedOf(id, task, now_us));
   }
   result.next_due = NextDue(db_->tasks_, held);
   result.db_now_us = db_->NowLocked();

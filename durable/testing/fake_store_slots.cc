@@ -10,7 +10,6 @@
 
 #include "absl/container/flat_hash_set.h"
 #include "absl/time/time.h"
-#include "durable/recurrence/occurrence_id.h"
 #include "durable/testing/fake_store.h"
 #include "durable/testing/fake_store_internal.h"
 
@@ -24,7 +23,6 @@ using durable_internal::FireResult;
 using durable_internal::LiveAttempt;
 using durable_internal::Outcome;
 using durable_internal::SlotEpoch;
-using durable_internal::Started;
 using durable_internal::StartMark;
 using durable_internal::WheelEntry;
 using Task = FakeDatabase::Task;
@@ -324,23 +322,7 @@ absl::StatusOr<FireResult> FakeStore::StartRunning(
     if (!FakeDatabase::Holds(lease, node, task.epoch, now_us)) continue;
     task.state = TaskState::kRunning;
     task.version = db_->next_version_++;
-    Started started;
-    started.task.id = entry.id;
-    started.task.payload = task.payload;
-    started.task.attempt = task.attempt + 1;
-    started.task.due = absl::FromUnixMicros(task.due_us);
-    int64_t occurrence_us = 0;
-    if (durable_internal::ParseOccurrenceId(entry.id, &started.task.schedule,
-                                            &occurrence_us)) {
-      started.task.occurrence = absl::FromUnixMicros(occurrence_us);
-    }
-    started.task.kind = task.kind;
-    started.task.priority = task.priority;
-    started.slot = task.slot;
-    started.epoch = task.epoch;
-    started.version = task.version;
-    started.started_us = now_us;
-    result.started.push_back(std::move(started));
+    result.started.push_back(StartedOf(entry.id, task, now_us));
   }
   result.db_now_us = db_->NowLocked();
   return result;

@@ -14,7 +14,6 @@
 #include <utility>
 #include <vector>
 
-#include "absl/time/time.h"
 #include "durable/testing/fake_store.h"
 #include "durable/testing/fake_store_internal.h"
 

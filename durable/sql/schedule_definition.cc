@@ -2,6 +2,7 @@
 
 #include "durable/sql/schedule_definition.h"
 
+#include <algorithm>
 #include <utility>
 
 #include "absl/strings/str_cat.h"
@@ -73,7 +74,18 @@ ScheduleInfo ScheduleInfoOf(const StoredSchedule& stored) {
   info.next_run = stored.paused || stored.next_us == kNoOccurrenceUs
                       ? absl::InfiniteFuture()
                       : absl::FromUnixMicros(stored.next_us);
-  info.last_run = absl::FromUnixMicros(stored.last_us);
+  int64_t last_us = stored.last_us;
+  if (recurrence.ok() && stored.now_us != 0 &&
+      (last_us > stored.now_us || stored.paused)) {
+    const int64_t at = std::min(last_us, stored.now_us);
+    const absl::Time occurred = recurrence->Last(absl::FromUnixMicros(at));
+    last_us = stored.created_us;
+    if (occurred != absl::InfinitePast()) {
+      last_us = std::max(last_us, absl::ToUnixMicros(occurred));
+    }
+    last_us = std::min(last_us, at);
+  }
+  info.last_run = absl::FromUnixMicros(last_us);
   info.version = stored.version;
   return info;
 }

@@ -50,6 +50,8 @@ struct StoredSchedule {
   int64_t last_us = 0;  // Newest occurrence written or skipped.
   int64_t next_us = 0;  // The next run (kNoOccurrenceUs: none).
   int64_t version = 0;
+  int64_t created_us = 0;  // The schedule's creation.
+  int64_t now_us = 0;      // The database's clock as the row was read.
 };
 
 // OccurrenceRows()
@@ -63,7 +65,12 @@ std::vector<InsertRow> OccurrenceRows(const RecurringSchedule& definition,
 
 // ScheduleInfoOf()
 //
-// What ListSchedules() and GetSchedule() report for `stored`.
+// What ListSchedules() and GetSchedule() report for `stored`. Its
+// `last_run` is never a future instant nor one no occurrence had: when the
+// stored `last_us` is ahead of `now_us` (occurrences written ahead) or the
+// schedule is paused (a pause keeps its instant there), it is the newest
+// occurrence at or before that, and the creation instant when none came
+// due since the creation (RecurringEdgesTest.LastRunIsNeverAheadNorAPause).
 ScheduleInfo ScheduleInfoOf(const StoredSchedule& stored);
 
 }  // namespace durable_internal

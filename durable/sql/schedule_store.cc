@@ -34,7 +34,8 @@ constexpr char kLockSql[] = "SELECT" TW_SCHEDULE_COLUMNS
 // the next run).
 // As reported (ScheduleInfo::last_run): the stored last occurrence when it
 // has come due; else (kRunAnyway writes ahead) the latest stored occurrence
-// whose due time has come, or, with none stored, the stored one.
+// whose due time has come, or, with none stored, the stored one, which
+// ScheduleInfoOf() takes back to an occurrence or the creation.
 // The occurrences of a schedule are the ids in OccurrenceRange(name).
 #define TW_SCHEDULE_OCCURRENCES                                          \
   " FROM tw_timer t, (SELECT '\\x1b74772d7363686564756c653a'::bytea || " \
@@ -49,7 +50,8 @@ constexpr char kLockSql[] = "SELECT" TW_SCHEDULE_COLUMNS
   "AND t.due_us <= tw_now_us()), "                                       \
   "last_us) END AS last_us, plan_us, "                                   \
   "least(next_us, (SELECT min(t.due_us)" TW_SCHEDULE_OCCURRENCES         \
-  "AND t.state < 2)) AS next_us, version, kind, priority "
+  "AND t.state < 2)) AS next_us, version, kind, priority, created_us, "  \
+  "tw_now_us() AS now_us "
 
 constexpr char kGetSql[] =
     "SELECT" TW_SCHEDULE_REPORTED_COLUMNS "FROM tw_schedule WHERE name = $1";
@@ -148,9 +150,11 @@ struct Row {
   int64_t next_us = 0;
   int64_t version = 0;
   int64_t now_us = 0;
+  int64_t created_us = 0;  // Read by the reports only.
 };
 
-absl::StatusOr<Row> Decode(const PgResult& result, int i, bool with_now) {
+absl::StatusOr<Row> Decode(const PgResult& result, int i, bool with_now,
+                           bool reported = false) {
   PgRow r(result, i);
   Row row;
   row.def.name = r.Bytes("name");
@@ -173,6 +177,7 @@ absl::StatusOr<Row> Decode(const PgResult& result, int i, bool with_now) {
   row.next_us = r.Int("next_us");
   row.version = r.Int("version");
   if (with_now) row.now_us = r.Int("now_us");
+  if (reported) row.created_us = r.Int("created_us");
   if (!r.status().ok()) return r.status();
   return row;
 }
@@ -184,6 +189,8 @@ ScheduleInfo InfoOf(const Row& row) {
   stored.last_us = row.last_us;
   stored.next_us = row.next_us;
   stored.version = row.version;
+  stored.created_us = row.created_us;
+  stored.now_us = row.now_us;
   return ScheduleInfoOf(stored);
 }
 
@@ -418,7 +425,8 @@ absl::StatusOr<std::vector<ScheduleInfo>> ListSchedulesTx(PGconn* conn) {
   if (!r.ok()) return r.status();
   std::vector<ScheduleInfo> infos;
   for (int i = 0; i < r->rows(); ++i) {
-    absl::StatusOr<Row> row = Decode(*r, i, /*with_now=*/false);
+    absl::StatusOr<Row> row =
+        Decode(*r, i, /*with_now=*/true, /*reported=*/true);
     if (!row.ok()) return row.status();
     infos.push_back(InfoOf(*row));
   }
@@ -430,7 +438,8 @@ absl::StatusOr<ScheduleInfo> GetScheduleTx(PGconn* conn,
   absl::StatusOr<PgResult> r = PgExec(conn, kGetSql, PgParams().Bytes(name));
   if (!r.ok()) return r.status();
   if (r->rows() == 0) return absl::NotFoundError("no such schedule");
-  absl::StatusOr<Row> row = Decode(*r, 0, /*with_now=*/false);
+  absl::StatusOr<Row> row =
+      Decode(*r, 0, /*with_now=*/true, /*reported=*/true);
   if (!row.ok()) return row.status();
   return InfoOf(*row);
 }

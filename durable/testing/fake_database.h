@@ -108,6 +108,7 @@ class FakeDatabase {
     int64_t plan_us = 0;  // AdvancePlan::plan_us (schedule_plan.h).
     int64_t next_us = 0;  // The next run, as reported.
     int64_t version = 0;
+    int64_t created_us = 0;
   };
   // What one listening store has not drained yet; `pipe[0]` is its socket.
   struct Listener {

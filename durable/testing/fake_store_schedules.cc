@@ -67,6 +67,8 @@ durable_internal::StoredSchedule ReportedOf(
     }
   }
   if (stored.last_us > now_us && latest_due >= 0) stored.last_us = latest_due;
+  stored.created_us = schedule.created_us;
+  stored.now_us = now_us;
   return stored;
 }
 
@@ -180,6 +182,7 @@ absl::StatusOr<ScheduleWrite> FakeStore::CreateSchedule(
   row.definition = *stored;
   row.slot = slot;
   row.last_us = db_->NowLocked();
+  row.created_us = row.last_us;
   row.version = db_->next_version_++;
   db_->schedules_.emplace(stored->name, std::move(row));
   absl::StatusOr<ScheduleWrite> write = AdvanceLocked(stored->name, inserter);

@@ -6,11 +6,14 @@
 //     in the fire queue: its kind is at its limit): the occurrence is not
 //     accounted for, so the catch-up policy runs it at the resume.
 //   * An update leaves an occurrence already due: it still runs.
+//   * The last run reported is never a future occurrence written ahead, nor
+//     a pause's instant: before the first occurrence, the creation.
 //   * Every input of the schedule calls has a limit (recurring.h), refused
 //     with InvalidArgument naming the field.
 
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "absl/status/status.h"
 #include "absl/time/clock.h"
@@ -110,6 +113,51 @@ TEST_P(RecurringEdgesTest, UpdateLeavesAnOccurrenceAlreadyDue) {
   gate_.Open();
   EXPECT_TRUE(OccurrenceRan()) << "the update deleted a due occurrence";
   for (const auto& [id, n] : recorder_.CountById()) EXPECT_EQ(n, 1) << id;
+  s->Shutdown();
+}
+
+// ScheduleInfo::last_run (recurring.h): "the newest occurrence whose time
+// has come ...; the creation instant before the first". An hourly
+// schedule whose first occurrence is half an hour away (written ahead as a
+// task), and one anchored 90 minutes ago (its occurrences before the
+// creation never ran), report their creation, before and after a pause.
+TEST_P(RecurringEdgesTest, LastRunIsNeverAheadNorAPause) {
+  auto s = Start(Options("a"));
+  ASSERT_NE(s, nullptr);
+  const absl::Time now = absl::Now();
+  RecurringSchedule ahead;
+  ahead.name = "ahead";
+  ahead.every = absl::Hours(1);
+  ahead.anchor = now + absl::Minutes(30);
+  ahead.payload = "p";
+  RecurringSchedule behind = ahead;
+  behind.name = "behind";
+  behind.anchor = now - absl::Minutes(90);
+  const absl::Time before = absl::Now() - absl::Milliseconds(1);
+  ASSERT_TRUE(s->CreateSchedule(ahead).ok());
+  ASSERT_TRUE(s->CreateSchedule(behind).ok());
+  const absl::Time created = absl::Now() + absl::Milliseconds(1);
+  for (const char* name : {"ahead", "behind"}) {
+    absl::StatusOr<ScheduleInfo> info = s->GetSchedule(name);
+    ASSERT_TRUE(info.ok()) << info.status();
+    EXPECT_GE(info->last_run, before) << name;
+    EXPECT_LE(info->last_run, created) << name << ": ahead of the creation";
+    EXPECT_GT(info->next_run, now) << name;
+  }
+  // Apart from the creation on the clock, so that the pause's instant
+  // shows if it is reported.
+  absl::SleepFor(absl::Milliseconds(20));
+  ASSERT_TRUE(s->PauseSchedule("ahead").ok());
+  ASSERT_TRUE(s->PauseSchedule("behind").ok());
+  absl::StatusOr<std::vector<ScheduleInfo>> all = s->ListSchedules();
+  ASSERT_TRUE(all.ok()) << all.status();
+  ASSERT_EQ(all->size(), 2u);
+  for (const ScheduleInfo& info : *all) {
+    EXPECT_TRUE(info.paused);
+    EXPECT_GE(info.last_run, before) << info.definition.name;
+    EXPECT_LE(info.last_run, created)
+        << info.definition.name << ": the pause's instant";
+  }
   s->Shutdown();
 }
 

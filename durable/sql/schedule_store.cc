@@ -438,8 +438,7 @@ absl::StatusOr<ScheduleInfo> GetScheduleTx(PGconn* conn,
   absl::StatusOr<PgResult> r = PgExec(conn, kGetSql, PgParams().Bytes(name));
   if (!r.ok()) return r.status();
   if (r->rows() == 0) return absl::NotFoundError("no such schedule");
-  absl::StatusOr<Row> row =
-      Decode(*r, 0, /*with_now=*/true, /*reported=*/true);
+  absl::StatusOr<Row> row = Decode(*r, 0, /*with_now=*/true, /*reported=*/true);
   if (!row.ok()) return row.status();
   return InfoOf(*row);
 }

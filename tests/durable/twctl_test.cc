@@ -507,6 +507,12 @@ TEST_F(TwctlTest, MigrateDryRunChangesNothingAndNewerIsRefused) {
   Ran status = Db({"status"});
   EXPECT_EQ(status.code, 4) << Describe(status);
   EXPECT_NE(status.err.find("twctl migrate"), std::string::npos);
+  // The dashboard refuses to start on it too, rather than listen and answer
+  // 503 on every page.
+  Ran serve = Db({"serve", "--listen", "127.0.0.1:0"});
+  EXPECT_EQ(serve.code, 4) << Describe(serve);
+  EXPECT_NE(serve.err.find("twctl migrate"), std::string::npos) << serve.err;
+  EXPECT_EQ(serve.out.find("listening"), std::string::npos) << serve.out;
 
   // The dry run is SQL a client runs as printed (no $1 placeholders), and
   // it names each step's locks.
@@ -526,6 +532,10 @@ TEST_F(TwctlTest, MigrateDryRunChangesNothingAndNewerIsRefused) {
                          durable_internal::kSchemaVersion, ",\"to_version\":",
                          durable_internal::kSchemaVersion, ",\"steps\":[]}\n"));
   ASSERT_TRUE(Store().ForceSchemaVersion(9).ok());
+  Ran serve_newer = Db({"serve", "--listen", "127.0.0.1:0"});
+  EXPECT_EQ(serve_newer.code, 4) << Describe(serve_newer);
+  EXPECT_NE(serve_newer.err.find("version 9"), std::string::npos)
+      << serve_newer.err;
   for (const char* flag : {"--dry-run", "--json"}) {
     Ran newer = Db({"migrate", flag});
     EXPECT_EQ(newer.code, 4) << Describe(newer);

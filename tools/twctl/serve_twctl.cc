@@ -6,6 +6,8 @@
 #include <vector>
 
 #include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "absl/time/time.h"
 #include "tools/twctl/serve_command.h"
 
 namespace timingwheel {
@@ -29,6 +31,8 @@ Command ServeCommand() {
       "  --page-size N       rows per page (default 50, at most 1000)\n"
       "  --lease-ttl D       the schedulers' lease TTL (default 10s): a node\n"
       "                      whose heartbeat is older is shown stale\n"
+      "  Refuses to start (exit 2, 4 or 6, as other commands) when the\n"
+      "  database cannot be reached or has no store of this version.\n"
       "  Runs until SIGINT or SIGTERM.\n",
       &RunServeCommand,
   };
@@ -47,6 +51,12 @@ int RunServeCommand(Context& context) {
   }
   absl::StatusOr<ServeFlags> parsed = ParseServeFlags(flags);
   if (!parsed.ok()) return Fail(context, parsed.status(), kExitUsage);
+  // A dashboard whose every page would answer 503 is a deploy mistake to
+  // show now (an unreachable database, a refused login, no schema or
+  // another version), not after the operator opened a page. A database
+  // lost later is shown on the pages until it is back.
+  absl::StatusOr<absl::Time> reachable = context.admin->DbNow();
+  if (!reachable.ok()) return Fail(context, reachable.status());
   const int code =
       RunDashboard(context.admin, *parsed, {}, *context.out, *context.err);
   return code == 0 ? kExitOk : kExitCannotConnect;

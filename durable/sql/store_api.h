@@ -357,8 +357,10 @@ class StoreApi : public ScheduleStoreApi {
   // given epoch, lease valid), waiting rows only (PENDING, or SCHEDULED
   // under any epoch: never RUNNING or finished), in due order, then higher
   // priority first, then by id, at most `free_by_kind[kind]` of each kind
-  // (a kind it does not name, or names with a name no task can carry, gets
-  // none) and at most `limit` in all, and at
+  // named (a name no task can carry gets none), at most `others_free` of
+  // the kinds it does not name, together (the kinds without a handler
+  // here, whose attempts the engine snoozes; 0: none of them), at most
+  // `limit` in all, and at
   // most a share of each kind from one slot (`limit` over the slots held,
   // rounded up: the statement reads about its limit however many rows are
   // due, and a slot with more keeps them, its next due time already due),
@@ -377,6 +379,7 @@ class StoreApi : public ScheduleStoreApi {
   virtual absl::StatusOr<SlotFire> FireSlots(const std::string& node,
                                              absl::Span<const SlotEpoch> owned,
                                              const KindCapacity& free_by_kind,
+                                             int64_t others_free,
                                              int64_t limit) = 0;
 
   // StoreApi::Complete()

@@ -59,16 +59,16 @@ FROM (SELECT 1) one LEFT JOIN next s ON true
 // takeover's FOR UPDATE SKIP LOCKED passes such a slot over until its next
 // round, and one that committed first is re-read here (READ COMMITTED) and
 // fences the slot; renewals (no key column) do not wait. `free`: each
-// kind's free places ($4/$5; a kind not named gets none, and a share above
-// the limit $6 is cut to it). `share`: the most rows of a kind one slot
-// gives, the limit over the held slots rounded up, so that the statement
-// reads about its limit however many rows are due (a slot with more due
-// rows keeps them: its next due time is then already due). `cand`: per
-// slot and kind with a free place, the slot's due waiting rows of that
-// kind in due, priority (higher first) and id order, at most that kind's
-// free places and the slot's share (a LATERAL walk of the live-row index
-// per slot and kind), numbered per
-// kind across the slots (row_number() OVER (PARTITION BY kind), as in
+// kind's free places ($4/$5, and $7 for the kinds not named, together:
+// the entry whose kind is NULL; a share above the limit $6 is cut to it).
+// `share`: the most rows of a kind one slot gives, the limit over the held
+// slots rounded up, so that the statement reads about its limit however many
+// rows are due (a slot with more due rows keeps them: its next due time is then
+// already due). `cand`: per slot and kind with a free place, the slot's due
+// waiting rows of that kind in due, priority (higher first) and id order, at
+// most that kind's free places and the slot's share (a LATERAL walk of the
+// live-row index per slot and kind), numbered per kind (the kinds not named as
+// one) across the slots (row_number() OVER (PARTITION BY kind), as in
 // next_core_bench.sql). `picked`: each kind's first `free` rows, then the
 // first $6 of those in the same order: exactly the rows a walk in due and
 // priority order would take while its kind and the whole fire have room.
@@ -95,20 +95,24 @@ mine AS (
 free AS (
   SELECT b.kind, least(b.free, $6) AS free
   FROM unnest($4::text[], $5::int8[]) AS b(kind, free)
-  WHERE b.free > 0),
+  WHERE b.free > 0
+  UNION ALL
+  SELECT NULL, least($7, $6) WHERE $7 > 0),
 share AS (
   SELECT greatest($6, 0) / greatest(count(*), 1)
          + (greatest($6, 0) % greatest(count(*), 1) > 0)::int AS rows
   FROM mine),
 cand AS MATERIALIZED (
   SELECT x.task_id, x.kind, x.due_us, x.priority, mine.epoch, free.free,
-         row_number() OVER (PARTITION BY x.kind
+         row_number() OVER (PARTITION BY free.kind
                             ORDER BY x.due_us, x.priority DESC, x.task_id)
            AS nth
   FROM mine, free, share, n, LATERAL (
     SELECT t.task_id, t.kind, t.due_us, t.priority FROM tw_timer t
     WHERE t.slot = mine.slot AND t.finished_us IS NULL AND t.state IN (0, 1)
-      AND t.due_us <= n.now AND t.kind = free.kind
+      AND t.due_us <= n.now
+      AND (t.kind = free.kind
+           OR (free.kind IS NULL AND t.kind <> ALL ($4::text[])))
     ORDER BY t.due_us, t.priority DESC, t.task_id
     LIMIT least(free.free, share.rows)) x),
 picked AS (
@@ -206,7 +210,7 @@ absl::StatusOr<SlotDues> Store::NextDueBySlot(
 absl::StatusOr<SlotFire> Store::FireSlots(const std::string& node,
                                           absl::Span<const SlotEpoch> owned,
                                           const KindCapacity& free_by_kind,
-                                          int64_t limit) {
+                                          int64_t others_free, int64_t limit) {
   std::vector<int32_t> slots;
   std::vector<int64_t> epochs;
   SplitSlots(Distinct(owned), &slots, &epochs);
@@ -226,7 +230,8 @@ absl::StatusOr<SlotFire> Store::FireSlots(const std::string& node,
                                           .Int64Array(epochs)
                                           .TextArray(kinds)
                                           .Int64Array(free)
-                                          .Int64(std::max<int64_t>(0, limit)));
+                                          .Int64(std::max<int64_t>(0, limit))
+                                          .Int64(others_free));
   if (!r.ok()) return r.status();
   PgColumns column(*r);
   const EntryColumns entry(column);

@@ -188,7 +188,8 @@ struct SlotDues {
 
 // KindCapacity: how many more attempts of each kind may start now (the
 // free handler places per kind; the default kind is ""). A kind it does
-// not name has none: `FireSlots()` starts no row of it.
+// not name has only what `FireSlots()`'s `others_free` gives the kinds not
+// named, together.
 using KindCapacity = std::map<std::string, int64_t>;
 
 // What `StoreApi::FireSlots()` returns: the attempts started (in due order,

@@ -111,7 +111,7 @@ class FakeStore final : public durable_internal::StoreApi {
   absl::StatusOr<durable_internal::SlotFire> FireSlots(
       const std::string& node,
       absl::Span<const durable_internal::SlotEpoch> owned,
-      const durable_internal::KindCapacity& free_by_kind,
+      const durable_internal::KindCapacity& free_by_kind, int64_t others_free,
       int64_t limit) override;
   absl::StatusOr<durable_internal::CompleteResult> Complete(
       absl::Span<const durable_internal::Completion> completions,

@@ -9,6 +9,7 @@
 
 #include <algorithm>
 #include <map>
+#include <optional>
 #include <string>
 #include <tuple>
 #include <utility>
@@ -88,6 +89,7 @@ absl::StatusOr<SlotDues> FakeStore::NextDueBySlot(
 absl::StatusOr<SlotFire> FakeStore::FireSlots(const std::string& node,
                                               absl::Span<const SlotEpoch> owned,
                                               const KindCapacity& free_by_kind,
+                                              int64_t others_free,
                                               int64_t limit) {
   internal::MutexLock lock(db_->mu_);
   TW_FAKE_FAIL("FireSlots");
@@ -107,28 +109,36 @@ absl::StatusOr<SlotFire> FakeStore::FireSlots(const std::string& node,
   const int64_t slots = std::max<int64_t>(1, held.size());
   const int64_t capped = std::max<int64_t>(limit, 0);
   const int64_t share = capped / slots + (capped % slots > 0 ? 1 : 0);
-  std::map<std::pair<int, std::string>, int64_t> per_slot;  // Slot, kind.
+  // A task's group: its kind when named, else the kinds not named together
+  // (nullopt), and the group's free places.
+  const auto group_of = [&](const Task& task) {
+    auto free = free_by_kind.find(task.kind);
+    if (free != free_by_kind.end()) {
+      return std::make_pair(std::optional<std::string>(task.kind),
+                            free->second);
+    }
+    return std::make_pair(std::optional<std::string>(), others_free);
+  };
+  // Per slot and group.
+  std::map<std::pair<int, std::optional<std::string>>, int64_t> per_slot;
   std::vector<std::tuple<int64_t, int, std::string>> candidates;
   for (const auto& row : due) {
     const Task& task = db_->tasks_.at(std::get<2>(row));
-    auto free = free_by_kind.find(task.kind);
-    if (free == free_by_kind.end()) continue;
-    int64_t& n = per_slot[{task.slot, task.kind}];
-    if (n >= std::min(free->second, share)) continue;
+    const auto [group, free] = group_of(task);
+    int64_t& n = per_slot[{task.slot, group}];
+    if (n >= std::min(free, share)) continue;
     ++n;
     candidates.push_back(row);
   }
   due = std::move(candidates);
-  std::map<std::string, int64_t> taken;  // Per kind.
+  std::map<std::optional<std::string>, int64_t> taken;  // Per group.
   SlotFire result;
   for (const auto& [due_us, minus_priority, id] : due) {
     if (static_cast<int64_t>(result.started.size()) >= limit) break;
     Task& task = db_->tasks_.at(id);
-    auto free = free_by_kind.find(task.kind);
-    if (free == free_by_kind.end() || taken[task.kind] >= free->second) {
-      continue;
-    }
-    ++taken[task.kind];
+    const auto [group, free] = group_of(task);
+    if (taken[group] >= free) continue;
+    ++taken[group];
     task.state = TaskState::kRunning;
     task.epoch = held.at(task.slot);
     task.version = db_->next_version_++;

@@ -244,7 +244,7 @@ TEST_F(StorePlansTest, TheSlotLoadAndFireReadAboutTheirLimit) {
                                       "first rows";
   SlotFire fired;
   const int64_t fire_read = RowsRead([&] {
-    auto r = store_->FireSlots("n", owned_, {{"", kBatch}}, kBatch);
+    auto r = store_->FireSlots("n", owned_, {{"", kBatch}}, 0, kBatch);
     ASSERT_TRUE(r.ok()) << r.status();
     fired = *r;
   });

@@ -199,8 +199,10 @@ class StoreSlotFireTest : public TwoStoreFixture {
   }
 
   SlotFire Fire(const std::string& node, const std::vector<SlotEpoch>& owned,
-                const KindCapacity& free, int64_t limit = 100) {
-    absl::StatusOr<SlotFire> fire = store_->FireSlots(node, owned, free, limit);
+                const KindCapacity& free, int64_t limit = 100,
+                int64_t others_free = 0) {
+    absl::StatusOr<SlotFire> fire =
+        store_->FireSlots(node, owned, free, others_free, limit);
     EXPECT_TRUE(fire.ok()) << fire.status();
     return fire.ok() ? *std::move(fire) : SlotFire();
   }
@@ -335,6 +337,35 @@ TEST_P(StoreSlotFireTest, EachKindGetsItsFreePlacesInDueThenPriorityOrder) {
   // A second fire gives k2 its next two places.
   const SlotFire again = Fire("a", owned, {{"k2", 2}});
   EXPECT_EQ(Ids(again.started), (std::vector<std::string>{k2_late, k2_later}));
+}
+
+// The kinds the fire does not name (no handler here: the engine snoozes
+// them) share `others_free` places, in the same order; a kind named with no
+// free place is not one of them.
+TEST_P(StoreSlotFireTest, TheKindsNotNamedShareTheOthersPlaces) {
+  const std::vector<SlotEpoch> owned = Own("a");
+  const int64_t t = NowUs() - 10 * kSecondUs;
+  const std::string k0 = Put(0, "k0", t - 3 * kSecondUs, "k0");
+  const std::string k2 = Put(1, "k2", t, "k2");
+  const std::string many = Put(0, "many", t + 100, "many");
+  const std::string k2_late = Put(0, "k2-late", t + 200, "k2");
+  const std::string plain = Put(1, "plain", t - kSecondUs);
+  const std::string plain_late = Put(0, "plain-late", t + 300);
+
+  const SlotFire fire = Fire("a", owned, {{"", 1}, {"k0", 0}}, 100,
+                             /*others_free=*/2);
+  EXPECT_EQ(Ids(fire.started), (std::vector<std::string>{plain, k2, many}));
+  for (const std::string& id : {k0, k2_late, plain_late}) {
+    EXPECT_EQ(StateOf(id), TaskState::kPending) << id;
+  }
+  // None for the others: only the kinds named fire.
+  const SlotFire named = Fire("a", owned, {{"", 1}, {"k2", 1}});
+  EXPECT_EQ(Ids(named.started),
+            (std::vector<std::string>{k2_late, plain_late}));
+  EXPECT_EQ(StateOf(k0), TaskState::kPending);
+  // The others' places are cut by the limit and by each slot's share.
+  const SlotFire limited = Fire("a", owned, {}, /*limit=*/1, 5);
+  EXPECT_EQ(Ids(limited.started), std::vector<std::string>{k0});
 }
 
 TEST_P(StoreSlotFireTest, TheLimitTakesTheEarliest) {
@@ -546,7 +577,7 @@ TEST_P(StoreSlotFireTest, AKindNameNoTaskCanCarryGetsNothingAndTheRestFire) {
   const std::vector<SlotEpoch> owned = Own("a");
   const std::string x = Put(0, "x", NowUs() - kSecondUs);
   absl::StatusOr<SlotFire> fire =
-      store_->FireSlots("a", owned, {{"", 10}, {"\xff", 1}}, 100);
+      store_->FireSlots("a", owned, {{"", 10}, {"\xff", 1}}, 0, 100);
   ASSERT_TRUE(fire.ok()) << fire.status();
   EXPECT_EQ(Ids(fire->started), std::vector<std::string>{x});
 }
@@ -574,7 +605,7 @@ TEST_P(StoreSlotFireTest, ATakeoverCommittingWhileTheFireWaitsFencesIt) {
       "lease_until_us = tw_now_us() + 60000000 WHERE slot = 0");
   absl::StatusOr<SlotFire> fire;
   std::thread firer(
-      [&] { fire = store_->FireSlots("a", owned, kDefaultOnly, 100); });
+      [&] { fire = store_->FireSlots("a", owned, kDefaultOnly, 0, 100); });
   EXPECT_TRUE(WaitFor([&] {
     auto waiting = durable_testing::QueryInt(
         pg_->conninfo(),

@@ -82,6 +82,7 @@ M = {
  "kinds_not_confirmed_after_reconnect": ("durable/scheduler_maintenance.cc", "  (void)store_->RegisterKinds(options_.node_id, registered_kinds_, -1);\n", ""),
  "forget_nodes_naming_slots": ("durable/sql/store_leases.cc", "    AND NOT EXISTS (SELECT FROM tw_slot_lease l WHERE l.owner = n.node_id)\n", ""),
  "slot_fire_reads_every_due_row": ("durable/sql/store_slot_fire.cc", "    LIMIT least(free.free, share.rows)) x),\n", "    LIMIT free.free) x),\n"),
+ "slot_fire_others_apart": ("durable/sql/store_slot_fire.cc", "row_number() OVER (PARTITION BY free.kind", "row_number() OVER (PARTITION BY x.kind"),
  "last_run_written_ahead": ("durable/sql/schedule_definition.cc", "      (last_us > stored.now_us || stored.paused)) {", "      (last_us > stored.now_us && false)) {"),
 }
 
@@ -144,6 +145,7 @@ TESTS = {
  "forget_nodes_naming_slots": ["//tests/durable:stale_nodes_test"],
  "kinds_not_confirmed_after_reconnect": ["//tests/durable:task_kinds_test"],
  "last_run_written_ahead": ["//tests/durable:recurring_edges_test"],
+ "slot_fire_others_apart": ["//tests/durable:store_slot_fire_test"],
 }
 
 

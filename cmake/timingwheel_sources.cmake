@@ -159,6 +159,7 @@ set(TIMINGWHEEL_DURABLE_SOURCES
   ${PROJECT_SOURCE_DIR}/durable/scheduler_metrics.cc
   ${PROJECT_SOURCE_DIR}/durable/scheduler_replace.cc
   ${PROJECT_SOURCE_DIR}/durable/scheduler_schedules.cc
+  ${PROJECT_SOURCE_DIR}/durable/scheduler_slots.cc
   ${PROJECT_SOURCE_DIR}/durable/scheduler_wheel.cc
   ${PROJECT_SOURCE_DIR}/durable/sql/admin_history.cc
   ${PROJECT_SOURCE_DIR}/durable/sql/admin_reads.cc

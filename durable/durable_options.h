@@ -68,6 +68,16 @@ struct DurableOptions {
   // stay in the table only. Loaded every half horizon. Positive.
   absl::Duration horizon = absl::Hours(1);
 
+  // Experimental: the planned core's fire (docs/durable-core-plan.md, step
+  // 3). The wheel holds one entry per owned slot, armed at the slot's next
+  // due time (read without writing a row), and each due slot's rows are
+  // started in one statement fenced by its lease (`FireSlots()`): no
+  // horizon claim, no row held per task. Same guarantees; off by default
+  // until every suite runs with it. Every scheduler of a store should run
+  // the same way. The environment variable TIMINGWHEEL_FIRE_BY_SLOT=1
+  // turns it on for every scheduler of the process.
+  bool fire_by_slot = false;
+
   // A slot whose owner stops renewing for this long is taken over. At least
   // 100 ms. Renewals run every third of it.
   absl::Duration lease_ttl = absl::Seconds(10);

@@ -15,6 +15,7 @@
 #include <atomic>
 #include <chrono>
 #include <cmath>
+#include <cstdlib>
 #include <random>
 #include <utility>
 
@@ -196,6 +197,10 @@ absl::StatusOr<std::unique_ptr<DurableScheduler>> DurableScheduler::Create(
   absl::Status status = CheckOptions(options);
   if (!status.ok()) return status;
   if (options.node_id.empty()) options.node_id = DefaultNodeId();
+  if (const char* by_slot = std::getenv("TIMINGWHEEL_FIRE_BY_SLOT");
+      by_slot != nullptr && std::string(by_slot) == "1") {
+    options.fire_by_slot = true;
+  }
   std::unique_ptr<DurableScheduler> scheduler(
       new DurableScheduler(std::move(options)));
   scheduler->store_factory_ = std::move(stores);
@@ -289,8 +294,11 @@ absl::Status DurableScheduler::Start() {
   client_ = *std::move(client);
   store_ = *std::move(store);
 
-  absl::StatusOr<std::unique_ptr<Timer>> timer =
-      Timer::Create(options_.timer_options);
+  // The fire by slot holds one task per owned slot in the wheel, never a
+  // row: `max_pending`, which bounds the rows held, does not apply.
+  TimerOptions timer_options = options_.timer_options;
+  if (options_.fire_by_slot) timer_options.max_pending = 0;
+  absl::StatusOr<std::unique_ptr<Timer>> timer = Timer::Create(timer_options);
   if (!timer.ok()) return timer.status();
   timer_ = *std::move(timer);
   {
@@ -341,7 +349,11 @@ absl::Status DurableScheduler::Start() {
   // scheduler owns its slots when Create() returns.
   (void)renewer_->RenewNow();  // On failure, the loop's rounds retry.
   LeaseRound();
-  LoadHorizon();
+  if (options_.fire_by_slot) {
+    LoadSlots();
+  } else {
+    LoadHorizon();
+  }
   renewer_->Start();
   maintenance_ = std::thread([this] { MaintenanceLoop(); });
   return absl::OkStatus();
@@ -389,7 +401,8 @@ DurableMetrics DurableScheduler::Metrics() const {
   internal::MutexLock lock(mu_);
   DurableMetrics m = metrics_;
   m.wheel_pending =
-      wheel_ != nullptr ? static_cast<int64_t>(wheel_->size()) : 0;
+      (wheel_ != nullptr ? static_cast<int64_t>(wheel_->size()) : 0) +
+      static_cast<int64_t>(slot_arms_.size());
   m.waiting = static_cast<int64_t>(fire_queue_.size());
   m.slots_owned = static_cast<int64_t>(owned_.size());
   if (renewer_ != nullptr) {
@@ -416,6 +429,8 @@ void DurableScheduler::Shutdown() {
   {
     internal::MutexLock lock(mu_);
     if (wheel_ != nullptr) wheel_->Clear();
+    for (auto& [slot, arm] : slot_arms_) arm.task.Cancel();
+    slot_arms_.clear();
   }
   // Join the owned executor only when no handler holds it (one that never
   // returns would hold Shutdown() forever); queued attempts that have not

@@ -59,6 +59,7 @@
 #include <vector>
 
 #include "absl/container/flat_hash_map.h"
+#include "absl/container/flat_hash_set.h"
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
@@ -451,6 +452,28 @@ class DurableScheduler {
   void ApplyLostSlots();
   void LoadHorizon();
   void FireWaiting();
+  // The fire by slot (scheduler_slots.cc, `DurableOptions::fire_by_slot`).
+  // LoadSlots() reads each owned slot's next due time and arms it;
+  // FireDueSlots() starts the due slots' rows within the free places.
+  // Maintenance thread.
+  void LoadSlots();
+  void FireDueSlots();
+  // Arms `slot` (held under `epoch`) at `due_us` (the database's clock as
+  // a statement that returned at `local_after_nanos` read `db_now_us`):
+  // due now when it has come, else a task of the wheel at that instant
+  // (kept when the one armed is earlier and `exact` is false).
+  void ArmSlotLocked(int slot, int64_t epoch, int64_t due_us, int64_t db_now_us,
+                     int64_t local_after_nanos, bool exact)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  void OnSlotDue(int slot, int64_t epoch);
+  // Whether due slots should be fired now.
+  bool SlotsReady() const ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  // Ends a fired attempt that will not start here (its place freed).
+  void AbandonStartedLocked(const durable_internal::Started& started)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  // Shutting down: abandons the fired attempts not started (held behind
+  // their own, or ready), so that the requeue puts their rows back.
+  void AbandonHeldStarted();
   // Whether waiting tasks should be fired now.
   bool FireReady() const ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   void WriteCompletions();
@@ -597,6 +620,24 @@ class DurableScheduler {
   absl::flat_hash_map<std::string, durable_internal::FireQueue::Waiting>
       behind_own_attempt_ ABSL_GUARDED_BY(mu_);
   bool load_waits_for_room_ ABSL_GUARDED_BY(mu_) = false;
+  // The fire by slot: each owned slot's armed due time (the database's
+  // clock) and its task in the wheel; the slots due now; whether the last
+  // fire left due rows it had no room for (fired again when an attempt
+  // ends, or at slot_retry_at_ for rows another transaction held); fired
+  // attempts whose id still runs here, started when that attempt ends,
+  // and those ready to start.
+  struct SlotArm {
+    int64_t epoch = 0;
+    int64_t due_us = 0;
+    TimerHandle task;
+  };
+  absl::flat_hash_map<int, SlotArm> slot_arms_ ABSL_GUARDED_BY(mu_);
+  absl::flat_hash_set<int> due_slots_ ABSL_GUARDED_BY(mu_);
+  bool slots_wait_for_room_ ABSL_GUARDED_BY(mu_) = false;
+  int64_t slot_retry_at_ ABSL_GUARDED_BY(mu_) = 0;
+  absl::flat_hash_map<std::string, durable_internal::Started>
+      started_behind_own_ ABSL_GUARDED_BY(mu_);
+  std::vector<durable_internal::Started> ready_started_ ABSL_GUARDED_BY(mu_);
   bool maintenance_done_ ABSL_GUARDED_BY(mu_) = false;
   bool shutdown_in_handler_ ABSL_GUARDED_BY(mu_) = false;
   bool store_broken_ ABSL_GUARDED_BY(mu_) = false;

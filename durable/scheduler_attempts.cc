@@ -47,6 +47,7 @@ bool SaysNothingOfTheRows(const absl::Status& status) {
 }  // namespace
 
 bool DurableScheduler::FireReady() const {
+  if (options_.fire_by_slot) return SlotsReady();
   // A free place and a waiting task whose kind has room (FireQueue::Ready()).
   return fire_queue_.Ready(metrics_.in_flight);
 }
@@ -126,6 +127,18 @@ void DurableScheduler::FireWaiting() {
 void DurableScheduler::EndAttemptLocked(const std::string& id, int64_t version,
                                         int slot) {
   attempts_.Ended(id, version, slot);
+  // A place, or a place of its kind, is free: due slots are asked again.
+  slots_wait_for_room_ = false;
+  // The fire by slot holds a row fired again beside its own attempt still
+  // running here (FireDueSlots()): it starts once that attempt has ended.
+  auto started = started_behind_own_.find(id);
+  if (started != started_behind_own_.end() &&
+      started->second.version != version) {
+    ready_started_.push_back(std::move(started->second));
+    started_behind_own_.erase(started);
+    Wake();
+    return;
+  }
   if (attempts_.Running(id)) return;
   auto held = behind_own_attempt_.find(id);
   if (held == behind_own_attempt_.end()) return;
@@ -420,6 +433,14 @@ void DurableScheduler::RecordOutcomes(
     metrics_.succeeded += result.succeeded;
     metrics_.failed += result.failed;
     metrics_.retried += result.retried;
+  }
+  if (options_.fire_by_slot) {
+    internal::MutexLock lock(mu_);
+    for (const WheelEntry& e : result.retries) {
+      ArmSlotLocked(e.slot, e.epoch, e.due_us, result.db_now_us, local_after,
+                    /*exact=*/false);
+    }
+    return;
   }
   for (const WheelEntry& e : result.retries) {
     AddToWheel(e, result.db_now_us, local_after);

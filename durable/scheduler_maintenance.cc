@@ -414,8 +414,14 @@ void DurableScheduler::MaintenanceLoop() {
                       renewer_->live_nodes() != balanced_for_nodes;
              });
   duties.Add("requeue abandoned", 0, 0, alive([this] { RequeueAbandoned(); }));
-  duties.Add("horizon load", half_horizon, start + half_horizon,
-             alive([this] { LoadHorizon(); }), [this, &load_now] {
+  duties.Add("horizon load", half_horizon, start + half_horizon, alive([this] {
+               if (options_.fire_by_slot) {
+                 LoadSlots();
+               } else {
+                 LoadHorizon();
+               }
+             }),
+             [this, &load_now] {
                return load_now ||
                       (load_retry_at_ != 0 && RealNanos() >= load_retry_at_);
              });
@@ -425,7 +431,13 @@ void DurableScheduler::MaintenanceLoop() {
              alive([this] { RunScheduleDuty(); }), [this, &load_now] {
                return load_now || RealNanos() >= schedule_duty_at_;
              });
-  duties.Add("fire", 0, 0, alive([this] { FireWaiting(); }));
+  duties.Add("fire", 0, 0, alive([this] {
+               if (options_.fire_by_slot) {
+                 FireDueSlots();
+               } else {
+                 FireWaiting();
+               }
+             }));
   duties.Add("delete finished", cleanup_every, start + cleanup_every,
              alive([this] { DeleteFinished(); }));
   // This scheduler's kinds, confirmed in the registry (Create() registered
@@ -486,7 +498,10 @@ void DurableScheduler::MaintenanceLoop() {
     if (!broken && !stopping && !backing_off) duties.RunDue(now);
     if (!broken && !backing_off) {
       WriteCompletions();
-      if (stopping) RequeueAbandoned();
+      if (stopping) {
+        AbandonHeldStarted();
+        RequeueAbandoned();
+      }
     }
     if (!broken && !backing_off) GiveBack();
 
@@ -536,6 +551,11 @@ void DurableScheduler::MaintenanceLoop() {
     if (!broken && RealNanos() >= backoff_until_) {
       internal::MutexLock lock(mu_);
       if (FireReady() && !stopping) timeout_ms = 0;
+      if (slots_wait_for_room_ && !due_slots_.empty() && !stopping) {
+        const int64_t retry_ms =
+            (slot_retry_at_ - RealNanos() + 999999) / 1000000;
+        timeout_ms = std::max<int64_t>(0, std::min(timeout_ms, retry_ms));
+      }
       if (!completed_.empty()) timeout_ms = 0;
       if (load_requested_ && !stopping) timeout_ms = 0;
     }

@@ -143,7 +143,34 @@ void DurableScheduler::DropSlots(const std::vector<int>& slots) {
   if (slots.empty()) return;
   absl::flat_hash_set<int> gone(slots.begin(), slots.end());
   internal::MutexLock lock(mu_);
-  for (int slot : slots) owned_.erase(slot);
+  for (int slot : slots) {
+    owned_.erase(slot);
+    auto arm = slot_arms_.find(slot);
+    if (arm != slot_arms_.end()) {
+      arm->second.task.Cancel();
+      slot_arms_.erase(arm);
+    }
+    due_slots_.erase(slot);
+  }
+  // Attempts fired in those slots and not started: abandoned (their rows
+  // stay RUNNING under the epoch the next owner fences and requeues).
+  for (auto it = started_behind_own_.begin();
+       it != started_behind_own_.end();) {
+    if (gone.contains(it->second.slot)) {
+      AbandonStartedLocked(it->second);
+      started_behind_own_.erase(it++);
+    } else {
+      ++it;
+    }
+  }
+  auto kept =
+      std::remove_if(ready_started_.begin(), ready_started_.end(),
+                     [&](const Started& s) ABSL_NO_THREAD_SAFETY_ANALYSIS {
+                       if (!gone.contains(s.slot)) return false;
+                       AbandonStartedLocked(s);
+                       return true;
+                     });
+  ready_started_.erase(kept, ready_started_.end());
   wheel_->DropSlots(gone);
   fire_queue_.RemoveIf([&](const durable_internal::FireQueue::Waiting& w) {
     return gone.contains(w.entry.slot);

@@ -50,6 +50,11 @@ class KindTable {
   int limit(int index) const { return limits_[index]; }
   // The named kinds (for registering them in the store).
   std::vector<std::string> names() const;
+  // The kinds with a handler here by name ("" for the default kind when it
+  // has one), name -> index.
+  const absl::flat_hash_map<std::string, int>& handled() const {
+    return by_name_;
+  }
 
  private:
   absl::flat_hash_map<std::string, int> by_name_;
@@ -91,6 +96,9 @@ class FireQueue {
   void Reserve(int kind) { ++taken_[kind]; }
   // An attempt of `kind` reserved for has ended (or was not started).
   void Release(int kind);
+  // How many more attempts of `kind` may start now, by its own limit
+  // (large: no limit of its own); the scheduler's limit is the caller's.
+  int64_t Room(int kind) const { return KindRoom(kind); }
 
   size_t size() const { return waiting_.size(); }
   bool empty() const { return waiting_.empty(); }

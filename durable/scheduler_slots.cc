@@ -1,0 +1,241 @@
+// Copyright 2026 The timingwheel Authors.
+//
+// DurableScheduler's fire by slot (`DurableOptions::fire_by_slot`, the
+// planned core of docs/durable-core-plan.md): one wheel task per owned
+// slot, armed at the slot's next due time, read without writing a row
+// (`StoreApi::NextDueBySlot()`); a due slot's rows are started in one
+// statement fenced by its lease, within each kind's free places
+// (`StoreApi::FireSlots()`), and the fire's next due times re-arm the
+// slots.
+
+#include <algorithm>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "durable/durable_scheduler.h"
+#include "durable/engine/fault_point.h"
+#include "durable/engine/fire_batch.h"
+#include "durable/scheduler_metrics.h"
+#include "durable/scheduler_shared.h"
+#include "timer/time_point.h"
+
+namespace timingwheel {
+namespace {
+
+using durable_internal::kLockedRowRetry;
+using durable_internal::kMaxBatch;
+using durable_internal::kNoDueUs;
+using durable_internal::RealNanos;
+using durable_internal::SlotDue;
+using durable_internal::SlotEpoch;
+using durable_internal::Started;
+using durable_internal::StatementKind;
+using durable_internal::SteadyClock;
+
+}  // namespace
+
+void DurableScheduler::ArmSlotLocked(int slot, int64_t epoch, int64_t due_us,
+                                     int64_t db_now_us,
+                                     int64_t local_after_nanos, bool exact) {
+  if (stopping_) return;
+  auto owned = owned_.find(slot);
+  if (owned == owned_.end() || owned->second != epoch) return;  // Moved.
+  SlotArm& arm = slot_arms_[slot];
+  if (arm.epoch != epoch) {
+    arm.task.Cancel();
+    arm = SlotArm();
+    arm.epoch = epoch;
+    arm.due_us = kNoDueUs;
+  }
+  if (!exact && arm.due_us <= due_us) return;  // Armed earlier already.
+  arm.task.Cancel();
+  arm.task = TimerHandle();
+  arm.due_us = due_us;
+  if (due_us == kNoDueUs) {  // Nothing waits in the slot.
+    slot_arms_.erase(slot);
+    return;
+  }
+  if (due_us <= db_now_us) {
+    due_slots_.insert(slot);
+    Wake();
+    return;
+  }
+  // Never early on the database's clock (LocalDueNanos()); a wheel that
+  // refuses the task (shut down, or full) leaves the slot to the next load.
+  const int64_t local_due =
+      durable_internal::LocalDueNanos(due_us, db_now_us, local_after_nanos);
+  absl::StatusOr<TimerHandle> task =
+      timer_->ScheduleAt(TimePoint::FromNanos(local_due),
+                         [this, slot, epoch] { OnSlotDue(slot, epoch); });
+  if (task.ok()) arm.task = *std::move(task);
+}
+
+void DurableScheduler::OnSlotDue(int slot, int64_t epoch) {
+  {
+    internal::MutexLock lock(mu_);
+    auto arm = slot_arms_.find(slot);
+    if (arm == slot_arms_.end() || arm->second.epoch != epoch) return;
+    const bool first = due_slots_.empty();
+    due_slots_.insert(slot);
+    if (!first) return;  // The maintenance thread was woken already.
+  }
+  Wake();
+}
+
+void DurableScheduler::AbandonStartedLocked(const Started& started) {
+  attempts_.Ended(started.task.id, started.version, started.slot);
+  --metrics_.in_flight;
+  fire_queue_.Release(kinds_->IndexOf(started.task.kind));
+  ++metrics_.abandoned;
+  requeue_requested_ = true;
+}
+
+void DurableScheduler::AbandonHeldStarted() {
+  internal::MutexLock lock(mu_);
+  if (started_behind_own_.empty() && ready_started_.empty()) return;
+  for (const auto& [id, started] : started_behind_own_) {
+    AbandonStartedLocked(started);
+  }
+  for (const Started& started : ready_started_) AbandonStartedLocked(started);
+  started_behind_own_.clear();
+  ready_started_.clear();
+}
+
+bool DurableScheduler::SlotsReady() const {
+  if (!ready_started_.empty()) return true;
+  if (due_slots_.empty() || metrics_.in_flight >= options_.max_in_flight) {
+    return false;
+  }
+  return !slots_wait_for_room_ || RealNanos() >= slot_retry_at_;
+}
+
+void DurableScheduler::LoadSlots() {
+  load_retry_at_ = 0;
+  std::vector<SlotEpoch> owned = leases_->owned();
+  {
+    internal::MutexLock lock(mu_);
+    load_requested_ = false;
+  }
+  if (owned.empty()) return;
+  const SteadyClock::time_point timed = SteadyClock::now();
+  absl::StatusOr<durable_internal::SlotDues> dues =
+      store_->NextDueBySlot(options_.node_id, owned);
+  histograms_->ObserveStatement(StatementKind::kClaimDue, timed);
+  const int64_t local_after = clock_->NowNanos();
+  if (!dues.ok()) {
+    NoteDbError(dues.status());
+    internal::MutexLock lock(mu_);
+    load_requested_ = true;
+    return;
+  }
+  internal::MutexLock lock(mu_);
+  ++metrics_.loads;
+  for (const SlotDue& due : dues->slots) {
+    ArmSlotLocked(due.slot, due.epoch, due.next_due_us, dues->db_now_us,
+                  local_after, /*exact=*/true);
+  }
+}
+
+void DurableScheduler::FireDueSlots() {
+  std::vector<Started> ready;
+  std::vector<SlotEpoch> slots;
+  durable_internal::KindCapacity free;
+  int64_t others = 0;
+  int64_t limit = 0;
+  {
+    internal::MutexLock lock(mu_);
+    ready.swap(ready_started_);
+    if (!stopping_ && SlotsReady()) {
+      limit = std::min<int64_t>(options_.max_in_flight - metrics_.in_flight,
+                                static_cast<int64_t>(kMaxBatch));
+      for (int slot : due_slots_) {
+        auto owned = owned_.find(slot);
+        if (owned != owned_.end()) slots.push_back({slot, owned->second});
+      }
+      for (const auto& [name, index] : kinds_->handled()) {
+        free[name] = std::min(limit, fire_queue_.Room(index));
+      }
+      others = std::min(limit, fire_queue_.Room(kinds_->unknown()));
+      // Reserved now: a handler that ends meanwhile must not free a place
+      // this fire counted on.
+      metrics_.in_flight += limit;
+    }
+  }
+  for (Started& s : ready) {
+    executor_->Execute([link = link_, s = std::move(s)]() mutable {
+      RunAttemptVia(std::move(link), std::move(s));
+    });
+  }
+  if (limit <= 0) return;
+  durable_internal::FaultPoint("fire.before");
+  const SteadyClock::time_point timed = SteadyClock::now();
+  absl::StatusOr<durable_internal::SlotFire> fire =
+      store_->FireSlots(options_.node_id, slots, free, others, limit);
+  const int64_t local_after = clock_->NowNanos();
+  histograms_->ObserveStatement(StatementKind::kStartRunning, timed);
+  if (!fire.ok()) {
+    NoteDbError(fire.status());
+    internal::MutexLock lock(mu_);
+    metrics_.in_flight -= limit;
+    return;
+  }
+  db_minus_local_nanos_ = fire->db_now_us * 1000 - local_after;
+  std::vector<Started> run;
+  {
+    internal::MutexLock lock(mu_);
+    const int64_t started = static_cast<int64_t>(fire->started.size());
+    metrics_.in_flight -= limit - started;
+    metrics_.attempts += started;
+    for (const SlotEpoch& s : slots) due_slots_.erase(s.slot);
+    for (Started& s : fire->started) {
+      fire_queue_.Reserve(kinds_->IndexOf(s.task.kind));
+      // One process runs a task once at a time: a row taken from this
+      // process while it stalled, requeued and fired again waits for the
+      // attempt still running here (RUNNING under our epoch meanwhile).
+      const bool behind = attempts_.Running(s.task.id);
+      attempts_.Fired(s.task.id, s.version, s.slot);
+      if (behind) {
+        ++metrics_.held_behind_own_attempt;
+        auto held = started_behind_own_.find(s.task.id);
+        if (held != started_behind_own_.end()) {
+          AbandonStartedLocked(held->second);  // Superseded.
+          held->second = std::move(s);
+        } else {
+          started_behind_own_.emplace(s.task.id, std::move(s));
+        }
+      } else {
+        run.push_back(std::move(s));
+      }
+    }
+    bool still_due = false;
+    for (const SlotDue& next : fire->next_due) {
+      // Fired early by the process's clock (ahead of the database's), or
+      // armed for a row moved later since: nothing was due.
+      if (started == 0 && next.next_due_us != kNoDueUs &&
+          next.next_due_us > fire->db_now_us) {
+        ++metrics_.not_due;
+      }
+      ArmSlotLocked(next.slot, next.epoch, next.next_due_us, fire->db_now_us,
+                    local_after, /*exact=*/true);
+      still_due = still_due || due_slots_.contains(next.slot);
+    }
+    // Due rows left with places free: kinds at their limits, or rows
+    // another transaction held. Asked again when an attempt ends, or
+    // soon (the holder's statement ends within its own).
+    if (still_due && started < limit) {
+      slots_wait_for_room_ = true;
+      slot_retry_at_ = RealNanos() + absl::ToInt64Nanoseconds(kLockedRowRetry);
+    } else {
+      slots_wait_for_room_ = false;
+    }
+  }
+  if (!run.empty()) durable_internal::FaultPoint("fire.started");
+  for (Started& s : run) {
+    executor_->Execute([link = link_, s = std::move(s)]() mutable {
+      RunAttemptVia(std::move(link), std::move(s));
+    });
+  }
+}
+
+}  // namespace timingwheel

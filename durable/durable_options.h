@@ -168,11 +168,14 @@ struct DurableOptions {
 //
 // A snapshot of a scheduler's counters (see `DurableScheduler::Metrics()`).
 struct DurableMetrics {
-  int64_t scheduled = 0;           // Tasks inserted by this scheduler.
-  int64_t loads = 0;               // Horizon load statements run.
-  int64_t loaded = 0;              // Tasks claimed into the wheel by loads.
-  int64_t wheel_pending = 0;       // Tasks in the wheel now.
-  int64_t waiting = 0;             // Fired tasks waiting for a handler slot.
+  int64_t scheduled = 0;      // Tasks inserted by this scheduler.
+  int64_t loads = 0;          // Horizon load statements run.
+  int64_t loaded = 0;         // Tasks claimed into the wheel by loads.
+  int64_t wheel_pending = 0;  // Tasks in the wheel now.
+  int64_t waiting = 0;        // Fired tasks waiting for a handler slot.
+  // 1 when the fire by slot runs (`DurableOptions::fire_by_slot`): then
+  // `waiting` and `loaded` stay 0 and `wheel_pending` counts armed slots.
+  int64_t fire_by_slot = 0;
   int64_t in_flight = 0;           // Handlers running now.
   int64_t attempts = 0;            // Attempts started (SCHEDULED -> RUNNING).
   int64_t succeeded = 0;           // SUCCESS recorded.

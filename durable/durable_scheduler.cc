@@ -404,6 +404,7 @@ DurableMetrics DurableScheduler::Metrics() const {
       (wheel_ != nullptr ? static_cast<int64_t>(wheel_->size()) : 0) +
       static_cast<int64_t>(slot_arms_.size());
   m.waiting = static_cast<int64_t>(fire_queue_.size());
+  m.fire_by_slot = options_.fire_by_slot ? 1 : 0;
   m.slots_owned = static_cast<int64_t>(owned_.size());
   if (renewer_ != nullptr) {
     m.db_errors += renewer_->errors();

@@ -468,6 +468,8 @@ class DurableScheduler {
   void OnSlotDue(int slot, int64_t epoch);
   // Whether due slots should be fired now.
   bool SlotsReady() const ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  // A place freed: the parked slots are due again.
+  void UnparkSlotsLocked() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   // Ends a fired attempt that will not start here (its place freed).
   void AbandonStartedLocked(const durable_internal::Started& started)
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
@@ -621,11 +623,11 @@ class DurableScheduler {
       behind_own_attempt_ ABSL_GUARDED_BY(mu_);
   bool load_waits_for_room_ ABSL_GUARDED_BY(mu_) = false;
   // The fire by slot: each owned slot's armed due time (the database's
-  // clock) and its task in the wheel; the slots due now; whether the last
-  // fire left due rows it had no room for (fired again when an attempt
-  // ends, or at slot_retry_at_ for rows another transaction held); fired
-  // attempts whose id still runs here, started when that attempt ends,
-  // and those ready to start.
+  // clock) and its task in the wheel; the slots due now; the due slots a
+  // fire started nothing in (parked: due again when an attempt ends, or at
+  // slot_retry_at_ for rows another transaction held); fired attempts
+  // whose id still runs here, started when that attempt ends, and those
+  // ready to start.
   struct SlotArm {
     int64_t epoch = 0;
     int64_t due_us = 0;
@@ -633,7 +635,7 @@ class DurableScheduler {
   };
   absl::flat_hash_map<int, SlotArm> slot_arms_ ABSL_GUARDED_BY(mu_);
   absl::flat_hash_set<int> due_slots_ ABSL_GUARDED_BY(mu_);
-  bool slots_wait_for_room_ ABSL_GUARDED_BY(mu_) = false;
+  absl::flat_hash_set<int> parked_slots_ ABSL_GUARDED_BY(mu_);
   int64_t slot_retry_at_ ABSL_GUARDED_BY(mu_) = 0;
   absl::flat_hash_map<std::string, durable_internal::Started>
       started_behind_own_ ABSL_GUARDED_BY(mu_);

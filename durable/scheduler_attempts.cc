@@ -128,7 +128,7 @@ void DurableScheduler::EndAttemptLocked(const std::string& id, int64_t version,
                                         int slot) {
   attempts_.Ended(id, version, slot);
   // A place, or a place of its kind, is free: due slots are asked again.
-  slots_wait_for_room_ = false;
+  UnparkSlotsLocked();
   // The fire by slot holds a row fired again beside its own attempt still
   // running here (FireDueSlots()): it starts once that attempt has ended.
   auto started = started_behind_own_.find(id);

@@ -13,6 +13,7 @@
 #include <utility>
 #include <vector>
 
+#include "absl/container/flat_hash_map.h"
 #include "durable/durable_scheduler.h"
 #include "durable/engine/fault_point.h"
 #include "durable/engine/fire_batch.h"
@@ -104,10 +105,14 @@ void DurableScheduler::AbandonHeldStarted() {
 
 bool DurableScheduler::SlotsReady() const {
   if (!ready_started_.empty()) return true;
-  if (due_slots_.empty() || metrics_.in_flight >= options_.max_in_flight) {
-    return false;
-  }
-  return !slots_wait_for_room_ || RealNanos() >= slot_retry_at_;
+  if (metrics_.in_flight >= options_.max_in_flight) return false;
+  return !due_slots_.empty() ||
+         (!parked_slots_.empty() && RealNanos() >= slot_retry_at_);
+}
+
+void DurableScheduler::UnparkSlotsLocked() {
+  due_slots_.insert(parked_slots_.begin(), parked_slots_.end());
+  parked_slots_.clear();
 }
 
 void DurableScheduler::LoadSlots() {
@@ -146,13 +151,30 @@ void DurableScheduler::FireDueSlots() {
   {
     internal::MutexLock lock(mu_);
     ready.swap(ready_started_);
+    if (!parked_slots_.empty() && RealNanos() >= slot_retry_at_) {
+      UnparkSlotsLocked();
+    }
     if (!stopping_ && SlotsReady()) {
       limit = std::min<int64_t>(options_.max_in_flight - metrics_.in_flight,
                                 static_cast<int64_t>(kMaxBatch));
+      // The earliest due slots, at most one per free place: a fire reads
+      // about a row per slot it names (each gives a share of the limit),
+      // so naming every due slot for a few places would read a row of each.
+      std::vector<std::pair<int64_t, SlotEpoch>> due;
       for (int slot : due_slots_) {
         auto owned = owned_.find(slot);
-        if (owned != owned_.end()) slots.push_back({slot, owned->second});
+        auto arm = slot_arms_.find(slot);
+        if (owned == owned_.end()) continue;
+        due.push_back({arm != slot_arms_.end() ? arm->second.due_us : 0,
+                       SlotEpoch{slot, owned->second}});
       }
+      const size_t named = std::min(due.size(), static_cast<size_t>(limit));
+      std::partial_sort(due.begin(), due.begin() + named, due.end(),
+                        [](const auto& a, const auto& b) {
+                          return std::make_pair(a.first, a.second.slot) <
+                                 std::make_pair(b.first, b.second.slot);
+                        });
+      for (size_t i = 0; i < named; ++i) slots.push_back(due[i].second);
       for (const auto& [name, index] : kinds_->handled()) {
         free[name] = std::min(limit, fire_queue_.Room(index));
       }
@@ -208,7 +230,9 @@ void DurableScheduler::FireDueSlots() {
         run.push_back(std::move(s));
       }
     }
-    bool still_due = false;
+    absl::flat_hash_map<int, int64_t> started_in;  // Slot -> attempts.
+    for (const Started& s : run) ++started_in[s.slot];
+    for (const auto& [id, s] : started_behind_own_) ++started_in[s.slot];
     for (const SlotDue& next : fire->next_due) {
       // Fired early by the process's clock (ahead of the database's), or
       // armed for a row moved later since: nothing was due.
@@ -218,16 +242,16 @@ void DurableScheduler::FireDueSlots() {
       }
       ArmSlotLocked(next.slot, next.epoch, next.next_due_us, fire->db_now_us,
                     local_after, /*exact=*/true);
-      still_due = still_due || due_slots_.contains(next.slot);
-    }
-    // Due rows left with places free: kinds at their limits, or rows
-    // another transaction held. Asked again when an attempt ends, or
-    // soon (the holder's statement ends within its own).
-    if (still_due && started < limit) {
-      slots_wait_for_room_ = true;
-      slot_retry_at_ = RealNanos() + absl::ToInt64Nanoseconds(kLockedRowRetry);
-    } else {
-      slots_wait_for_room_ = false;
+      // Still due and nothing started: its due rows are of kinds at their
+      // limits, or held by another transaction. Parked until an attempt
+      // ends (EndAttemptLocked()), or soon (the holder's statement ends
+      // within its own), so that the next fires name other due slots.
+      if (due_slots_.contains(next.slot) && !started_in.contains(next.slot)) {
+        due_slots_.erase(next.slot);
+        parked_slots_.insert(next.slot);
+        slot_retry_at_ =
+            RealNanos() + absl::ToInt64Nanoseconds(kLockedRowRetry);
+      }
     }
   }
   if (!run.empty()) durable_internal::FaultPoint("fire.started");

@@ -151,6 +151,7 @@ void DurableScheduler::DropSlots(const std::vector<int>& slots) {
       slot_arms_.erase(arm);
     }
     due_slots_.erase(slot);
+    parked_slots_.erase(slot);
   }
   // Attempts fired in those slots and not started: abandoned (their rows
   // stay RUNNING under the epoch the next owner fences and requeues).

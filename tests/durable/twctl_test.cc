@@ -5,6 +5,11 @@
 // exit codes; and the message for an unreachable database, which names the host
 // and database but never the password.
 
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
 #include <memory>
 #include <string>
 #include <vector>
@@ -545,6 +550,27 @@ TEST_F(TwctlTest, MigrateDryRunChangesNothingAndNewerIsRefused) {
               std::string::npos)
         << newer.err;
   }
+}
+
+// An address twctl serve cannot listen on (in use here) stops it with exit
+// 5, not 2: the database is fine.
+TEST_F(TwctlTest, ServeRefusesAnAddressInUse) {
+  Ran migrated = Db({"migrate"});
+  ASSERT_EQ(migrated.code, 0) << Describe(migrated);
+  const int sock = socket(AF_INET, SOCK_STREAM, 0);
+  ASSERT_GE(sock, 0);
+  sockaddr_in addr = {};
+  addr.sin_family = AF_INET;
+  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  socklen_t len = sizeof(addr);
+  ASSERT_EQ(bind(sock, reinterpret_cast<sockaddr*>(&addr), len), 0);
+  ASSERT_EQ(listen(sock, 1), 0);
+  ASSERT_EQ(getsockname(sock, reinterpret_cast<sockaddr*>(&addr), &len), 0);
+  Ran serve = Db(
+      {"serve", "--listen", absl::StrCat("127.0.0.1:", ntohs(addr.sin_port))});
+  close(sock);
+  EXPECT_EQ(serve.code, 5) << Describe(serve);
+  EXPECT_NE(serve.err.find("cannot listen"), std::string::npos) << serve.err;
 }
 
 // A version-1 store: the dry run shows the upgrade and changes nothing,

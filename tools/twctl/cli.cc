@@ -2,6 +2,8 @@
 
 #include "tools/twctl/cli.h"
 
+#include <map>
+#include <string>
 #include <utility>
 
 #include "absl/strings/match.h"
@@ -53,8 +55,21 @@ absl::StatusOr<Args> ParseArgs(
         args.command = arg;
         spec = spec_for(arg);
         if (!spec.has_value()) {
-          return absl::InvalidArgumentError(
-              absl::StrCat("unknown command \"", arg, "\" (see twctl help)"));
+          // The words other tools use for twctl's commands.
+          static const auto* const kAliases =
+              new std::map<std::string, std::string>{
+                  {"get", "show"},      {"describe", "show"},
+                  {"inspect", "show"},  {"ls", "list"},
+                  {"delete", "cancel"}, {"remove", "cancel"},
+                  {"rm", "cancel"},     {"stats", "status"},
+                  {"info", "status"},   {"dashboard", "serve"}};
+          auto alias = kAliases->find(arg);
+          return absl::InvalidArgumentError(absl::StrCat(
+              "unknown command \"", arg, "\"",
+              alias != kAliases->end()
+                  ? absl::StrCat(": did you mean `twctl ", alias->second, "`?")
+                  : "",
+              " (see twctl help)"));
         }
       } else {
         args.positional.push_back(arg);

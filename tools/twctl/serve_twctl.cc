@@ -32,7 +32,8 @@ Command ServeCommand() {
       "  --lease-ttl D       the schedulers' lease TTL (default 10s): a node\n"
       "                      whose heartbeat is older is shown stale\n"
       "  Refuses to start (exit 2, 4 or 6, as other commands) when the\n"
-      "  database cannot be reached or has no store of this version.\n"
+      "  database cannot be reached or has no store of this version, and\n"
+      "  (exit 5) when it cannot listen on the address.\n"
       "  Runs until SIGINT or SIGTERM.\n",
       &RunServeCommand,
   };
@@ -59,7 +60,9 @@ int RunServeCommand(Context& context) {
   if (!reachable.ok()) return Fail(context, reachable.status());
   const int code =
       RunDashboard(context.admin, *parsed, {}, *context.out, *context.err);
-  return code == 0 ? kExitOk : kExitCannotConnect;
+  // It could not listen (the address in use, or not this machine's): not a
+  // database's failure.
+  return code == 0 ? kExitOk : kExitOther;
 }
 
 }  // namespace twctl

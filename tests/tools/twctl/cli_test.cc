@@ -65,6 +65,18 @@ TEST(ParseArgsTest, UsageErrors) {
   }
 }
 
+// The words other tools use name the command twctl has for them.
+TEST(ParseArgsTest, AnotherToolsWordNamesTwctlsCommand) {
+  auto args = Parse({"get", "x"});
+  EXPECT_TRUE(absl::IsInvalidArgument(args.status()));
+  EXPECT_NE(args.status().message().find("did you mean `twctl show`"),
+            std::string::npos)
+      << args.status();
+  args = Parse({"lsit"});
+  EXPECT_EQ(args.status().message().find("did you mean"), std::string::npos)
+      << args.status();
+}
+
 TEST(ParseArgsTest, HelpNeverFails) {
   EXPECT_TRUE(Parse({}).ok());
   EXPECT_TRUE(Parse({"help"}).ok());

@@ -16,5 +16,5 @@ uptime
 bash .ci/with-postgres bash -c '
 set -euo pipefail
 TIMINGWHEEL_DB="$TIMINGWHEEL_PG" bazel-bin/tools/twctl/twctl migrate >/dev/null
-psql "$TIMINGWHEEL_PG" -q -f benchmarks/sql/slot_walk.sql'
+psql "$TIMINGWHEEL_PG" -q -v ON_ERROR_STOP=1 -f benchmarks/sql/slot_walk.sql'
 uptime

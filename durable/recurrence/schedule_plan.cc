@@ -4,6 +4,7 @@
 
 #include <algorithm>
 
+#include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/time/time.h"
 
@@ -85,9 +86,14 @@ absl::StatusOr<Recurrence> RecurrenceOf(const RecurringSchedule& schedule,
       has_every ? Recurrence::Every(schedule.every, schedule.anchor)
                 : Recurrence::ParseCron(schedule.cron, schedule.time_zone);
   if (!recurrence.ok()) {
-    return absl::InvalidArgumentError(
-        absl::StrCat(has_every ? "schedule `every`: " : "schedule `cron`: ",
-                     recurrence.status().message()));
+    // The field at fault: a zone the cron expression is read in is named
+    // as `time_zone`, not as the expression.
+    const absl::string_view message = recurrence.status().message();
+    const char* field = has_every ? "schedule `every`: "
+                        : absl::StartsWith(message, "unknown time zone")
+                            ? "schedule `time_zone`: "
+                            : "schedule `cron`: ";
+    return absl::InvalidArgumentError(absl::StrCat(field, message));
   }
   if (has_every && (schedule.anchor < absl::UnixEpoch() ||
                     schedule.every < absl::Microseconds(1))) {

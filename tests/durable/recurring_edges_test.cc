@@ -185,6 +185,8 @@ TEST_P(RecurringEdgesTest, EveryInputHasALimitNamedWhenExceeded) {
   bad.cron = "* * * * *";
   bad.time_zone = std::string(kMaxTimeZoneBytes + 1, 'z');
   expect(bad, "time_zone");
+  bad.time_zone = "Mars/Olympus_Mons";  // Short, but no such zone.
+  expect(bad, "`time_zone`");
   bad = good;
   bad.every = kMaxScheduleInterval + absl::Microseconds(1);
   expect(bad, "every");

@@ -176,6 +176,11 @@ absl::StatusOr<ActionResult> AdminStore::Impl::WriteInTransaction(
       why = ": only a FAILED task can be retried";
     } else if (write == Write::kDiscard) {
       why = ": only a FAILED task can be discarded";
+    } else if (state == static_cast<int64_t>(TaskState::kRunning) &&
+               write == Write::kCancel) {
+      why =
+          ": its handler is running (to stop it and delete the task: "
+          "DurableClient::CancelTask() or SQL SELECT tw_cancel_task(id))";
     } else if (state == static_cast<int64_t>(TaskState::kRunning)) {
       why = ": its handler is running";
     } else {

@@ -89,6 +89,7 @@ bool LeaseRenewer::Round() {
     lost_.insert(lost_.end(), lost.begin(), lost.end());
   }
   valid_until_ = started + absl::ToInt64Nanoseconds(options_.ttl);
+  next_lapse_in_us_ = round->next_lapse_in_us;
   const bool nodes_changed =
       live_nodes_.exchange(round->live_nodes) != round->live_nodes;
   FaultPoint("renew.after");
@@ -111,6 +112,17 @@ void LeaseRenewer::Loop() {
     const auto started = std::chrono::steady_clock::now();
     const bool ok = Round();
     next = started + (ok ? every : std::min(every, retry));
+    // A peer that stopped renewing lapses at its instant: a round then
+    // sees the live nodes drop and wakes the balancing round, which takes
+    // its slots (their leases ran out with its heartbeat), instead of up
+    // to a third of the TTL later. A live peer renews every third of the
+    // TTL, so its lapse is never before the next round: no extra round.
+    const int64_t lapse_in_us = next_lapse_in_us_.load();
+    if (ok && lapse_in_us < absl::ToInt64Microseconds(options_.ttl)) {
+      const auto lapse = started + std::chrono::microseconds(lapse_in_us) +
+                         std::chrono::milliseconds(1);
+      next = std::min(next, std::max(lapse, started + kMinRoundGap));
+    }
     lock.Lock();
   }
 }

@@ -38,6 +38,7 @@
 #include <condition_variable>
 #include <cstdint>
 #include <functional>
+#include <limits>
 #include <memory>
 #include <string>
 #include <thread>
@@ -147,6 +148,10 @@ class LeaseRenewer {
 
   std::atomic<int64_t> valid_until_{0};
   std::atomic<int64_t> live_nodes_{1};
+  // Renewal::next_lapse_in_us of the last round.
+  std::atomic<int64_t> next_lapse_in_us_{std::numeric_limits<int64_t>::max()};
+  // The least time between two rounds timed to a peer's lapse.
+  static constexpr std::chrono::milliseconds kMinRoundGap{10};
   std::atomic<bool> leaving_{false};
   std::atomic<bool> halted_{false};
   std::atomic<int64_t> errors_{0};

@@ -25,7 +25,8 @@ namespace {
 // One round of an owner: records its heartbeat (a leaving one: deletes its
 // node row, $6), extends the leases of
 // `owned` still held under the same epochs (recording the horizon), and
-// counts the live nodes. One statement, so an idle process costs one
+// counts the live nodes and says when the first of the others lapses
+// unless it renews. One statement, so an idle process costs one
 // statement per round. The LEFT JOIN returns one row when nothing was
 // renewed (slot NULL).
 constexpr char kRenewSql[] = R"sql(
@@ -44,9 +45,11 @@ renewed AS (
     AND l.lease_until_us > n.now
   RETURNING l.slot),
 live AS (
-  SELECT 1 + count(*) AS live_nodes FROM tw_node, n
+  SELECT 1 + count(*) AS live_nodes,
+         min(heartbeat_us) + $2 - min(n.now) AS next_lapse_in_us
+  FROM tw_node, n
   WHERE heartbeat_us > n.now - $2 AND node_id <> $1)
-SELECT live.live_nodes, renewed.slot
+SELECT live.live_nodes, live.next_lapse_in_us, renewed.slot
 FROM live LEFT JOIN renewed ON true
 )sql";
 
@@ -190,6 +193,9 @@ absl::StatusOr<Renewal> Store::Renew(const std::string& node,
   for (int i = 0; i < r->rows(); ++i) {
     PgRow row(*r, i);
     renewal.live_nodes = row.Int("live_nodes");
+    if (!row.IsNull("next_lapse_in_us")) {
+      renewal.next_lapse_in_us = row.Int("next_lapse_in_us");
+    }
     if (!row.IsNull("slot")) {
       renewal.renewed.push_back(static_cast<int>(row.Int("slot")));
     }

@@ -72,7 +72,11 @@ absl::StatusOr<durable_internal::Renewal> FakeStore::Renew(
   // heartbeat.
   renewal.live_nodes = 1;
   for (const auto& [id, heartbeat_us] : db_->nodes_) {
-    if (id != node && heartbeat_us > now_us - ttl_us) ++renewal.live_nodes;
+    if (id != node && heartbeat_us > now_us - ttl_us) {
+      ++renewal.live_nodes;
+      renewal.next_lapse_in_us =
+          std::min(renewal.next_lapse_in_us, heartbeat_us + ttl_us - now_us);
+    }
   }
   if (leaving) {
     db_->nodes_.erase(node);

@@ -4,9 +4,12 @@
 // (two_store_fixture.h): `StoreApi::ForgetStaleNodes()` deletes a node whose
 // heartbeat is older than asked and whose name no slot's lease carries, and
 // keeps a node that still names a slot or beat recently; a scheduler's
-// cleanup runs it with `max(retain_finished, kMinStaleNodeAge)`. Nodes are
-// aged by writing their heartbeat back in time, never by waiting.
+// cleanup runs it with `max(retain_finished, kMinStaleNodeAge)`. A renewal
+// says when the first other live node lapses unless it renews (the
+// renewer times a round to it). Nodes are aged by writing their heartbeat
+// back in time, never by waiting.
 
+#include <limits>
 #include <map>
 #include <memory>
 #include <string>
@@ -33,6 +36,7 @@ namespace {
 using durable_internal::StoreApi;
 
 constexpr int kSlots = 2;
+constexpr int64_t kSecondUs = int64_t{1000} * 1000;
 constexpr int64_t kMinuteUs = int64_t{60} * 1000 * 1000;
 
 class StaleNodesTest : public TwoStoreFixture {
@@ -136,6 +140,26 @@ TEST_P(StaleNodesTest, ASchedulersCleanupForgetsANodeGoneForLong) {
   EXPECT_TRUE(WaitFor([&] { return NodeIds() == "nearly,worker"; }))
       << NodeIds();
   scheduler->Shutdown();
+}
+
+// Renewal::next_lapse_in_us: the first other live node's heartbeat plus
+// the TTL, from now; none (max) with no other live node; a lapsed node
+// and the renewing node itself never count.
+TEST_P(StaleNodesTest, ARenewalSaysWhenTheFirstPeerLapses) {
+  std::unique_ptr<StoreApi> store = Open();
+  ASSERT_NE(store, nullptr);
+  ASSERT_TRUE(store->EnsureSchema(kSlots).ok());
+  auto alone = store->Renew("a", {}, kMinuteUs, 0, false);
+  ASSERT_TRUE(alone.ok()) << alone.status();
+  EXPECT_EQ(alone->next_lapse_in_us, std::numeric_limits<int64_t>::max());
+  Age("b", 20 * kSecondUs);    // Lapses in 40 s.
+  Age("c", 50 * kSecondUs);    // Lapses in 10 s: the first.
+  Age("gone", 2 * kMinuteUs);  // Lapsed.
+  auto renewal = store->Renew("a", {}, kMinuteUs, 0, false);
+  ASSERT_TRUE(renewal.ok()) << renewal.status();
+  EXPECT_EQ(renewal->live_nodes, 3);
+  EXPECT_LE(renewal->next_lapse_in_us, 10 * kSecondUs);
+  EXPECT_GT(renewal->next_lapse_in_us, 9 * kSecondUs);
 }
 
 TW_TWO_STORE_SUITE(StaleNodesTest);

@@ -231,5 +231,116 @@ TEST_F(SlotReviewTest, InFlightCountsNoReservationWhileAFireIsInTheDatabase) {
   scheduler->Shutdown();
 }
 
+// A replacement moves an armed row later: it runs once, at its new time,
+// with its new payload (ReplaceTest's check without waiting for SCHEDULED,
+// which the fire by slot never writes).
+TEST_F(SlotReviewTest, AnArmedRowMovedLaterRunsOnceAtItsNewTime) {
+  auto scheduler = Start(Options("a"));
+  ASSERT_NE(scheduler, nullptr);
+  ASSERT_TRUE(scheduler->Schedule("t", absl::Milliseconds(600), "old").ok());
+  absl::SleepFor(absl::Milliseconds(300));  // Its slot armed at +600 ms.
+  ScheduleRequest r;
+  r.id = "t";
+  r.payload = "new";
+  r.delay = absl::Seconds(2);
+  auto outcome = scheduler->ScheduleOrReplace(r);
+  ASSERT_TRUE(outcome.ok()) << outcome.status();
+  EXPECT_EQ(*outcome, ScheduleOutcome::kReplaced);
+  ASSERT_TRUE(Succeeded("t"));
+  std::vector<durable_test::Recorder::Call> calls = recorder_.calls();
+  ASSERT_EQ(calls.size(), 1u) << "ran at the old time and the new one";
+  EXPECT_EQ(calls[0].task.payload, "new");
+  EXPECT_GE(calls[0].at, calls[0].task.due) << "ran before its new due time";
+  EXPECT_EQ(calls[0].task.attempt, 1);
+}
+
+// A replacement moves an armed row earlier: it runs at its new time, not
+// at the time its slot was armed for.
+TEST_F(SlotReviewTest, AnArmedRowMovedEarlierRunsAtItsNewTime) {
+  auto scheduler = Start(Options("a"));
+  ASSERT_NE(scheduler, nullptr);
+  ASSERT_TRUE(scheduler->Schedule("t", absl::Seconds(8), "old").ok());
+  absl::SleepFor(absl::Milliseconds(300));  // Its slot armed at +8 s.
+  ScheduleRequest r;
+  r.id = "t";
+  r.payload = "new";
+  r.delay = absl::Milliseconds(200);
+  const absl::Time asked = absl::Now();
+  auto outcome = scheduler->ScheduleOrReplace(r);
+  ASSERT_TRUE(outcome.ok()) << outcome.status();
+  EXPECT_EQ(*outcome, ScheduleOutcome::kReplaced);
+  ASSERT_TRUE(Succeeded("t", absl::Seconds(4))) << "not run at its new time";
+  std::vector<durable_test::Recorder::Call> calls = recorder_.calls();
+  ASSERT_EQ(calls.size(), 1u);
+  EXPECT_EQ(calls[0].task.payload, "new");
+  EXPECT_LT(calls[0].at - asked, absl::Seconds(2));
+}
+
+// CapacityTest.AFreePlaceStartsADueTaskWhileTheOthersAreBusy without its
+// wait on `waiting` (always 0 by slot): 8 places, 7 long handlers (one of
+// kind "one", limited to 1), the 8th freed; "one-2" (priority 9, its kind
+// at its limit), "high" (5) and "low" (0) come due meanwhile.
+TEST_F(SlotReviewTest, AFreePlaceStartsADueTaskWhileAKindIsAtItsLimit) {
+  testing::PoolExecutor executor(10);
+  Gate freed, rest;
+  std::mutex mu;
+  std::vector<std::string> log;
+  auto index_of = [&](const std::string& id) {
+    std::lock_guard<std::mutex> lock(mu);
+    auto it = std::find(log.begin(), log.end(), id);
+    return it == log.end() ? -1 : static_cast<int>(it - log.begin());
+  };
+  DurableHandler handler = [&](const DurableTask& task) {
+    {
+      std::lock_guard<std::mutex> lock(mu);
+      log.push_back(task.id);
+    }
+    if (task.id == "freed") freed.Wait();
+    if (task.id.rfind("long", 0) == 0) rest.Wait();
+    return absl::OkStatus();
+  };
+  DurableOptions options = Options("a");
+  options.handler = handler;
+  options.max_in_flight = 8;
+  options.executor = &executor;
+  options.kinds = {TaskKind{"one", handler, 1}};
+  auto s = Start(options);
+  ASSERT_NE(s, nullptr);
+  auto due = [](const std::string& id, const std::string& kind, int priority) {
+    ScheduleRequest r;
+    r.id = id;
+    r.payload = "p";
+    r.kind = kind;
+    r.priority = priority;
+    return r;
+  };
+  std::vector<ScheduleRequest> busy;
+  for (int i = 0; i < 6; ++i) busy.push_back(due("long" + std::to_string(i), "", 0));
+  busy.push_back(due("long-one", "one", 0));
+  busy.push_back(due("freed", "", 0));
+  ASSERT_TRUE(s->ScheduleBatch(busy).ok());
+  ASSERT_TRUE(WaitFor([&] { return index_of("freed") >= 0 &&
+                                   index_of("long-one") >= 0; }));
+  ASSERT_TRUE(WaitFor([&] { return s->Metrics().in_flight == 8; }));
+  ASSERT_TRUE(s->ScheduleBatch({due("one-2", "one", 9), due("low", "", 0),
+                                due("high", "", 5)})
+                  .ok());
+  absl::SleepFor(absl::Milliseconds(500));
+  freed.Open();
+  const bool ran = WaitFor(
+      [&] { return index_of("high") >= 0 && index_of("low") >= 0; },
+      absl::Seconds(10));
+  const int64_t in_flight = s->Metrics().in_flight;
+  const int one_2 = index_of("one-2");
+  rest.Open();
+  ASSERT_TRUE(ran) << "the free place stayed idle with due tasks waiting";
+  EXPECT_LT(index_of("high"), index_of("low"));
+  EXPECT_EQ(one_2, -1) << "a kind at its limit took the free place";
+  EXPECT_EQ(in_flight, 7);
+  EXPECT_TRUE(WaitFor([&] { return index_of("one-2") >= 0; }));
+  EXPECT_TRUE(WaitFor([&] { return s->Metrics().in_flight == 0; }));
+  s->Shutdown();
+}
+
 }  // namespace
 }  // namespace timingwheel

@@ -9,6 +9,7 @@
 #include <atomic>
 #include <memory>
 #include <mutex>
+#include <sstream>
 #include <string>
 #include <thread>
 #include <vector>
@@ -24,6 +25,7 @@
 #include "gtest/gtest.h"
 #include "tests/durable/durable_test_fixture.h"
 #include "tests/durable/test_util.h"
+#include "timer/testing/manual_clock.h"
 #include "timer/testing/pool_executor.h"
 
 namespace timingwheel {
@@ -338,6 +340,88 @@ TEST_F(SlotReviewTest, AFreePlaceStartsADueTaskWhileAKindIsAtItsLimit) {
   EXPECT_EQ(one_2, -1) << "a kind at its limit took the free place";
   EXPECT_EQ(in_flight, 7);
   EXPECT_TRUE(WaitFor([&] { return index_of("one-2") >= 0; }));
+  EXPECT_TRUE(WaitFor([&] { return s->Metrics().in_flight == 0; }));
+  s->Shutdown();
+}
+
+// The fire statements run so far (start_running's histogram count).
+int64_t FireStatements(const DurableScheduler& s) {
+  std::istringstream text(s.RenderPrometheus());
+  std::string line;
+  const std::string key = "statement_duration_seconds_count";
+  while (std::getline(text, line)) {
+    if (line.find(key) != std::string::npos &&
+        line.find("start_running") != std::string::npos) {
+      return std::stoll(line.substr(line.rfind(' ') + 1));
+    }
+  }
+  return -1;
+}
+
+// docs/durable-core-plan.md step 3: "A slot whose next due time is still
+// due after a fire that started nothing waits for an attempt to end (or a
+// notification), not for the next round: otherwise a kind at its limit
+// spins the loop." A kind at its limit of 1, its handler held 2 s, a second
+// task of it due: the fire statement must not run over and over meanwhile.
+TEST_F(SlotReviewTest, AKindAtItsLimitDoesNotSpinTheFire) {
+  Gate gate;
+  std::atomic<int> calls{0};
+  TaskKind one;
+  one.name = "one";
+  one.max_in_flight = 1;
+  one.handler = [&](const DurableTask&) {
+    ++calls;
+    gate.Wait();
+    return absl::OkStatus();
+  };
+  testing::PoolExecutor pool(4);
+  DurableOptions options = Options("a");
+  options.kinds = {one};
+  options.executor = &pool;
+  auto s = Start(options);
+  ASSERT_NE(s, nullptr);
+  ScheduleRequest r1, r2;
+  r1.id = "one-1";
+  r1.payload = "p";
+  r1.kind = "one";
+  r2 = r1;
+  r2.id = "one-2";
+  ASSERT_TRUE(s->ScheduleBatch({r1, r2}).ok());
+  ASSERT_TRUE(WaitFor([&] { return calls.load() == 1; }));
+  absl::SleepFor(absl::Milliseconds(200));
+  const int64_t before = FireStatements(*s);
+  absl::SleepFor(absl::Seconds(2));
+  const int64_t during = FireStatements(*s) - before;
+  gate.Open();
+  EXPECT_TRUE(Succeeded("one-1"));
+  EXPECT_TRUE(Succeeded("one-2"));
+  s->Shutdown();
+  EXPECT_GE(before, 0);
+  EXPECT_LE(during, 4) << during
+                       << " fire statements in 2 s with nothing to start";
+}
+
+// DurableSchedulerTest.ProcessClockAheadOfTheDatabaseNeverFiresEarly in
+// the slot form (no SCHEDULED state): the process clock jumps 10 s ahead;
+// the slot's task fires, the database says not due, the slot is re-armed
+// from the clock read after the fire, and the task never runs early.
+TEST_F(SlotReviewTest, ProcessClockAheadNeverFiresEarly) {
+  ::timingwheel::testing::ManualClock clock;
+  DurableOptions options = Options("a");
+  options.timer_options.clock = &clock;
+  auto s = Start(options);
+  ASSERT_NE(s, nullptr);
+  ASSERT_TRUE(s->Schedule("early?", absl::Seconds(1), "p").ok());
+  const absl::Time due = s->Get("early?")->due;
+  ASSERT_TRUE(WaitFor([&] { return s->Metrics().wheel_pending == 1; }));
+  clock.AdvanceBy(absl::Seconds(10));
+  ASSERT_TRUE(WaitFor([&] { return s->Metrics().not_due >= 1; }));
+  EXPECT_EQ(recorder_.size(), 0u);
+  ASSERT_TRUE(WaitFor([&] {
+    clock.AdvanceBy(absl::Milliseconds(100));
+    return recorder_.size() == 1;
+  }));
+  EXPECT_GE(recorder_.calls()[0].at, due);
   EXPECT_TRUE(WaitFor([&] { return s->Metrics().in_flight == 0; }));
   s->Shutdown();
 }

@@ -471,8 +471,9 @@ class DurableScheduler {
   // A place freed: the parked slots are due again.
   void UnparkSlotsLocked() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   // Ends a fired attempt that will not start here (its place freed).
-  void AbandonStartedLocked(const durable_internal::Started& started)
-      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  // `tracked`: whether AttemptTracker counts it (a held one is not).
+  void AbandonStartedLocked(const durable_internal::Started& started,
+                            bool tracked) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   // Shutting down: abandons the fired attempts not started (held behind
   // their own, or ready), so that the requeue puts their rows back.
   void AbandonHeldStarted();

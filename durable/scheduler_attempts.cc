@@ -134,6 +134,8 @@ void DurableScheduler::EndAttemptLocked(const std::string& id, int64_t version,
   auto started = started_behind_own_.find(id);
   if (started != started_behind_own_.end() &&
       started->second.version != version) {
+    // Tracked from now on (held, it was not: see FireDueSlots()).
+    attempts_.Fired(id, started->second.version, started->second.slot);
     ready_started_.push_back(std::move(started->second));
     started_behind_own_.erase(started);
     Wake();

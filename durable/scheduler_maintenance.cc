@@ -297,6 +297,14 @@ void DurableScheduler::ConsumeNotifications() {
     internal::MutexLock lock(mu_);
     for (const durable_internal::LiveAttempt& stop : stops) {
       attempts_.RaiseStop(stop.id, stop.version);
+      // The fire by slot: an attempt held behind its own (not tracked, so
+      // RaiseStop() cannot keep its stop) never starts.
+      auto held = started_behind_own_.find(stop.id);
+      if (held != started_behind_own_.end() &&
+          (stop.version == 0 || held->second.version == stop.version)) {
+        AbandonStartedLocked(held->second, /*tracked=*/false);
+        started_behind_own_.erase(held);
+      }
     }
     for (int slot : slots) {
       if (slot == durable_internal::kAllSlots || owned_.contains(slot)) {

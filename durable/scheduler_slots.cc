@@ -84,8 +84,12 @@ void DurableScheduler::OnSlotDue(int slot, int64_t epoch) {
   Wake();
 }
 
-void DurableScheduler::AbandonStartedLocked(const Started& started) {
-  attempts_.Ended(started.task.id, started.version, started.slot);
+void DurableScheduler::AbandonStartedLocked(const Started& started,
+                                            bool tracked) {
+  // A held attempt was never tracked (its id's entry is the attempt still
+  // running here, which must stay tracked: RequeueOrphans() and a retake
+  // of the slot spare it by that entry).
+  if (tracked) attempts_.Ended(started.task.id, started.version, started.slot);
   --metrics_.in_flight;
   fire_queue_.Release(kinds_->IndexOf(started.task.kind));
   ++metrics_.abandoned;
@@ -96,9 +100,11 @@ void DurableScheduler::AbandonHeldStarted() {
   internal::MutexLock lock(mu_);
   if (started_behind_own_.empty() && ready_started_.empty()) return;
   for (const auto& [id, started] : started_behind_own_) {
-    AbandonStartedLocked(started);
+    AbandonStartedLocked(started, /*tracked=*/false);
   }
-  for (const Started& started : ready_started_) AbandonStartedLocked(started);
+  for (const Started& started : ready_started_) {
+    AbandonStartedLocked(started, /*tracked=*/true);
+  }
   started_behind_own_.clear();
   ready_started_.clear();
 }
@@ -215,13 +221,17 @@ void DurableScheduler::FireDueSlots() {
       // One process runs a task once at a time: a row taken from this
       // process while it stalled, requeued and fired again waits for the
       // attempt still running here (RUNNING under our epoch meanwhile).
+      // The held attempt is tracked only once it is ready to start
+      // (EndAttemptLocked()): until then the id's entry stays the attempt
+      // still running here, so that nothing requeues its row or fires it
+      // beside that attempt if the held one is abandoned.
       const bool behind = attempts_.Running(s.task.id);
-      attempts_.Fired(s.task.id, s.version, s.slot);
+      if (!behind) attempts_.Fired(s.task.id, s.version, s.slot);
       if (behind) {
         ++metrics_.held_behind_own_attempt;
         auto held = started_behind_own_.find(s.task.id);
         if (held != started_behind_own_.end()) {
-          AbandonStartedLocked(held->second);  // Superseded.
+          AbandonStartedLocked(held->second, /*tracked=*/false);  // Superseded.
           held->second = std::move(s);
         } else {
           started_behind_own_.emplace(s.task.id, std::move(s));

@@ -158,7 +158,7 @@ void DurableScheduler::DropSlots(const std::vector<int>& slots) {
   for (auto it = started_behind_own_.begin();
        it != started_behind_own_.end();) {
     if (gone.contains(it->second.slot)) {
-      AbandonStartedLocked(it->second);
+      AbandonStartedLocked(it->second, /*tracked=*/false);
       started_behind_own_.erase(it++);
     } else {
       ++it;
@@ -168,7 +168,7 @@ void DurableScheduler::DropSlots(const std::vector<int>& slots) {
       std::remove_if(ready_started_.begin(), ready_started_.end(),
                      [&](const Started& s) ABSL_NO_THREAD_SAFETY_ANALYSIS {
                        if (!gone.contains(s.slot)) return false;
-                       AbandonStartedLocked(s);
+                       AbandonStartedLocked(s, /*tracked=*/true);
                        return true;
                      });
   ready_started_.erase(kept, ready_started_.end());

@@ -637,6 +637,8 @@ class DurableScheduler {
   absl::flat_hash_map<int, SlotArm> slot_arms_ ABSL_GUARDED_BY(mu_);
   absl::flat_hash_set<int> due_slots_ ABSL_GUARDED_BY(mu_);
   absl::flat_hash_set<int> parked_slots_ ABSL_GUARDED_BY(mu_);
+  // The places a fire by slot in flight may start (not in `in_flight`).
+  int64_t slot_fire_reserved_ ABSL_GUARDED_BY(mu_) = 0;
   int64_t slot_retry_at_ ABSL_GUARDED_BY(mu_) = 0;
   absl::flat_hash_map<std::string, durable_internal::Started>
       started_behind_own_ ABSL_GUARDED_BY(mu_);

@@ -111,7 +111,9 @@ void DurableScheduler::AbandonHeldStarted() {
 
 bool DurableScheduler::SlotsReady() const {
   if (!ready_started_.empty()) return true;
-  if (metrics_.in_flight >= options_.max_in_flight) return false;
+  if (metrics_.in_flight + slot_fire_reserved_ >= options_.max_in_flight) {
+    return false;
+  }
   return !due_slots_.empty() ||
          (!parked_slots_.empty() && RealNanos() >= slot_retry_at_);
 }
@@ -186,8 +188,9 @@ void DurableScheduler::FireDueSlots() {
       }
       others = std::min(limit, fire_queue_.Room(kinds_->unknown()));
       // Reserved now: a handler that ends meanwhile must not free a place
-      // this fire counted on.
-      metrics_.in_flight += limit;
+      // this fire counted on. Kept apart from `in_flight` (handlers
+      // running), which counts only the attempts the fire starts.
+      slot_fire_reserved_ = limit;
     }
   }
   for (Started& s : ready) {
@@ -205,7 +208,7 @@ void DurableScheduler::FireDueSlots() {
   if (!fire.ok()) {
     NoteDbError(fire.status());
     internal::MutexLock lock(mu_);
-    metrics_.in_flight -= limit;
+    slot_fire_reserved_ = 0;
     return;
   }
   db_minus_local_nanos_ = fire->db_now_us * 1000 - local_after;
@@ -213,7 +216,8 @@ void DurableScheduler::FireDueSlots() {
   {
     internal::MutexLock lock(mu_);
     const int64_t started = static_cast<int64_t>(fire->started.size());
-    metrics_.in_flight -= limit - started;
+    slot_fire_reserved_ = 0;
+    metrics_.in_flight += started;
     metrics_.attempts += started;
     for (const SlotEpoch& s : slots) due_slots_.erase(s.slot);
     for (Started& s : fire->started) {

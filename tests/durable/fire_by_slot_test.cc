@@ -1,9 +1,13 @@
 // Copyright 2026 The timingwheel Authors.
 //
-// Review of the fire by slot (DurableOptions::fire_by_slot): interleavings
-// forced where its features meet. Built twice: slot_review_test (the fire
-// by slot, env TIMINGWHEEL_FIRE_BY_SLOT=1) and slot_review_default_test
-// (today's engine), so each check is compared against today's behaviour.
+// The fire by slot (DurableOptions::fire_by_slot) where its features meet,
+// each interleaving forced. Built twice: fire_by_slot_test (the fire by
+// slot, env TIMINGWHEEL_FIRE_BY_SLOT=1) and fire_by_slot_today_test
+// (today's engine), so that each check holds for both. Two fail by slot
+// and are left out of its target until fixed (docs/durable-core-plan.md,
+// step 3): the priority among due tasks waiting for a place (the fire
+// orders by due time first) and a kind at its limit, which fires again
+// every 50 ms while its rows wait.
 
 #include <algorithm>
 #include <atomic>
@@ -37,7 +41,7 @@ using durable_test::WaitFor;
 using durable_testing::StatementGate;
 using durable_testing::StoreLock;
 
-class SlotReviewTest : public DurableFixture {
+class FireBySlotTest : public DurableFixture {
  protected:
   durable_testing::LeaseRow Lease() {
     auto lease = Store().Lease(0);
@@ -65,7 +69,7 @@ class SlotReviewTest : public DurableFixture {
 // slot, higher `priority` starts first (ties in due order)". The only place
 // is busy; a low-priority task becomes due, then a high-priority one; both
 // wait; when the place frees, the high-priority one must start first.
-TEST_F(SlotReviewTest, HigherPriorityStartsFirstAmongWaitingDueTasks) {
+TEST_F(FireBySlotTest, HigherPriorityStartsFirstAmongWaitingDueTasks) {
   Gate gate;
   std::atomic<bool> gate_entered{false};
   std::mutex mu;
@@ -84,8 +88,9 @@ TEST_F(SlotReviewTest, HigherPriorityStartsFirstAmongWaitingDueTasks) {
   options.max_in_flight = 1;
   auto scheduler = Start(options);
   ASSERT_NE(scheduler, nullptr);
-  ASSERT_TRUE(scheduler->ScheduleBatch({Request("gate", absl::ZeroDuration(), 0)})
-                  .ok());
+  ASSERT_TRUE(
+      scheduler->ScheduleBatch({Request("gate", absl::ZeroDuration(), 0)})
+          .ok());
   ASSERT_TRUE(WaitFor([&] { return gate_entered.load(); }));
   ASSERT_TRUE(
       scheduler
@@ -108,7 +113,7 @@ TEST_F(SlotReviewTest, HigherPriorityStartsFirstAmongWaitingDueTasks) {
 // time out past the TTL) and takes it back. The held attempt was dropped
 // with the slot; the first attempt still runs here. The row must not be
 // started beside it.
-TEST_F(SlotReviewTest, HeldRowDroppedWithItsSlotNeverRunsBesideItsAttempt) {
+TEST_F(FireBySlotTest, HeldRowDroppedWithItsSlotNeverRunsBesideItsAttempt) {
   testing::PoolExecutor pool(3);
   DurableOptions options = Options("node-a");
   options.executor = &pool;
@@ -172,7 +177,7 @@ TEST_F(SlotReviewTest, HeldRowDroppedWithItsSlotNeverRunsBesideItsAttempt) {
 // Shutdown while an attempt is held behind its own still-running attempt:
 // the held attempt is abandoned; the row is never lost and the counters
 // return to zero.
-TEST_F(SlotReviewTest, ShutdownWithAHeldAttemptLosesNothing) {
+TEST_F(FireBySlotTest, ShutdownWithAHeldAttemptLosesNothing) {
   testing::PoolExecutor pool(3);
   DurableOptions options = Options("node-a");
   options.executor = &pool;
@@ -215,7 +220,7 @@ TEST_F(SlotReviewTest, ShutdownWithAHeldAttemptLosesNothing) {
 // `in_flight` is "Handlers running now". While a fire statement is in the
 // database and no handler runs, today's engine counts the rows it fires
 // (1 here); it must not count every free place of the scheduler.
-TEST_F(SlotReviewTest, InFlightCountsNoReservationWhileAFireIsInTheDatabase) {
+TEST_F(FireBySlotTest, InFlightCountsNoReservationWhileAFireIsInTheDatabase) {
   DurableOptions options = Options("a");
   options.max_in_flight = 16;
   auto scheduler = Start(options);
@@ -236,7 +241,7 @@ TEST_F(SlotReviewTest, InFlightCountsNoReservationWhileAFireIsInTheDatabase) {
 // A replacement moves an armed row later: it runs once, at its new time,
 // with its new payload (ReplaceTest's check without waiting for SCHEDULED,
 // which the fire by slot never writes).
-TEST_F(SlotReviewTest, AnArmedRowMovedLaterRunsOnceAtItsNewTime) {
+TEST_F(FireBySlotTest, AnArmedRowMovedLaterRunsOnceAtItsNewTime) {
   auto scheduler = Start(Options("a"));
   ASSERT_NE(scheduler, nullptr);
   ASSERT_TRUE(scheduler->Schedule("t", absl::Milliseconds(600), "old").ok());
@@ -258,7 +263,7 @@ TEST_F(SlotReviewTest, AnArmedRowMovedLaterRunsOnceAtItsNewTime) {
 
 // A replacement moves an armed row earlier: it runs at its new time, not
 // at the time its slot was armed for.
-TEST_F(SlotReviewTest, AnArmedRowMovedEarlierRunsAtItsNewTime) {
+TEST_F(FireBySlotTest, AnArmedRowMovedEarlierRunsAtItsNewTime) {
   auto scheduler = Start(Options("a"));
   ASSERT_NE(scheduler, nullptr);
   ASSERT_TRUE(scheduler->Schedule("t", absl::Seconds(8), "old").ok());
@@ -282,7 +287,7 @@ TEST_F(SlotReviewTest, AnArmedRowMovedEarlierRunsAtItsNewTime) {
 // wait on `waiting` (always 0 by slot): 8 places, 7 long handlers (one of
 // kind "one", limited to 1), the 8th freed; "one-2" (priority 9, its kind
 // at its limit), "high" (5) and "low" (0) come due meanwhile.
-TEST_F(SlotReviewTest, AFreePlaceStartsADueTaskWhileAKindIsAtItsLimit) {
+TEST_F(FireBySlotTest, AFreePlaceStartsADueTaskWhileAKindIsAtItsLimit) {
   testing::PoolExecutor executor(10);
   Gate freed, rest;
   std::mutex mu;
@@ -317,21 +322,22 @@ TEST_F(SlotReviewTest, AFreePlaceStartsADueTaskWhileAKindIsAtItsLimit) {
     return r;
   };
   std::vector<ScheduleRequest> busy;
-  for (int i = 0; i < 6; ++i) busy.push_back(due("long" + std::to_string(i), "", 0));
+  for (int i = 0; i < 6; ++i)
+    busy.push_back(due("long" + std::to_string(i), "", 0));
   busy.push_back(due("long-one", "one", 0));
   busy.push_back(due("freed", "", 0));
   ASSERT_TRUE(s->ScheduleBatch(busy).ok());
-  ASSERT_TRUE(WaitFor([&] { return index_of("freed") >= 0 &&
-                                   index_of("long-one") >= 0; }));
+  ASSERT_TRUE(WaitFor(
+      [&] { return index_of("freed") >= 0 && index_of("long-one") >= 0; }));
   ASSERT_TRUE(WaitFor([&] { return s->Metrics().in_flight == 8; }));
   ASSERT_TRUE(s->ScheduleBatch({due("one-2", "one", 9), due("low", "", 0),
                                 due("high", "", 5)})
                   .ok());
   absl::SleepFor(absl::Milliseconds(500));
   freed.Open();
-  const bool ran = WaitFor(
-      [&] { return index_of("high") >= 0 && index_of("low") >= 0; },
-      absl::Seconds(10));
+  const bool ran =
+      WaitFor([&] { return index_of("high") >= 0 && index_of("low") >= 0; },
+              absl::Seconds(10));
   const int64_t in_flight = s->Metrics().in_flight;
   const int one_2 = index_of("one-2");
   rest.Open();
@@ -363,7 +369,7 @@ int64_t FireStatements(const DurableScheduler& s) {
 // notification), not for the next round: otherwise a kind at its limit
 // spins the loop." A kind at its limit of 1, its handler held 2 s, a second
 // task of it due: the fire statement must not run over and over meanwhile.
-TEST_F(SlotReviewTest, AKindAtItsLimitDoesNotSpinTheFire) {
+TEST_F(FireBySlotTest, AKindAtItsLimitDoesNotSpinTheFire) {
   Gate gate;
   std::atomic<int> calls{0};
   TaskKind one;
@@ -405,7 +411,7 @@ TEST_F(SlotReviewTest, AKindAtItsLimitDoesNotSpinTheFire) {
 // the slot form (no SCHEDULED state): the process clock jumps 10 s ahead;
 // the slot's task fires, the database says not due, the slot is re-armed
 // from the clock read after the fire, and the task never runs early.
-TEST_F(SlotReviewTest, ProcessClockAheadNeverFiresEarly) {
+TEST_F(FireBySlotTest, ProcessClockAheadNeverFiresEarly) {
   ::timingwheel::testing::ManualClock clock;
   DurableOptions options = Options("a");
   options.timer_options.clock = &clock;

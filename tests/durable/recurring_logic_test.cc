@@ -186,7 +186,10 @@ TEST_P(RecurringLogicTest, RunAnywayKeepsAtMostTheBoundWaiting) {
   ASSERT_TRUE(info.ok()) << info.status();
   EXPECT_GT(info->next_run, absl::Now() - absl::Seconds(1));
   EXPECT_LE(info->last_run, absl::Now());
-  EXPECT_LE(info->last_run, info->next_run + absl::Milliseconds(200));
+  EXPECT_GT(info->last_run, absl::Now() - absl::Seconds(5));
+  // No occurrence is missing after the last run: the next waits at most an
+  // interval after it (under load, earlier ones may still wait, overdue).
+  EXPECT_LE(info->next_run, info->last_run + absl::Milliseconds(200));
   release.Notify();
   const size_t ran = static_cast<size_t>(3 * kMaxOccurrencesAhead);
   ASSERT_TRUE(WaitFor([&] { return recorder_.size() >= ran; }));

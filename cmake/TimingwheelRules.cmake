@@ -145,7 +145,7 @@ endfunction()
 
 function(timingwheel_cc_test)
   cmake_parse_arguments(A "TESTONLY;RUN_SERIAL" "NAME;OUTPUT_NAME;TEST_NAME;TIMEOUT"
-    "SRCS;DEPS;DEFINES;COPTS;LABELS;ENV;DATA" ${ARGN})
+    "SRCS;DEPS;DEFINES;COPTS;LABELS;ENV;DATA;ARGS" ${ARGN})
   _timingwheel_executable(${A_NAME} ${A_OUTPUT_NAME} SRCS ${A_SRCS} DEPS ${A_DEPS}
     DEFINES ${A_DEFINES} COPTS ${A_COPTS})
   _timingwheel_test_copts(${A_NAME})
@@ -153,7 +153,7 @@ function(timingwheel_cc_test)
   if(A_DATA)
     add_dependencies(${A_NAME} ${A_DATA})
   endif()
-  add_test(NAME "${A_TEST_NAME}" COMMAND ${A_NAME}
+  add_test(NAME "${A_TEST_NAME}" COMMAND ${A_NAME} ${A_ARGS}
     WORKING_DIRECTORY ${PROJECT_BINARY_DIR})
   _timingwheel_test_properties("${A_TEST_NAME}" ${A_TIMEOUT} "${A_RUN_SERIAL}"
     "${A_LABELS}" "${A_ENV}" "${A_DATA}")

@@ -351,6 +351,8 @@ def package_file(ws, package, subdirs):
                 env = ["%s=%s" % (k, expand(ws, v, package))
                        for k, v in sorted(a.get("env", {}).items())]
                 out += cmake_list("ENV", env)
+                out += cmake_list("ARGS", [expand(ws, x, package)
+                                           for x in a.get("args", [])])
                 out += cmake_list("DATA", [cmake_target(ws, d, package)
                                            for d in a.get("data", [])
                                            if normalize(d, package) in ws.rules or

@@ -510,6 +510,8 @@ class DurableScheduler {
                      int64_t epoch, int kind);
   static void RunAttemptVia(std::shared_ptr<AttemptLink> link,
                             durable_internal::Started started);
+  // Hands each fired attempt to the executor (RunAttemptVia()).
+  void ExecuteAttempts(std::vector<durable_internal::Started> attempts);
   // Adds `entry` to the wheel; false when a full wheel of earlier tasks
   // gives it back (a later task it displaced is given back instead).
   bool AddToWheelLocked(const durable_internal::WheelEntry& entry,

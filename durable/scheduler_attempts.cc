@@ -117,7 +117,11 @@ void DurableScheduler::FireWaiting() {
     AddToWheel(e, result->db_now_us, local_after);
   }
   if (!result->started.empty()) durable_internal::FaultPoint("fire.started");
-  for (Started& s : result->started) {
+  ExecuteAttempts(std::move(result->started));
+}
+
+void DurableScheduler::ExecuteAttempts(std::vector<Started> attempts) {
+  for (Started& s : attempts) {
     executor_->Execute([link = link_, s = std::move(s)]() mutable {
       RunAttemptVia(std::move(link), std::move(s));
     });

@@ -193,11 +193,7 @@ void DurableScheduler::FireDueSlots() {
       slot_fire_reserved_ = limit;
     }
   }
-  for (Started& s : ready) {
-    executor_->Execute([link = link_, s = std::move(s)]() mutable {
-      RunAttemptVia(std::move(link), std::move(s));
-    });
-  }
+  ExecuteAttempts(std::move(ready));
   if (limit <= 0) return;
   durable_internal::FaultPoint("fire.before");
   const SteadyClock::time_point timed = SteadyClock::now();
@@ -269,11 +265,7 @@ void DurableScheduler::FireDueSlots() {
     }
   }
   if (!run.empty()) durable_internal::FaultPoint("fire.started");
-  for (Started& s : run) {
-    executor_->Execute([link = link_, s = std::move(s)]() mutable {
-      RunAttemptVia(std::move(link), std::move(s));
-    });
-  }
+  ExecuteAttempts(std::move(run));
 }
 
 }  // namespace timingwheel

@@ -143,6 +143,17 @@ CREATE INDEX tw_timer_finished ON tw_timer (slot, finished_us)
   WHERE finished_us IS NOT NULL;
 )sql";
 
+// Version 6 to 7: the fire by slot (`DurableOptions::fire_by_slot`)
+// starts a slot's due rows higher priority first: each distinct priority
+// among the live rows is one range of this index per slot, so that a fire
+// reads the rows it takes (and one probe per priority in use), whatever
+// rows of other priorities wait later. The build holds its lock: writers
+// wait (seconds per million rows). No row changes.
+constexpr char kMigrateV6ToV7[] = R"sql(
+CREATE INDEX IF NOT EXISTS tw_timer_priority
+  ON tw_timer (priority DESC, slot, due_us) WHERE finished_us IS NULL;
+)sql";
+
 constexpr MigrationStep kSteps[] = {
     {0, 2, "create the schema", "none (creates new tables)", kCreateV2},
     {1, 2,
@@ -170,6 +181,12 @@ constexpr MigrationStep kSteps[] = {
      "SQL functions that schedule, replace and cancel tasks from any client "
      "(tw_schedule_task() and others: producer_functions.h)",
      "none (creates functions only)", kProducerFunctionsSql},
+    {6, 7,
+     "the fire by slot reads live tasks by priority (index "
+     "tw_timer_priority)",
+     "SHARE on tw_timer until the step commits, while the index is built: "
+     "every write of tasks waits, reads go on (seconds per million rows)",
+     kMigrateV6ToV7},
 };
 
 // The runner's own statements (parameterized).

@@ -50,7 +50,7 @@ namespace timingwheel {
 namespace durable_internal {
 
 // The schema version this library creates and understands.
-inline constexpr int64_t kSchemaVersion = 6;
+inline constexpr int64_t kSchemaVersion = 7;
 
 // MigrationStep
 //

@@ -462,8 +462,8 @@ class DurableScheduler {
   // a statement that returned at `local_after_nanos` read `db_now_us`):
   // due now when it has come, else a task of the wheel at that instant
   // (kept when the one armed is earlier and `exact` is false).
-  void ArmSlotLocked(int slot, int64_t epoch, int64_t due_us, int64_t db_now_us,
-                     int64_t local_after_nanos, bool exact)
+  void ArmSlotLocked(int slot, int64_t epoch, int64_t due_us, int priority,
+                     int64_t db_now_us, int64_t local_after_nanos, bool exact)
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   void OnSlotDue(int slot, int64_t epoch);
   // Whether due slots should be fired now.
@@ -626,19 +626,23 @@ class DurableScheduler {
       behind_own_attempt_ ABSL_GUARDED_BY(mu_);
   bool load_waits_for_room_ ABSL_GUARDED_BY(mu_) = false;
   // The fire by slot: each owned slot's armed due time (the database's
-  // clock) and its task in the wheel; the slots due now; the due slots a
-  // fire started nothing in (parked: due again when an attempt ends, or at
-  // slot_retry_at_ for rows another transaction held); fired attempts
-  // whose id still runs here, started when that attempt ends, and those
-  // ready to start.
+  // clock), the priority of the row it gives next (due slots are named
+  // higher priority first) and its task in the wheel; the slots due now;
+  // the due slots a fire started nothing in: parked (their rows' kinds
+  // are at their limits: due again when an attempt ends) or to retry at
+  // slot_retry_at_ (rows another transaction held); fired attempts whose
+  // id still runs here, started when that attempt ends, and those ready
+  // to start.
   struct SlotArm {
     int64_t epoch = 0;
     int64_t due_us = 0;
+    int priority = 0;
     TimerHandle task;
   };
   absl::flat_hash_map<int, SlotArm> slot_arms_ ABSL_GUARDED_BY(mu_);
   absl::flat_hash_set<int> due_slots_ ABSL_GUARDED_BY(mu_);
   absl::flat_hash_set<int> parked_slots_ ABSL_GUARDED_BY(mu_);
+  absl::flat_hash_set<int> retry_slots_ ABSL_GUARDED_BY(mu_);
   // The places a fire by slot in flight may start (not in `in_flight`).
   int64_t slot_fire_reserved_ ABSL_GUARDED_BY(mu_) = 0;
   int64_t slot_retry_at_ ABSL_GUARDED_BY(mu_) = 0;

@@ -443,8 +443,8 @@ void DurableScheduler::RecordOutcomes(
   if (options_.fire_by_slot) {
     internal::MutexLock lock(mu_);
     for (const WheelEntry& e : result.retries) {
-      ArmSlotLocked(e.slot, e.epoch, e.due_us, result.db_now_us, local_after,
-                    /*exact=*/false);
+      ArmSlotLocked(e.slot, e.epoch, e.due_us, e.priority, result.db_now_us,
+                    local_after, /*exact=*/false);
     }
     return;
   }

@@ -559,7 +559,7 @@ void DurableScheduler::MaintenanceLoop() {
     if (!broken && RealNanos() >= backoff_until_) {
       internal::MutexLock lock(mu_);
       if (FireReady() && !stopping) timeout_ms = 0;
-      if (!parked_slots_.empty() && !stopping) {
+      if (!retry_slots_.empty() && !stopping) {
         const int64_t retry_ms =
             (slot_retry_at_ - RealNanos() + 999999) / 1000000;
         timeout_ms = std::max<int64_t>(0, std::min(timeout_ms, retry_ms));

@@ -10,6 +10,7 @@
 
 #include <algorithm>
 #include <string>
+#include <tuple>
 #include <utility>
 #include <vector>
 
@@ -37,7 +38,7 @@ using durable_internal::SteadyClock;
 }  // namespace
 
 void DurableScheduler::ArmSlotLocked(int slot, int64_t epoch, int64_t due_us,
-                                     int64_t db_now_us,
+                                     int priority, int64_t db_now_us,
                                      int64_t local_after_nanos, bool exact) {
   if (stopping_) return;
   auto owned = owned_.find(slot);
@@ -49,6 +50,9 @@ void DurableScheduler::ArmSlotLocked(int slot, int64_t epoch, int64_t due_us,
     arm.epoch = epoch;
     arm.due_us = kNoDueUs;
   }
+  // A row added (not exact) may be the slot's best: its priority counts
+  // until the next fire or load says which row the slot gives next.
+  arm.priority = exact ? priority : std::max(arm.priority, priority);
   if (!exact && arm.due_us <= due_us) return;  // Armed earlier already.
   arm.task.Cancel();
   arm.task = TimerHandle();
@@ -115,12 +119,14 @@ bool DurableScheduler::SlotsReady() const {
     return false;
   }
   return !due_slots_.empty() ||
-         (!parked_slots_.empty() && RealNanos() >= slot_retry_at_);
+         (!retry_slots_.empty() && RealNanos() >= slot_retry_at_);
 }
 
 void DurableScheduler::UnparkSlotsLocked() {
   due_slots_.insert(parked_slots_.begin(), parked_slots_.end());
   parked_slots_.clear();
+  due_slots_.insert(retry_slots_.begin(), retry_slots_.end());
+  retry_slots_.clear();
 }
 
 void DurableScheduler::LoadSlots() {
@@ -145,8 +151,8 @@ void DurableScheduler::LoadSlots() {
   internal::MutexLock lock(mu_);
   ++metrics_.loads;
   for (const SlotDue& due : dues->slots) {
-    ArmSlotLocked(due.slot, due.epoch, due.next_due_us, dues->db_now_us,
-                  local_after, /*exact=*/true);
+    ArmSlotLocked(due.slot, due.epoch, due.next_due_us, due.next_priority,
+                  dues->db_now_us, local_after, /*exact=*/true);
   }
 }
 
@@ -159,30 +165,40 @@ void DurableScheduler::FireDueSlots() {
   {
     internal::MutexLock lock(mu_);
     ready.swap(ready_started_);
-    if (!parked_slots_.empty() && RealNanos() >= slot_retry_at_) {
-      UnparkSlotsLocked();
+    if (!retry_slots_.empty() && RealNanos() >= slot_retry_at_) {
+      due_slots_.insert(retry_slots_.begin(), retry_slots_.end());
+      retry_slots_.clear();
     }
     if (!stopping_ && SlotsReady()) {
       limit = std::min<int64_t>(options_.max_in_flight - metrics_.in_flight,
                                 static_cast<int64_t>(kMaxBatch));
-      // The earliest due slots, at most one per free place: a fire reads
-      // about a row per slot it names (each gives a share of the limit),
-      // so naming every due slot for a few places would read a row of each.
-      std::vector<std::pair<int64_t, SlotEpoch>> due;
+      // The due slots whose next rows have the highest priorities (then
+      // the earliest), at most one per free place: a fire reads about a
+      // row per slot it names (each gives a share of the limit), so naming
+      // every due slot for a few places would read a row of each.
+      struct DueSlot {
+        int minus_priority;
+        int64_t due_us;
+        SlotEpoch slot;
+      };
+      std::vector<DueSlot> due;
       for (int slot : due_slots_) {
         auto owned = owned_.find(slot);
         auto arm = slot_arms_.find(slot);
         if (owned == owned_.end()) continue;
-        due.push_back({arm != slot_arms_.end() ? arm->second.due_us : 0,
+        const bool armed = arm != slot_arms_.end();
+        due.push_back({armed ? -arm->second.priority : 0,
+                       armed ? arm->second.due_us : 0,
                        SlotEpoch{slot, owned->second}});
       }
       const size_t named = std::min(due.size(), static_cast<size_t>(limit));
-      std::partial_sort(due.begin(), due.begin() + named, due.end(),
-                        [](const auto& a, const auto& b) {
-                          return std::make_pair(a.first, a.second.slot) <
-                                 std::make_pair(b.first, b.second.slot);
-                        });
-      for (size_t i = 0; i < named; ++i) slots.push_back(due[i].second);
+      std::partial_sort(
+          due.begin(), due.begin() + named, due.end(),
+          [](const DueSlot& a, const DueSlot& b) {
+            return std::make_tuple(a.minus_priority, a.due_us, a.slot.slot) <
+                   std::make_tuple(b.minus_priority, b.due_us, b.slot.slot);
+          });
+      for (size_t i = 0; i < named; ++i) slots.push_back(due[i].slot);
       for (const auto& [name, index] : kinds_->handled()) {
         free[name] = std::min(limit, fire_queue_.Room(index));
       }
@@ -250,17 +266,23 @@ void DurableScheduler::FireDueSlots() {
           next.next_due_us > fire->db_now_us) {
         ++metrics_.not_due;
       }
-      ArmSlotLocked(next.slot, next.epoch, next.next_due_us, fire->db_now_us,
-                    local_after, /*exact=*/true);
+      ArmSlotLocked(next.slot, next.epoch, next.next_due_us, next.next_priority,
+                    fire->db_now_us, local_after,
+                    /*exact=*/true);
       // Still due and nothing started: its due rows are of kinds at their
-      // limits, or held by another transaction. Parked until an attempt
-      // ends (EndAttemptLocked()), or soon (the holder's statement ends
-      // within its own), so that the next fires name other due slots.
+      // limits (parked until an attempt ends: EndAttemptLocked()), or
+      // another transaction held the rows picked (retried soon: the
+      // holder's statement ends within its own), so that the next fires
+      // name other due slots and a kind at its limit does not spin.
       if (due_slots_.contains(next.slot) && !started_in.contains(next.slot)) {
         due_slots_.erase(next.slot);
-        parked_slots_.insert(next.slot);
-        slot_retry_at_ =
-            RealNanos() + absl::ToInt64Nanoseconds(kLockedRowRetry);
+        if (next.skipped > 0) {
+          retry_slots_.insert(next.slot);
+          slot_retry_at_ =
+              RealNanos() + absl::ToInt64Nanoseconds(kLockedRowRetry);
+        } else {
+          parked_slots_.insert(next.slot);
+        }
       }
     }
   }

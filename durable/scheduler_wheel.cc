@@ -152,6 +152,7 @@ void DurableScheduler::DropSlots(const std::vector<int>& slots) {
     }
     due_slots_.erase(slot);
     parked_slots_.erase(slot);
+    retry_slots_.erase(slot);
   }
   // Attempts fired in those slots and not started: abandoned (their rows
   // stay RUNNING under the epoch the next owner fences and requeues).

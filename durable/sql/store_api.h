@@ -341,8 +341,10 @@ class StoreApi : public ScheduleStoreApi {
   // most once) that `node` still holds under that epoch with a valid lease
   // on the database's clock, the slot, its epoch and the due time of its
   // earliest waiting row (PENDING, or SCHEDULED under any epoch; `kNoDueUs`
-  // when none), and `db_now_us`. Writes nothing (no row version, no row
-  // lock) and reads about one index entry per slot. Tests:
+  // when none) and the priority of the row it gives next (`SlotDue`), and
+  // `db_now_us`. Writes nothing (no row version, no row lock) and reads
+  // about one index entry per slot, plus one per priority in use for a
+  // slot with due rows. Tests:
   // StoreSlotFireTest.NextDueWritesNothing and the cases beside it, on both
   // stores.
   virtual absl::StatusOr<SlotDues> NextDueBySlot(
@@ -355,8 +357,10 @@ class StoreApi : public ScheduleStoreApi {
   // the database's now) of `owned` (each slot at most once), each slot
   // fenced by its lease row read in the same statement (owner `node`, the
   // given epoch, lease valid), waiting rows only (PENDING, or SCHEDULED
-  // under any epoch: never RUNNING or finished), in due order, then higher
-  // priority first, then by id, at most `free_by_kind[kind]` of each kind
+  // under any epoch: never RUNNING or finished), higher priority first,
+  // then in due order, then by id (through `tw_timer_priority`: one range
+  // per priority in use, so a fire reads the rows it takes and a probe per
+  // priority, whatever waits later), at most `free_by_kind[kind]` of each kind
   // named (a name no task can carry gets none), at most `others_free` of
   // the kinds it does not name, together (the kinds without a handler
   // here, whose attempts the engine snoozes; 0: none of them), at most
@@ -372,7 +376,8 @@ class StoreApi : public ScheduleStoreApi {
   // count their attempts: each `Started` carries the next attempt, counted
   // by `MarkStarted()` or `Complete()`, as today. Returns the attempts,
   // each held slot's next due time after the fire (as `NextDueBySlot()`),
-  // and `db_now_us`. Tests: StoreSlotFireTest (never early, fenced, kind
+  // with the rows it picked and did not start (`SlotDue::skipped`), and
+  // `db_now_us`. Tests: StoreSlotFireTest (never early, fenced, kind
   // shares, the limit, each slot's share, locked rows skipped, RUNNING and
   // finished rows left alone), on both stores but the locked rows
   // (PostgreSQL only); StorePlansTest.TheSlotLoadAndFireReadAboutTheirLimit.

@@ -36,7 +36,17 @@ namespace {
 // without a waiting row has a NULL due time; a call holding no slot still
 // returns one row (slot NULL) carrying the clock.
 constexpr char kNextDueSql[] = R"sql(
-WITH n AS (SELECT tw_now_us() AS now),
+WITH RECURSIVE n AS (SELECT tw_now_us() AS now),
+prios(priority) AS (
+  (SELECT t.priority FROM tw_timer t WHERE t.finished_us IS NULL
+   ORDER BY t.priority DESC LIMIT 1)
+  UNION ALL
+  SELECT (SELECT t.priority FROM tw_timer t
+          WHERE t.finished_us IS NULL AND t.priority < p.priority
+          ORDER BY t.priority DESC LIMIT 1)
+  FROM prios p WHERE p.priority IS NOT NULL),
+levels AS MATERIALIZED (
+  SELECT priority FROM prios WHERE priority IS NOT NULL),
 mine AS (
   SELECT l.slot, l.epoch
   FROM tw_slot_lease l
@@ -44,12 +54,22 @@ mine AS (
     ON l.slot = m.slot AND l.epoch = m.epoch, n
   WHERE l.owner = $1 AND l.lease_until_us > n.now),
 next AS (
-  SELECT mine.slot, mine.epoch, x.due_us AS next_due_us
-  FROM mine LEFT JOIN LATERAL (
-    SELECT t.due_us FROM tw_timer t
+  SELECT mine.slot, mine.epoch, x.due_us AS next_due_us,
+         coalesce(h.priority, x.priority) AS next_priority
+  FROM mine CROSS JOIN n LEFT JOIN LATERAL (
+    SELECT t.due_us, t.priority FROM tw_timer t
     WHERE t.slot = mine.slot AND t.finished_us IS NULL AND t.state IN (0, 1)
-    ORDER BY t.due_us LIMIT 1) x ON true)
-SELECT s.slot, s.epoch, s.next_due_us, tw_now_us() AS db_now_us
+    ORDER BY t.due_us LIMIT 1) x ON true
+  LEFT JOIN LATERAL (
+    SELECT y.priority FROM levels, LATERAL (
+      SELECT t.priority FROM tw_timer t
+      WHERE t.priority = levels.priority AND t.slot = mine.slot
+        AND t.finished_us IS NULL AND t.state IN (0, 1) AND t.due_us <= n.now
+      LIMIT 1) y
+    WHERE x.due_us <= n.now
+    ORDER BY y.priority DESC LIMIT 1) h ON true)
+SELECT s.slot, s.epoch, s.next_due_us, s.next_priority,
+       tw_now_us() AS db_now_us
 FROM (SELECT 1) one LEFT JOIN next s ON true
 )sql";
 
@@ -84,7 +104,17 @@ FROM (SELECT 1) one LEFT JOIN next s ON true
 // held slot (one with slot NULL when none is held), each carrying the
 // fire's clock (`started_us`, the due check's) and a later reading.
 constexpr char kFireSlotsSql[] = R"sql(
-WITH n AS (SELECT tw_now_us() AS now),
+WITH RECURSIVE n AS (SELECT tw_now_us() AS now),
+prios(priority) AS (
+  (SELECT t.priority FROM tw_timer t WHERE t.finished_us IS NULL
+   ORDER BY t.priority DESC LIMIT 1)
+  UNION ALL
+  SELECT (SELECT t.priority FROM tw_timer t
+          WHERE t.finished_us IS NULL AND t.priority < p.priority
+          ORDER BY t.priority DESC LIMIT 1)
+  FROM prios p WHERE p.priority IS NOT NULL),
+levels AS MATERIALIZED (
+  SELECT priority FROM prios WHERE priority IS NOT NULL),
 mine AS (
   SELECT l.slot, l.epoch
   FROM tw_slot_lease l
@@ -103,22 +133,26 @@ share AS (
          + (greatest($6, 0) % greatest(count(*), 1) > 0)::int AS rows
   FROM mine),
 cand AS MATERIALIZED (
-  SELECT x.task_id, x.kind, x.due_us, x.priority, mine.epoch, free.free,
+  SELECT mine.slot, x.task_id, x.kind, x.due_us, x.priority, mine.epoch,
+         free.free,
          row_number() OVER (PARTITION BY free.kind
-                            ORDER BY x.due_us, x.priority DESC, x.task_id)
+                            ORDER BY x.priority DESC, x.due_us, x.task_id)
            AS nth
   FROM mine, free, share, n, LATERAL (
-    SELECT t.task_id, t.kind, t.due_us, t.priority FROM tw_timer t
-    WHERE t.slot = mine.slot AND t.finished_us IS NULL AND t.state IN (0, 1)
-      AND t.due_us <= n.now
-      AND (t.kind = free.kind
-           OR (free.kind IS NULL AND t.kind <> ALL ($4::text[])))
-    ORDER BY t.due_us, t.priority DESC, t.task_id
+    SELECT y.task_id, y.kind, y.due_us, y.priority FROM levels, LATERAL (
+      SELECT t.task_id, t.kind, t.due_us, t.priority FROM tw_timer t
+      WHERE t.priority = levels.priority AND t.slot = mine.slot
+        AND t.finished_us IS NULL AND t.state IN (0, 1)
+        AND t.due_us <= n.now
+        AND (t.kind = free.kind
+             OR (free.kind IS NULL AND t.kind <> ALL ($4::text[])))
+      ORDER BY t.due_us LIMIT least(free.free, share.rows)) y
+    ORDER BY y.priority DESC, y.due_us, y.task_id
     LIMIT least(free.free, share.rows)) x),
 picked AS (
-  SELECT c.task_id, c.kind, c.epoch FROM cand c
+  SELECT c.slot, c.task_id, c.kind, c.epoch FROM cand c
   WHERE c.nth <= c.free
-  ORDER BY c.due_us, c.priority DESC, c.task_id LIMIT $6),
+  ORDER BY c.priority DESC, c.due_us, c.task_id LIMIT $6),
 locked AS (
   SELECT x.tid, picked.epoch
   FROM picked, n, LATERAL (
@@ -134,29 +168,49 @@ run AS (
   RETURNING t.task_id, t.payload, t.attempt + 1 AS attempt, t.version,
             t.due_us, t.slot, t.epoch, t.kind, t.priority),
 next AS (
-  SELECT mine.slot, mine.epoch, x.due_us AS next_due_us
-  FROM mine LEFT JOIN LATERAL (
-    SELECT t.due_us FROM tw_timer t
+  SELECT mine.slot, mine.epoch, x.due_us AS next_due_us,
+         coalesce(h.priority, x.priority) AS next_priority
+  FROM mine CROSS JOIN n LEFT JOIN LATERAL (
+    SELECT t.due_us, t.priority FROM tw_timer t
     WHERE t.slot = mine.slot AND t.finished_us IS NULL AND t.state IN (0, 1)
       AND t.task_id NOT IN (SELECT task_id FROM run)
-    ORDER BY t.due_us LIMIT 1) x ON true)
+    ORDER BY t.due_us LIMIT 1) x ON true
+  LEFT JOIN LATERAL (
+    SELECT y.priority FROM levels, LATERAL (
+      SELECT t.priority FROM tw_timer t
+      WHERE t.priority = levels.priority AND t.slot = mine.slot
+        AND t.finished_us IS NULL AND t.state IN (0, 1) AND t.due_us <= n.now
+        AND t.task_id NOT IN (SELECT task_id FROM run)
+      LIMIT 1) y
+    WHERE x.due_us <= n.now
+    ORDER BY y.priority DESC LIMIT 1) h ON true)
 SELECT true AS run, task_id, payload, attempt, version, due_us, slot, epoch,
-       kind, priority, NULL::int8 AS next_due_us,
-       (SELECT now FROM n) AS started_us, tw_now_us() AS db_now_us
+       kind, priority, NULL::int8 AS next_due_us, NULL::int2 AS next_priority,
+       0::int8 AS skipped, (SELECT now FROM n) AS started_us,
+       tw_now_us() AS db_now_us
 FROM run
 UNION ALL
 SELECT false, NULL, NULL, 0, 0, 0, s.slot, s.epoch, '', 0, s.next_due_us,
+       s.next_priority,
+       (SELECT count(*) FROM picked p WHERE p.slot = s.slot)
+         - (SELECT count(*) FROM run r WHERE r.slot = s.slot),
        (SELECT now FROM n), tw_now_us()
 FROM (SELECT 1) one LEFT JOIN next s ON true
 )sql";
 
 // Reads the slot columns of a result row (NULL slot: no slot held).
-bool ReadSlotDue(const PgResult& r, int row, int slot, int epoch, int next,
+struct SlotColumns {
+  int slot, epoch, next, priority, skipped;
+};
+bool ReadSlotDue(const PgResult& r, int row, const SlotColumns& c,
                  SlotDue* due) {
-  if (r.IsNull(row, slot)) return false;
-  due->slot = static_cast<int>(r.Int(row, slot));
-  due->epoch = r.Int(row, epoch);
-  due->next_due_us = r.IsNull(row, next) ? kNoDueUs : r.Int(row, next);
+  if (r.IsNull(row, c.slot)) return false;
+  due->slot = static_cast<int>(r.Int(row, c.slot));
+  due->epoch = r.Int(row, c.epoch);
+  due->next_due_us = r.IsNull(row, c.next) ? kNoDueUs : r.Int(row, c.next);
+  due->next_priority =
+      r.IsNull(row, c.priority) ? 0 : static_cast<int>(r.Int(row, c.priority));
+  if (c.skipped >= 0) due->skipped = r.Int(row, c.skipped);
   return true;
 }
 
@@ -192,14 +246,16 @@ absl::StatusOr<SlotDues> Store::NextDueBySlot(
              PgParams().Text(node).Int32Array(slots).Int64Array(epochs));
   if (!r.ok()) return r.status();
   PgColumns column(*r);
-  const int slot = column("slot"), epoch = column("epoch"),
-            next = column("next_due_us"), db_now = column("db_now_us");
+  const SlotColumns slot_columns{column("slot"), column("epoch"),
+                                 column("next_due_us"), column("next_priority"),
+                                 -1};
+  const int db_now = column("db_now_us");
   if (!column.status().ok()) return column.status();
   SlotDues result;
   for (int i = 0; i < r->rows(); ++i) {
     result.db_now_us = std::max(result.db_now_us, r->Int(i, db_now));
     SlotDue due;
-    if (ReadSlotDue(*r, i, slot, epoch, next, &due)) {
+    if (ReadSlotDue(*r, i, slot_columns, &due)) {
       result.slots.push_back(due);
     }
   }
@@ -237,15 +293,16 @@ absl::StatusOr<SlotFire> Store::FireSlots(const std::string& node,
   const EntryColumns entry(column);
   const int run = column("run"), payload = column("payload"),
             attempt = column("attempt"), version = column("version"),
-            next = column("next_due_us"), db_now = column("db_now_us"),
-            started_us = column("started_us");
+            db_now = column("db_now_us"), started_us = column("started_us");
+  const SlotColumns slot_columns{entry.slot, entry.epoch, column("next_due_us"),
+                                 column("next_priority"), column("skipped")};
   if (!column.status().ok()) return column.status();
   SlotFire result;
   for (int i = 0; i < r->rows(); ++i) {
     result.db_now_us = std::max(result.db_now_us, r->Int(i, db_now));
     if (r->Int(i, run) == 0) {
       SlotDue due;
-      if (ReadSlotDue(*r, i, entry.slot, entry.epoch, next, &due)) {
+      if (ReadSlotDue(*r, i, slot_columns, &due)) {
         result.next_due.push_back(due);
       }
       continue;
@@ -271,9 +328,9 @@ absl::StatusOr<SlotFire> Store::FireSlots(const std::string& node,
   // RETURNING keeps no order: put the attempts in the fire's.
   std::sort(result.started.begin(), result.started.end(),
             [](const Started& a, const Started& b) {
-              return std::make_tuple(a.task.due, -a.task.priority,
+              return std::make_tuple(-a.task.priority, a.task.due,
                                      absl::string_view(a.task.id)) <
-                     std::make_tuple(b.task.due, -b.task.priority,
+                     std::make_tuple(-b.task.priority, b.task.due,
                                      absl::string_view(b.task.id));
             });
   std::sort(result.next_due.begin(), result.next_due.end(), BySlot);

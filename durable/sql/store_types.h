@@ -177,10 +177,20 @@ inline constexpr int64_t kNoDueUs = std::numeric_limits<int64_t>::max();
 // due time at or before the statement's `db_now_us` means rows are due
 // and were not fired (none asked, their kind had no free place, or another
 // transaction held them locked).
+//
+// `next_priority` is the priority of the row the slot gives next: its
+// highest-priority due waiting row when one is due at the statement's
+// clock, else its earliest waiting row (0 when it has none); the engine
+// names the due slots of a fire higher `next_priority` first. `skipped`
+// (FireSlots() only) counts the rows the fire picked in the slot and did
+// not start (another transaction held them locked, or changed them
+// meanwhile): worth a retry soon, unlike rows of kinds at their limits.
 struct SlotDue {
   int slot = 0;
   int64_t epoch = 0;
   int64_t next_due_us = kNoDueUs;
+  int next_priority = 0;
+  int64_t skipped = 0;
 };
 
 // What `StoreApi::NextDueBySlot()` returns: the held slots of those asked
@@ -196,10 +206,10 @@ struct SlotDues {
 // named, together.
 using KindCapacity = std::map<std::string, int64_t>;
 
-// What `StoreApi::FireSlots()` returns: the attempts started (in due order,
-// then higher priority first, then by id), each held slot's next due time
-// after the fire (by slot; the slots fenced are absent), and the database's
-// clock read after the writes.
+// What `StoreApi::FireSlots()` returns: the attempts started (higher
+// priority first, then in due order, then by id), each held slot's next due
+// time after the fire (by slot; the slots fenced are absent), and the
+// database's clock read after the writes.
 struct SlotFire {
   std::vector<Started> started;
   std::vector<SlotDue> next_due;

@@ -55,19 +55,34 @@ std::map<int, int64_t> HeldSlots(const std::vector<FakeDatabase::Lease>& leases,
   return held;
 }
 
-// Each held slot's earliest waiting row's due time (kNoDueUs: none).
+// Each held slot's earliest waiting row's due time (kNoDueUs: none) and
+// the priority of the row it gives next at `now_us`: its highest-priority
+// due row, else its earliest.
 std::vector<SlotDue> NextDue(const std::map<std::string, Task>& tasks,
-                             const std::map<int, int64_t>& held) {
-  std::map<int, int64_t> next;
-  for (const auto& [slot, epoch] : held) next[slot] = kNoDueUs;
+                             const std::map<int, int64_t>& held,
+                             int64_t now_us) {
+  std::map<int, SlotDue> next;
+  std::map<int, int> best_due;  // Slot -> highest priority due.
+  for (const auto& [slot, epoch] : held) {
+    next[slot] = SlotDue{slot, epoch, kNoDueUs, 0, 0};
+  }
   for (const auto& [id, task] : tasks) {
     auto it = next.find(task.slot);
     if (it == next.end() || !Waiting(task)) continue;
-    it->second = std::min(it->second, task.due_us);
+    if (task.due_us < it->second.next_due_us) {
+      it->second.next_due_us = task.due_us;
+      it->second.next_priority = task.priority;
+    }
+    if (task.due_us <= now_us) {
+      auto best = best_due.emplace(task.slot, task.priority).first;
+      best->second = std::max(best->second, task.priority);
+    }
   }
   std::vector<SlotDue> dues;
-  for (const auto& [slot, due_us] : next) {
-    dues.push_back(SlotDue{slot, held.at(slot), due_us});
+  for (auto& [slot, due] : next) {
+    auto best = best_due.find(slot);
+    if (best != best_due.end()) due.next_priority = best->second;
+    dues.push_back(due);
   }
   return dues;
 }
@@ -80,8 +95,8 @@ absl::StatusOr<SlotDues> FakeStore::NextDueBySlot(
   TW_FAKE_FAIL("NextDueBySlot");
   const int64_t now_us = db_->NowLocked();
   SlotDues result;
-  result.slots =
-      NextDue(db_->tasks_, HeldSlots(db_->leases_, node, owned, now_us));
+  result.slots = NextDue(db_->tasks_,
+                         HeldSlots(db_->leases_, node, owned, now_us), now_us);
   result.db_now_us = db_->NowLocked();
   return result;
 }
@@ -96,14 +111,15 @@ absl::StatusOr<SlotFire> FakeStore::FireSlots(const std::string& node,
   const int64_t now_us = db_->NowLocked();
   const std::map<int, int64_t> held =
       HeldSlots(db_->leases_, node, owned, now_us);
-  // The due waiting rows of the held slots, in the fire's order, at most
+  // The due waiting rows of the held slots, in the fire's order (higher
+  // priority first, then due time, then id), at most
   // the slot's share of each kind (the limit over the held slots, rounded
   // up) and of its free places.
-  std::vector<std::tuple<int64_t, int, std::string>> due;
+  std::vector<std::tuple<int, int64_t, std::string>> due;
   for (const auto& [id, task] : db_->tasks_) {
     if (held.count(task.slot) == 0 || !Waiting(task)) continue;
     if (task.due_us > now_us) continue;
-    due.emplace_back(task.due_us, -task.priority, id);
+    due.emplace_back(-task.priority, task.due_us, id);
   }
   std::sort(due.begin(), due.end());
   const int64_t slots = std::max<int64_t>(1, held.size());
@@ -121,7 +137,7 @@ absl::StatusOr<SlotFire> FakeStore::FireSlots(const std::string& node,
   };
   // Per slot and group.
   std::map<std::pair<int, std::optional<std::string>>, int64_t> per_slot;
-  std::vector<std::tuple<int64_t, int, std::string>> candidates;
+  std::vector<std::tuple<int, int64_t, std::string>> candidates;
   for (const auto& row : due) {
     const Task& task = db_->tasks_.at(std::get<2>(row));
     const auto [group, free] = group_of(task);
@@ -133,7 +149,7 @@ absl::StatusOr<SlotFire> FakeStore::FireSlots(const std::string& node,
   due = std::move(candidates);
   std::map<std::optional<std::string>, int64_t> taken;  // Per group.
   SlotFire result;
-  for (const auto& [due_us, minus_priority, id] : due) {
+  for (const auto& [minus_priority, due_us, id] : due) {
     if (static_cast<int64_t>(result.started.size()) >= limit) break;
     Task& task = db_->tasks_.at(id);
     const auto [group, free] = group_of(task);
@@ -144,7 +160,7 @@ absl::StatusOr<SlotFire> FakeStore::FireSlots(const std::string& node,
     task.version = db_->next_version_++;
     result.started.push_back(StartedOf(id, task, now_us));
   }
-  result.next_due = NextDue(db_->tasks_, held);
+  result.next_due = NextDue(db_->tasks_, held, now_us);
   result.db_now_us = db_->NowLocked();
   return result;
 }

@@ -251,8 +251,10 @@ TEST_F(StorePlansTest, TheSlotLoadAndFireReadAboutTheirLimit) {
   EXPECT_GE(fired.started.size(), static_cast<size_t>(kBatch) * 9 / 10);
   EXPECT_LE(fired.started.size(), static_cast<size_t>(kBatch));
   // Each slot's share (16 rows), the fired rows again by key, and each
-  // slot's next due row: never the 20,000 due rows.
-  EXPECT_LE(fire_read, 4 * kBatch) << "the fire read every due row";
+  // slot's next due row and next row by priority (each walks past the
+  // rows just fired, which the statement's snapshot still shows waiting):
+  // about 4,200, never the 20,000 due rows.
+  EXPECT_LE(fire_read, 5 * kBatch) << "the fire read every due row";
 }
 
 // A takeover of half the slots reads the live rows of those slots (for the

@@ -221,6 +221,20 @@ class StoreSlotFireTest : public TwoStoreFixture {
     return -1;  // Not reported (fenced).
   }
 
+  static int64_t SkippedOf(const std::vector<SlotDue>& dues, int slot) {
+    for (const SlotDue& d : dues) {
+      if (d.slot == slot) return d.skipped;
+    }
+    return -1;  // Not reported (fenced).
+  }
+
+  static int PriorityOf(const std::vector<SlotDue>& dues, int slot) {
+    for (const SlotDue& d : dues) {
+      if (d.slot == slot) return d.next_priority;
+    }
+    return -1000000;  // Not reported (fenced).
+  }
+
   TaskState StateOf(const std::string& id) {
     auto info = store_->Get(id);
     EXPECT_TRUE(info.ok()) << info.status();
@@ -308,7 +322,12 @@ TEST_P(StoreSlotFireTest, AnExpiredLeaseFiresNothing) {
   EXPECT_EQ(Rows(), rows);
 }
 
-TEST_P(StoreSlotFireTest, EachKindGetsItsFreePlacesInDueThenPriorityOrder) {
+// Higher priority first, then due order (README, "Task kinds,
+// priorities": among due tasks waiting for a handler place, higher
+// `priority` starts first, ties in due order), within each kind's free
+// places; each held slot then reports the priority of the row it gives
+// next (its best due row).
+TEST_P(StoreSlotFireTest, EachKindGetsItsFreePlacesHigherPriorityFirst) {
   const std::vector<SlotEpoch> owned = Own("a");
   const int64_t t = NowUs() - 10 * kSecondUs;
   // k0 has no free place, k2 two, "many" more than it has; the default
@@ -322,21 +341,58 @@ TEST_P(StoreSlotFireTest, EachKindGetsItsFreePlacesInDueThenPriorityOrder) {
   const std::string m2 = Put(0, "m2", t + 300, "many", -3);
   const std::string m3 = Put(0, "m3", t + 300, "many", 3);
   const std::string plain = Put(1, "plain", t - 2 * kSecondUs);
+  // Not due: a higher priority waiting later is neither taken nor read as
+  // the slot's next.
+  const std::string future =
+      Put(0, "future", NowUs() + 3600 * kSecondUs, "k2", /*priority=*/20);
 
   const SlotFire fire =
       Fire("a", owned, {{"k0", 0}, {"k2", 2}, {"many", 100}, {"other", 5}});
   EXPECT_EQ(Ids(fire.started),
-            (std::vector<std::string>{k2_high, k2_low, m1, m3, m2}));
-  for (const std::string& id : {k0, k2_late, k2_later, plain}) {
+            (std::vector<std::string>{k2_late, k2_later, m3, m1, m2}));
+  for (const std::string& id : {k0, k2_low, k2_high, plain, future}) {
     EXPECT_EQ(StateOf(id), TaskState::kPending) << id;
   }
-  // What is left due is each slot's next due time.
+  // What is left due is each slot's next due time; the next row it gives
+  // is its highest priority due.
   EXPECT_EQ(DueOf(fire.next_due, 0), StoredDueUs(k0));
   EXPECT_EQ(DueOf(fire.next_due, 1), StoredDueUs(plain));
+  // Rows of kinds without room are not "skipped": only rows picked and
+  // not started are (the engine waits for an attempt to end instead).
+  EXPECT_EQ(SkippedOf(fire.next_due, 0), 0);
+  EXPECT_EQ(SkippedOf(fire.next_due, 1), 0);
+  EXPECT_EQ(PriorityOf(fire.next_due, 0), 1);  // k2-low.
+  EXPECT_EQ(PriorityOf(fire.next_due, 1), 5);  // k2-high.
+  const SlotDues load = NextDue("a", owned);
+  EXPECT_EQ(PriorityOf(load.slots, 0), 1);
+  EXPECT_EQ(PriorityOf(load.slots, 1), 5);
 
   // A second fire gives k2 its next two places.
   const SlotFire again = Fire("a", owned, {{"k2", 2}});
-  EXPECT_EQ(Ids(again.started), (std::vector<std::string>{k2_late, k2_later}));
+  EXPECT_EQ(Ids(again.started), (std::vector<std::string>{k2_high, k2_low}));
+  // Nothing due left in slot 0 but k0: the future row is not its next.
+  EXPECT_EQ(PriorityOf(again.next_due, 0), 0);
+}
+
+// A slot gives its share of a fire highest priority first: with a limit
+// of 2 over the 2 slots (a share of 1 each), slot 0's later, higher
+// priority row goes before its earlier ones, and slot 1's single row
+// goes too; a row of another priority level waiting later is not read as
+// due.
+TEST_P(StoreSlotFireTest, EachSlotGivesItsHighestPriorityDueRowFirst) {
+  const std::vector<SlotEpoch> owned = Own("a");
+  const int64_t t = NowUs() - 10 * kSecondUs;
+  const std::string early = Put(0, "early", t - 2 * kSecondUs);
+  const std::string middle = Put(0, "middle", t - kSecondUs, "", -1);
+  const std::string urgent = Put(0, "urgent", t, "", 7);
+  const std::string other = Put(1, "other", t);
+  const SlotFire fire = Fire("a", owned, kDefaultOnly, /*limit=*/2);
+  EXPECT_EQ(Ids(fire.started), (std::vector<std::string>{urgent, other}));
+  EXPECT_EQ(PriorityOf(fire.next_due, 0), 0);  // early, then middle.
+  EXPECT_EQ(Ids(Fire("a", owned, kDefaultOnly, 1).started),
+            std::vector<std::string>{early});
+  EXPECT_EQ(Ids(Fire("a", owned, kDefaultOnly, 1).started),
+            std::vector<std::string>{middle});
 }
 
 // The kinds the fire does not name (no handler here: the engine snoozes
@@ -434,6 +490,8 @@ TEST_P(StoreSlotFireTest, ARowAnotherTransactionHoldsIsPassedOverAtOnce) {
     EXPECT_EQ(Ids(fire.started), std::vector<std::string>{free});
     EXPECT_EQ(DueOf(fire.next_due, 0), StoredDueUs(held));
     EXPECT_EQ(StateOf(held), TaskState::kPending);
+    // Reported as skipped: the engine retries the slot soon.
+    EXPECT_EQ(SkippedOf(fire.next_due, 0), 1);
   }
   // Released: the next fire takes it.
   EXPECT_EQ(Ids(Fire("a", owned, kDefaultOnly).started),

@@ -3,11 +3,7 @@
 // The fire by slot (DurableOptions::fire_by_slot) where its features meet,
 // each interleaving forced. Built twice: fire_by_slot_test (the fire by
 // slot, env TIMINGWHEEL_FIRE_BY_SLOT=1) and fire_by_slot_today_test
-// (today's engine), so that each check holds for both. Two fail by slot
-// and are left out of its target until fixed (docs/durable-core-plan.md,
-// step 3): the priority among due tasks waiting for a place (the fire
-// orders by due time first) and a kind at its limit, which fires again
-// every 50 ms while its rows wait.
+// (today's engine), so that each check holds for both.
 
 #include <algorithm>
 #include <atomic>
@@ -18,6 +14,7 @@
 #include <thread>
 #include <vector>
 
+#include "absl/strings/str_cat.h"
 #include "absl/synchronization/notification.h"
 #include "absl/time/clock.h"
 #include "absl/time/time.h"
@@ -104,6 +101,59 @@ TEST_F(FireBySlotTest, HigherPriorityStartsFirstAmongWaitingDueTasks) {
   ASSERT_TRUE(Succeeded("high"));
   std::lock_guard<std::mutex> lock(mu);
   EXPECT_EQ(order, (std::vector<std::string>{"high", "low"}));
+}
+
+// The same across slots: 64 slots, eight low-priority tasks due first and
+// a high-priority one due later, all waiting for the one place. The
+// high-priority task sits in a slot of its own, due after the others'
+// slots: it must still start first when the place frees.
+TEST_F(FireBySlotTest, HigherPriorityInAnotherSlotStartsFirst) {
+  Gate gate;
+  std::atomic<bool> gate_entered{false};
+  std::mutex mu;
+  std::vector<std::string> order;
+  recorder_.SetResult([&](const DurableTask& task) {
+    if (task.id == "gate") {
+      gate_entered = true;
+      gate.Wait();
+    } else {
+      std::lock_guard<std::mutex> lock(mu);
+      order.push_back(task.id);
+    }
+    return absl::OkStatus();
+  });
+  DurableOptions options = Options("a");
+  options.max_in_flight = 1;
+  options.slot_count = 64;
+  auto scheduler = Start(options);
+  ASSERT_NE(scheduler, nullptr);
+  ASSERT_TRUE(
+      scheduler->ScheduleBatch({Request("gate", absl::ZeroDuration(), 0)})
+          .ok());
+  ASSERT_TRUE(WaitFor([&] { return gate_entered.load(); }));
+  std::vector<ScheduleRequest> low;
+  for (int i = 0; i < 8; ++i) {
+    low.push_back(Request(absl::StrCat("low-", i), absl::ZeroDuration(), -5));
+  }
+  ASSERT_TRUE(scheduler->ScheduleBatch(low).ok());
+  ASSERT_TRUE(
+      scheduler->ScheduleBatch({Request("high", absl::Milliseconds(200), 10)})
+          .ok());
+  auto high = Store().Task("high");
+  ASSERT_TRUE(high.ok()) << high.status();
+  for (const ScheduleRequest& r : low) {
+    auto row = Store().Task(r.id);
+    ASSERT_TRUE(row.ok()) << row.status();
+    ASSERT_NE(row->slot, high->slot) << r.id << " shares the slot of high";
+  }
+  // All due (and waiting for the one place) well before it frees.
+  absl::SleepFor(absl::Milliseconds(2000));
+  gate.Open();
+  for (const ScheduleRequest& r : low) ASSERT_TRUE(Succeeded(r.id));
+  ASSERT_TRUE(Succeeded("high"));
+  std::lock_guard<std::mutex> lock(mu);
+  ASSERT_FALSE(order.empty());
+  EXPECT_EQ(order.front(), "high");
 }
 
 // One attempt of a task at a time per process. The row of an attempt

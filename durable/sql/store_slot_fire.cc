@@ -183,7 +183,11 @@ next AS (
         AND t.task_id NOT IN (SELECT task_id FROM run)
       LIMIT 1) y
     WHERE x.due_us <= n.now
-    ORDER BY y.priority DESC LIMIT 1) h ON true)
+    ORDER BY y.priority DESC LIMIT 1) h ON true),
+skips AS (
+  SELECT p.slot, count(*) AS rows FROM picked p
+  WHERE p.task_id NOT IN (SELECT task_id FROM run)
+  GROUP BY p.slot)
 SELECT true AS run, task_id, payload, attempt, version, due_us, slot, epoch,
        kind, priority, NULL::int8 AS next_due_us, NULL::int2 AS next_priority,
        0::int8 AS skipped, (SELECT now FROM n) AS started_us,
@@ -191,11 +195,8 @@ SELECT true AS run, task_id, payload, attempt, version, due_us, slot, epoch,
 FROM run
 UNION ALL
 SELECT false, NULL, NULL, 0, 0, 0, s.slot, s.epoch, '', 0, s.next_due_us,
-       s.next_priority,
-       (SELECT count(*) FROM picked p WHERE p.slot = s.slot)
-         - (SELECT count(*) FROM run r WHERE r.slot = s.slot),
-       (SELECT now FROM n), tw_now_us()
-FROM (SELECT 1) one LEFT JOIN next s ON true
+       s.next_priority, coalesce(k.rows, 0), (SELECT now FROM n), tw_now_us()
+FROM (SELECT 1) one LEFT JOIN next s ON true LEFT JOIN skips k ON k.slot = s.slot
 )sql";
 
 // Reads the slot columns of a result row (NULL slot: no slot held).

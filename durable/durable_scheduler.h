@@ -643,6 +643,9 @@ class DurableScheduler {
   absl::flat_hash_set<int> due_slots_ ABSL_GUARDED_BY(mu_);
   absl::flat_hash_set<int> parked_slots_ ABSL_GUARDED_BY(mu_);
   absl::flat_hash_set<int> retry_slots_ ABSL_GUARDED_BY(mu_);
+  // Counts UnparkSlotsLocked() calls: a fire that sees it move while in the
+  // database parks nothing (the place it lacked may be free already).
+  int64_t unparks_ ABSL_GUARDED_BY(mu_) = 0;
   // The places a fire by slot in flight may start (not in `in_flight`).
   int64_t slot_fire_reserved_ ABSL_GUARDED_BY(mu_) = 0;
   int64_t slot_retry_at_ ABSL_GUARDED_BY(mu_) = 0;

@@ -123,6 +123,7 @@ bool DurableScheduler::SlotsReady() const {
 }
 
 void DurableScheduler::UnparkSlotsLocked() {
+  ++unparks_;
   due_slots_.insert(parked_slots_.begin(), parked_slots_.end());
   parked_slots_.clear();
   due_slots_.insert(retry_slots_.begin(), retry_slots_.end());
@@ -162,12 +163,14 @@ void DurableScheduler::FireDueSlots() {
   durable_internal::KindCapacity free;
   int64_t others = 0;
   int64_t limit = 0;
+  int64_t unparks_before = 0;
   {
     internal::MutexLock lock(mu_);
     ready.swap(ready_started_);
+    // The rows held elsewhere may have been taken by that transaction
+    // and freed a place meanwhile: every parked slot is asked again.
     if (!retry_slots_.empty() && RealNanos() >= slot_retry_at_) {
-      due_slots_.insert(retry_slots_.begin(), retry_slots_.end());
-      retry_slots_.clear();
+      UnparkSlotsLocked();
     }
     if (!stopping_ && SlotsReady()) {
       limit = std::min<int64_t>(options_.max_in_flight - metrics_.in_flight,
@@ -207,6 +210,7 @@ void DurableScheduler::FireDueSlots() {
       // this fire counted on. Kept apart from `in_flight` (handlers
       // running), which counts only the attempts the fire starts.
       slot_fire_reserved_ = limit;
+      unparks_before = unparks_;
     }
   }
   ExecuteAttempts(std::move(ready));
@@ -274,7 +278,8 @@ void DurableScheduler::FireDueSlots() {
       // another transaction held the rows picked (retried soon: the
       // holder's statement ends within its own), so that the next fires
       // name other due slots and a kind at its limit does not spin.
-      if (due_slots_.contains(next.slot) && !started_in.contains(next.slot)) {
+      if (due_slots_.contains(next.slot) && !started_in.contains(next.slot) &&
+          unparks_ == unparks_before) {
         due_slots_.erase(next.slot);
         if (next.skipped > 0) {
           retry_slots_.insert(next.slot);

@@ -98,6 +98,8 @@ void DurableScheduler::AbandonStartedLocked(const Started& started,
   fire_queue_.Release(kinds_->IndexOf(started.task.kind));
   ++metrics_.abandoned;
   requeue_requested_ = true;
+  // A place, or a place of its kind, is free: due slots are asked again.
+  UnparkSlotsLocked();
 }
 
 void DurableScheduler::AbandonHeldStarted() {
@@ -236,6 +238,7 @@ void DurableScheduler::FireDueSlots() {
     metrics_.in_flight += started;
     metrics_.attempts += started;
     for (const SlotEpoch& s : slots) due_slots_.erase(s.slot);
+    std::vector<int> held_now;
     for (Started& s : fire->started) {
       fire_queue_.Reserve(kinds_->IndexOf(s.task.kind));
       // One process runs a task once at a time: a row taken from this
@@ -249,6 +252,7 @@ void DurableScheduler::FireDueSlots() {
       if (!behind) attempts_.Fired(s.task.id, s.version, s.slot);
       if (behind) {
         ++metrics_.held_behind_own_attempt;
+        held_now.push_back(s.slot);
         auto held = started_behind_own_.find(s.task.id);
         if (held != started_behind_own_.end()) {
           AbandonStartedLocked(held->second, /*tracked=*/false);  // Superseded.
@@ -260,9 +264,11 @@ void DurableScheduler::FireDueSlots() {
         run.push_back(std::move(s));
       }
     }
-    absl::flat_hash_map<int, int64_t> started_in;  // Slot -> attempts.
+    // Slot -> attempts this fire started (held ones included); a held
+    // attempt from an earlier fire starts nothing now.
+    absl::flat_hash_map<int, int64_t> started_in;
     for (const Started& s : run) ++started_in[s.slot];
-    for (const auto& [id, s] : started_behind_own_) ++started_in[s.slot];
+    for (int slot : held_now) ++started_in[slot];
     for (const SlotDue& next : fire->next_due) {
       // Fired early by the process's clock (ahead of the database's), or
       // armed for a row moved later since: nothing was due.

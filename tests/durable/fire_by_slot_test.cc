@@ -484,5 +484,197 @@ TEST_F(FireBySlotTest, ProcessClockAheadNeverFiresEarly) {
   s->Shutdown();
 }
 
+// Review: two slots, two free places, three due rows written at once
+// (slot 0: "h1" and "h2", priority 10; slot 1: "low", priority 0). All
+// three wait for the two places: the two of priority 10 must take them.
+// The fire names both slots and gives each a share of the limit (one row
+// each), so "low" started beside "h1" while "h2" waited.
+TEST_F(FireBySlotTest, ASlotsShareDoesNotLetALowerPriorityOvertake) {
+  testing::PoolExecutor pool(4);
+  Gate gate;
+  std::mutex mu;
+  std::vector<std::string> started;
+  recorder_.SetResult([&](const DurableTask& task) {
+    {
+      std::lock_guard<std::mutex> lock(mu);
+      started.push_back(task.id);
+    }
+    gate.Wait();
+    return absl::OkStatus();
+  });
+  DurableOptions options = Options("a");
+  options.max_in_flight = 2;
+  options.slot_count = 2;
+  options.executor = &pool;
+  auto s = Start(options);
+  ASSERT_NE(s, nullptr);
+  ASSERT_TRUE(WaitFor([&] { return s->Metrics().slots_owned == 2; }));
+  auto row = [](const std::string& id, int slot, int priority) {
+    durable_testing::InsertedTask t;
+    t.id = id;
+    t.slot = slot;
+    t.priority = priority;
+    t.due_in_us = -100 * 1000;
+    return t;
+  };
+  // Not seen before the notification (no load meanwhile: horizon 1 h).
+  Insert(row("low", 1, 0));
+  Insert(row("h1", 0, 10));
+  Insert(row("h2", 0, 10));
+  Exec("SELECT pg_notify('timingwheel', '*')");
+  const bool two = WaitFor([&] {
+    std::lock_guard<std::mutex> lock(mu);
+    return started.size() >= 2;
+  });
+  absl::SleepFor(absl::Milliseconds(200));  // Let a third (wrongly) start.
+  std::vector<std::string> first;
+  {
+    std::lock_guard<std::mutex> lock(mu);
+    first = started;
+  }
+  gate.Open();
+  ASSERT_TRUE(two) << "the two places stayed idle";
+  std::sort(first.begin(), first.end());
+  EXPECT_EQ(first, (std::vector<std::string>{"h1", "h2"}))
+      << "a lower priority took a place while a higher one waited";
+  EXPECT_TRUE(Succeeded("low"));
+  EXPECT_TRUE(WaitFor([&] { return s->Metrics().in_flight == 0; }));
+  s->Shutdown();
+}
+
+// Review: one free place; slot 0's best row is of a kind at its limit
+// ("one-2", priority 10) beside "low" (priority 0); slot 1 holds "mid"
+// (priority 5). "mid" and "low" both wait for the place: "mid" must take
+// it. The fire names one slot per free place by its best row's priority
+// (slot 0, for a row that cannot start), so "low" started first.
+TEST_F(FireBySlotTest, AKindAtItsLimitDoesNotLetALowerPriorityOvertake) {
+  testing::PoolExecutor pool(4);
+  Gate gate;
+  std::mutex mu;
+  std::vector<std::string> started;
+  DurableHandler handler = [&](const DurableTask& task) {
+    {
+      std::lock_guard<std::mutex> lock(mu);
+      started.push_back(task.id);
+    }
+    gate.Wait();
+    return absl::OkStatus();
+  };
+  DurableOptions options = Options("a");
+  options.handler = handler;
+  options.max_in_flight = 2;
+  options.slot_count = 2;
+  options.executor = &pool;
+  options.kinds = {TaskKind{"one", handler, 1}};
+  auto s = Start(options);
+  ASSERT_NE(s, nullptr);
+  ASSERT_TRUE(WaitFor([&] { return s->Metrics().slots_owned == 2; }));
+  ScheduleRequest busy;
+  busy.id = "long-one";
+  busy.payload = "p";
+  busy.kind = "one";
+  ASSERT_TRUE(s->ScheduleBatch({busy}).ok());
+  ASSERT_TRUE(WaitFor([&] { return s->Metrics().in_flight == 1; }));
+  auto row = [](const std::string& id, int slot, const std::string& kind,
+                int priority) {
+    durable_testing::InsertedTask t;
+    t.id = id;
+    t.slot = slot;
+    t.kind = kind;
+    t.priority = priority;
+    t.due_in_us = -100 * 1000;
+    return t;
+  };
+  Insert(row("mid", 1, "", 5));
+  Insert(row("one-2", 0, "one", 10));
+  Insert(row("low", 0, "", 0));
+  Exec("SELECT pg_notify('timingwheel', '*')");
+  const bool two = WaitFor([&] {
+    std::lock_guard<std::mutex> lock(mu);
+    return started.size() >= 2;
+  });
+  absl::SleepFor(absl::Milliseconds(200));
+  std::vector<std::string> first;
+  {
+    std::lock_guard<std::mutex> lock(mu);
+    first = started;
+  }
+  gate.Open();
+  ASSERT_TRUE(two) << "the free place stayed idle";
+  EXPECT_EQ(first, (std::vector<std::string>{"long-one", "mid"}))
+      << "a lower priority took the place while a higher one waited";
+  EXPECT_TRUE(Succeeded("low"));
+  EXPECT_TRUE(Succeeded("one-2"));
+  EXPECT_TRUE(WaitFor([&] { return s->Metrics().in_flight == 0; }));
+  s->Shutdown();
+}
+
+// Review: a kind of limit 2 holds "t" running and its row fired again
+// held behind that attempt (both places of the kind). "u", of the kind,
+// comes due: its slot is parked. A CancelTask("t") stops the held attempt
+// (abandoned: a place of the kind is free again) while the first attempt
+// of "t" still runs. "u" must take the free place at once, not wait for
+// that attempt to end or for the next load (half the horizon).
+TEST_F(FireBySlotTest, AHeldAttemptStoppedFreesItsPlaceForAParkedSlot) {
+  testing::PoolExecutor pool(4);
+  absl::Notification first_started, let_go;
+  std::atomic<int> t_calls{0};
+  std::atomic<bool> u_started{false};
+  DurableHandler handler = [&](const DurableTask& task) {
+    if (task.id == "u") {
+      u_started = true;
+    } else if (t_calls.fetch_add(1) == 0) {
+      first_started.Notify();
+      let_go.WaitForNotificationWithTimeout(absl::Seconds(60));
+    }
+    return absl::OkStatus();
+  };
+  DurableOptions options = Options("a");
+  options.handler = handler;
+  options.executor = &pool;
+  options.kinds = {TaskKind{"k", handler, 2}};
+  auto s = Start(options);
+  ASSERT_NE(s, nullptr);
+  ScheduleRequest t;
+  t.id = "t";
+  t.payload = "p";
+  t.kind = "k";
+  ASSERT_TRUE(s->ScheduleBatch({t}).ok());
+  ASSERT_TRUE(first_started.WaitForNotificationWithTimeout(absl::Seconds(15)));
+  // Taken from this process and given back: fired again, held behind its
+  // own attempt (the kind's second place).
+  Exec(
+      "UPDATE tw_timer SET state = 0, version = nextval('tw_version_seq') "
+      "WHERE task_id = 't'");
+  Exec("SELECT pg_notify('timingwheel', '0')");
+  ASSERT_TRUE(WaitFor([&] { return s->Metrics().held_behind_own_attempt >= 1; },
+                      absl::Seconds(15)));
+  durable_testing::InsertedTask u;
+  u.id = "u";
+  u.kind = "k";
+  u.due_in_us = -100 * 1000;
+  Insert(u);
+  Exec("SELECT pg_notify('timingwheel', '0')");
+  absl::SleepFor(absl::Milliseconds(500));  // "u"'s slot fired and parked.
+  ASSERT_FALSE(u_started.load()) << "the kind's limit did not hold";
+  // Nothing can start meanwhile: the fire must not run over and over (as
+  // in AKindAtItsLimitDoesNotSpinTheFire).
+  const int64_t before = FireStatements(*s);
+  absl::SleepFor(absl::Seconds(1));
+  const int64_t during = FireStatements(*s) - before;
+  EXPECT_LE(during, 4) << during << " fire statements in 1 s with nothing "
+                       << "to start (a held attempt in the slot)";
+  auto cancelled = s->CancelTask("t");
+  ASSERT_TRUE(cancelled.ok()) << cancelled.status();
+  EXPECT_EQ(*cancelled, CancelOutcome::kStopRequested);
+  const bool ran = WaitFor([&] { return u_started.load(); }, absl::Seconds(5));
+  let_go.Notify();
+  EXPECT_TRUE(ran) << "the place freed by the stopped held attempt stayed "
+                      "idle while \"u\" was due";
+  EXPECT_TRUE(Succeeded("u"));
+  EXPECT_TRUE(WaitFor([&] { return s->Metrics().in_flight == 0; }));
+  s->Shutdown();
+}
+
 }  // namespace
 }  // namespace timingwheel

@@ -27,6 +27,7 @@ namespace {
 
 using durable_internal::kLockedRowRetry;
 using durable_internal::kMaxBatch;
+using durable_internal::kMinSlotsNamed;
 using durable_internal::kNoDueUs;
 using durable_internal::RealNanos;
 using durable_internal::SlotDue;
@@ -178,7 +179,7 @@ void DurableScheduler::FireDueSlots() {
       limit = std::min<int64_t>(options_.max_in_flight - metrics_.in_flight,
                                 static_cast<int64_t>(kMaxBatch));
       // The due slots whose next rows have the highest priorities (then
-      // the earliest), at most one per free place: a fire reads about a
+      // the earliest), about one per free place: a fire reads about a
       // row per slot it names (each gives a share of the limit), so naming
       // every due slot for a few places would read a row of each.
       struct DueSlot {
@@ -196,7 +197,12 @@ void DurableScheduler::FireDueSlots() {
                        armed ? arm->second.due_us : 0,
                        SlotEpoch{slot, owned->second}});
       }
-      const size_t named = std::min(due.size(), static_cast<size_t>(limit));
+      // At least kMinSlotsNamed: a slot's best row may be of a kind at
+      // its limit, and another slot's next row must not be passed over
+      // for a lower priority.
+      const size_t named = std::min(
+          due.size(),
+          static_cast<size_t>(std::max<int64_t>(limit, kMinSlotsNamed)));
       std::partial_sort(
           due.begin(), due.begin() + named, due.end(),
           [](const DueSlot& a, const DueSlot& b) {

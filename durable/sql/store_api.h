@@ -367,7 +367,9 @@ class StoreApi : public ScheduleStoreApi {
   // `limit` in all, and at
   // most a share of each kind from one slot (`limit` over the slots held,
   // rounded up: the statement reads about its limit however many rows are
-  // due, and a slot with more keeps them, its next due time already due),
+  // due, and a slot with more keeps them, its next due time already due;
+  // the whole `limit` while that reads at most `kSlotFireExactRows` over
+  // the slots held, so that a small fire is exact in priority order),
   // passing over (never waiting for) rows another transaction holds
   // locked; a row
   // passed over still counts against its kind's share, so the fire may

@@ -81,14 +81,16 @@ FROM (SELECT 1) one LEFT JOIN next s ON true
 // fences the slot; renewals (no key column) do not wait. `free`: each
 // kind's free places ($4/$5, and $7 for the kinds not named, together:
 // the entry whose kind is NULL; a share above the limit $6 is cut to it).
-// `share`: the most rows of a kind one slot gives, the limit over the held
+// `share`: the most rows of a kind one slot gives: the limit over the held
 // slots rounded up, so that the statement reads about its limit however many
 // rows are due (a slot with more due rows keeps them: its next due time is then
-// already due). `cand`: per slot and kind with a free place, the slot's due
-// waiting rows of that kind in due, priority (higher first) and id order, at
-// most that kind's free places and the slot's share (a LATERAL walk of the
-// live-row index per slot and kind), numbered per kind (the kinds not named as
-// one) across the slots (row_number() OVER (PARTITION BY kind), as in
+// already due), or the whole limit while that reads at most 256 rows over
+// the slots held (kSlotFireExactRows: a small fire is exact in priority
+// order across its slots). `cand`: per slot and kind with a free place, the
+// slot's due waiting rows of that kind in due, priority (higher first) and id
+// order, at most that kind's free places and the slot's share (a LATERAL walk
+// of the live-row index per slot and kind), numbered per kind (the kinds not
+// named as one) across the slots (row_number() OVER (PARTITION BY kind), as in
 // next_core_bench.sql). `picked`: each kind's first `free` rows, then the
 // first $6 of those in the same order: exactly the rows a walk in due and
 // priority order would take while its kind and the whole fire have room.
@@ -129,8 +131,10 @@ free AS (
   UNION ALL
   SELECT NULL, least($7, $6) WHERE $7 > 0),
 share AS (
-  SELECT greatest($6, 0) / greatest(count(*), 1)
-         + (greatest($6, 0) % greatest(count(*), 1) > 0)::int AS rows
+  SELECT greatest(
+           greatest($6, 0) / greatest(count(*), 1)
+             + (greatest($6, 0) % greatest(count(*), 1) > 0)::int,
+           least(greatest($6, 0), 256 / greatest(count(*), 1))) AS rows
   FROM mine),
 cand AS MATERIALIZED (
   SELECT mine.slot, x.task_id, x.kind, x.due_us, x.priority, mine.epoch,

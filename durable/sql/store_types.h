@@ -206,6 +206,12 @@ struct SlotDues {
 // named, together.
 using KindCapacity = std::map<std::string, int64_t>;
 
+// A fire by slot gives each slot it names the whole limit (not a share)
+// while that reads at most this many rows over the slots named: a small
+// fire then starts exactly the highest priorities of all its slots' due
+// rows (store_slot_fire.cc writes the same number in its SQL).
+inline constexpr int64_t kSlotFireExactRows = 256;
+
 // What `StoreApi::FireSlots()` returns: the attempts started (higher
 // priority first, then in due order, then by id), each held slot's next due
 // time after the fire (by slot; the slots fenced are absent), and the

@@ -114,7 +114,8 @@ absl::StatusOr<SlotFire> FakeStore::FireSlots(const std::string& node,
   // The due waiting rows of the held slots, in the fire's order (higher
   // priority first, then due time, then id), at most
   // the slot's share of each kind (the limit over the held slots, rounded
-  // up) and of its free places.
+  // up, or the whole limit while that reads at most kSlotFireExactRows) and of
+  // its free places.
   std::vector<std::tuple<int, int64_t, std::string>> due;
   for (const auto& [id, task] : db_->tasks_) {
     if (held.count(task.slot) == 0 || !Waiting(task)) continue;
@@ -124,7 +125,9 @@ absl::StatusOr<SlotFire> FakeStore::FireSlots(const std::string& node,
   std::sort(due.begin(), due.end());
   const int64_t slots = std::max<int64_t>(1, held.size());
   const int64_t capped = std::max<int64_t>(limit, 0);
-  const int64_t share = capped / slots + (capped % slots > 0 ? 1 : 0);
+  const int64_t share =
+      std::max(capped / slots + (capped % slots > 0 ? 1 : 0),
+               std::min(capped, durable_internal::kSlotFireExactRows / slots));
   // A task's group: its kind when named, else the kinds not named together
   // (nullopt), and the group's free places.
   const auto group_of = [&](const Task& task) {

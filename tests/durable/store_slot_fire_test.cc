@@ -374,11 +374,10 @@ TEST_P(StoreSlotFireTest, EachKindGetsItsFreePlacesHigherPriorityFirst) {
   EXPECT_EQ(PriorityOf(again.next_due, 0), 0);
 }
 
-// A slot gives its share of a fire highest priority first: with a limit
-// of 2 over the 2 slots (a share of 1 each), slot 0's later, higher
-// priority row goes before its earlier ones, and slot 1's single row
-// goes too; a row of another priority level waiting later is not read as
-// due.
+// A small fire is exact in priority order across its slots: with a limit
+// of 2, slot 0's later, higher priority row goes first, then its earliest
+// (same priority as slot 1's, due earlier); a row of another priority
+// level waiting later is not read as due.
 TEST_P(StoreSlotFireTest, EachSlotGivesItsHighestPriorityDueRowFirst) {
   const std::vector<SlotEpoch> owned = Own("a");
   const int64_t t = NowUs() - 10 * kSecondUs;
@@ -387,10 +386,11 @@ TEST_P(StoreSlotFireTest, EachSlotGivesItsHighestPriorityDueRowFirst) {
   const std::string urgent = Put(0, "urgent", t, "", 7);
   const std::string other = Put(1, "other", t);
   const SlotFire fire = Fire("a", owned, kDefaultOnly, /*limit=*/2);
-  EXPECT_EQ(Ids(fire.started), (std::vector<std::string>{urgent, other}));
-  EXPECT_EQ(PriorityOf(fire.next_due, 0), 0);  // early, then middle.
+  EXPECT_EQ(Ids(fire.started), (std::vector<std::string>{urgent, early}));
+  EXPECT_EQ(PriorityOf(fire.next_due, 0), -1);  // middle.
+  EXPECT_EQ(PriorityOf(fire.next_due, 1), 0);   // other.
   EXPECT_EQ(Ids(Fire("a", owned, kDefaultOnly, 1).started),
-            std::vector<std::string>{early});
+            std::vector<std::string>{other});
   EXPECT_EQ(Ids(Fire("a", owned, kDefaultOnly, 1).started),
             std::vector<std::string>{middle});
 }
@@ -445,21 +445,24 @@ TEST_P(StoreSlotFireTest, TheLimitTakesTheEarliest) {
 
 // A slot gives at most the limit over the held slots (rounded up) of a
 // kind, so that a fire reads about its limit when many rows are due; the
-// rest stay, and the slot's next due time says they are due.
+// rest stay, and the slot's next due time says they are due. A small fire
+// (the whole limit from each slot reads at most kSlotFireExactRows) gives
+// each slot the whole limit.
 TEST_P(StoreSlotFireTest, ASlotGivesAtMostItsShareOfTheLimit) {
   const std::vector<SlotEpoch> owned = Own("a");
   const int64_t t = NowUs() - 10 * kSecondUs;
   std::vector<std::string> crowded;
-  for (int i = 0; i < 6; ++i) {
+  for (int i = 0; i < 200; ++i) {
     crowded.push_back(Put(0, absl::StrCat("crowded", i), t + i));
   }
-  const std::string lone = Put(1, "lone", t + 100);
-  // Limit 4 over 2 slots: a share of 2 each. Slot 0 gives its first two,
-  // slot 1 its only row.
-  const SlotFire first = Fire("a", owned, kDefaultOnly, /*limit=*/4);
-  EXPECT_EQ(Ids(first.started),
-            (std::vector<std::string>{crowded[0], crowded[1], lone}));
-  EXPECT_EQ(DueOf(first.next_due, 0), StoredDueUs(crowded[2]));
+  const std::string lone = Put(1, "lone", t + 1000);
+  // Limit 300 over 2 slots: the whole limit from each would read 600 rows,
+  // so a share of 150 each. Slot 0 gives its first 150, slot 1 its only
+  // row.
+  const SlotFire first = Fire("a", owned, {{"", 1000}}, /*limit=*/300);
+  ASSERT_EQ(first.started.size(), 151u);
+  EXPECT_EQ(Ids(first.started).back(), lone);
+  EXPECT_EQ(DueOf(first.next_due, 0), StoredDueUs(crowded[150]));
   EXPECT_LE(DueOf(first.next_due, 0), first.db_now_us) << "still due";
   EXPECT_EQ(DueOf(first.next_due, 1), kNoDueUs);
   // Slot 0 alone: the whole limit is its share.
@@ -467,8 +470,16 @@ TEST_P(StoreSlotFireTest, ASlotGivesAtMostItsShareOfTheLimit) {
   slot0.slot = 0;
   slot0.epoch = EpochOf(owned, 0);
   const SlotFire second = Fire("a", {slot0}, kDefaultOnly, /*limit=*/3);
-  EXPECT_EQ(Ids(second.started),
-            (std::vector<std::string>{crowded[2], crowded[3], crowded[4]}));
+  EXPECT_EQ(
+      Ids(second.started),
+      (std::vector<std::string>{crowded[150], crowded[151], crowded[152]}));
+  // A small fire over both slots: slot 0 gives the whole limit.
+  const std::string late = Put(1, "late", t + 2000);
+  const SlotFire third = Fire("a", owned, kDefaultOnly, /*limit=*/4);
+  EXPECT_EQ(Ids(third.started),
+            (std::vector<std::string>{crowded[153], crowded[154], crowded[155],
+                                      crowded[156]}));
+  EXPECT_EQ(StateOf(late), TaskState::kPending);
 }
 
 TEST_P(StoreSlotFireTest, ARowAnotherTransactionHoldsIsPassedOverAtOnce) {

@@ -84,6 +84,8 @@ M = {
  "slot_fire_reads_every_due_row": ("durable/sql/store_slot_fire.cc", "      ORDER BY t.due_us LIMIT least(free.free, share.rows)) y\n", "      ORDER BY t.due_us LIMIT free.free) y\n"),
  "slot_fire_due_before_priority": ("durable/sql/store_slot_fire.cc", "    ORDER BY y.priority DESC, y.due_us, y.task_id\n", "    ORDER BY y.due_us, y.priority DESC, y.task_id\n"),
  "slots_named_by_due_only": ("durable/scheduler_slots.cc", "due.push_back({armed ? -arm->second.priority : 0,", "due.push_back({0,"),
+ "slot_fire_small_fire_shared": ("durable/sql/store_slot_fire.cc", "least(greatest($6, 0), 256 / greatest(count(*), 1))", "0"),
+ "slots_named_one_per_place": ("durable/scheduler_slots.cc", "static_cast<size_t>(std::max<int64_t>(limit, kMinSlotsNamed))", "static_cast<size_t>(limit)"),
  "slot_fire_others_apart": ("durable/sql/store_slot_fire.cc", "row_number() OVER (PARTITION BY free.kind", "row_number() OVER (PARTITION BY x.kind"),
  "last_run_written_ahead": ("durable/sql/schedule_definition.cc", "      (last_us > stored.now_us || stored.paused)) {", "      (last_us > stored.now_us && false)) {"),
 }
@@ -146,6 +148,8 @@ TESTS = {
  "slot_fire_reads_every_due_row": ["//tests/durable:store_slot_fire_test", "//tests/durable:store_plans_test"],
  "slot_fire_due_before_priority": ["//tests/durable:store_slot_fire_test"],
  "slots_named_by_due_only": ["//tests/durable:fire_by_slot_test"],
+ "slot_fire_small_fire_shared": ["//tests/durable:store_slot_fire_test"],
+ "slots_named_one_per_place": ["//tests/durable:fire_by_slot_test"],
  "forget_nodes_naming_slots": ["//tests/durable:stale_nodes_test"],
  "kinds_not_confirmed_after_reconnect": ["//tests/durable:task_kinds_test"],
  "last_run_written_ahead": ["//tests/durable:recurring_edges_test"],

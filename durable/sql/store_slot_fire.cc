@@ -13,6 +13,7 @@
 #include <utility>
 #include <vector>
 
+#include "absl/strings/str_cat.h"
 #include "absl/strings/string_view.h"
 #include "absl/time/time.h"
 #include "durable/recurrence/occurrence_id.h"
@@ -26,18 +27,10 @@ namespace timingwheel {
 namespace durable_internal {
 namespace {
 
-// The read-only load: the slots of $2/$3 that $1 still holds under those
-// epochs with a valid lease, and the due time of each one's earliest
-// waiting row (PENDING, or SCHEDULED under any epoch): one LATERAL walk of
-// the live-row index (slot, due_us) per slot, stopped at the first waiting
-// row (only the slot's RUNNING rows, if any, are passed on the way). No
-// lock and no write: the lease rows are read, not locked (a takeover that
-// commits meanwhile is seen by the fire, which reads them again). A slot
-// without a waiting row has a NULL due time; a call holding no slot still
-// returns one row (slot NULL) carrying the clock.
-constexpr char kNextDueSql[] = R"sql(
-WITH RECURSIVE n AS (SELECT tw_now_us() AS now),
-prios(priority) AS (
+// The priorities in use among the live rows, highest first (`levels`): a
+// loose scan of tw_timer_priority's first column, one probe per priority.
+// Both statements walk a slot's rows one range of that index per level.
+constexpr char kLevelsCte[] = R"sql(prios(priority) AS (
   (SELECT t.priority FROM tw_timer t WHERE t.finished_us IS NULL
    ORDER BY t.priority DESC LIMIT 1)
   UNION ALL
@@ -47,31 +40,63 @@ prios(priority) AS (
   FROM prios p WHERE p.priority IS NOT NULL),
 levels AS MATERIALIZED (
   SELECT priority FROM prios WHERE priority IS NOT NULL),
-mine AS (
-  SELECT l.slot, l.epoch
-  FROM tw_slot_lease l
-  JOIN unnest($2::int4[], $3::int8[]) AS m(slot, epoch)
-    ON l.slot = m.slot AND l.epoch = m.epoch, n
-  WHERE l.owner = $1 AND l.lease_until_us > n.now),
-next AS (
+)sql";
+
+// Each held slot's next due time (its earliest waiting row) and the
+// priority of the row it gives next (`h`: its highest-priority due waiting
+// row, one probe per level; else the earliest's), the rows of `fired` left
+// out (the fire's own, which its snapshot still shows waiting; none for
+// the load).
+constexpr char kNextCte[] = R"sql(next AS (
   SELECT mine.slot, mine.epoch, x.due_us AS next_due_us,
          coalesce(h.priority, x.priority) AS next_priority
   FROM mine CROSS JOIN n LEFT JOIN LATERAL (
     SELECT t.due_us, t.priority FROM tw_timer t
     WHERE t.slot = mine.slot AND t.finished_us IS NULL AND t.state IN (0, 1)
+      AND t.task_id NOT IN (SELECT task_id FROM fired)
     ORDER BY t.due_us LIMIT 1) x ON true
   LEFT JOIN LATERAL (
     SELECT y.priority FROM levels, LATERAL (
       SELECT t.priority FROM tw_timer t
       WHERE t.priority = levels.priority AND t.slot = mine.slot
         AND t.finished_us IS NULL AND t.state IN (0, 1) AND t.due_us <= n.now
+        AND t.task_id NOT IN (SELECT task_id FROM fired)
       LIMIT 1) y
     WHERE x.due_us <= n.now
-    ORDER BY y.priority DESC LIMIT 1) h ON true)
+    ORDER BY y.priority DESC LIMIT 1) h ON true))sql";
+
+// The read-only load: the slots of $2/$3 that $1 still holds under those
+// epochs with a valid lease, and the due time of each one's earliest
+// waiting row (PENDING, or SCHEDULED under any epoch): one LATERAL walk of
+// the live-row index (slot, due_us) per slot, stopped at the first waiting
+// row (only the slot's RUNNING rows, if any, are passed on the way), and
+// the priority of the row it gives next (`kNextCte`). No
+// lock and no write: the lease rows are read, not locked (a takeover that
+// commits meanwhile is seen by the fire, which reads them again). A slot
+// without a waiting row has a NULL due time; a call holding no slot still
+// returns one row (slot NULL) carrying the clock.
+const std::string& NextDueSql() {
+  static const std::string* const sql =
+      new std::string(absl::StrCat(R"sql(
+WITH RECURSIVE n AS (SELECT tw_now_us() AS now),
+fired(task_id) AS (SELECT NULL::bytea WHERE false),
+)sql",
+                                   kLevelsCte, R"sql(
+mine AS (
+  SELECT l.slot, l.epoch
+  FROM tw_slot_lease l
+  JOIN unnest($2::int4[], $3::int8[]) AS m(slot, epoch)
+    ON l.slot = m.slot AND l.epoch = m.epoch, n
+  WHERE l.owner = $1 AND l.lease_until_us > n.now),
+)sql",
+                                   kNextCte, R"sql(
+
 SELECT s.slot, s.epoch, s.next_due_us, s.next_priority,
        tw_now_us() AS db_now_us
 FROM (SELECT 1) one LEFT JOIN next s ON true
-)sql";
+)sql"));
+  return *sql;
+}
 
 // The fire by slot. `mine`: the slots of $2/$3 that $1 holds under those
 // epochs with a valid lease on the database's clock, the lease rows locked
@@ -105,18 +130,12 @@ FROM (SELECT 1) one LEFT JOIN next s ON true
 // the fired ids). The first rows returned are the fired ones, then one per
 // held slot (one with slot NULL when none is held), each carrying the
 // fire's clock (`started_us`, the due check's) and a later reading.
-constexpr char kFireSlotsSql[] = R"sql(
+const std::string& FireSlotsSql() {
+  static const std::string* const sql =
+      new std::string(absl::StrCat(R"sql(
 WITH RECURSIVE n AS (SELECT tw_now_us() AS now),
-prios(priority) AS (
-  (SELECT t.priority FROM tw_timer t WHERE t.finished_us IS NULL
-   ORDER BY t.priority DESC LIMIT 1)
-  UNION ALL
-  SELECT (SELECT t.priority FROM tw_timer t
-          WHERE t.finished_us IS NULL AND t.priority < p.priority
-          ORDER BY t.priority DESC LIMIT 1)
-  FROM prios p WHERE p.priority IS NOT NULL),
-levels AS MATERIALIZED (
-  SELECT priority FROM prios WHERE priority IS NOT NULL),
+)sql",
+                                   kLevelsCte, R"sql(
 mine AS (
   SELECT l.slot, l.epoch
   FROM tw_slot_lease l
@@ -171,23 +190,9 @@ run AS (
   WHERE t.ctid = ANY (ARRAY(SELECT tid FROM locked)) AND t.ctid = locked.tid
   RETURNING t.task_id, t.payload, t.attempt + 1 AS attempt, t.version,
             t.due_us, t.slot, t.epoch, t.kind, t.priority),
-next AS (
-  SELECT mine.slot, mine.epoch, x.due_us AS next_due_us,
-         coalesce(h.priority, x.priority) AS next_priority
-  FROM mine CROSS JOIN n LEFT JOIN LATERAL (
-    SELECT t.due_us, t.priority FROM tw_timer t
-    WHERE t.slot = mine.slot AND t.finished_us IS NULL AND t.state IN (0, 1)
-      AND t.task_id NOT IN (SELECT task_id FROM run)
-    ORDER BY t.due_us LIMIT 1) x ON true
-  LEFT JOIN LATERAL (
-    SELECT y.priority FROM levels, LATERAL (
-      SELECT t.priority FROM tw_timer t
-      WHERE t.priority = levels.priority AND t.slot = mine.slot
-        AND t.finished_us IS NULL AND t.state IN (0, 1) AND t.due_us <= n.now
-        AND t.task_id NOT IN (SELECT task_id FROM run)
-      LIMIT 1) y
-    WHERE x.due_us <= n.now
-    ORDER BY y.priority DESC LIMIT 1) h ON true),
+fired AS (SELECT task_id FROM run),
+)sql",
+                                   kNextCte, R"sql(,
 skips AS (
   SELECT p.slot, count(*) AS rows FROM picked p
   WHERE p.task_id NOT IN (SELECT task_id FROM run)
@@ -201,7 +206,9 @@ UNION ALL
 SELECT false, NULL, NULL, 0, 0, 0, s.slot, s.epoch, '', 0, s.next_due_us,
        s.next_priority, coalesce(k.rows, 0), (SELECT now FROM n), tw_now_us()
 FROM (SELECT 1) one LEFT JOIN next s ON true LEFT JOIN skips k ON k.slot = s.slot
-)sql";
+)sql"));
+  return *sql;
+}
 
 // Reads the slot columns of a result row (NULL slot: no slot held).
 struct SlotColumns {
@@ -247,7 +254,7 @@ absl::StatusOr<SlotDues> Store::NextDueBySlot(
   std::vector<int64_t> epochs;
   SplitSlots(Distinct(owned), &slots, &epochs);
   absl::StatusOr<PgResult> r =
-      PgExec(conn_, kNextDueSql,
+      PgExec(conn_, NextDueSql().c_str(),
              PgParams().Text(node).Int32Array(slots).Int64Array(epochs));
   if (!r.ok()) return r.status();
   PgColumns column(*r);
@@ -284,7 +291,7 @@ absl::StatusOr<SlotFire> Store::FireSlots(const std::string& node,
     kinds.push_back(kind);
     free.push_back(places);
   }
-  absl::StatusOr<PgResult> r = PgExec(conn_, kFireSlotsSql,
+  absl::StatusOr<PgResult> r = PgExec(conn_, FireSlotsSql().c_str(),
                                       PgParams()
                                           .Text(node)
                                           .Int32Array(slots)

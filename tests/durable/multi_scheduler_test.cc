@@ -27,6 +27,7 @@ extern char** environ;
 namespace timingwheel {
 namespace {
 
+using durable_test::Reaper;
 using durable_test::Recorder;
 using durable_test::WaitFor;
 using durable_testing::ExecSql;
@@ -34,18 +35,6 @@ using durable_testing::LeaseMatch;
 using durable_testing::QueryInt;
 using durable_testing::TaskMatch;
 using durable_testing::TestDatabase;
-
-// Kills a child process if the test ends early. Only ever a positive pid:
-// kill() of 0 or -1 would signal the process group or every process.
-struct Reaper {
-  pid_t pid;
-  ~Reaper() {
-    if (pid <= 0) return;
-    kill(pid, SIGCONT);
-    kill(pid, SIGKILL);
-    waitpid(pid, nullptr, 0);
-  }
-};
 
 class MultiSchedulerTest : public ::testing::Test {
  protected:

@@ -33,6 +33,7 @@ extern char** environ;
 namespace timingwheel {
 namespace {
 
+using durable_test::Reaper;
 using durable_test::Recorder;
 using durable_test::WaitFor;
 using durable_testing::ExecSql;
@@ -40,16 +41,6 @@ using durable_testing::LeaseMatch;
 using durable_testing::QueryInt;
 using durable_testing::TaskMatch;
 using durable_testing::TestDatabase;
-
-// Kills the child process if the test ends early (a positive pid only).
-struct Reaper {
-  pid_t pid;
-  ~Reaper() {
-    if (pid <= 0) return;
-    kill(pid, SIGKILL);
-    waitpid(pid, nullptr, 0);
-  }
-};
 
 class RollingChangeTest : public ::testing::Test {
  protected:

@@ -6,6 +6,10 @@
 #ifndef TIMINGWHEEL_TESTS_DURABLE_TEST_UTIL_H_
 #define TIMINGWHEEL_TESTS_DURABLE_TEST_UTIL_H_
 
+#include <signal.h>
+#include <sys/types.h>
+#include <sys/wait.h>
+
 #include <atomic>
 #include <chrono>
 #include <condition_variable>
@@ -75,6 +79,19 @@ class Gate {
 //
 // A handler that records every attempt (with the wall time it started) and
 // answers with `result` (OK unless set). Thread-safe.
+// Kills a child process (stopped or not) and reaps it if the test ends
+// early. Only ever a positive pid: kill() of 0 or -1 would signal the
+// process group or every process. Set `pid` to 0 once reaped.
+struct Reaper {
+  pid_t pid;
+  ~Reaper() {
+    if (pid <= 0) return;
+    kill(pid, SIGCONT);
+    kill(pid, SIGKILL);
+    waitpid(pid, nullptr, 0);
+  }
+};
+
 class Recorder {
  public:
   struct Call {

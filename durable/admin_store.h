@@ -372,6 +372,12 @@ class AdminStore {
       const std::string& conninfo,
       absl::Duration statement_timeout = absl::Seconds(10));
 
+  // AdminStore::SchemaVersion()
+  //
+  // The schema version this library creates and understands (`twctl
+  // version`; `Migrate()` brings a store to it).
+  static int64_t SchemaVersion();
+
   ~AdminStore();
   AdminStore(const AdminStore&) = delete;
   AdminStore& operator=(const AdminStore&) = delete;

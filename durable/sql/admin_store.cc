@@ -92,6 +92,8 @@ AdminStore::AdminStore(std::unique_ptr<Impl> impl, std::string target)
     : target_(std::move(target)), impl_(std::move(impl)) {}
 AdminStore::~AdminStore() = default;
 
+int64_t AdminStore::SchemaVersion() { return durable_internal::kSchemaVersion; }
+
 absl::StatusOr<std::unique_ptr<AdminStore>> AdminStore::Connect(
     const std::string& conninfo, absl::Duration statement_timeout) {
   if (statement_timeout < absl::ZeroDuration() ||

@@ -656,6 +656,29 @@ TEST(TwctlUsageTest, UsageErrorsExitOne) {
   EXPECT_EQ(one.code, 0);
   EXPECT_NE(one.out.find("--due-before"), std::string::npos);
   EXPECT_EQ(Twctl({"list", "--help"}).code, 0);
+  Ran bogus = Twctl({"--bogus"});
+  EXPECT_EQ(bogus.code, 1);
+  EXPECT_NE(bogus.err.find("(see twctl help)"), std::string::npos) << bogus.err;
+}
+
+// `twctl version` and `twctl --version` name the schema version a store
+// gets from `twctl migrate`, without a database.
+TEST(TwctlUsageTest, VersionNamesTheSchemaVersion) {
+  const std::string expected =
+      absl::StrCat("schema version ", durable_internal::kSchemaVersion);
+  for (const std::vector<std::string>& args :
+       {std::vector<std::string>{"version"},
+        std::vector<std::string>{"--version"}}) {
+    Ran ran = Twctl(args);
+    EXPECT_EQ(ran.code, 0) << Describe(ran);
+    EXPECT_NE(ran.out.find(expected), std::string::npos) << ran.out;
+  }
+  Ran json = Twctl({"--json", "version"});
+  EXPECT_EQ(json.code, 0) << Describe(json);
+  EXPECT_NE(json.out.find(absl::StrCat("\"schema_version\":",
+                                       durable_internal::kSchemaVersion)),
+            std::string::npos)
+      << json.out;
 }
 
 }  // namespace

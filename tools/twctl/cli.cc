@@ -98,7 +98,11 @@ absl::StatusOr<Args> ParseArgs(
       }
       return absl::OkStatus();
     };
-    if (name == "json" || name == "help") {
+    if (name == "version" && args.command.empty()) {
+      absl::Status status = no_value();
+      if (!status.ok()) return status;
+      args.command = "version";
+    } else if (name == "json" || name == "help") {
       absl::Status status = no_value();
       if (!status.ok()) return status;
       (name == "json" ? args.json : args.help) = true;
@@ -118,7 +122,8 @@ absl::StatusOr<Args> ParseArgs(
       return absl::InvalidArgumentError(absl::StrCat(
           "unknown flag --", name,
           args.command.empty() ? "" : absl::StrCat(" for ", args.command),
-          " (see twctl help ", args.command, ")"));
+          " (see twctl help",
+          args.command.empty() ? "" : absl::StrCat(" ", args.command), ")"));
     }
   }
   if (args.help || args.command.empty() || args.command == "help") {

@@ -139,12 +139,19 @@ const std::vector<Command>& Commands() {
        &RunReschedule},
       {"migrate",
        {{"slot-count"}, {"dry-run"}, 0, 0},
-       "create the schema, or bring it to this twctl's version",
+       "create the schema, or bring it to this twctl's version (twctl "
+       "version)",
        "twctl migrate [--dry-run] [--slot-count N]\n"
        "  --dry-run        print the SQL that would run, change nothing\n"
        "  --slot-count N   slots of a new store (default 1024); ignored for\n"
        "                   an existing one\n",
        &RunMigrate},
+      {"version",
+       {{}, {}, 0, 0},
+       "the schema version this twctl creates and understands",
+       "twctl version (also: twctl --version)\n",
+       &RunVersion,
+       /*needs_db=*/false},
       ServeCommand(),
       {"help",
        {{}, {}, 0, 1},

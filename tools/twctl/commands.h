@@ -89,6 +89,7 @@ int RunRetryFailed(Context& context);
 int RunRetry(Context& context);
 int RunReschedule(Context& context);
 int RunMigrate(Context& context);
+int RunVersion(Context& context);
 
 }  // namespace twctl
 }  // namespace timingwheel

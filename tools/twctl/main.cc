@@ -45,11 +45,12 @@ int Main(const std::vector<std::string>& argv) {
   }
   context.args = &*args;
   const Command* command = FindCommand(args->command);
-  if (command == nullptr || args->help || !command->needs_db) {
+  if (command == nullptr || args->help || command->run == &RunHelp) {
     const int code = RunHelp(context);
     // No command at all is a usage error (after printing the help).
     return args->command.empty() && !args->help ? kExitUsage : code;
   }
+  if (!command->needs_db) return command->run(context);  // `version`.
   std::string conninfo;
   if (args->db.has_value()) {
     conninfo = *args->db;

@@ -1,6 +1,7 @@
 // Copyright 2026 The timingwheel Authors.
 //
-// twctl migrate [--dry-run]: create the schema or bring it forward.
+// twctl migrate [--dry-run]: create the schema or bring it forward; twctl
+// version: the schema version it brings a store to.
 
 #include <string>
 
@@ -11,6 +12,19 @@
 
 namespace timingwheel {
 namespace twctl {
+
+int RunVersion(Context& context) {
+  const int64_t version = AdminStore::SchemaVersion();
+  if (context.args->json) {
+    JsonWriter j;
+    j.BeginObject().Key("schema_version").Int(version).EndObject();
+    *context.out << j.str() << "\n";
+  } else {
+    *context.out << "twctl (timingwheel): schema version " << version
+                 << " (twctl migrate brings a store to it)\n";
+  }
+  return kExitOk;
+}
 
 int RunMigrate(Context& context) {
   const Args& args = *context.args;

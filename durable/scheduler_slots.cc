@@ -14,7 +14,7 @@
 #include <utility>
 #include <vector>
 
-#include "absl/container/flat_hash_map.h"
+#include "absl/container/flat_hash_set.h"
 #include "durable/durable_scheduler.h"
 #include "durable/engine/fault_point.h"
 #include "durable/engine/fire_batch.h"
@@ -244,7 +244,10 @@ void DurableScheduler::FireDueSlots() {
     metrics_.in_flight += started;
     metrics_.attempts += started;
     for (const SlotEpoch& s : slots) due_slots_.erase(s.slot);
-    std::vector<int> held_now;
+    // The slots this fire started attempts in (held ones included); a
+    // held attempt from an earlier fire starts nothing now.
+    absl::flat_hash_set<int> started_in;
+    for (const Started& s : fire->started) started_in.insert(s.slot);
     for (Started& s : fire->started) {
       fire_queue_.Reserve(kinds_->IndexOf(s.task.kind));
       // One process runs a task once at a time: a row taken from this
@@ -258,7 +261,6 @@ void DurableScheduler::FireDueSlots() {
       if (!behind) attempts_.Fired(s.task.id, s.version, s.slot);
       if (behind) {
         ++metrics_.held_behind_own_attempt;
-        held_now.push_back(s.slot);
         auto held = started_behind_own_.find(s.task.id);
         if (held != started_behind_own_.end()) {
           AbandonStartedLocked(held->second, /*tracked=*/false);  // Superseded.
@@ -270,11 +272,6 @@ void DurableScheduler::FireDueSlots() {
         run.push_back(std::move(s));
       }
     }
-    // Slot -> attempts this fire started (held ones included); a held
-    // attempt from an earlier fire starts nothing now.
-    absl::flat_hash_map<int, int64_t> started_in;
-    for (const Started& s : run) ++started_in[s.slot];
-    for (int slot : held_now) ++started_in[slot];
     for (const SlotDue& next : fire->next_due) {
       // Fired early by the process's clock (ahead of the database's), or
       // armed for a row moved later since: nothing was due.

@@ -62,6 +62,26 @@ class FireBySlotTest : public DurableFixture {
     r.priority = priority;
     return r;
   }
+
+  // The handler of the task "gate" says it entered, then waits for `gate`.
+  void HoldTheGateTask(Gate& gate, std::atomic<bool>& entered) {
+    recorder_.SetResult([&gate, &entered](const DurableTask& task) {
+      if (task.id == "gate") {
+        entered = true;
+        gate.Wait();
+      }
+      return absl::OkStatus();
+    });
+  }
+
+  // The ids the handler saw, in the order they started, "gate" left out.
+  std::vector<std::string> StartOrder() {
+    std::vector<std::string> order;
+    for (const durable_test::Recorder::Call& call : recorder_.calls()) {
+      if (call.task.id != "gate") order.push_back(call.task.id);
+    }
+    return order;
+  }
 };
 
 // README ("Task kinds, priorities"): "Among due tasks waiting for a handler
@@ -71,18 +91,7 @@ class FireBySlotTest : public DurableFixture {
 TEST_F(FireBySlotTest, HigherPriorityStartsFirstAmongWaitingDueTasks) {
   Gate gate;
   std::atomic<bool> gate_entered{false};
-  std::mutex mu;
-  std::vector<std::string> order;
-  recorder_.SetResult([&](const DurableTask& task) {
-    if (task.id == "gate") {
-      gate_entered = true;
-      gate.Wait();
-    } else {
-      std::lock_guard<std::mutex> lock(mu);
-      order.push_back(task.id);
-    }
-    return absl::OkStatus();
-  });
+  HoldTheGateTask(gate, gate_entered);
   DurableOptions options = Options("a");
   options.max_in_flight = 1;
   auto scheduler = Start(options);
@@ -101,8 +110,7 @@ TEST_F(FireBySlotTest, HigherPriorityStartsFirstAmongWaitingDueTasks) {
   gate.Open();
   ASSERT_TRUE(Succeeded("low"));
   ASSERT_TRUE(Succeeded("high"));
-  std::lock_guard<std::mutex> lock(mu);
-  EXPECT_EQ(order, (std::vector<std::string>{"high", "low"}));
+  EXPECT_EQ(StartOrder(), (std::vector<std::string>{"high", "low"}));
 }
 
 // The same across slots: 64 slots, low-priority tasks due first in more
@@ -113,18 +121,7 @@ TEST_F(FireBySlotTest, HigherPriorityStartsFirstAmongWaitingDueTasks) {
 TEST_F(FireBySlotTest, HigherPriorityInAnotherSlotStartsFirst) {
   Gate gate;
   std::atomic<bool> gate_entered{false};
-  std::mutex mu;
-  std::vector<std::string> order;
-  recorder_.SetResult([&](const DurableTask& task) {
-    if (task.id == "gate") {
-      gate_entered = true;
-      gate.Wait();
-    } else {
-      std::lock_guard<std::mutex> lock(mu);
-      order.push_back(task.id);
-    }
-    return absl::OkStatus();
-  });
+  HoldTheGateTask(gate, gate_entered);
   constexpr int kSlots = 64;
   DurableOptions options = Options("a");
   options.max_in_flight = 1;
@@ -156,7 +153,7 @@ TEST_F(FireBySlotTest, HigherPriorityInAnotherSlotStartsFirst) {
   gate.Open();
   for (const ScheduleRequest& r : low) ASSERT_TRUE(Succeeded(r.id));
   ASSERT_TRUE(Succeeded(high));
-  std::lock_guard<std::mutex> lock(mu);
+  const std::vector<std::string> order = StartOrder();
   ASSERT_FALSE(order.empty());
   EXPECT_EQ(order.front(), high);
 }

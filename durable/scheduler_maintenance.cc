@@ -402,8 +402,10 @@ void DurableScheduler::MaintenanceLoop() {
   bool load_now = false;
   const int64_t start = RealNanos();
   constexpr int64_t kConfirmKindsEvery = int64_t{10} * 60 * 1000 * 1000 * 1000;
-  // The balancing round also runs as soon as the live-node count changes.
+  // The balancing round also runs as soon as the live-node count changes,
+  // or a renewal found a lapse passed (a slot may have come free).
   int64_t balanced_for_nodes = renewer_->live_nodes();
+  int64_t balanced_for_lapses = renewer_->lapses();
   durable_internal::PeriodicDuties duties;
   // Each duty first tells the renewer that this thread is alive.
   auto alive = [this](std::function<void()> duty) {
@@ -413,13 +415,15 @@ void DurableScheduler::MaintenanceLoop() {
     };
   };
   duties.Add("lease round", ttl / 3, start + ttl / 3,
-             alive([this, &balanced_for_nodes] {
+             alive([this, &balanced_for_nodes, &balanced_for_lapses] {
                balanced_for_nodes = renewer_->live_nodes();
+               balanced_for_lapses = renewer_->lapses();
                LeaseRound();
              }),
-             [this, &balanced_for_nodes] {
+             [this, &balanced_for_nodes, &balanced_for_lapses] {
                return balance_again_ ||
-                      renewer_->live_nodes() != balanced_for_nodes;
+                      renewer_->live_nodes() != balanced_for_nodes ||
+                      renewer_->lapses() != balanced_for_lapses;
              });
   duties.Add("requeue abandoned", 0, 0, alive([this] { RequeueAbandoned(); }));
   duties.Add("horizon load", half_horizon, start + half_horizon, alive([this] {

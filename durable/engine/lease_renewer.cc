@@ -3,6 +3,7 @@
 #include "durable/engine/lease_renewer.h"
 
 #include <chrono>
+#include <limits>
 #include <set>
 #include <utility>
 
@@ -90,10 +91,21 @@ bool LeaseRenewer::Round() {
   }
   valid_until_ = started + absl::ToInt64Nanoseconds(options_.ttl);
   next_lapse_in_us_ = round->next_lapse_in_us;
+  // The lapse the last round announced has passed: a slot may have come
+  // free without the live-node count changing (a lease that outlived its
+  // owner's heartbeat), so the balancing round runs as well.
+  const bool lapse_passed = started >= lapse_at_nanos_;
+  if (lapse_passed) lapses_.fetch_add(1);
+  lapse_at_nanos_ =
+      round->next_lapse_in_us <= absl::ToInt64Microseconds(options_.ttl)
+          ? started + round->next_lapse_in_us * 1000
+          : std::numeric_limits<int64_t>::max();
   const bool nodes_changed =
       live_nodes_.exchange(round->live_nodes) != round->live_nodes;
   FaultPoint("renew.after");
-  if ((nodes_changed || !lost.empty()) && options_.wake) options_.wake();
+  if ((nodes_changed || lapse_passed || !lost.empty()) && options_.wake) {
+    options_.wake();
+  }
   return true;
 }
 
@@ -114,9 +126,11 @@ void LeaseRenewer::Loop() {
     next = started + (ok ? every : std::min(every, retry));
     // A peer that stopped renewing lapses at its instant: a round then
     // sees the live nodes drop and wakes the balancing round, which takes
-    // its slots (their leases ran out with its heartbeat), instead of up
-    // to a third of the TTL later. A live peer renews every third of the
-    // TTL, so its lapse is never before the next round: no extra round.
+    // the slots whose leases ran out with its heartbeat, instead of up to
+    // a third of the TTL later. Its leases taken after that heartbeat
+    // lapse later: a round at each such lapse wakes the balancing round
+    // again. A live peer renews every third of the TTL, so its lapse is
+    // never before the next round: no extra round.
     const int64_t lapse_in_us = next_lapse_in_us_.load();
     if (ok && lapse_in_us < absl::ToInt64Microseconds(options_.ttl)) {
       const auto lapse = started + std::chrono::microseconds(lapse_in_us) +

@@ -14,7 +14,10 @@
 //     counts the live nodes. It publishes how long the leases are valid
 //     (on the process's steady clock: the round's start plus the TTL), the
 //     live-node count the balancing round uses, and the slots it could not
-//     renew (taken or expired); the maintenance thread applies those.
+//     renew (taken or expired); the maintenance thread applies those. A
+//     round is also timed to the instant another node's slot may come free
+//     (a peer's heartbeat or an orphaned lease lapses), and wakes the
+//     balancing round once it has passed.
 //
 // A load holds its lease rows FOR KEY SHARE, which a renewal's update does
 // not wait for (a taker's FOR UPDATE SKIP LOCKED still passes them over).
@@ -125,6 +128,11 @@ class LeaseRenewer {
   int64_t valid_until_nanos() const { return valid_until_.load(); }
   // The live nodes (this one included) the last successful round counted.
   int64_t live_nodes() const { return live_nodes_.load(); }
+  // How many rounds found the lapse announced by the round before them
+  // passed (Renewal::next_lapse_in_us): when it changes, a slot may have
+  // come free, so the balancing round runs (each such round also calls
+  // `wake`).
+  int64_t lapses() const { return lapses_.load(); }
   // Failed rounds so far, and those among them cut by the statement
   // timeout.
   int64_t errors() const { return errors_.load(); }
@@ -150,6 +158,9 @@ class LeaseRenewer {
   std::atomic<int64_t> live_nodes_{1};
   // Renewal::next_lapse_in_us of the last round.
   std::atomic<int64_t> next_lapse_in_us_{std::numeric_limits<int64_t>::max()};
+  // When that lapse comes (RealNanos(); the renewer's thread only).
+  int64_t lapse_at_nanos_ = std::numeric_limits<int64_t>::max();
+  std::atomic<int64_t> lapses_{0};
   // The least time between two rounds timed to a peer's lapse.
   static constexpr std::chrono::milliseconds kMinRoundGap{10};
   std::atomic<bool> leaving_{false};

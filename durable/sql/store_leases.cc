@@ -25,10 +25,12 @@ namespace {
 // One round of an owner: records its heartbeat (a leaving one: deletes its
 // node row, $6), extends the leases of
 // `owned` still held under the same epochs (recording the horizon), and
-// counts the live nodes and says when the first of the others lapses
-// unless it renews. One statement, so an idle process costs one
-// statement per round. The LEFT JOIN returns one row when nothing was
-// renewed (slot NULL).
+// counts the live nodes and says when the next slot may come free: the
+// first of the other live nodes lapses unless it renews, or the first
+// lease lapses of an owner no longer live (a lease taken after its
+// owner's last heartbeat outlives it). One statement, so an idle process
+// costs one statement per round. The LEFT JOIN returns one row when
+// nothing was renewed (slot NULL).
 constexpr char kRenewSql[] = R"sql(
 WITH n AS (SELECT tw_now_us() AS now),
 hb AS (
@@ -48,9 +50,19 @@ live AS (
   SELECT 1 + count(*) AS live_nodes,
          min(heartbeat_us) + $2 - min(n.now) AS next_lapse_in_us
   FROM tw_node, n
-  WHERE heartbeat_us > n.now - $2 AND node_id <> $1)
-SELECT live.live_nodes, live.next_lapse_in_us, renewed.slot
-FROM live LEFT JOIN renewed ON true
+  WHERE heartbeat_us > n.now - $2 AND node_id <> $1),
+orphaned AS (
+  SELECT min(l.lease_until_us) - min(n.now) AS lapse_in_us
+  FROM tw_slot_lease l, n
+  WHERE l.owner <> $1 AND l.lease_until_us > n.now
+    AND NOT EXISTS (SELECT FROM tw_node d
+                    WHERE d.node_id = l.owner
+                      AND d.heartbeat_us > n.now - $2))
+SELECT live.live_nodes,
+       least(live.next_lapse_in_us, orphaned.lapse_in_us)
+           AS next_lapse_in_us,
+       renewed.slot
+FROM live CROSS JOIN orphaned LEFT JOIN renewed ON true
 )sql";
 
 // Takes free or expired slots (SKIP LOCKED: concurrent takers get disjoint

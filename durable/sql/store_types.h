@@ -65,9 +65,11 @@ enum class NodeRelock {
 // What `StoreApi::Renew()` returns.
 struct Renewal {
   int64_t live_nodes = 1;  // Heartbeat within the TTL, this one included.
-  // How long until the first of the other live nodes' heartbeats is older
-  // than the TTL (microseconds; max int64 when no other node is live): a
-  // node that stopped renewing lapses then, its leases with it.
+  // How long until a slot held by another node may come free
+  // (microseconds; max int64 when none may): the first of the other live
+  // nodes' heartbeats grows older than the TTL (a node that stopped
+  // renewing lapses then), or the first lease lapses of an owner no longer
+  // live (a lease taken after its owner's last heartbeat outlives it).
   int64_t next_lapse_in_us = std::numeric_limits<int64_t>::max();
   std::vector<int> renewed;  // The owned slots still held (the rest are lost).
 };

@@ -78,6 +78,17 @@ absl::StatusOr<durable_internal::Renewal> FakeStore::Renew(
           std::min(renewal.next_lapse_in_us, heartbeat_us + ttl_us - now_us);
     }
   }
+  // And the leases of owners no longer live, when the first lapses.
+  for (const FakeDatabase::Lease& lease : db_->leases_) {
+    if (lease.owner.empty() || lease.owner == node) continue;
+    if (lease.until_us <= now_us) continue;
+    auto owner = db_->nodes_.find(lease.owner);
+    if (owner != db_->nodes_.end() && owner->second > now_us - ttl_us) {
+      continue;
+    }
+    renewal.next_lapse_in_us =
+        std::min(renewal.next_lapse_in_us, lease.until_us - now_us);
+  }
   if (leaving) {
     db_->nodes_.erase(node);
   } else {

@@ -5,8 +5,9 @@
 // heartbeat is older than asked and whose name no slot's lease carries, and
 // keeps a node that still names a slot or beat recently; a scheduler's
 // cleanup runs it with `max(retain_finished, kMinStaleNodeAge)`. A renewal
-// says when the first other live node lapses unless it renews (the
-// renewer times a round to it). Nodes are aged by writing their heartbeat
+// says when the first other live node lapses unless it renews, or the
+// first lease of an owner no longer live lapses (the renewer times a round
+// to it). Nodes are aged by writing their heartbeat
 // back in time, never by waiting.
 
 #include <limits>
@@ -160,6 +161,47 @@ TEST_P(StaleNodesTest, ARenewalSaysWhenTheFirstPeerLapses) {
   EXPECT_EQ(renewal->live_nodes, 3);
   EXPECT_LE(renewal->next_lapse_in_us, 10 * kSecondUs);
   EXPECT_GT(renewal->next_lapse_in_us, 9 * kSecondUs);
+}
+
+// Renewal::next_lapse_in_us also covers a lease that outlives its owner's
+// heartbeat (taken after it, as a scheduler's first balancing round takes
+// its slots after its first heartbeat): a peer killed then lapses before
+// its leases, and the survivor's round timed to its heartbeat alone found
+// every lease still valid and took the slots a whole round (TTL / 3)
+// later. The renewal names the lease's lapse instead, so a round comes
+// then (and wakes the balancing round: LeaseRenewer::lapses()).
+TEST_P(StaleNodesTest, ARenewalSaysWhenALeaseOutlivingItsOwnerLapses) {
+  std::unique_ptr<StoreApi> store = Open();
+  ASSERT_NE(store, nullptr);
+  ASSERT_TRUE(store->EnsureSchema(kSlots).ok());
+  ASSERT_TRUE(store->Renew("victim", {}, kMinuteUs, 0, false).ok());
+  // The victim's heartbeat is 30 s old when it takes both slots (a minute's
+  // lease each), then it dies.
+  Age("victim", 30 * kSecondUs);
+  auto owned = store->Acquire("victim", kSlots, kMinuteUs, 10, 0, {});
+  ASSERT_TRUE(owned.ok()) << owned.status();
+  ASSERT_EQ(owned->size(), static_cast<size_t>(kSlots));
+  auto live = store->Renew("survivor", {}, kMinuteUs, 0, false);
+  ASSERT_TRUE(live.ok()) << live.status();
+  EXPECT_EQ(live->live_nodes, 2);
+  EXPECT_LE(live->next_lapse_in_us, 30 * kSecondUs);  // Its heartbeat.
+  EXPECT_GT(live->next_lapse_in_us, 29 * kSecondUs);
+  // Its heartbeat lapsed: no node is live but the survivor, yet the
+  // leases run for about a minute more, and the renewal says so.
+  Age("victim", 2 * kMinuteUs);
+  auto lapsed = store->Renew("survivor", {}, kMinuteUs, 0, false);
+  ASSERT_TRUE(lapsed.ok()) << lapsed.status();
+  EXPECT_EQ(lapsed->live_nodes, 1);
+  EXPECT_LE(lapsed->next_lapse_in_us, kMinuteUs);
+  EXPECT_GT(lapsed->next_lapse_in_us, 50 * kSecondUs);
+  // Nothing of the victim's is free yet; released, nothing may come free.
+  auto early = store->Acquire("survivor", kSlots, kMinuteUs, 10, 0, {});
+  ASSERT_TRUE(early.ok()) << early.status();
+  EXPECT_TRUE(early->empty());
+  ASSERT_TRUE(store->Release("victim", *owned).ok());
+  auto released = store->Renew("survivor", {}, kMinuteUs, 0, false);
+  ASSERT_TRUE(released.ok()) << released.status();
+  EXPECT_EQ(released->next_lapse_in_us, std::numeric_limits<int64_t>::max());
 }
 
 TW_TWO_STORE_SUITE(StaleNodesTest);

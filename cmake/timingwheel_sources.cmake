@@ -145,6 +145,7 @@ set(TIMINGWHEEL_DURABLE_SOURCES
   ${PROJECT_SOURCE_DIR}/durable/engine/lease_renewer.cc
   ${PROJECT_SOURCE_DIR}/durable/engine/periodic_duties.cc
   ${PROJECT_SOURCE_DIR}/durable/engine/slot_leases.cc
+  ${PROJECT_SOURCE_DIR}/durable/engine/slot_naming.cc
   ${PROJECT_SOURCE_DIR}/durable/engine/wheel_mirror.cc
   ${PROJECT_SOURCE_DIR}/durable/handler_outcome.cc
   ${PROJECT_SOURCE_DIR}/durable/prometheus.cc
@@ -208,6 +209,7 @@ set(TIMINGWHEEL_DURABLE_HEADERS
   durable/engine/periodic_duties.h
   durable/engine/real_clock.h
   durable/engine/slot_leases.h
+  durable/engine/slot_naming.h
   durable/engine/wheel_mirror.h
   durable/fault_point.h
   durable/fire_batch.h

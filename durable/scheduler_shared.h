@@ -40,10 +40,6 @@ inline constexpr absl::Duration kReconnectBackoff = absl::Milliseconds(100);
 // Wait before loading again after a load passed over rows another
 // transaction held locked.
 inline constexpr absl::Duration kLockedRowRetry = absl::Milliseconds(50);
-// The fire by slot names at least this many due slots (when that many are
-// due), however few places are free: their next rows compete by priority
-// in the statement (StoreApi::FireSlots()), which reads a row or so each.
-inline constexpr int64_t kMinSlotsNamed = 16;
 
 // The clock of the statement and handler durations (the metrics).
 using SteadyClock = std::chrono::steady_clock;

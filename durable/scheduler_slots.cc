@@ -10,7 +10,6 @@
 
 #include <algorithm>
 #include <string>
-#include <tuple>
 #include <utility>
 #include <vector>
 
@@ -18,6 +17,7 @@
 #include "durable/durable_scheduler.h"
 #include "durable/engine/fault_point.h"
 #include "durable/engine/fire_batch.h"
+#include "durable/engine/slot_naming.h"
 #include "durable/scheduler_metrics.h"
 #include "durable/scheduler_shared.h"
 #include "timer/time_point.h"
@@ -27,8 +27,9 @@ namespace {
 
 using durable_internal::kLockedRowRetry;
 using durable_internal::kMaxBatch;
-using durable_internal::kMinSlotsNamed;
 using durable_internal::kNoDueUs;
+using durable_internal::kRowsPerNamedSlot;
+using durable_internal::kSlotFireExactRows;
 using durable_internal::RealNanos;
 using durable_internal::SlotDue;
 using durable_internal::SlotEpoch;
@@ -179,37 +180,19 @@ void DurableScheduler::FireDueSlots() {
       limit = std::min<int64_t>(options_.max_in_flight - metrics_.in_flight,
                                 static_cast<int64_t>(kMaxBatch));
       // The due slots whose next rows have the highest priorities (then
-      // the earliest), about one per free place: a fire reads about a
-      // row per slot it names (each gives a share of the limit), so naming
-      // every due slot for a few places would read a row of each.
-      struct DueSlot {
-        int minus_priority;
-        int64_t due_us;
-        SlotEpoch slot;
-      };
-      std::vector<DueSlot> due;
+      // the earliest), as many as NameDueSlots() says: a fire reads about
+      // a row per slot it names and place it fills.
+      std::vector<durable_internal::DueSlotArm> due;
       for (int slot : due_slots_) {
-        auto owned = owned_.find(slot);
+        if (!owned_.contains(slot)) continue;
         auto arm = slot_arms_.find(slot);
-        if (owned == owned_.end()) continue;
         const bool armed = arm != slot_arms_.end();
-        due.push_back({armed ? -arm->second.priority : 0,
-                       armed ? arm->second.due_us : 0,
-                       SlotEpoch{slot, owned->second}});
+        due.push_back({slot, armed ? arm->second.priority : 0,
+                       armed ? arm->second.due_us : 0});
       }
-      // At least kMinSlotsNamed: a slot's best row may be of a kind at
-      // its limit, and another slot's next row must not be passed over
-      // for a lower priority.
-      const size_t named = std::min(
-          due.size(),
-          static_cast<size_t>(std::max<int64_t>(limit, kMinSlotsNamed)));
-      std::partial_sort(
-          due.begin(), due.begin() + named, due.end(),
-          [](const DueSlot& a, const DueSlot& b) {
-            return std::make_tuple(a.minus_priority, a.due_us, a.slot.slot) <
-                   std::make_tuple(b.minus_priority, b.due_us, b.slot.slot);
-          });
-      for (size_t i = 0; i < named; ++i) slots.push_back(due[i].slot);
+      for (int slot : durable_internal::NameDueSlots(std::move(due), limit)) {
+        slots.push_back(SlotEpoch{slot, owned_.at(slot)});
+      }
       for (const auto& [name, index] : kinds_->handled()) {
         free[name] = std::min(limit, fire_queue_.Room(index));
       }

@@ -15,8 +15,9 @@
 //     instead of after the policy's backoff (a server said "retry after");
 //     FAILED if it was the last allowed attempt.
 //
-// Each is an `absl::Status` that is not OK (Unavailable, FailedPrecondition,
-// Unavailable: the code is for logs) and carries a payload that says what
+// Each is an `absl::Status` that is not OK (the code is for logs: `Snooze`
+// is Unavailable, `Discard` FailedPrecondition, `RetryAfter` Unavailable)
+// and carries a payload that says what
 // to do; any other error is an ordinary failure. Tests: HandlerOutcomeTest.*.
 //
 // Limits. A handler's verdict reaches no caller that could be told

@@ -63,8 +63,10 @@ struct DurableTask {
   // without `DurableOptions::attempt_timeout`.
   absl::Time deadline = absl::InfiniteFuture();
 
-  // Whether the scheduler asks the handler to stop (its deadline passed):
-  // a long handler should check it and return. Thread-safe.
+  // Whether the scheduler asks the handler to stop: its deadline passed
+  // (`DurableOptions::attempt_timeout`), or `CancelTask()` (or `twctl
+  // cancel`) asked to stop this running attempt. A long handler should
+  // check it and return. Thread-safe.
   bool stop_requested() const {
     return stop_flag != nullptr && stop_flag->load(std::memory_order_acquire);
   }
@@ -91,7 +93,10 @@ struct TaskInfo {
   int attempt = 0;         // Attempts started so far.
   absl::Time due;          // The current due time (of the next retry, if any).
   int slot = 0;            // The slot the id hashes to.
-  std::string last_error;  // The last failed attempt's message, if any.
+  // The message of the last attempt that did not succeed (failed,
+  // discarded, retried after or snoozed), if any; kept after a later
+  // success.
+  std::string last_error;
   std::string kind;        // Empty: the default kind.
   int priority = 0;
 };

@@ -1,7 +1,8 @@
 #!/bin/bash
 # Compiles a file that includes timer/timer.h with -std=c++14 and checks
 # that the compiler's first error line says -std=c++17 is needed, and that
-# compilation stopped there (no wall of template errors after it).
+# compilation stopped there (no wall of template errors after it); then
+# that it compiles as C++17, also under strict warnings.
 set -u
 source_file="$1"
 root="$(pwd)"  # The runfiles tree: timer/... lives under it.
@@ -20,4 +21,9 @@ errors="$(grep -c -E "(error|fatal error):" <<<"$output")"
 # The same file compiles as C++17 (the guard is not in the way).
 "$compiler" -std=c++17 -fsyntax-only -I "$root" "$source_file" ||
   fail "does not compile as C++17"
+# And with a user's strict warnings as errors through a plain -I (the
+# pkg-config route; CMake's imported targets use -isystem).
+"$compiler" -std=c++17 -fsyntax-only -Wall -Wextra -Wshadow -Wpedantic \
+  -Werror -I "$root" "$source_file" ||
+  fail "the public headers warn under -Wall -Wextra -Wshadow -Wpedantic"
 echo "PASSED"

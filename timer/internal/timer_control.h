@@ -44,8 +44,7 @@ inline thread_local ControlRefCache control_ref_cache;
 // reference (the timer's). Thread-safe.
 class TimerControl {
  public:
-  TimerControl(Timer* timer, uint32_t timer_id)
-      : timer_id(timer_id), timer(timer) {}
+  TimerControl(Timer* owner, uint32_t id) : timer_id(id), timer(owner) {}
   TimerControl(const TimerControl&) = delete;
   TimerControl& operator=(const TimerControl&) = delete;
 

@@ -19,6 +19,10 @@
 namespace timingwheel {
 namespace internal {
 
+// 128-bit unsigned arithmetic (GCC and Clang); `__extension__` keeps
+// -Wpedantic quiet in users' builds that include this header.
+__extension__ typedef unsigned __int128 Uint128;
+
 inline constexpr int64_t kMaxNanos = std::numeric_limits<int64_t>::max();
 
 // SaturatingAdd()
@@ -109,7 +113,7 @@ class Divider {
     if (multiplier_ == 0) return n;  // Divisor 1.
     const uint64_t value = static_cast<uint64_t>(n);
     uint64_t quotient = static_cast<uint64_t>(
-        (static_cast<unsigned __int128>(value) * multiplier_) >> 64);
+        (static_cast<Uint128>(value) * multiplier_) >> 64);
     if (quotient * divisor_ > value) --quotient;
     return static_cast<int64_t>(quotient);
   }

@@ -59,7 +59,8 @@ int Main(const std::vector<std::string>& argv) {
   } else {
     return Fail(context,
                 absl::InvalidArgumentError(
-                    "no database: pass --db CONNINFO or set TIMINGWHEEL_DB"),
+                    "no database: pass --db CONNINFO or set TIMINGWHEEL_DB "
+                    "(under .ci/with-postgres: --db \"$TIMINGWHEEL_PG\")"),
                 kExitUsage);
   }
   // Before anything is set on a session: a transaction pooler would hand

@@ -59,8 +59,13 @@ StatusSummary Summarize(const StoreStatus& s, absl::Duration stale_after) {
     out.lapsed_owners.erase(out.lapsed_owners.begin());
     out.lapsed_owners.push_back(none->second);
   }
+  // Overdue is trouble once a task has waited past its due time for longer
+  // than the lease TTL (an owner, or a takeover, should have started it);
+  // a busy store's tasks a few milliseconds late are not.
+  const bool late = !s.oldest_overdue_due.has_value() ||
+                    s.db_now - *s.oldest_overdue_due > stale_after;
   for (const AdminKind& k : s.kinds) {
-    if (k.overdue > 0) out.overdue_kinds.push_back(k);
+    if (k.overdue > 0 && late) out.overdue_kinds.push_back(k);
     if (k.counts[static_cast<int>(TaskState::kFailed)] > 0) {
       out.failing_kinds.push_back(k);
     }

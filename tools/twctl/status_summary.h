@@ -75,7 +75,9 @@ struct StatusSummary {
   // owner (never held, or released) included; by owner.
   std::vector<OwnerSlots> lapsed_owners;
   int64_t slots_without_lease = 0;  // == StoreStatus::slots_unowned.
-  // Kinds with overdue tasks (`AdminKind::overdue` > 0), most overdue first.
+  // Kinds with overdue tasks (`AdminKind::overdue` > 0), most overdue
+  // first, when the oldest overdue task (`StoreStatus::oldest_overdue_due`)
+  // has waited longer than `stale_after` (none otherwise).
   std::vector<AdminKind> overdue_kinds;
   // Kinds with FAILED tasks, most failed first.
   std::vector<AdminKind> failing_kinds;

@@ -59,6 +59,8 @@ StoreStatus StoppedNode() {
   quiet.registered = true;  // A scheduler with a default handler.
   quiet.counts = {0, 1, 0, 7, 0};
   s.kinds = {quiet, bill, mail};
+  s.overdue = 7;
+  s.oldest_overdue_due = s.db_now - absl::Seconds(30);
   return s;
 }
 
@@ -81,6 +83,18 @@ TEST(StatusSummaryTest, StaleNodesLapsedSlotsAndKinds) {
   EXPECT_EQ(sum.failing_kinds[0].kind, "bill");
   ASSERT_EQ(sum.unhandled_kinds.size(), 1u);
   EXPECT_EQ(sum.unhandled_kinds[0].kind, "mail");
+}
+
+// Tasks a few milliseconds late in a busy store are no trouble; the
+// oldest waiting past the lease TTL is.
+TEST(StatusSummaryTest, OverdueIsTroubleOncePastTheLeaseTtl) {
+  StoreStatus s = StoppedNode();
+  s.oldest_overdue_due = s.db_now - absl::Milliseconds(2);
+  EXPECT_TRUE(Summarize(s, absl::Seconds(10)).overdue_kinds.empty());
+  s.oldest_overdue_due = s.db_now - absl::Seconds(10);
+  EXPECT_TRUE(Summarize(s, absl::Seconds(10)).overdue_kinds.empty());
+  s.oldest_overdue_due = s.db_now - absl::Seconds(11);
+  EXPECT_EQ(Summarize(s, absl::Seconds(10)).overdue_kinds.size(), 2u);
 }
 
 // Default-kind tasks with no scheduler started with a default handler

@@ -90,14 +90,14 @@ struct DurableTask {
 // A stored task, as `DurableScheduler::Get()` reports it.
 struct TaskInfo {
   TaskState state = TaskState::kPending;
-  int attempt = 0;         // Attempts started so far.
-  absl::Time due;          // The current due time (of the next retry, if any).
-  int slot = 0;            // The slot the id hashes to.
+  int attempt = 0;  // Attempts started so far.
+  absl::Time due;   // The current due time (of the next retry, if any).
+  int slot = 0;     // The slot the id hashes to.
   // The message of the last attempt that did not succeed (failed,
   // discarded, retried after or snoozed), if any; kept after a later
   // success.
   std::string last_error;
-  std::string kind;        // Empty: the default kind.
+  std::string kind;  // Empty: the default kind.
   int priority = 0;
 };
 

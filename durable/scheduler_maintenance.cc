@@ -519,9 +519,15 @@ void DurableScheduler::MaintenanceLoop() {
 
     if (!stopping && leases_->size() > 0 &&
         now > renewer_->valid_until_nanos()) {
-      // Unrenewed for a whole TTL: others may hold our slots by now.
-      std::vector<int> lost = leases_->Forget();
+      // Unrenewed for a whole TTL: others may hold our slots by now. Out
+      // of `owned_` before the renewer forgets them: a renewal round that
+      // then holds none of them still sets a new validity, and an attempt
+      // in one of them would pass BeginAttempt() by its old epoch.
+      std::vector<int> lost;
+      for (const SlotEpoch& s : leases_->owned()) lost.push_back(s.slot);
       DropSlots(lost);
+      leases_->Forget();
+      durable_internal::FaultPoint("leases.forgotten");
       internal::MutexLock lock(mu_);
       metrics_.slots_lost += static_cast<int64_t>(lost.size());
     }

@@ -28,7 +28,9 @@
 //                       running handlers (reached once);
 //   "schedule.completing"  outcomes of recurring schedules' occurrences are
 //                       about to be recorded, with their next occurrences,
-//                       in one transaction (maintenance thread).
+//                       in one transaction (maintenance thread);
+//   "leases.forgotten"  unrenewed for a whole TTL, the maintenance thread
+//                       dropped its slots and the renewer forgot them.
 
 #ifndef TIMINGWHEEL_DURABLE_ENGINE_FAULT_POINT_H_
 #define TIMINGWHEEL_DURABLE_ENGINE_FAULT_POINT_H_

@@ -167,6 +167,58 @@ TEST_F(LeaseRenewalTest, AWedgedMaintenanceThreadLosesItsSlot) {
   EXPECT_EQ(recorder_.size(), 1u);
 }
 
+// The renewer stalls past the TTL with an attempt fired and queued behind
+// a running handler (one executor thread). The maintenance thread forgets
+// the slot; the renewer, let go, then renews a round holding no slot and
+// sets a new validity. That validity vouches for no slot: the queued
+// attempt, fired under the forgotten slot's epoch, must not start (another
+// owner may run it). The slot leaves `owned_` before the renewer forgets
+// it, so this holds whichever thread comes first.
+TEST_F(LeaseRenewalTest,
+       ARoundHoldingNoSlotDoesNotStartAnAttemptOfAForgottenOne) {
+  testing::PoolExecutor pool(1);
+  DurableOptions options = Options("node-a");
+  options.executor = &pool;
+  absl::Notification started, let_go;
+  std::atomic<bool> second_ran{false};
+  recorder_.SetResult([&](const DurableTask& task) {
+    if (task.id == "first") {
+      started.Notify();
+      let_go.WaitForNotificationWithTimeout(absl::Seconds(60));
+    } else {
+      second_ran = true;
+    }
+    return absl::OkStatus();
+  });
+  auto a = Start(options);
+  ASSERT_NE(a, nullptr);
+  ASSERT_TRUE(a->Schedule("first", absl::ZeroDuration(), "p").ok());
+  ASSERT_TRUE(started.WaitForNotificationWithTimeout(absl::Seconds(15)));
+  ASSERT_TRUE(a->Schedule("second", absl::ZeroDuration(), "p").ok());
+  // Fired (RUNNING) and queued behind "first" on the one executor thread.
+  ASSERT_TRUE(WaitFor([&] {
+    auto t = Store().Task("second");
+    return t.ok() && t->state == TaskState::kRunning;
+  }));
+  PausePoint before("renew.before");
+  ASSERT_TRUE(before.WaitReached(absl::Seconds(10)));
+  PausePoint forgotten("leases.forgotten");
+  ASSERT_TRUE(forgotten.WaitReached(absl::Seconds(15)))
+      << "the slot was not forgotten after a TTL without renewals";
+  PausePoint after("renew.after");
+  before.Resume();
+  ASSERT_TRUE(after.WaitReached(absl::Seconds(10)));
+  after.Resume();
+  // A fresh validity and the maintenance thread held: "second" reaches
+  // BeginAttempt() now.
+  let_go.Notify();
+  EXPECT_TRUE(WaitFor([&] { return a->Metrics().abandoned >= 1; }))
+      << "the queued attempt was neither abandoned nor run";
+  EXPECT_FALSE(second_ran) << "an attempt of a forgotten slot started";
+  forgotten.Resume();
+  a->Shutdown();
+}
+
 // A handler is running when the process's renewals time out (its lease
 // table locked) for longer than the TTL: the process forgets its slot,
 // and once the lock is gone takes it back. The acquisition spares the

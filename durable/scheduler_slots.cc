@@ -9,6 +9,7 @@
 // slots.
 
 #include <algorithm>
+#include <limits>
 #include <string>
 #include <utility>
 #include <vector>
@@ -167,6 +168,7 @@ void DurableScheduler::FireDueSlots() {
   durable_internal::KindCapacity free;
   int64_t others = 0;
   int64_t limit = 0;
+  int floor = std::numeric_limits<int>::min();
   int64_t unparks_before = 0;
   {
     internal::MutexLock lock(mu_);
@@ -181,7 +183,9 @@ void DurableScheduler::FireDueSlots() {
                                 static_cast<int64_t>(kMaxBatch));
       // The due slots whose next rows have the highest priorities (then
       // the earliest), as many as NameDueSlots() says: a fire reads about
-      // a row per slot it names and place it fills.
+      // a row per slot it names and place it fills. Their rows below the
+      // best of the slots not named wait (`floor`): a large fire takes up
+      // to 16 rows from each slot named, which must not overtake it.
       std::vector<durable_internal::DueSlotArm> due;
       for (int slot : due_slots_) {
         if (!owned_.contains(slot)) continue;
@@ -190,7 +194,8 @@ void DurableScheduler::FireDueSlots() {
         due.push_back({slot, armed ? arm->second.priority : 0,
                        armed ? arm->second.due_us : 0});
       }
-      for (int slot : durable_internal::NameDueSlots(std::move(due), limit)) {
+      for (int slot :
+           durable_internal::NameDueSlots(std::move(due), limit, &floor)) {
         slots.push_back(SlotEpoch{slot, owned_.at(slot)});
       }
       for (const auto& [name, index] : kinds_->handled()) {
@@ -209,7 +214,7 @@ void DurableScheduler::FireDueSlots() {
   durable_internal::FaultPoint("fire.before");
   const SteadyClock::time_point timed = SteadyClock::now();
   absl::StatusOr<durable_internal::SlotFire> fire =
-      store_->FireSlots(options_.node_id, slots, free, others, limit);
+      store_->FireSlots(options_.node_id, slots, free, others, limit, floor);
   const int64_t local_after = clock_->NowNanos();
   histograms_->ObserveStatement(StatementKind::kStartRunning, timed);
   if (!fire.ok()) {
@@ -269,9 +274,11 @@ void DurableScheduler::FireDueSlots() {
       // limits (parked until an attempt ends: EndAttemptLocked()), or
       // another transaction held the rows picked (retried soon: the
       // holder's statement ends within its own), so that the next fires
-      // name other due slots and a kind at its limit does not spin.
+      // name other due slots and a kind at its limit does not spin. One
+      // whose next row is below the fire's floor stays due (left for a
+      // higher priority elsewhere, named again by its exact arm).
       if (due_slots_.contains(next.slot) && !started_in.contains(next.slot) &&
-          unparks_ == unparks_before) {
+          unparks_ == unparks_before && next.next_priority >= floor) {
         due_slots_.erase(next.slot);
         if (next.skipped > 0) {
           retry_slots_.insert(next.slot);

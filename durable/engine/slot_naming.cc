@@ -3,6 +3,7 @@
 #include "durable/engine/slot_naming.h"
 
 #include <algorithm>
+#include <limits>
 #include <tuple>
 
 #include "durable/sql/store_types.h"
@@ -19,8 +20,8 @@ int64_t SlotsToName(int64_t free_places, int64_t due_count) {
   return std::min(due_count, std::max(wanted, kMinSlotsNamed));
 }
 
-std::vector<int> NameDueSlots(std::vector<DueSlotArm> due,
-                              int64_t free_places) {
+std::vector<int> NameDueSlots(std::vector<DueSlotArm> due, int64_t free_places,
+                              int* floor) {
   const int64_t named =
       SlotsToName(free_places, static_cast<int64_t>(due.size()));
   auto better = [](const DueSlotArm& a, const DueSlotArm& b) {
@@ -31,6 +32,12 @@ std::vector<int> NameDueSlots(std::vector<DueSlotArm> due,
   std::vector<int> slots;
   slots.reserve(named);
   for (int64_t i = 0; i < named; ++i) slots.push_back(due[i].slot);
+  if (floor != nullptr) {
+    *floor = std::numeric_limits<int>::min();
+    for (size_t i = static_cast<size_t>(named); i < due.size(); ++i) {
+      *floor = std::max(*floor, due[i].priority);
+    }
+  }
   return slots;
 }
 

@@ -42,8 +42,13 @@ struct DueSlotArm {
 int64_t SlotsToName(int64_t free_places, int64_t due_count);
 
 // The slots a fire with `free_places` names, best first (priority
-// descending, then due time, then slot number).
-std::vector<int> NameDueSlots(std::vector<DueSlotArm> due, int64_t free_places);
+// descending, then due time, then slot number). With `floor`, also the
+// highest priority of the due slots not named (INT_MIN when every due slot
+// is named): a named slot's rows below it must not start in this fire (a
+// large fire takes up to 16 rows from each slot named, which must not
+// overtake the best row of a slot not named).
+std::vector<int> NameDueSlots(std::vector<DueSlotArm> due, int64_t free_places,
+                              int* floor = nullptr);
 
 }  // namespace durable_internal
 }  // namespace timingwheel

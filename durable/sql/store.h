@@ -210,8 +210,8 @@ class Store final : public StoreApi {
   absl::StatusOr<SlotFire> FireSlots(const std::string& node,
                                      absl::Span<const SlotEpoch> owned,
                                      const KindCapacity& free_by_kind,
-                                     int64_t others_free,
-                                     int64_t limit) override;
+                                     int64_t others_free, int64_t limit,
+                                     int min_priority) override;
   absl::StatusOr<CompleteResult> Complete(
       absl::Span<const Completion> completions, int64_t horizon_us,
       const AttemptLog& log) override;

@@ -383,11 +383,14 @@ class StoreApi : public ScheduleStoreApi {
   // shares, the limit, each slot's share, locked rows skipped, RUNNING and
   // finished rows left alone), on both stores but the locked rows
   // (PostgreSQL only); StorePlansTest.TheSlotLoadAndFireReadAboutTheirLimit.
+  // Rows of a lower priority than `min_priority` are left waiting (the
+  // engine passes the best priority of the due slots it did not name, so
+  // that no row of a slot named overtakes it; INT_MIN: none left).
   virtual absl::StatusOr<SlotFire> FireSlots(const std::string& node,
                                              absl::Span<const SlotEpoch> owned,
                                              const KindCapacity& free_by_kind,
-                                             int64_t others_free,
-                                             int64_t limit) = 0;
+                                             int64_t others_free, int64_t limit,
+                                             int min_priority) = 0;
 
   // StoreApi::Complete()
   //

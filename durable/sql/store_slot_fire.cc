@@ -111,16 +111,17 @@ FROM (SELECT 1) one LEFT JOIN next s ON true
 // rows are due (a slot with more due rows keeps them: its next due time is then
 // already due), or the whole limit while that reads at most 256 rows over
 // the slots held (kSlotFireExactRows: a small fire is exact in priority
-// order across its slots). `cand`: per slot and kind with a free place, the
-// slot's due waiting rows of that kind in due, priority (higher first) and id
-// order, at most that kind's free places and the slot's share (a LATERAL walk
-// of the live-row index per slot and kind), numbered per kind (the kinds not
-// named as one) across the slots (row_number() OVER (PARTITION BY kind), as in
-// next_core_bench.sql). `picked`: each kind's first `free` rows, then the
-// first $6 of those in the same order: exactly the rows a walk in due and
-// priority order would take while its kind and the whole fire have room.
-// `locked`: each picked row locked by its key, passed over when another
-// transaction holds it (SKIP LOCKED: never waited for; its place is not
+// order across its slots). Rows of a priority below $8 (the best of the due
+// slots the engine did not name) are left out. `cand`: per slot and kind
+// with a free place, the slot's due waiting rows of that kind in due,
+// priority (higher first) and id order, at most that kind's free places and the
+// slot's share (a LATERAL walk of the live-row index per slot and kind),
+// numbered per kind (the kinds not named as one) across the slots (row_number()
+// OVER (PARTITION BY kind), as in next_core_bench.sql). `picked`: each kind's
+// first `free` rows, then the first $6 of those in the same order: exactly the
+// rows a walk in due and priority order would take while its kind and the whole
+// fire have room. `locked`: each picked row locked by its key, passed over when
+// another transaction holds it (SKIP LOCKED: never waited for; its place is not
 // given to another row), its state, due time and kind checked again on the
 // row's latest version. `run` writes them RUNNING as the fire by ids does
 // (kStartSql): a new version, the lease's epoch, the attempt not counted
@@ -170,6 +171,7 @@ cand AS MATERIALIZED (
         AND (t.kind = free.kind
              OR (free.kind IS NULL AND t.kind <> ALL ($4::text[])))
       ORDER BY t.due_us LIMIT least(free.free, share.rows)) y
+    WHERE levels.priority >= $8
     ORDER BY y.priority DESC, y.due_us, y.task_id
     LIMIT least(free.free, share.rows)) x),
 picked AS (
@@ -278,7 +280,8 @@ absl::StatusOr<SlotDues> Store::NextDueBySlot(
 absl::StatusOr<SlotFire> Store::FireSlots(const std::string& node,
                                           absl::Span<const SlotEpoch> owned,
                                           const KindCapacity& free_by_kind,
-                                          int64_t others_free, int64_t limit) {
+                                          int64_t others_free, int64_t limit,
+                                          int min_priority) {
   std::vector<int32_t> slots;
   std::vector<int64_t> epochs;
   SplitSlots(Distinct(owned), &slots, &epochs);
@@ -299,7 +302,8 @@ absl::StatusOr<SlotFire> Store::FireSlots(const std::string& node,
                                           .TextArray(kinds)
                                           .Int64Array(free)
                                           .Int64(std::max<int64_t>(0, limit))
-                                          .Int64(others_free));
+                                          .Int64(others_free)
+                                          .Int32(min_priority));
   if (!r.ok()) return r.status();
   PgColumns column(*r);
   const EntryColumns entry(column);

@@ -112,7 +112,7 @@ class FakeStore final : public durable_internal::StoreApi {
       const std::string& node,
       absl::Span<const durable_internal::SlotEpoch> owned,
       const durable_internal::KindCapacity& free_by_kind, int64_t others_free,
-      int64_t limit) override;
+      int64_t limit, int min_priority) override;
   absl::StatusOr<durable_internal::CompleteResult> Complete(
       absl::Span<const durable_internal::Completion> completions,
       int64_t horizon_us, const durable_internal::AttemptLog& log) override;

@@ -105,7 +105,7 @@ absl::StatusOr<SlotFire> FakeStore::FireSlots(const std::string& node,
                                               absl::Span<const SlotEpoch> owned,
                                               const KindCapacity& free_by_kind,
                                               int64_t others_free,
-                                              int64_t limit) {
+                                              int64_t limit, int min_priority) {
   internal::MutexLock lock(db_->mu_);
   TW_FAKE_FAIL("FireSlots");
   const int64_t now_us = db_->NowLocked();
@@ -119,7 +119,7 @@ absl::StatusOr<SlotFire> FakeStore::FireSlots(const std::string& node,
   std::vector<std::tuple<int, int64_t, std::string>> due;
   for (const auto& [id, task] : db_->tasks_) {
     if (held.count(task.slot) == 0 || !Waiting(task)) continue;
-    if (task.due_us > now_us) continue;
+    if (task.due_us > now_us || task.priority < min_priority) continue;
     due.emplace_back(-task.priority, task.due_us, id);
   }
   std::sort(due.begin(), due.end());

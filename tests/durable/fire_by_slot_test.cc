@@ -683,5 +683,54 @@ TEST_F(FireBySlotTest, AHeldAttemptStoppedFreesItsPlaceForAParkedSlot) {
   s->Shutdown();
 }
 
+// Review (1eba0a0): a fire of more than 256 places names one due slot per
+// 16 places, chosen by each slot's best row. 17 slots each hold one row of
+// priority 10 and 15 of priority 0; an 18th holds "mid" (priority 9). All
+// are due and wait for 257 places: by the README ("among due tasks waiting
+// for a place, higher priority starts first") "mid" must take a place
+// before any row of priority 0. The fire named the 17 slots only (their
+// best rows, 10, rank above 9) and filled every place from them, 240 of
+// them with rows of priority 0; "mid" then waited for a handler to end,
+// not for the next fire. Before 1eba0a0 (one slot per place) it started.
+TEST_F(FireBySlotTest, ALargeFireDoesNotLetANamedSlotsLowerRowsOvertake) {
+  Gate gate;
+  recorder_.SetResult([&gate](const DurableTask&) {
+    gate.Wait();
+    return absl::OkStatus();
+  });
+  constexpr int kSlots = 18;
+  DurableOptions options = Options("a");
+  options.max_in_flight = 257;
+  options.slot_count = kSlots;
+  auto s = Start(options);
+  ASSERT_NE(s, nullptr);
+  ASSERT_TRUE(WaitFor([&] { return s->Metrics().slots_owned == kSlots; }));
+  // One statement: a load sees all of them or none (horizon 1 h: normally
+  // none before the notification).
+  Exec(
+      "INSERT INTO tw_timer (task_id, slot, due_us, state, epoch, attempt, "
+      "payload, kind, priority) "
+      "SELECT convert_to(id, 'UTF8'), slot, tw_now_us() - 100000, 0, 0, 0, "
+      "'p'::bytea, '', priority FROM ("
+      "  SELECT 'low-' || s || '-' || i AS id, s AS slot, 0 AS priority"
+      "  FROM generate_series(0, 16) s, generate_series(0, 14) i"
+      "  UNION ALL SELECT 'top-' || s, s, 10 FROM generate_series(0, 16) s"
+      "  UNION ALL SELECT 'mid', 17, 9) r");
+  Exec("SELECT pg_notify('timingwheel', '*')");
+  const bool full = WaitFor([&] { return s->Metrics().in_flight == 257; });
+  const int64_t mid =
+      Count(durable_testing::TaskMatch().Id("mid").State(TaskState::kRunning));
+  const int64_t low =
+      Query("SELECT count(*) FROM tw_timer WHERE state = 2 AND priority = 0");
+  gate.Open();
+  ASSERT_TRUE(full) << "the 257 places were not all taken";
+  EXPECT_EQ(mid, 1) << "\"mid\" (priority 9) waited while " << low
+                    << " rows of priority 0 took places";
+  EXPECT_TRUE(Succeeded("mid", absl::Seconds(60)));
+  EXPECT_TRUE(
+      WaitFor([&] { return s->Metrics().in_flight == 0; }, absl::Seconds(60)));
+  s->Shutdown();
+}
+
 }  // namespace
 }  // namespace timingwheel

@@ -11,6 +11,7 @@
 #include <algorithm>
 #include <atomic>
 #include <memory>
+#include <sstream>
 #include <string>
 #include <thread>
 
@@ -354,6 +355,64 @@ TEST_F(LeaseRenewalTest, ASchedulerStillStartingIsNotTakenOver) {
   EXPECT_EQ(a->Metrics().reconnects, 0) << "its sessions were ended";
   EXPECT_EQ(a->Metrics().node_id_lost, 0);
   if (b.ok()) (*b)->Shutdown();
+}
+
+// Review (2f600db): a peer killed right after taking slots (its leases
+// outlive its heartbeat, each lapsing at its own instant) has each slot
+// taken soon after its lease lapses, not a renewal round (TTL / 3) later;
+// and once they are taken the survivor is idle again: about one
+// renewal and one lease round per TTL / 3, nothing timed to lapses that
+// no longer exist. The peer is written into the tables (a node row and
+// four of the eight leases under new epochs), as a process would leave
+// them when killed.
+TEST_F(LeaseRenewalTest, AKilledPeersLeasesAreTakenAtTheirLapsesThenIdle) {
+  constexpr int kSlots = 8;
+  DurableOptions options = Options("survivor");
+  options.slot_count = kSlots;
+  options.lease_ttl = absl::Seconds(3);
+  auto s = Start(options);
+  ASSERT_NE(s, nullptr);
+  ASSERT_TRUE(WaitFor([&] { return s->Metrics().slots_owned == kSlots; }));
+  // Its heartbeat lapses 0.5 s from now; its leases 1.5 s to 2.1 s from
+  // now, 0.2 s apart.
+  Exec(
+      "INSERT INTO tw_node (node_id, heartbeat_us) "
+      "VALUES ('victim', tw_now_us() - 2500000)");
+  Exec(
+      "UPDATE tw_slot_lease SET owner = 'victim', epoch = epoch + 1, "
+      "lease_until_us = tw_now_us() + 1500000 + (slot - 4) * 200000 "
+      "WHERE slot >= 4");
+  const int64_t last_lapse_us = Query(
+      "SELECT max(lease_until_us) FROM tw_slot_lease WHERE owner = 'victim'");
+  ASSERT_TRUE(
+      WaitFor([&] { return s->Metrics().slots_owned == 4; }, absl::Seconds(5)));
+  ASSERT_TRUE(WaitFor([&] { return s->Metrics().slots_owned == kSlots; },
+                      absl::Seconds(10)));
+  const int64_t taken_us = Query("SELECT tw_now_us()");
+  // The last lease lapsed at last_lapse_us; a round (1 s) later would be
+  // the old behaviour. Leave room for a slow machine (TSan).
+  EXPECT_LT(taken_us - last_lapse_us, 500 * 1000)
+      << "the last slot was taken " << (taken_us - last_lapse_us) / 1000
+      << " ms after its lease lapsed";
+  // Idle: over 3 s (three rounds), about three renewals and three lease
+  // rounds.
+  auto lease_rounds = [&]() -> int64_t {
+    std::istringstream text(s->RenderPrometheus());
+    std::string line;
+    while (std::getline(text, line)) {
+      if (line.find("statement_duration_seconds_count") != std::string::npos &&
+          line.find("lease_round") != std::string::npos) {
+        return std::stoll(line.substr(line.rfind(' ') + 1));
+      }
+    }
+    return int64_t{-1};
+  };
+  const int64_t before = lease_rounds();
+  absl::SleepFor(absl::Seconds(3));
+  const int64_t idle = lease_rounds() - before;
+  EXPECT_GE(before, 0);
+  EXPECT_LE(idle, 8) << idle << " lease statements in 3 s idle (TTL 3 s)";
+  s->Shutdown();
 }
 
 }  // namespace

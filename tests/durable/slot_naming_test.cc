@@ -5,6 +5,7 @@
 
 #include "durable/engine/slot_naming.h"
 
+#include <limits>
 #include <vector>
 
 #include "durable/sql/store_types.h"
@@ -66,6 +67,22 @@ TEST(SlotNamingTest, TheBestAreNamedWhenNotAllAre) {
   EXPECT_EQ(named[1], 20);
   EXPECT_EQ(named[2], 0);
   EXPECT_EQ(named[15], 13);
+}
+
+// Review: the floor is the best priority of the due slots not named, so
+// that a named slot's lower rows wait for it; none when all are named.
+TEST(SlotNamingTest, TheFloorIsTheBestPriorityNotNamed) {
+  std::vector<DueSlotArm> due = SameSlots(300);
+  for (int i = 0; i < 17; ++i) due[i].priority = 10;
+  due[250].priority = 9;
+  int floor = 0;
+  std::vector<int> named = NameDueSlots(due, 257, &floor);
+  ASSERT_EQ(named.size(), 17u);
+  EXPECT_EQ(floor, 9);
+  NameDueSlots(SameSlots(5), 257, &floor);
+  EXPECT_EQ(floor, std::numeric_limits<int>::min());
+  NameDueSlots(SameSlots(40), 1, &floor);
+  EXPECT_EQ(floor, 0);
 }
 
 }  // namespace

@@ -15,6 +15,7 @@
 
 #include <cstdio>
 #include <cstdlib>
+#include <limits>
 #include <string>
 #include <vector>
 
@@ -244,7 +245,8 @@ TEST_F(StorePlansTest, TheSlotLoadAndFireReadAboutTheirLimit) {
                                       "first rows";
   SlotFire fired;
   const int64_t fire_read = RowsRead([&] {
-    auto r = store_->FireSlots("n", owned_, {{"", kBatch}}, 0, kBatch);
+    auto r = store_->FireSlots("n", owned_, {{"", kBatch}}, 0, kBatch,
+                               std::numeric_limits<int>::min());
     ASSERT_TRUE(r.ok()) << r.status();
     fired = *r;
   });

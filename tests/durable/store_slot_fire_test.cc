@@ -15,6 +15,7 @@
 
 #include <cstdint>
 #include <cstdio>
+#include <limits>
 #include <map>
 #include <memory>
 #include <ostream>
@@ -200,9 +201,10 @@ class StoreSlotFireTest : public TwoStoreFixture {
 
   SlotFire Fire(const std::string& node, const std::vector<SlotEpoch>& owned,
                 const KindCapacity& free, int64_t limit = 100,
-                int64_t others_free = 0) {
+                int64_t others_free = 0,
+                int min_priority = std::numeric_limits<int>::min()) {
     absl::StatusOr<SlotFire> fire =
-        store_->FireSlots(node, owned, free, others_free, limit);
+        store_->FireSlots(node, owned, free, others_free, limit, min_priority);
     EXPECT_TRUE(fire.ok()) << fire.status();
     return fire.ok() ? *std::move(fire) : SlotFire();
   }
@@ -393,6 +395,24 @@ TEST_P(StoreSlotFireTest, EachSlotGivesItsHighestPriorityDueRowFirst) {
             std::vector<std::string>{other});
   EXPECT_EQ(Ids(Fire("a", owned, kDefaultOnly, 1).started),
             std::vector<std::string>{middle});
+}
+
+// Review: rows below `min_priority` (the best of the due slots the engine
+// did not name) wait, whatever the places; the rest fire as before, and
+// each slot's next row is reported as usual.
+TEST_P(StoreSlotFireTest, RowsBelowTheFloorWait) {
+  const std::vector<SlotEpoch> owned = Own("a");
+  const int64_t t = NowUs() - 10 * kSecondUs;
+  const std::string top = Put(0, "top", t, "", 10);
+  const std::string same = Put(0, "same", t + 1, "", 5);
+  const std::string low = Put(0, "low", t - kSecondUs);
+  const std::string other = Put(1, "other", t, "", -3);
+  const SlotFire fire = Fire("a", owned, kDefaultOnly, 100, 0, 5);
+  EXPECT_EQ(Ids(fire.started), (std::vector<std::string>{top, same}));
+  EXPECT_EQ(PriorityOf(fire.next_due, 0), 0);   // low.
+  EXPECT_EQ(PriorityOf(fire.next_due, 1), -3);  // other.
+  EXPECT_EQ(Ids(Fire("a", owned, kDefaultOnly).started),
+            (std::vector<std::string>{low, other}));
 }
 
 // The kinds the fire does not name (no handler here: the engine snoozes
@@ -646,7 +666,8 @@ TEST_P(StoreSlotFireTest, AKindNameNoTaskCanCarryGetsNothingAndTheRestFire) {
   const std::vector<SlotEpoch> owned = Own("a");
   const std::string x = Put(0, "x", NowUs() - kSecondUs);
   absl::StatusOr<SlotFire> fire =
-      store_->FireSlots("a", owned, {{"", 10}, {"\xff", 1}}, 0, 100);
+      store_->FireSlots("a", owned, {{"", 10}, {"\xff", 1}}, 0, 100,
+                        std::numeric_limits<int>::min());
   ASSERT_TRUE(fire.ok()) << fire.status();
   EXPECT_EQ(Ids(fire->started), std::vector<std::string>{x});
 }
@@ -673,8 +694,10 @@ TEST_P(StoreSlotFireTest, ATakeoverCommittingWhileTheFireWaitsFencesIt) {
       "UPDATE tw_slot_lease SET owner = 'b', epoch = epoch + 1, "
       "lease_until_us = tw_now_us() + 60000000 WHERE slot = 0");
   absl::StatusOr<SlotFire> fire;
-  std::thread firer(
-      [&] { fire = store_->FireSlots("a", owned, kDefaultOnly, 0, 100); });
+  std::thread firer([&] {
+    fire = store_->FireSlots("a", owned, kDefaultOnly, 0, 100,
+                             std::numeric_limits<int>::min());
+  });
   EXPECT_TRUE(WaitFor([&] {
     auto waiting = durable_testing::QueryInt(
         pg_->conninfo(),

@@ -516,15 +516,18 @@ TEST_F(FireBySlotTest, ASlotsShareDoesNotLetALowerPriorityOvertake) {
     t.id = id;
     t.slot = slot;
     t.priority = priority;
-    t.due_in_us = -100 * 1000;
+    t.due_in_us = int64_t{2} * 3600 * 1000 * 1000;  // Past the horizon.
     return t;
   };
-  // Normally not seen before the notification (horizon 1 h). "low" goes
-  // last: a slow first load that reads some rows early (TSan) can then
-  // only see the higher ones first, which must win anyway.
+  // Written past the horizon (1 h), then all three made due at once by
+  // one statement: a load, however late the first ones come (sanitizers),
+  // sees the three together or none.
   Insert(row("h1", 0, 10));
   Insert(row("h2", 0, 10));
   Insert(row("low", 1, 0));
+  Exec(
+      "UPDATE tw_timer SET due_us = tw_now_us() - 100000 "
+      "WHERE task_id IN ('h1'::bytea, 'h2'::bytea, 'low'::bytea)");
   Exec("SELECT pg_notify('timingwheel', '*')");
   const bool two = WaitFor([&] {
     std::lock_guard<std::mutex> lock(mu);
@@ -586,12 +589,16 @@ TEST_F(FireBySlotTest, AKindAtItsLimitDoesNotLetALowerPriorityOvertake) {
     t.slot = slot;
     t.kind = kind;
     t.priority = priority;
-    t.due_in_us = -100 * 1000;
+    t.due_in_us = int64_t{2} * 3600 * 1000 * 1000;  // Past the horizon.
     return t;
   };
+  // Made due at once by one statement (see the test above).
   Insert(row("mid", 1, "", 5));
   Insert(row("one-2", 0, "one", 10));
   Insert(row("low", 0, "", 0));
+  Exec(
+      "UPDATE tw_timer SET due_us = tw_now_us() - 100000 "
+      "WHERE task_id IN ('mid'::bytea, 'one-2'::bytea, 'low'::bytea)");
   Exec("SELECT pg_notify('timingwheel', '*')");
   const bool two = WaitFor([&] {
     std::lock_guard<std::mutex> lock(mu);

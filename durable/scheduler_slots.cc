@@ -276,9 +276,12 @@ void DurableScheduler::FireDueSlots() {
       // holder's statement ends within its own), so that the next fires
       // name other due slots and a kind at its limit does not spin. One
       // whose next row is below the fire's floor stays due (left for a
-      // higher priority elsewhere, named again by its exact arm).
+      // higher priority elsewhere, named again by its exact arm), and so
+      // does one whose next row came due during the statement, after its
+      // due check (not asked for: nothing else would wake the slot).
       if (due_slots_.contains(next.slot) && !started_in.contains(next.slot) &&
-          unparks_ == unparks_before && next.next_priority >= floor) {
+          unparks_ == unparks_before && next.next_priority >= floor &&
+          next.next_due_us <= fire->checked_us) {
         due_slots_.erase(next.slot);
         if (next.skipped > 0) {
           retry_slots_.insert(next.slot);

@@ -316,6 +316,7 @@ absl::StatusOr<SlotFire> Store::FireSlots(const std::string& node,
   SlotFire result;
   for (int i = 0; i < r->rows(); ++i) {
     result.db_now_us = std::max(result.db_now_us, r->Int(i, db_now));
+    result.checked_us = r->Int(i, started_us);
     if (r->Int(i, run) == 0) {
       SlotDue due;
       if (ReadSlotDue(*r, i, slot_columns, &due)) {

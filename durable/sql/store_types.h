@@ -221,6 +221,9 @@ inline constexpr int64_t kSlotFireExactRows = 256;
 struct SlotFire {
   std::vector<Started> started;
   std::vector<SlotDue> next_due;
+  // The database's clock at the fire's due check (rows due after it were
+  // not asked for), and a reading after the statement's work.
+  int64_t checked_us = 0;
   int64_t db_now_us = 0;
 };
 

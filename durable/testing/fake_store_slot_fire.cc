@@ -164,6 +164,7 @@ absl::StatusOr<SlotFire> FakeStore::FireSlots(const std::string& node,
     result.started.push_back(StartedOf(id, task, now_us));
   }
   result.next_due = NextDue(db_->tasks_, held, now_us);
+  result.checked_us = now_us;
   result.db_now_us = db_->NowLocked();
   return result;
 }

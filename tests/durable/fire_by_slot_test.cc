@@ -486,6 +486,43 @@ TEST_F(FireBySlotTest, ProcessClockAheadNeverFiresEarly) {
   s->Shutdown();
 }
 
+// A row that comes due while a fire statement is in the database (after
+// its due check): the fire started nothing and reads the row as due by
+// its later clock; the slot must stay due, not wait for an attempt to end
+// (none will). Forced: the process clock runs ahead, so the slot fires
+// early, and its statement waits on the lease row (held FOR UPDATE) until
+// the database's clock has passed the row's due time.
+TEST_F(FireBySlotTest, ARowDueDuringItsFireStatementStillRuns) {
+  ::timingwheel::testing::ManualClock clock;
+  DurableOptions options = Options("a");
+  options.timer_options.clock = &clock;
+  options.lease_ttl = absl::Seconds(10);  // Renewals wait on the lock too.
+  auto s = Start(options);
+  ASSERT_NE(s, nullptr);
+  if (s->Metrics().fire_by_slot == 0) {
+    GTEST_SKIP() << "slots are parked by the fire by slot only";
+  }
+  ASSERT_TRUE(s->Schedule("t", absl::Seconds(1), "p").ok());
+  const absl::Time due = s->Get("t")->due;
+  auto row = Store().Task("t");
+  ASSERT_TRUE(row.ok()) << row.status();
+  ASSERT_TRUE(WaitFor([&] { return s->Metrics().wheel_pending == 1; }));
+  auto lock = StoreLock::LockLease(db_->conninfo(), row->slot);
+  ASSERT_TRUE(lock.ok()) << lock.status();
+  clock.AdvanceBy(absl::Seconds(10));  // The slot's task fires early.
+  ASSERT_TRUE(WaitForLockWaiter("FOR KEY SHARE OF l"))
+      << "no fire statement waited on the lease row";
+  ASSERT_TRUE(WaitFor([&] {
+    auto now = Store().DbNowUs();
+    return now.ok() && *now > absl::ToUnixMicros(due) + 100 * 1000;
+  }));
+  lock->reset();
+  EXPECT_TRUE(Succeeded("t")) << "the slot was parked with its row due";
+  ASSERT_EQ(recorder_.size(), 1u);
+  EXPECT_GE(recorder_.calls()[0].at, due);
+  s->Shutdown();
+}
+
 // Review: two slots, two free places, three due rows written at once
 // (slot 0: "h1" and "h2", priority 10; slot 1: "low", priority 0). All
 // three wait for the two places: the two of priority 10 must take them.

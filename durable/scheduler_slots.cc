@@ -29,8 +29,6 @@ namespace {
 using durable_internal::kLockedRowRetry;
 using durable_internal::kMaxBatch;
 using durable_internal::kNoDueUs;
-using durable_internal::kRowsPerNamedSlot;
-using durable_internal::kSlotFireExactRows;
 using durable_internal::RealNanos;
 using durable_internal::SlotDue;
 using durable_internal::SlotEpoch;

@@ -158,6 +158,7 @@ set(TIMINGWHEEL_DURABLE_SOURCES
   ${PROJECT_SOURCE_DIR}/durable/scheduler_client.cc
   ${PROJECT_SOURCE_DIR}/durable/scheduler_maintenance.cc
   ${PROJECT_SOURCE_DIR}/durable/scheduler_metrics.cc
+  ${PROJECT_SOURCE_DIR}/durable/scheduler_outcomes.cc
   ${PROJECT_SOURCE_DIR}/durable/scheduler_replace.cc
   ${PROJECT_SOURCE_DIR}/durable/scheduler_schedules.cc
   ${PROJECT_SOURCE_DIR}/durable/scheduler_slots.cc

@@ -34,8 +34,9 @@ struct DurableOptions {
   // A libpq connection string ("host=/var/run/postgresql dbname=app
   // user=app", or a postgresql:// URI). The tables (tw_*) are created in
   // the connection's default schema; set `options=-csearch_path=myschema`
-  // to place them elsewhere. A scheduler holds three connections: client
-  // calls, maintenance (loads, fires, completions, LISTEN) and renewals.
+  // to place them elsewhere. A scheduler holds five connections: client
+  // calls, maintenance (loads, fires, LISTEN), renewals, and two outcome
+  // writers (start marks and completions, beside the fires).
   std::string conninfo;
 
   // This process's name in the lease table; unique among live schedulers.

@@ -233,6 +233,9 @@ absl::Status DurableScheduler::Start() {
   absl::StatusOr<std::unique_ptr<durable_internal::StoreApi>> store;
   // The renewals' own connection.
   absl::StatusOr<std::unique_ptr<durable_internal::StoreApi>> renew_store;
+  // The outcome writers' own connections.
+  std::vector<std::unique_ptr<durable_internal::StoreApi>> outcome_stores;
+  absl::Status outcome_status;
   if (store_factory_ == nullptr) {
     // First, before any session setting, advisory lock or migration could
     // land on a pooled server connection that other clients inherit.
@@ -243,6 +246,14 @@ absl::Status DurableScheduler::Start() {
     if (!client.ok()) return client.status();
     store = Store::Connect(options_.conninfo, limits);
     if (store.ok()) renew_store = Store::Connect(options_.conninfo, limits);
+    for (int i = 0; i < durable_internal::kOutcomeWriters && renew_store.ok() &&
+                    outcome_status.ok();
+         ++i) {
+      absl::StatusOr<std::unique_ptr<durable_internal::StoreApi>> writer =
+          Store::Connect(options_.conninfo, limits);
+      if (!writer.ok()) outcome_status = writer.status();
+      if (writer.ok()) outcome_stores.push_back(*std::move(writer));
+    }
   } else {
     absl::StatusOr<std::unique_ptr<durable_internal::StoreApi>> client_store =
         store_factory_();
@@ -252,9 +263,18 @@ absl::Status DurableScheduler::Start() {
     if (!client.ok()) return client.status();
     store = store_factory_();
     if (store.ok()) renew_store = store_factory_();
+    for (int i = 0; i < durable_internal::kOutcomeWriters && renew_store.ok() &&
+                    outcome_status.ok();
+         ++i) {
+      absl::StatusOr<std::unique_ptr<durable_internal::StoreApi>> writer =
+          store_factory_();
+      if (!writer.ok()) outcome_status = writer.status();
+      if (writer.ok()) outcome_stores.push_back(*std::move(writer));
+    }
   }
   if (!store.ok()) return store.status();
   if (!renew_store.ok()) return renew_store.status();
+  if (!outcome_status.ok()) return outcome_status;
   // A live duplicate holds it for good; a crashed predecessor's session
   // ends within a statement timeout; a stopped or hung one (stale on the
   // database's clock: no heartbeat within the TTL, no valid lease) is
@@ -293,6 +313,12 @@ absl::Status DurableScheduler::Start() {
   link_->Attach(this);
   client_ = *std::move(client);
   store_ = *std::move(store);
+  for (auto& writer_store : outcome_stores) {
+    auto writer = std::make_unique<OutcomeWriter>();
+    writer->index = static_cast<int>(outcome_writers_.size());
+    writer->store = std::move(writer_store);
+    outcome_writers_.push_back(std::move(writer));
+  }
 
   // The fire by slot holds one task per owned slot in the wheel, never a
   // row: `max_pending`, which bounds the rows held, does not apply.
@@ -356,6 +382,10 @@ absl::Status DurableScheduler::Start() {
   }
   renewer_->Start();
   maintenance_ = std::thread([this] { MaintenanceLoop(); });
+  for (auto& writer : outcome_writers_) {
+    writer->thread =
+        std::thread([this, w = writer.get()] { OutcomeWriterLoop(w); });
+  }
   return absl::OkStatus();
 }
 
@@ -424,6 +454,7 @@ void DurableScheduler::Shutdown() {
   }
   Wake();
   if (maintenance_.joinable()) maintenance_.join();
+  StopOutcomeWriters();  // Stopped by the maintenance thread's end already.
   // Tasks still in the wheel stay SCHEDULED under our epoch in the table;
   // the next owner of their slots re-stamps and loads them.
   if (timer_ != nullptr) timer_->Shutdown();

@@ -49,6 +49,7 @@
 #define TIMINGWHEEL_DURABLE_DURABLE_SCHEDULER_H_
 
 #include <atomic>
+#include <condition_variable>
 #include <cstdint>
 #include <functional>
 #include <limits>
@@ -406,9 +407,11 @@ class DurableScheduler {
   // thread's duty: advances the due schedules of the owned slots, and sets
   // schedule_duty_at_ to when the next of them is due.
   void RunScheduleDuty();
-  // Records `batch` (as `Store::Complete()`) and, in the same transaction,
-  // writes the next occurrences of the schedules whose occurrences it ends.
+  // Records `batch` (as `Store::Complete()`) on `store` and, in the same
+  // transaction, writes the next occurrences of the schedules whose
+  // occurrences it ends.
   absl::StatusOr<durable_internal::CompleteResult> CompleteAndAdvance(
+      durable_internal::StoreApi* store,
       absl::Span<const durable_internal::Completion> batch);
   void AdvanceScheduleOnMaintenance(const std::string& name);
   // AfterInsert() as a ClientCore callback, for the schedule calls.
@@ -479,14 +482,30 @@ class DurableScheduler {
   void AbandonHeldStarted();
   // Whether waiting tasks should be fired now.
   bool FireReady() const ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
-  void WriteCompletions();
+  struct OutcomeWriter;
+  // The outcome writers (scheduler_outcomes.cc). WriteCompletions() writes
+  // a batch of outcomes on `store` (the start marks too, for the first
+  // writer, `writer` 0, and the maintenance connection, `writer` -1, once
+  // the writers have stopped).
+  void WriteCompletions(durable_internal::StoreApi* store, int writer);
+  // A writer's thread: writes what is queued as it comes, on its own
+  // connection, until StopOutcomeWriters() (which joins them all).
+  void OutcomeWriterLoop(OutcomeWriter* writer);
+  void StopOutcomeWriters();
+  bool OutcomesToWriteLocked(int writer) const
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  // NoteDbError() for a statement on `store`: a writer's connection backs
+  // off and reconnects on its own thread.
+  void NoteDbErrorOn(durable_internal::StoreApi* store,
+                     const absl::Status& status);
   // Writes `batch`'s outcomes. A batch the database refuses for one of its
   // rows is split in halves down to that row, which is tried alone twice
   // and then recorded FAILED with the refusal (RefusedOutcome()): one bad
   // row never holds the others back. Returns false, with every outcome
   // not written yet in `unwritten`, when a failure says nothing of the
   // rows (the connection, a timeout): they are sent again later.
-  bool WriteOutcomes(std::vector<durable_internal::Completion> batch,
+  bool WriteOutcomes(durable_internal::StoreApi* store,
+                     std::vector<durable_internal::Completion> batch,
                      std::vector<durable_internal::Completion>* unwritten,
                      bool retried_alone = false);
   // The books of outcomes written (attempts ended, counts, retries due
@@ -525,7 +544,8 @@ class DurableScheduler {
   void GiveBack();
   // Writes the queued start marks (all but those whose outcome is in
   // `completing`).
-  void WriteStartMarks(const absl::flat_hash_set<std::string>& completing);
+  void WriteStartMarks(durable_internal::StoreApi* store,
+                       const absl::flat_hash_set<std::string>& completing);
   // The end of the maintenance thread: writes what is queued, releases the
   // slots without running handlers, removes the node.
   void FinishMaintenance(bool broken);
@@ -538,6 +558,11 @@ class DurableScheduler {
   // Requeues the RUNNING rows of attempts abandoned by RunAttempt (slots
   // still ours) so that they are loaded and fired again.
   void RequeueAbandoned();
+  // After the outcome writer lost its connection: puts this process's
+  // SCHEDULED rows and the RUNNING rows no handler of ours runs back to
+  // PENDING, then asks for a load (as Reconnect() does for the maintenance
+  // connection). Maintenance thread.
+  void RequeueUnrecorded();
   void NoteDbError(const absl::Status& status);
   // Reads the LISTEN connection's notifications; a slot of ours asks for a
   // load.
@@ -581,6 +606,18 @@ class DurableScheduler {
   std::unique_ptr<durable_internal::StoreApi> store_;
   durable_internal::StoreFactory store_factory_;  // Null: PostgreSQL.
   std::unique_ptr<durable_internal::SlotLeases> leases_;
+  // The outcome writers (scheduler_outcomes.cc), each a thread with its
+  // own connection: the first writes whatever is queued, the others help
+  // with a backlog, so that a burn-down's outcomes are written side by side
+  // and beside the fires.
+  struct OutcomeWriter {
+    int index = 0;  // 0: the first writer.
+    std::unique_ptr<durable_internal::StoreApi> store;
+    std::thread thread;
+    int64_t backoff_until = 0;  // Real clock; its thread only.
+    bool broken = false;        // Its thread only: reconnect first.
+  };
+  std::vector<std::unique_ptr<OutcomeWriter>> outcome_writers_;
   // Renews leases_ on its own thread and connection (thread-safe).
   std::unique_ptr<durable_internal::LeaseRenewer> renewer_;
   int64_t backoff_until_ = 0;  // Real clock; maintenance thread only.
@@ -648,6 +685,16 @@ class DurableScheduler {
   int64_t unparks_ ABSL_GUARDED_BY(mu_) = 0;
   // The places a fire by slot in flight may start (not in `in_flight`).
   int64_t slot_fire_reserved_ ABSL_GUARDED_BY(mu_) = 0;
+  // The retries an outcome writer armed while a fire by slot was in flight
+  // (`slot_fire_reserved_` > 0), with the clocks they were read at: the
+  // fire's exact arm of their slots, read before they were written, is
+  // followed by theirs again.
+  struct RetryArm {
+    durable_internal::WheelEntry entry;
+    int64_t db_now_us = 0;
+    int64_t local_after_nanos = 0;
+  };
+  std::vector<RetryArm> armed_during_fire_ ABSL_GUARDED_BY(mu_);
   int64_t slot_retry_at_ ABSL_GUARDED_BY(mu_) = 0;
   absl::flat_hash_map<std::string, durable_internal::Started>
       started_behind_own_ ABSL_GUARDED_BY(mu_);
@@ -661,6 +708,15 @@ class DurableScheduler {
   // An attempt was abandoned: put our RUNNING rows that no handler runs
   // back to PENDING (if the slot is still ours).
   bool requeue_requested_ ABSL_GUARDED_BY(mu_) = false;
+  // The outcome writer lost its connection: a statement may have committed
+  // without its reply (RequeueUnrecorded()).
+  bool unrecorded_requeue_requested_ ABSL_GUARDED_BY(mu_) = false;
+  // The outcome writers: told to stop, and the batches taken from
+  // `completed_` being written (not yet recorded). Woken through
+  // `outcomes_cv_`.
+  bool outcome_writers_stop_ ABSL_GUARDED_BY(mu_) = false;
+  int outcome_writes_in_flight_ ABSL_GUARDED_BY(mu_) = 0;
+  std::condition_variable outcomes_cv_;
   DurableMetrics metrics_ ABSL_GUARDED_BY(mu_);
   // Fire lateness, handler and statement durations (each thread-safe).
   std::unique_ptr<durable_internal::SchedulerHistograms> histograms_;

@@ -1,8 +1,9 @@
 // Copyright 2026 The timingwheel Authors.
 //
 // DurableScheduler's attempts: firing the due tasks in batches, running
-// each attempt's handler on the executor, and writing start marks and
-// outcomes.
+// each attempt's handler on the executor, and ending each attempt (its
+// outcome queued for scheduler_outcomes.cc, or written by the handler's
+// thread once the maintenance thread has ended).
 
 #include <algorithm>
 #include <string>
@@ -26,6 +27,7 @@ using durable_internal::kMaxBatch;
 using durable_internal::kMaxLoad;
 using durable_internal::kReconnectBackoff;
 using durable_internal::RealNanos;
+using durable_internal::SaysNothingOfTheRows;
 using durable_internal::SlotEpoch;
 using durable_internal::Started;
 using durable_internal::StatementKind;
@@ -33,16 +35,6 @@ using durable_internal::SteadyClock;
 using durable_internal::Store;
 using durable_internal::tls_handler_of;
 using durable_internal::WheelEntry;
-
-// Whether a failed statement says nothing of the rows it carried (the
-// connection, a timeout, a conflict with another transaction): the batch
-// is sent again whole, later. Any other error is the database refusing
-// one of its rows.
-bool SaysNothingOfTheRows(const absl::Status& status) {
-  return absl::IsUnavailable(status) || absl::IsDeadlineExceeded(status) ||
-         absl::IsAborted(status) || absl::IsResourceExhausted(status) ||
-         absl::IsCancelled(status);
-}
 
 }  // namespace
 
@@ -250,7 +242,7 @@ bool DurableScheduler::BeginAttempt(const Started& started) {
   if (attempts_.HandlerStarted(
           {started.task.id, started.version, started.task.attempt},
           started.task.stop_flag)) {
-    Wake();
+    outcomes_cv_.notify_all();  // The first outcome writer writes it.
   }
   return true;
 }
@@ -261,11 +253,17 @@ void DurableScheduler::FinishAttempt(Completion completion, int slot,
     internal::MutexLock lock(mu_);
     if (kind == kinds_->unknown()) ++metrics_.unknown_kind;
     if (!maintenance_done_) {
-      const bool wake = completed_.empty() || FireReady();
       completed_.push_back(std::move(completion));
       --metrics_.in_flight;
       fire_queue_.Release(kind);
-      if (wake) Wake();  // Else the maintenance thread was woken already.
+      // The outcome writers: the first writes what is queued, the others
+      // help past a backlog. A writer re-checks the queue after each write,
+      // so only these two sizes need a wake-up.
+      if (completed_.size() == 1 ||
+          completed_.size() == durable_internal::kOutcomeBacklog) {
+        outcomes_cv_.notify_all();
+      }
+      if (FireReady()) Wake();  // A place is free.
       return;
     }
   }
@@ -308,148 +306,6 @@ void DurableScheduler::FinishAttempt(Completion completion, int slot,
   if (release) {
     SlotEpoch held{slot, epoch};
     (void)store_->Release(options_.node_id, {&held, 1});
-  }
-}
-
-void DurableScheduler::WriteStartMarks(
-    const absl::flat_hash_set<std::string>& completing) {
-  std::vector<durable_internal::StartMark> marks;
-  {
-    internal::MutexLock lock(mu_);
-    if (attempts_.marks_empty()) return;
-    marks = attempts_.TakeMarks();
-  }
-  // An outcome about to be written records its attempt itself.
-  marks.erase(std::remove_if(marks.begin(), marks.end(),
-                             [&](const durable_internal::StartMark& m) {
-                               return completing.contains(m.id);
-                             }),
-              marks.end());
-  if (marks.empty()) return;
-  const SteadyClock::time_point timed = SteadyClock::now();
-  absl::StatusOr<int64_t> marked = store_->MarkStarted(marks);
-  histograms_->ObserveStatement(StatementKind::kMarkStarted, timed);
-  if (!marked.ok()) {
-    NoteDbError(marked.status());
-    internal::MutexLock lock(mu_);
-    attempts_.PutBackMarks(std::move(marks));
-  }
-}
-
-void DurableScheduler::WriteCompletions() {
-  std::vector<Completion> batch;
-  {
-    internal::MutexLock lock(mu_);
-    size_t take = std::min(completed_.size(), kMaxBatch);
-    batch.assign(std::make_move_iterator(completed_.begin()),
-                 std::make_move_iterator(completed_.begin() + take));
-    completed_.erase(completed_.begin(), completed_.begin() + take);
-  }
-  absl::flat_hash_set<std::string> completing;
-  for (const Completion& c : batch) completing.insert(c.id);
-  WriteStartMarks(completing);
-  if (batch.empty()) return;
-  durable_internal::FaultPoint("outcomes.before");
-  std::vector<Completion> unwritten;
-  WriteOutcomes(std::move(batch), &unwritten);
-  if (unwritten.empty()) return;
-  internal::MutexLock lock(mu_);
-  completed_.insert(completed_.begin(),
-                    std::make_move_iterator(unwritten.begin()),
-                    std::make_move_iterator(unwritten.end()));
-}
-
-bool DurableScheduler::WriteOutcomes(std::vector<Completion> batch,
-                                     std::vector<Completion>* unwritten,
-                                     bool retried_alone) {
-  const SteadyClock::time_point timed = SteadyClock::now();
-  // Recurring schedules' next occurrences commit with their outcomes.
-  absl::StatusOr<durable_internal::CompleteResult> result =
-      CompleteAndAdvance(batch);
-  const int64_t local_after = clock_->NowNanos();
-  histograms_->ObserveStatement(StatementKind::kComplete, timed);
-  if (result.ok()) {
-    RecordOutcomes(batch, *result, local_after);
-    return true;
-  }
-  NoteDbError(result.status());
-  if (SaysNothingOfTheRows(result.status())) {
-    unwritten->insert(unwritten->end(), std::make_move_iterator(batch.begin()),
-                      std::make_move_iterator(batch.end()));
-    return false;
-  }
-  if (batch.size() > 1) {
-    // The database refused a row of the batch: write the halves apart, so
-    // that only the row it refuses is left.
-    std::vector<Completion> second(
-        std::make_move_iterator(batch.begin() + batch.size() / 2),
-        std::make_move_iterator(batch.end()));
-    batch.resize(batch.size() / 2);
-    if (!WriteOutcomes(std::move(batch), unwritten)) {
-      unwritten->insert(unwritten->end(),
-                        std::make_move_iterator(second.begin()),
-                        std::make_move_iterator(second.end()));
-      return false;
-    }
-    return WriteOutcomes(std::move(second), unwritten);
-  }
-  // One row the database refuses, alone, twice (once is a conflict that
-  // says nothing, such as a deadlock): its attempt ends FAILED with the
-  // refusal (a row of its own, without the values it carried), once.
-  if (!retried_alone) {
-    return WriteOutcomes(std::move(batch), unwritten, /*retried_alone=*/true);
-  }
-  const Completion refused =
-      durable_internal::RefusedOutcome(batch.front(), result.status());
-  absl::StatusOr<durable_internal::CompleteResult> recorded = store_->Complete(
-      {&refused, 1}, absl::ToInt64Microseconds(options_.horizon),
-      AttemptLogOf());
-  if (!recorded.ok()) {
-    NoteDbError(recorded.status());
-    if (SaysNothingOfTheRows(recorded.status())) {
-      unwritten->push_back(std::move(batch.front()));
-      return false;
-    }
-  }
-  internal::MutexLock lock(mu_);
-  ++metrics_.outcomes_refused;
-  if (!recorded.ok()) {
-    // Refused again: the attempt is over here; its row, still RUNNING, is
-    // put back by the requeue (FAILED if it was the last attempt).
-    EndAttemptLocked(refused.id, refused.version, refused.slot);
-    requeue_requested_ = true;
-    ++metrics_.dropped;
-    return true;
-  }
-  EndAttemptLocked(refused.id, refused.version, refused.slot);
-  metrics_.dropped += 1 - recorded->written;
-  metrics_.failed += recorded->failed;
-  return true;
-}
-
-void DurableScheduler::RecordOutcomes(
-    const std::vector<Completion>& batch,
-    const durable_internal::CompleteResult& result, int64_t local_after) {
-  {
-    internal::MutexLock lock(mu_);
-    for (const Completion& c : batch) {
-      EndAttemptLocked(c.id, c.version, c.slot);
-    }
-    metrics_.dropped += static_cast<int64_t>(batch.size()) - result.written;
-    metrics_.succeeded += result.succeeded;
-    metrics_.failed += result.failed;
-    metrics_.retried += result.retried;
-  }
-  if (options_.fire_by_slot) {
-    internal::MutexLock lock(mu_);
-    for (const WheelEntry& e : result.retries) {
-      ArmSlotLocked(e.slot, e.epoch, e.due_us, e.priority, result.db_now_us,
-                    local_after, /*exact=*/false);
-    }
-    return;
-  }
-  for (const WheelEntry& e : result.retries) {
-    AddToWheel(e, result.db_now_us, local_after);
   }
 }
 

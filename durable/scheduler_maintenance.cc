@@ -241,6 +241,28 @@ bool DurableScheduler::Reconnect() {
   return true;
 }
 
+void DurableScheduler::RequeueUnrecorded() {
+  std::vector<std::string> running;
+  {
+    internal::MutexLock lock(mu_);
+    if (!unrecorded_requeue_requested_) return;
+    unrecorded_requeue_requested_ = false;
+    running = attempts_.RunningIds();
+  }
+  absl::StatusOr<int64_t> requeued = store_->RequeueOrphans(
+      options_.node_id, leases_->owned(), running, options_.retry.max_attempts,
+      /*include_scheduled=*/true);
+  internal::MutexLock lock(mu_);
+  if (!requeued.ok()) {
+    unrecorded_requeue_requested_ = true;
+    lock.Unlock();
+    NoteDbError(requeued.status());
+    return;
+  }
+  metrics_.requeued += *requeued;
+  load_requested_ = true;
+}
+
 void DurableScheduler::LoseNodeId() {
   renewer_->Halt();
   // The slots' epochs have moved on (the replacement took them): every
@@ -319,6 +341,9 @@ void DurableScheduler::FinishMaintenance(bool broken) {
   // No heartbeat may follow the node's removal below; the slots still
   // owned (handlers running) keep their leases until the TTL runs out.
   renewer_->Stop();
+  // What the outcome writer has not written yet is written below, on the
+  // maintenance connection.
+  StopOutcomeWriters();
   internal::MutexLock late(late_mu_);
   absl::flat_hash_set<int> busy;
   {
@@ -336,7 +361,7 @@ void DurableScheduler::FinishMaintenance(bool broken) {
         left = completed_.size();
       }
       if (left == 0) break;
-      WriteCompletions();
+      WriteCompletions(store_.get(), /*writer=*/-1);
       internal::MutexLock lock(mu_);
       if (completed_.size() >= left) break;
     }
@@ -371,7 +396,7 @@ void DurableScheduler::ReleaseIdleSlots() {
   {
     internal::MutexLock lock(mu_);
     // An outcome not yet written still needs its slot's epoch: wait.
-    if (!completed_.empty()) return;
+    if (!completed_.empty() || outcome_writes_in_flight_ > 0) return;
     busy = attempts_.BusySlots();
   }
   std::vector<SlotEpoch> idle;
@@ -507,13 +532,18 @@ void DurableScheduler::MaintenanceLoop() {
       }
     }
     const bool backing_off = now < backoff_until_;
-    if (!broken && !stopping && !backing_off) duties.RunDue(now);
-    if (!broken && !backing_off) {
-      WriteCompletions();
-      if (stopping) {
-        AbandonHeldStarted();
-        RequeueAbandoned();
+    if (!broken && !stopping && !backing_off) {
+      RequeueUnrecorded();
+      {
+        internal::MutexLock lock(mu_);
+        load_now = load_requested_;
       }
+      duties.RunDue(now);
+    }
+    // The outcomes are written by the outcome writer's thread.
+    if (!broken && !backing_off && stopping) {
+      AbandonHeldStarted();
+      RequeueAbandoned();
     }
     if (!broken && !backing_off) GiveBack();
 
@@ -545,7 +575,8 @@ void DurableScheduler::MaintenanceLoop() {
         // A Shutdown() from inside a handler cannot wait for that handler.
         const int64_t self = shutdown_in_handler_ ? 1 : 0;
         drained = metrics_.in_flight <= self && completed_.empty() &&
-                  attempts_.marks_empty() && !requeue_requested_;
+                  outcome_writes_in_flight_ == 0 && attempts_.marks_empty() &&
+                  !requeue_requested_;
       }
       if (drained || RealNanos() >= shutdown_deadline) {
         FinishMaintenance(broken);
@@ -574,7 +605,6 @@ void DurableScheduler::MaintenanceLoop() {
             (slot_retry_at_ - RealNanos() + 999999) / 1000000;
         timeout_ms = std::max<int64_t>(0, std::min(timeout_ms, retry_ms));
       }
-      if (!completed_.empty()) timeout_ms = 0;
       if (load_requested_ && !stopping) timeout_ms = 0;
     }
     pollfd fds[2];

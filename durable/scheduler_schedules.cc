@@ -126,7 +126,8 @@ void DurableScheduler::RunScheduleDuty() {
 }
 
 absl::StatusOr<durable_internal::CompleteResult>
-DurableScheduler::CompleteAndAdvance(absl::Span<const Completion> batch) {
+DurableScheduler::CompleteAndAdvance(durable_internal::StoreApi* store,
+                                     absl::Span<const Completion> batch) {
   const int64_t horizon_us = absl::ToInt64Microseconds(options_.horizon);
   std::vector<std::string> names;
   for (const Completion& c : batch) {
@@ -138,7 +139,7 @@ DurableScheduler::CompleteAndAdvance(absl::Span<const Completion> batch) {
     }
   }
   if (names.empty()) {
-    return store_->Complete(batch, horizon_us, AttemptLogOf());
+    return store->Complete(batch, horizon_us, AttemptLogOf());
   }
   // In name order, so that two transactions that lock several schedules'
   // rows cannot deadlock.
@@ -148,8 +149,8 @@ DurableScheduler::CompleteAndAdvance(absl::Span<const Completion> batch) {
   // at-least-once window of any task.
   durable_internal::FaultPoint("schedule.completing");
   absl::StatusOr<durable_internal::CompleteAndAdvanceResult> result =
-      store_->CompleteAndAdvance(batch, horizon_us, names, InserterOf(),
-                                 AttemptLogOf());
+      store->CompleteAndAdvance(batch, horizon_us, names, InserterOf(),
+                                AttemptLogOf());
   if (!result.ok()) return result.status();
   if (result->advance_failed) {
     internal::MutexLock lock(mu_);
@@ -158,8 +159,8 @@ DurableScheduler::CompleteAndAdvance(absl::Span<const Completion> batch) {
   for (const ScheduleWrite& write : result->writes) {
     std::vector<WheelEntry> wake = AfterInsert(write.inserted);
     if (!wake.empty()) {
-      absl::Status status = store_->NotifyDue(wake);
-      if (!status.ok()) NoteDbError(status);
+      absl::Status status = store->NotifyDue(wake);
+      if (!status.ok()) NoteDbErrorOn(store, status);
     }
   }
   return std::move(result->complete);

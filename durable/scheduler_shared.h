@@ -5,9 +5,9 @@
 //
 // Internal to DurableScheduler's .cc files (durable_scheduler.cc, the
 // facade; scheduler_wheel.cc, the local wheel mirror; scheduler_attempts.cc,
-// firing and attempt tracking; scheduler_maintenance.cc, the maintenance
-// thread): their shared constants, clocks, and the link an attempt keeps to
-// its scheduler.
+// firing and attempt tracking; scheduler_outcomes.cc, the outcome writer;
+// scheduler_maintenance.cc, the maintenance thread): their shared constants,
+// clocks, and the link an attempt keeps to its scheduler.
 
 #ifndef TIMINGWHEEL_DURABLE_SCHEDULER_SHARED_H_
 #define TIMINGWHEEL_DURABLE_SCHEDULER_SHARED_H_
@@ -19,6 +19,7 @@
 #include <memory>
 #include <string>
 
+#include "absl/status/status.h"
 #include "absl/time/time.h"
 #include "durable/durable_scheduler.h"
 #include "durable/engine/fire_queue.h"
@@ -35,11 +36,25 @@ namespace durable_internal {
 // timeout of a 10 s TTL.
 inline constexpr size_t kMaxBatch = 1000;
 inline constexpr int64_t kMaxLoad = 20000;
+// The outcome writers (threads, each with its connection), and the
+// outcomes queued that make the writers after the first help.
+inline constexpr int kOutcomeWriters = 2;
+inline constexpr size_t kOutcomeBacklog = 256;
 // Wait between reconnection attempts while the database is unreachable.
 inline constexpr absl::Duration kReconnectBackoff = absl::Milliseconds(100);
 // Wait before loading again after a load passed over rows another
 // transaction held locked.
 inline constexpr absl::Duration kLockedRowRetry = absl::Milliseconds(50);
+
+// Whether a failed statement says nothing of the rows it carried (the
+// connection, a timeout, a conflict with another transaction): the batch
+// is sent again whole, later. Any other error is the database refusing
+// one of its rows.
+inline bool SaysNothingOfTheRows(const absl::Status& status) {
+  return absl::IsUnavailable(status) || absl::IsDeadlineExceeded(status) ||
+         absl::IsAborted(status) || absl::IsResourceExhausted(status) ||
+         absl::IsCancelled(status);
+}
 
 // The clock of the statement and handler durations (the metrics).
 using SteadyClock = std::chrono::steady_clock;

@@ -219,6 +219,7 @@ void DurableScheduler::FireDueSlots() {
     NoteDbError(fire.status());
     internal::MutexLock lock(mu_);
     slot_fire_reserved_ = 0;
+    armed_during_fire_.clear();
     return;
   }
   db_minus_local_nanos_ = fire->db_now_us * 1000 - local_after;
@@ -290,6 +291,14 @@ void DurableScheduler::FireDueSlots() {
         }
       }
     }
+    // Retries an outcome writer wrote while this statement ran, after it
+    // read their slots: their arms count again (the earlier due wins).
+    for (const RetryArm& retry : armed_during_fire_) {
+      ArmSlotLocked(retry.entry.slot, retry.entry.epoch, retry.entry.due_us,
+                    retry.entry.priority, retry.db_now_us,
+                    retry.local_after_nanos, /*exact=*/false);
+    }
+    armed_during_fire_.clear();
   }
   if (!run.empty()) durable_internal::FaultPoint("fire.started");
   ExecuteAttempts(std::move(run));

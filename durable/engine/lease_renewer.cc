@@ -43,9 +43,19 @@ void LeaseRenewer::Stop() {
 
 void LeaseRenewer::NoteProgress() { progress_nanos_.store(RealNanos()); }
 
+void LeaseRenewer::NoteWorkBegins(int worker) {
+  work_began_nanos_[worker].store(RealNanos());
+}
+
 bool LeaseRenewer::stalled() const {
-  return RealNanos() - progress_nanos_.load() >
-         absl::ToInt64Nanoseconds(options_.stall_limit);
+  const int64_t now = RealNanos();
+  const int64_t limit = absl::ToInt64Nanoseconds(options_.stall_limit);
+  if (now - progress_nanos_.load() > limit) return true;
+  for (const std::atomic<int64_t>& began : work_began_nanos_) {
+    const int64_t at = began.load();
+    if (at != 0 && now - at > limit) return true;
+  }
+  return false;
 }
 
 std::vector<SlotEpoch> LeaseRenewer::TakeLost() {

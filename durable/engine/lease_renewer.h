@@ -24,8 +24,9 @@
 //
 // A renewal keeps a slot only while its process works it: when the
 // maintenance thread has not reported progress (`NoteProgress()`) for
-// `stall_limit`, the renewer stops renewing,
-// so a wedged maintenance thread loses its slots to live processes rather
+// `stall_limit`, or an outcome writer has been inside one write
+// (`NoteWorkBegins()` to `NoteWorkEnds()`) for longer, the renewer stops
+// renewing, so a wedged thread loses its slots to live processes rather
 // than holding their tasks forever.
 //
 // Tests: tests/durable/lease_renewal_test.cc (a maintenance thread held
@@ -119,8 +120,16 @@ class LeaseRenewer {
   // The maintenance thread is alive (steady clock, now).
   void NoteProgress();
 
+  // Outcome writer `worker` (0 to kMaxWorkers - 1) starts and ends a write
+  // (thread-safe). A write longer than `stall_limit` is a stall, as a
+  // silent maintenance thread.
+  static constexpr int kMaxWorkers = 4;
+  void NoteWorkBegins(int worker);
+  void NoteWorkEnds(int worker) { work_began_nanos_[worker].store(0); }
+
   // True when the maintenance thread has reported no progress for longer
-  // than `stall_limit`: rounds renew nothing until it does. Thread-safe.
+  // than `stall_limit`, or a write has lasted longer: rounds renew nothing
+  // until it ends. Thread-safe.
   bool stalled() const;
 
   // Until when the leases renewed by the last successful round are valid
@@ -168,6 +177,8 @@ class LeaseRenewer {
   std::atomic<int64_t> errors_{0};
   std::atomic<int64_t> timeouts_{0};
   std::atomic<int64_t> progress_nanos_;
+  // Per worker; 0: no write in progress.
+  std::atomic<int64_t> work_began_nanos_[kMaxWorkers] = {};
 
   internal::Mutex mu_;
   std::condition_variable wake_;

@@ -161,6 +161,7 @@ FROM early
 )sql";
 
 // Outcomes of a batch: compare-and-set on RUNNING and the attempt's version.
+// Its rows are locked in the order of its arrays, by task id (ByTaskId()).
 // Outcome 3 (snooze) is due again like a retry, keeps the last error unless
 // it gives one, and uncounts its attempt (the start mark may have counted
 // it). The batch (`unnest` WITH ORDINALITY) drives a nested loop over the
@@ -230,13 +231,34 @@ FROM done
 
 // Counts started attempts: the row is still RUNNING under the version the
 // fire gave it. Leaves the version alone (the completion's compare-and-set
-// still matches).
+// still matches). As the completion, it locks its rows one by one in the
+// order of its arrays (sorted by task id, ByTaskId()): the outcome writers
+// write marks and outcomes of the same rows at once, and two statements
+// that lock in one order cannot deadlock.
 constexpr char kMarkStartedSql[] = R"sql(
+WITH m AS (
+  SELECT m.attempt, x.tid
+  FROM unnest($1::bytea[], $2::int8[], $3::int4[]) WITH ORDINALITY
+         AS m(task_id, version, attempt, ord),
+       LATERAL (
+         SELECT t.ctid AS tid FROM tw_timer t
+         WHERE t.task_id = m.task_id AND t.version = m.version
+           AND t.state = 2 AND t.attempt < m.attempt
+         OFFSET 0 FOR UPDATE OF t) x)
 UPDATE tw_timer t SET attempt = m.attempt
-FROM unnest($1::bytea[], $2::int8[], $3::int4[]) AS m(task_id, version, attempt)
-WHERE t.task_id = m.task_id AND t.version = m.version AND t.state = 2
-  AND t.attempt < m.attempt
+FROM m
+WHERE t.ctid = ANY (ARRAY(SELECT tid FROM m)) AND t.ctid = m.tid
 )sql";
+
+// The order in which `ids` are sent: by task id (bytes), the order every
+// statement that locks a batch of RUNNING rows locks them in.
+std::vector<size_t> ByTaskId(const std::vector<absl::string_view>& ids) {
+  std::vector<size_t> order(ids.size());
+  for (size_t i = 0; i < order.size(); ++i) order[i] = i;
+  std::sort(order.begin(), order.end(),
+            [&](size_t a, size_t b) { return ids[a] < ids[b]; });
+  return order;
+}
 
 // The outer conditions repeat the inner ones: a DELETE that waited on a row
 // lock re-checks only them on the row's new version, so a row that a
@@ -346,7 +368,10 @@ absl::StatusOr<CompleteResult> Store::Complete(
   std::vector<int64_t> versions, backoffs, started;
   std::vector<int16_t> outcomes;
   std::vector<int32_t> attempts;
-  for (const Completion& c : completions) {
+  std::vector<absl::string_view> unsorted;
+  for (const Completion& c : completions) unsorted.push_back(c.id);
+  for (size_t i : ByTaskId(unsorted)) {
+    const Completion& c = completions[i];
     attempts.push_back(c.attempt);
     ids.push_back(c.id);
     versions.push_back(c.version);
@@ -395,7 +420,10 @@ absl::StatusOr<int64_t> Store::MarkStarted(absl::Span<const StartMark> marks) {
   std::vector<absl::string_view> ids;
   std::vector<int64_t> versions;
   std::vector<int32_t> attempts;
-  for (const StartMark& m : marks) {
+  std::vector<absl::string_view> unsorted;
+  for (const StartMark& m : marks) unsorted.push_back(m.id);
+  for (size_t i : ByTaskId(unsorted)) {
+    const StartMark& m = marks[i];
     ids.push_back(m.id);
     versions.push_back(m.version);
     attempts.push_back(m.attempt);

@@ -776,5 +776,47 @@ TEST_F(FireBySlotTest, ALargeFireDoesNotLetANamedSlotsLowerRowsOvertake) {
   s->Shutdown();
 }
 
+// The outcome writers write beside the fire: a retry written while a fire
+// statement of its slot is in the database (after that statement read the
+// slot's next row) must keep its slot armed. The fire is held on its
+// UPDATE (its snapshot taken), the failing attempt's retry is written by a
+// writer meanwhile, then the fire returns "nothing waits" for the slot;
+// with its arm taken as exact, the retry waited for the next load (half
+// the horizon, an hour here).
+TEST_F(FireBySlotTest, ARetryWrittenDuringAFireKeepsItsSlotArmed) {
+  Gate gate;
+  std::atomic<bool> entered{false};
+  recorder_.SetResult([&](const DurableTask& task) -> absl::Status {
+    if (task.id != "r") return absl::OkStatus();
+    if (task.attempt > 1) return absl::OkStatus();
+    entered = true;
+    gate.Wait();
+    return absl::UnavailableError("first attempt fails");
+  });
+  DurableOptions options = Options("a");
+  options.lease_ttl = absl::Seconds(8);  // The held fire's 2 s timeout.
+  options.horizon = absl::Hours(2);
+  options.retry.max_attempts = 3;
+  options.retry.initial_backoff = absl::Milliseconds(300);
+  auto s = Start(options);
+  ASSERT_NE(s, nullptr);
+  ASSERT_TRUE(s->Schedule("r", absl::ZeroDuration(), "p").ok());
+  ASSERT_TRUE(WaitFor([&] { return entered.load(); }));
+  auto fire_gate = StatementGate::Install(db_->conninfo(), "tw_timer", "UPDATE",
+                                          "SET state = 2");
+  ASSERT_TRUE(fire_gate.ok()) << fire_gate.status();
+  ASSERT_TRUE(s->Schedule("x", absl::ZeroDuration(), "p").ok());
+  ASSERT_TRUE((*fire_gate)->WaitBlocked(absl::Seconds(10)));
+  gate.Open();  // "r" fails; a writer writes its retry.
+  const bool retried =
+      WaitFor([&] { return s->Metrics().retried >= 1; }, absl::Seconds(10));
+  (*fire_gate)->Release();
+  ASSERT_TRUE(retried) << "the retry was not written beside the held fire";
+  ASSERT_TRUE(Succeeded("x"));
+  EXPECT_TRUE(Succeeded("r", absl::Seconds(10)))
+      << "the retry waited for the next load";
+  s->Shutdown();
+}
+
 }  // namespace
 }  // namespace timingwheel

@@ -21,7 +21,7 @@ M = {
  "fire_no_epoch": ("durable/sql/store_attempts.cc", "WHERE l.slot = t.slot AND l.epoch = t.epoch AND l.owner = $1", "WHERE l.slot = t.slot AND l.owner = $1"),
  "start_check_no_epoch": ("durable/scheduler_attempts.cc", "owned != owned_.end() && owned->second == started.epoch &&", "owned != owned_.end() &&"),
  "complete_no_version": ("durable/sql/store_attempts.cc", "WHERE t.task_id = c.task_id AND t.state = 2\n           AND t.version = c.version", "WHERE t.task_id = c.task_id AND t.state = 2"),
- "no_requeue_after_reconnect": ("durable/scheduler_maintenance.cc", "options_.node_id, leases_->owned(), running, options_.retry.max_attempts,\n      /*include_scheduled=*/true);", "options_.node_id, {}, running, options_.retry.max_attempts,\n      /*include_scheduled=*/true);"),
+ "no_requeue_after_reconnect": ("durable/scheduler_maintenance.cc", "reconnect.before_requeue\");\n  absl::StatusOr<int64_t> requeued = store_->RequeueOrphans(\n      options_.node_id, leases_->owned(),", "reconnect.before_requeue\");\n  absl::StatusOr<int64_t> requeued = store_->RequeueOrphans(\n      options_.node_id, {},"),
  "requeue_takes_running": ("durable/sql/store_leases.cc", "(t.state = 2 AND NOT (t.task_id = ANY($4::bytea[])))", "(t.state = 2)"),
  "load_no_skip_locked": ("durable/sql/store_attempts.cc", "OFFSET 0 FOR UPDATE OF t SKIP LOCKED) x),", "OFFSET 0) x),"),
  "cleanup_unfinished": ("durable/sql/store_attempts.cc", "  WHERE slot = ANY($1::int4[]) AND finished_us IS NOT NULL AND state >= 3\n    AND finished_us < tw_now_us() - $2\n  LIMIT $3)\n  AND state >= 3 AND finished_us < tw_now_us() - $2", "  WHERE slot = ANY($1::int4[])\n    AND coalesce(finished_us, 0) < tw_now_us() - $2\n  LIMIT $3)\n  AND coalesce(finished_us, 0) < tw_now_us() - $2"),
@@ -30,7 +30,7 @@ M = {
  "id_cap_past_notify_limit": ("durable/task.h", "inline constexpr int64_t kMaxIdBytes = 2048;", "inline constexpr int64_t kMaxIdBytes = 4096;"),
  "replace_conflict_no_rule": ("durable/sql/store_replace.cc", "             WHEN c.rule = 1 THEN excluded.due_us < t.due_us\n             WHEN c.rule = 2 THEN excluded.due_us > t.due_us\n", ""),
  "verdict_delay_unbounded": ("durable/handler_outcome.cc", "return std::min(std::max(delay, absl::ZeroDuration()), kMaxVerdictDelay);", "return std::max(delay, absl::ZeroDuration());"),
- "outcome_batch_not_split": ("durable/scheduler_attempts.cc", "  if (SaysNothingOfTheRows(result.status())) {\n    unwritten->insert(", "  if (true) {\n    unwritten->insert("),
+ "outcome_batch_not_split": ("durable/scheduler_outcomes.cc", "  if (SaysNothingOfTheRows(result.status())) {\n    unwritten->insert(", "  if (true) {\n    unwritten->insert("),
  "snooze_history_unbounded": ("durable/sql/store_attempts.cc", "  WHERE $9 AND done.outcome = 3 AND a.task_id = done.task_id", "  WHERE false AND done.outcome = 3 AND a.task_id = done.task_id"),
  "acquire_restamps_live_attempts": ("durable/scheduler_maintenance.cc", "    live = attempts_.RunningAttempts();", "    live.clear();"),
  "cancel_lost_reply_says_false": ("durable/client/client_core.cc", "      if (!*stored) cancelled = true;", "      if (!*stored && false) cancelled = true;"),
@@ -90,6 +90,9 @@ M = {
  "slot_fire_ignores_floor": ("durable/sql/store_slot_fire.cc", "WHERE levels.priority >= $8", "WHERE true"),
  "large_fire_names_one_slot_per_place": ("durable/engine/slot_naming.cc", "free_places <= kSlotFireExactRows", "true"),
  "slot_fire_others_apart": ("durable/sql/store_slot_fire.cc", "row_number() OVER (PARTITION BY free.kind", "row_number() OVER (PARTITION BY x.kind"),
+ "retry_arm_during_fire_dropped": ("durable/scheduler_outcomes.cc", "if (slot_fire_reserved_ > 0) {", "if (false) {"),
+ "writer_lost_reply_not_requeued": ("durable/scheduler_outcomes.cc", "unrecorded_requeue_requested_ = true;", ";"),
+ "writer_stall_keeps_leases": ("durable/scheduler_outcomes.cc", "renewer_->NoteWorkBegins(work);", "(void)work;"),
  "last_run_written_ahead": ("durable/sql/schedule_definition.cc", "      (last_us > stored.now_us || stored.paused)) {", "      (last_us > stored.now_us && false)) {"),
 }
 
@@ -160,6 +163,9 @@ TESTS = {
  "kinds_not_confirmed_after_reconnect": ["//tests/durable:task_kinds_test"],
  "last_run_written_ahead": ["//tests/durable:recurring_edges_test"],
  "slot_fire_others_apart": ["//tests/durable:store_slot_fire_test"],
+ "retry_arm_during_fire_dropped": ["//tests/durable:fire_by_slot_test"],
+ "writer_lost_reply_not_requeued": ["//tests/durable:never_lost_test"],
+ "writer_stall_keeps_leases": ["//tests/durable:recurring_test"],
 }
 
 

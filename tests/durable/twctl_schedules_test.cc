@@ -136,25 +136,46 @@ TEST_F(TwctlSchedulesTest, PauseResumeAndDeleteASchedule) {
 
 TEST_F(TwctlSchedulesTest, ResumeWritesTheRunsMissedAsTheCatchUpPolicySays) {
   // Every 100 ms from 10 s ago, running the newest missed run once and no
-  // two at a time: paused, then resumed, it writes one occurrence, due
-  // already, not a hundred.
+  // two at a time: paused, then resumed, it writes one occurrence, not a
+  // hundred (those before the creation were never due). Which one depends
+  // on how long the calls took (schedule_plan.h): the newest occurrence
+  // missed since the creation, due already; or, when none came due before
+  // the resume, the first one after the creation, which the pause deleted,
+  // written again and due at its instant (a resume never runs one early).
   RecurringSchedule often;
   often.name = "often";
   often.every = absl::Milliseconds(100);
-  often.anchor = absl::Now() - absl::Seconds(10);
+  // Whole milliseconds, as stored (microseconds), so that the occurrences
+  // are whole multiples of `every` from it.
+  often.anchor = absl::FromUnixMillis(absl::ToUnixMillis(absl::Now()) - 10000);
   often.payload = "o";
   often.policy.catch_up = CatchUp::kRunOnce;
   often.policy.overlap = Overlap::kSkipWhileRunning;
   ASSERT_TRUE(client_->CreateSchedule(often).ok());
+  auto info = client_->GetSchedule("often");
+  ASSERT_TRUE(info.ok()) << info.status();
+  const absl::Time first = info->next_run;  // The first after the creation.
   Ran paused = Db({"pause-schedule", "often"});
   ASSERT_EQ(paused.code, 0) << Describe(paused);
   ASSERT_EQ(Occurrences("often"), 0);
+  const absl::Time before_resume = absl::Now();
   Ran resumed = Db({"resume-schedule", "often"});
+  const absl::Time after_resume = absl::Now();
   ASSERT_EQ(resumed.code, 0) << Describe(resumed);
   EXPECT_EQ(Occurrences("often"), 1);
-  auto info = client_->GetSchedule("often");
+  info = client_->GetSchedule("often");
   ASSERT_TRUE(info.ok()) << info.status();
-  EXPECT_LE(info->next_run, absl::Now()) << "the run written is due";
+  const absl::Time next = info->next_run;
+  EXPECT_EQ((next - often.anchor) % often.every, absl::ZeroDuration())
+      << next << " is not an occurrence";
+  EXPECT_GE(next, first) << "an occurrence before the creation";
+  EXPECT_GT(next, before_resume - often.every) << "not the newest missed";
+  if (next > after_resume) {
+    EXPECT_EQ(next, first) << "not due although a run was missed";
+  }
+  if (first <= before_resume) {
+    EXPECT_LE(next, after_resume) << "the missed run written is not due";
+  }
 }
 
 // A resume whose schedule's kind is no longer registered (the occurrence's

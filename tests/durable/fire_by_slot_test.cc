@@ -818,5 +818,65 @@ TEST_F(FireBySlotTest, ARetryWrittenDuringAFireKeepsItsSlotArmed) {
   s->Shutdown();
 }
 
+// The same seam for the load: a retry written by an outcome writer while a
+// load of its slot (NextDueBySlot(), a SELECT) is in the database, after
+// the load read the slot ("r" RUNNING: nothing waits there), must keep its
+// arm. The load is held inside its statement by a function it calls
+// (tw_now_us(), replaced here for that one statement) that runs an UPDATE
+// a StatementGate holds. Its exact arm ("nothing waits") must not undo the
+// retry's arm, or the retry waits for the next load (an hour here).
+TEST_F(FireBySlotTest, ARetryWrittenDuringALoadKeepsItsSlotArmed) {
+  Gate gate;
+  std::atomic<bool> entered{false};
+  recorder_.SetResult([&](const DurableTask& task) -> absl::Status {
+    if (task.id != "r") return absl::OkStatus();
+    if (task.attempt > 1) return absl::OkStatus();
+    entered = true;
+    gate.Wait();
+    return absl::UnavailableError("first attempt fails");
+  });
+  DurableOptions options = Options("a");
+  options.lease_ttl = absl::Seconds(20);  // The held load's 5 s timeout.
+  options.horizon = absl::Hours(2);
+  options.retry.max_attempts = 3;
+  options.retry.initial_backoff = absl::Milliseconds(300);
+  auto s = Start(options);
+  ASSERT_NE(s, nullptr);
+  if (s->Metrics().fire_by_slot == 0) {
+    s->Shutdown();
+    GTEST_SKIP() << "the fire by slot only";
+  }
+  ASSERT_TRUE(s->Schedule("r", absl::ZeroDuration(), "p").ok());
+  ASSERT_TRUE(WaitFor([&] { return entered.load(); }));
+  Exec(
+      "CREATE TABLE tw_review_probe (x int); "
+      "INSERT INTO tw_review_probe VALUES (0); "
+      "CREATE SEQUENCE tw_review_once");
+  Exec(R"sql(
+CREATE OR REPLACE FUNCTION tw_now_us() RETURNS bigint LANGUAGE plpgsql
+VOLATILE AS $$
+BEGIN
+  IF position('LEFT JOIN next s ON true' in current_query()) > 0 THEN
+    IF nextval('tw_review_once') = 1 THEN
+      UPDATE tw_review_probe SET x = x + 1;
+    END IF;
+  END IF;
+  RETURN (extract(epoch FROM clock_timestamp()) * 1000000)::bigint;
+END $$)sql");
+  auto load_gate = StatementGate::Install(db_->conninfo(), "tw_review_probe",
+                                          "UPDATE", "LEFT JOIN next s ON true");
+  ASSERT_TRUE(load_gate.ok()) << load_gate.status();
+  Exec("SELECT pg_notify('timingwheel', '*')");  // A load of every slot.
+  ASSERT_TRUE((*load_gate)->WaitBlocked(absl::Seconds(10)));
+  gate.Open();  // "r" fails; a writer writes its retry.
+  const bool retried =
+      WaitFor([&] { return s->Metrics().retried >= 1; }, absl::Seconds(4));
+  (*load_gate)->Release();
+  ASSERT_TRUE(retried) << "the retry was not written beside the held load";
+  EXPECT_TRUE(Succeeded("r", absl::Seconds(10)))
+      << "the retry waited for the next load";
+  s->Shutdown();
+}
+
 }  // namespace
 }  // namespace timingwheel

@@ -695,6 +695,9 @@ class DurableScheduler {
     int64_t local_after_nanos = 0;
   };
   std::vector<RetryArm> armed_during_fire_ ABSL_GUARDED_BY(mu_);
+  // A load by slot (LoadSlots()) is in the database: its exact arms, read
+  // before, are followed by the retries armed meanwhile, as a fire's.
+  bool slot_load_in_flight_ ABSL_GUARDED_BY(mu_) = false;
   int64_t slot_retry_at_ ABSL_GUARDED_BY(mu_) = 0;
   absl::flat_hash_map<std::string, durable_internal::Started>
       started_behind_own_ ABSL_GUARDED_BY(mu_);

@@ -139,6 +139,7 @@ void DurableScheduler::LoadSlots() {
   {
     internal::MutexLock lock(mu_);
     load_requested_ = false;
+    if (!owned.empty()) slot_load_in_flight_ = true;
   }
   if (owned.empty()) return;
   const SteadyClock::time_point timed = SteadyClock::now();
@@ -149,6 +150,8 @@ void DurableScheduler::LoadSlots() {
   if (!dues.ok()) {
     NoteDbError(dues.status());
     internal::MutexLock lock(mu_);
+    slot_load_in_flight_ = false;
+    armed_during_fire_.clear();
     load_requested_ = true;
     return;
   }
@@ -158,6 +161,15 @@ void DurableScheduler::LoadSlots() {
     ArmSlotLocked(due.slot, due.epoch, due.next_due_us, due.next_priority,
                   dues->db_now_us, local_after, /*exact=*/true);
   }
+  // Retries an outcome writer wrote while this statement ran, after it read
+  // their slots: their arms count again (the earlier due wins).
+  for (const RetryArm& retry : armed_during_fire_) {
+    ArmSlotLocked(retry.entry.slot, retry.entry.epoch, retry.entry.due_us,
+                  retry.entry.priority, retry.db_now_us,
+                  retry.local_after_nanos, /*exact=*/false);
+  }
+  armed_during_fire_.clear();
+  slot_load_in_flight_ = false;
 }
 
 void DurableScheduler::FireDueSlots() {

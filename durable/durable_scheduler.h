@@ -685,10 +685,10 @@ class DurableScheduler {
   int64_t unparks_ ABSL_GUARDED_BY(mu_) = 0;
   // The places a fire by slot in flight may start (not in `in_flight`).
   int64_t slot_fire_reserved_ ABSL_GUARDED_BY(mu_) = 0;
-  // The retries an outcome writer armed while a fire by slot was in flight
-  // (`slot_fire_reserved_` > 0), with the clocks they were read at: the
-  // fire's exact arm of their slots, read before they were written, is
-  // followed by theirs again.
+  // The retries an outcome writer armed while a fire or a load by slot was
+  // in flight (`slot_fire_reserved_` > 0, `slot_load_in_flight_`), with the
+  // clocks they were read at: the statement's exact arm of their slots,
+  // read before they were written, is followed by theirs again.
   struct RetryArm {
     durable_internal::WheelEntry entry;
     int64_t db_now_us = 0;

@@ -90,7 +90,8 @@ M = {
  "slot_fire_ignores_floor": ("durable/sql/store_slot_fire.cc", "WHERE levels.priority >= $8", "WHERE true"),
  "large_fire_names_one_slot_per_place": ("durable/engine/slot_naming.cc", "free_places <= kSlotFireExactRows", "true"),
  "slot_fire_others_apart": ("durable/sql/store_slot_fire.cc", "row_number() OVER (PARTITION BY free.kind", "row_number() OVER (PARTITION BY x.kind"),
- "retry_arm_during_fire_dropped": ("durable/scheduler_outcomes.cc", "if (slot_fire_reserved_ > 0) {", "if (false) {"),
+ "retry_arm_during_fire_dropped": ("durable/scheduler_outcomes.cc", "if (slot_fire_reserved_ > 0 || slot_load_in_flight_) {", "if (slot_load_in_flight_) {"),
+ "retry_arm_during_load_dropped": ("durable/scheduler_outcomes.cc", "if (slot_fire_reserved_ > 0 || slot_load_in_flight_) {", "if (slot_fire_reserved_ > 0) {"),
  "writer_lost_reply_not_requeued": ("durable/scheduler_outcomes.cc", "unrecorded_requeue_requested_ = true;", ";"),
  "writer_stall_keeps_leases": ("durable/scheduler_outcomes.cc", "renewer_->NoteWorkBegins(work);", "(void)work;"),
  "last_run_written_ahead": ("durable/sql/schedule_definition.cc", "      (last_us > stored.now_us || stored.paused)) {", "      (last_us > stored.now_us && false)) {"),
@@ -164,6 +165,7 @@ TESTS = {
  "last_run_written_ahead": ["//tests/durable:recurring_edges_test"],
  "slot_fire_others_apart": ["//tests/durable:store_slot_fire_test"],
  "retry_arm_during_fire_dropped": ["//tests/durable:fire_by_slot_test"],
+ "retry_arm_during_load_dropped": ["//tests/durable:fire_by_slot_test"],
  "writer_lost_reply_not_requeued": ["//tests/durable:never_lost_test"],
  "writer_stall_keeps_leases": ["//tests/durable:recurring_test"],
 }

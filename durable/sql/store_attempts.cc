@@ -162,6 +162,11 @@ FROM early
 
 // Outcomes of a batch: compare-and-set on RUNNING and the attempt's version.
 // Its rows are locked in the order of its arrays, by task id (ByTaskId()).
+// The update reaches them by id, not by the ctid the lock returned: a start
+// mark committed by the other outcome writer after this statement's
+// snapshot made a newer row version, which the snapshot cannot see at that
+// ctid (the outcome was dropped); by id, the update re-checks the newest
+// version, as READ COMMITTED does.
 // Outcome 3 (snooze) is due again like a retry, keeps the last error unless
 // it gives one, and uncounts its attempt (the start mark may have counted
 // it). The batch (`unnest` WITH ORDINALITY) drives a nested loop over the
@@ -208,7 +213,8 @@ done AS (
                      ELSE greatest(t.attempt, c.attempt) END,
       version = nextval('tw_version_seq')
   FROM c, n
-  WHERE t.ctid = ANY (ARRAY(SELECT tid FROM c)) AND t.ctid = c.tid
+  WHERE t.task_id = ANY (ARRAY(SELECT task_id FROM c))
+    AND t.task_id = c.task_id AND t.state = 2 AND t.version = c.version
   RETURNING t.task_id, t.slot, t.state, t.due_us, t.epoch, t.kind,
             t.priority, c.outcome, c.attempt, c.started_us, c.error, n.now),
 history AS (
@@ -237,7 +243,7 @@ FROM done
 // that lock in one order cannot deadlock.
 constexpr char kMarkStartedSql[] = R"sql(
 WITH m AS (
-  SELECT m.attempt, x.tid
+  SELECT m.task_id, m.version, m.attempt
   FROM unnest($1::bytea[], $2::int8[], $3::int4[]) WITH ORDINALITY
          AS m(task_id, version, attempt, ord),
        LATERAL (
@@ -247,7 +253,9 @@ WITH m AS (
          OFFSET 0 FOR UPDATE OF t) x)
 UPDATE tw_timer t SET attempt = m.attempt
 FROM m
-WHERE t.ctid = ANY (ARRAY(SELECT tid FROM m)) AND t.ctid = m.tid
+WHERE t.task_id = ANY (ARRAY(SELECT task_id FROM m))
+  AND t.task_id = m.task_id AND t.version = m.version AND t.state = 2
+  AND t.attempt < m.attempt
 )sql";
 
 // The order in which `ids` are sent: by task id (bytes), the order every

@@ -694,7 +694,7 @@ class DurableScheduler {
     int64_t db_now_us = 0;
     int64_t local_after_nanos = 0;
   };
-  std::vector<RetryArm> armed_during_fire_ ABSL_GUARDED_BY(mu_);
+  std::vector<RetryArm> retries_armed_during_read_ ABSL_GUARDED_BY(mu_);
   // A load by slot (LoadSlots()) is in the database: its exact arms, read
   // before, are followed by the retries armed meanwhile, as a fire's.
   bool slot_load_in_flight_ ABSL_GUARDED_BY(mu_) = false;

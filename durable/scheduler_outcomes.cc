@@ -270,7 +270,8 @@ void DurableScheduler::RecordOutcomes(
       // A fire in flight read its slots' next rows before this retry was
       // written: its arm of the slot is followed by this one again.
       if (slot_fire_reserved_ > 0 || slot_load_in_flight_) {
-        armed_during_fire_.push_back({e, result.db_now_us, local_after});
+        retries_armed_during_read_.push_back(
+            {e, result.db_now_us, local_after});
       }
       ArmSlotLocked(e.slot, e.epoch, e.due_us, e.priority, result.db_now_us,
                     local_after, /*exact=*/false);

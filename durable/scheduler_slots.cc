@@ -151,7 +151,7 @@ void DurableScheduler::LoadSlots() {
     NoteDbError(dues.status());
     internal::MutexLock lock(mu_);
     slot_load_in_flight_ = false;
-    armed_during_fire_.clear();
+    retries_armed_during_read_.clear();
     load_requested_ = true;
     return;
   }
@@ -163,12 +163,12 @@ void DurableScheduler::LoadSlots() {
   }
   // Retries an outcome writer wrote while this statement ran, after it read
   // their slots: their arms count again (the earlier due wins).
-  for (const RetryArm& retry : armed_during_fire_) {
+  for (const RetryArm& retry : retries_armed_during_read_) {
     ArmSlotLocked(retry.entry.slot, retry.entry.epoch, retry.entry.due_us,
                   retry.entry.priority, retry.db_now_us,
                   retry.local_after_nanos, /*exact=*/false);
   }
-  armed_during_fire_.clear();
+  retries_armed_during_read_.clear();
   slot_load_in_flight_ = false;
 }
 
@@ -231,7 +231,7 @@ void DurableScheduler::FireDueSlots() {
     NoteDbError(fire.status());
     internal::MutexLock lock(mu_);
     slot_fire_reserved_ = 0;
-    armed_during_fire_.clear();
+    retries_armed_during_read_.clear();
     return;
   }
   db_minus_local_nanos_ = fire->db_now_us * 1000 - local_after;
@@ -305,12 +305,12 @@ void DurableScheduler::FireDueSlots() {
     }
     // Retries an outcome writer wrote while this statement ran, after it
     // read their slots: their arms count again (the earlier due wins).
-    for (const RetryArm& retry : armed_during_fire_) {
+    for (const RetryArm& retry : retries_armed_during_read_) {
       ArmSlotLocked(retry.entry.slot, retry.entry.epoch, retry.entry.due_us,
                     retry.entry.priority, retry.db_now_us,
                     retry.local_after_nanos, /*exact=*/false);
     }
-    armed_during_fire_.clear();
+    retries_armed_during_read_.clear();
   }
   if (!run.empty()) durable_internal::FaultPoint("fire.started");
   ExecuteAttempts(std::move(run));

@@ -74,6 +74,25 @@ class FireBySlotTest : public DurableFixture {
     });
   }
 
+  // A scheduler whose handler fails the first attempt of "r" once `gate`
+  // opens (`entered` says it began) and runs everything else; retries due
+  // 300 ms later, a horizon of two hours (no load comes to the rescue).
+  std::unique_ptr<DurableScheduler> StartFailingRBehind(
+      Gate& gate, std::atomic<bool>& entered, absl::Duration lease_ttl) {
+    recorder_.SetResult([&gate, &entered](const DurableTask& task) {
+      if (task.id != "r" || task.attempt > 1) return absl::OkStatus();
+      entered = true;
+      gate.Wait();
+      return absl::UnavailableError("first attempt fails");
+    });
+    DurableOptions options = Options("a");
+    options.lease_ttl = lease_ttl;
+    options.horizon = absl::Hours(2);
+    options.retry.max_attempts = 3;
+    options.retry.initial_backoff = absl::Milliseconds(300);
+    return Start(options);
+  }
+
   // The ids the handler saw, in the order they started, "gate" left out.
   std::vector<std::string> StartOrder() {
     std::vector<std::string> order;
@@ -786,19 +805,8 @@ TEST_F(FireBySlotTest, ALargeFireDoesNotLetANamedSlotsLowerRowsOvertake) {
 TEST_F(FireBySlotTest, ARetryWrittenDuringAFireKeepsItsSlotArmed) {
   Gate gate;
   std::atomic<bool> entered{false};
-  recorder_.SetResult([&](const DurableTask& task) -> absl::Status {
-    if (task.id != "r") return absl::OkStatus();
-    if (task.attempt > 1) return absl::OkStatus();
-    entered = true;
-    gate.Wait();
-    return absl::UnavailableError("first attempt fails");
-  });
-  DurableOptions options = Options("a");
-  options.lease_ttl = absl::Seconds(8);  // The held fire's 2 s timeout.
-  options.horizon = absl::Hours(2);
-  options.retry.max_attempts = 3;
-  options.retry.initial_backoff = absl::Milliseconds(300);
-  auto s = Start(options);
+  // The held fire's statement timeout: 2 s.
+  auto s = StartFailingRBehind(gate, entered, absl::Seconds(8));
   ASSERT_NE(s, nullptr);
   ASSERT_TRUE(s->Schedule("r", absl::ZeroDuration(), "p").ok());
   ASSERT_TRUE(WaitFor([&] { return entered.load(); }));
@@ -828,19 +836,8 @@ TEST_F(FireBySlotTest, ARetryWrittenDuringAFireKeepsItsSlotArmed) {
 TEST_F(FireBySlotTest, ARetryWrittenDuringALoadKeepsItsSlotArmed) {
   Gate gate;
   std::atomic<bool> entered{false};
-  recorder_.SetResult([&](const DurableTask& task) -> absl::Status {
-    if (task.id != "r") return absl::OkStatus();
-    if (task.attempt > 1) return absl::OkStatus();
-    entered = true;
-    gate.Wait();
-    return absl::UnavailableError("first attempt fails");
-  });
-  DurableOptions options = Options("a");
-  options.lease_ttl = absl::Seconds(20);  // The held load's 5 s timeout.
-  options.horizon = absl::Hours(2);
-  options.retry.max_attempts = 3;
-  options.retry.initial_backoff = absl::Milliseconds(300);
-  auto s = Start(options);
+  // The held load's statement timeout: 5 s.
+  auto s = StartFailingRBehind(gate, entered, absl::Seconds(20));
   ASSERT_NE(s, nullptr);
   if (s->Metrics().fire_by_slot == 0) {
     s->Shutdown();

@@ -55,8 +55,19 @@ bool DurableScheduler::AddToWheelLocked(const WheelEntry& entry,
   // kind): firing it would start the row outside its kind's limit.
   fire_queue_.RemoveId(entry.id);
   behind_own_attempt_.erase(entry.id);
-  const auto added = wheel_->Add(
-      entry, static_cast<int16_t>(kinds_->IndexOf(entry.kind)), local_due);
+  const int16_t kind = static_cast<int16_t>(kinds_->IndexOf(entry.kind));
+  const auto added = wheel_->Add(entry, kind, local_due);
+  if (added == durable_internal::WheelMirror::Added::kDueNow) {
+    // Due already (a load's overdue rows): waiting at once, beside the
+    // others of its load, so the fire picks the highest priority of them.
+    const bool first = fire_queue_.empty();
+    durable_internal::FireQueue::Waiting waiting;
+    waiting.entry = entry;
+    waiting.kind = kind;
+    fire_queue_.Push(std::move(waiting));
+    if (first) Wake();
+    return true;
+  }
   // A full wheel (timer_options.max_pending) keeps the earliest rows: the
   // entry, or the later task it displaced, goes back to PENDING
   // (GiveBack()), and the first fire that makes room asks for a load.

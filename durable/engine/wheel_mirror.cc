@@ -32,9 +32,10 @@ WheelMirror::Added WheelMirror::Add(const WheelEntry& entry, int16_t kind,
                                      }),
                       given_back_.end());
   }
+  const int64_t now = clock_->NowNanos();
+  if (local_due_nanos <= now) return Added::kDueNow;
   TaskPtr<MirrorTask> task = MakeTask<MirrorTask>(router_, entry, kind);
-  const absl::Duration delay = absl::Nanoseconds(
-      std::max<int64_t>(0, local_due_nanos - clock_->NowNanos()));
+  const absl::Duration delay = absl::Nanoseconds(local_due_nanos - now);
   absl::Status added = timer_->Add(task, delay);
   if (absl::IsResourceExhausted(added)) {
     // Full: the latest task makes room for an earlier entry.

@@ -35,7 +35,9 @@ namespace durable_internal {
 //
 // Promises:
 //   * At most one timer per id: adding an id again cancels the timer it
-//     had (`WheelMirrorTest.AddingAnIdAgainReplacesItsTimer`).
+//     had (`WheelMirrorTest.AddingAnIdAgainReplacesItsTimer`), also when
+//     the new entry is already due and kept nowhere
+//     (`WheelMirrorTest.AnEntryAlreadyDueIsLeftToTheCaller`).
 //   * `TakeFired()` accepts a due task only if it is the one held for its
 //     id, and forgets it: a task cancelled, replaced or dropped after it
 //     came due is not fired (`WheelMirrorTest.AStaleFireIsRefused`).
@@ -62,6 +64,7 @@ class WheelMirror {
     kInTimer,    // (Perhaps displacing a later task: see given_back.)
     kGivenBack,  // The timer is full of earlier tasks.
     kClosed,     // The timer is shut down: nothing kept.
+    kDueNow,     // Already due: nothing kept, the caller fires it.
   };
 
   // `timer`, `clock` (the timer's) and `router` must outlive the mirror.
@@ -74,7 +77,11 @@ class WheelMirror {
         keep_earliest_(keep_earliest) {}
 
   // Puts `entry` in the timer, due at `local_due_nanos` on the timer's
-  // clock (at once when that has passed), `kind` its KindTable index.
+  // clock, `kind` its KindTable index. An entry already due is not put in
+  // the timer (kDueNow): the caller hands it to the fire with the others
+  // due, so the rows of one load wait for a place together and the
+  // highest priority among them takes it (a timer would hand them over
+  // one by one from its own thread).
   Added Add(const WheelEntry& entry, int16_t kind, int64_t local_due_nanos);
 
   // Cancels `id`'s timer. Returns whether one was held.

@@ -780,7 +780,9 @@ TEST_F(FireBySlotTest, ALargeFireDoesNotLetANamedSlotsLowerRowsOvertake) {
       "  UNION ALL SELECT 'top-' || s, s, 10 FROM generate_series(0, 16) s"
       "  UNION ALL SELECT 'mid', 17, 9) r");
   Exec("SELECT pg_notify('timingwheel', '*')");
-  const bool full = WaitFor([&] { return s->Metrics().in_flight == 257; });
+  // Started (their fire statements returned), not only reserved:
+  // in_flight counts a batch's places before its statement commits.
+  const bool full = WaitFor([&] { return s->Metrics().attempts == 257; });
   const int64_t mid =
       Count(durable_testing::TaskMatch().Id("mid").State(TaskState::kRunning));
   const int64_t low =

@@ -78,6 +78,18 @@ TEST_F(WheelMirrorTest, AddingAnIdAgainReplacesItsTimer) {
   EXPECT_EQ(fired_, std::vector<std::string>{"a"});
 }
 
+TEST_F(WheelMirrorTest, AnEntryAlreadyDueIsLeftToTheCaller) {
+  mirror_.Add(Entry("a", 0), 0, In(100));
+  mirror_.KeepGivenBack({Entry("b", 0)});
+  EXPECT_EQ(mirror_.Add(Entry("a", 0), 0, In(0)), WheelMirror::Added::kDueNow);
+  EXPECT_EQ(mirror_.Add(Entry("b", 0), 0, In(-5)), WheelMirror::Added::kDueNow);
+  EXPECT_EQ(mirror_.size(), 0u) << "an entry due now was kept in the timer";
+  EXPECT_EQ(mirror_.given_back_size(), 0u)
+      << "a row due now is still to be given back";
+  mock_.AdvanceBy(absl::Milliseconds(200));
+  EXPECT_TRUE(fired_.empty()) << "the earlier timer of the id still fired";
+}
+
 TEST_F(WheelMirrorTest, AStaleFireIsRefused) {
   mirror_.Add(Entry("a", 0), 0, In(10));
   TaskPtr<MirrorTask> stale = MakeTask<MirrorTask>(&router_, Entry("a", 0), 0);

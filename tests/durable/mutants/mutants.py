@@ -94,6 +94,8 @@ M = {
  "retry_arm_during_load_dropped": ("durable/scheduler_outcomes.cc", "if (slot_fire_reserved_ > 0 || slot_load_in_flight_) {", "if (slot_fire_reserved_ > 0) {"),
  "writer_lost_reply_not_requeued": ("durable/scheduler_outcomes.cc", "unrecorded_requeue_requested_ = true;", ";"),
  "writer_stall_keeps_leases": ("durable/scheduler_outcomes.cc", "renewer_->NoteWorkBegins(work);", "(void)work;"),
+ "overdue_row_through_timer": ("durable/engine/wheel_mirror.cc", "  if (local_due_nanos <= now) return Added::kDueNow;\n", ""),
+ "completion_by_locked_ctid": ("durable/sql/store_attempts.cc", "  WHERE t.task_id = ANY (ARRAY(SELECT task_id FROM c))\n    AND t.task_id = c.task_id AND t.state = 2 AND t.version = c.version\n", "  WHERE t.ctid = ANY (ARRAY(SELECT tid FROM c)) AND t.ctid = c.tid\n"),
  "last_run_written_ahead": ("durable/sql/schedule_definition.cc", "      (last_us > stored.now_us || stored.paused)) {", "      (last_us > stored.now_us && false)) {"),
 }
 
@@ -168,6 +170,8 @@ TESTS = {
  "retry_arm_during_load_dropped": ["//tests/durable:fire_by_slot_test"],
  "writer_lost_reply_not_requeued": ["//tests/durable:never_lost_test"],
  "writer_stall_keeps_leases": ["//tests/durable:recurring_test"],
+ "overdue_row_through_timer": ["//tests/durable:wheel_mirror_test"],
+ "completion_by_locked_ctid": ["//tests/durable:store_outcome_writers_test"],
 }
 
 

@@ -26,6 +26,10 @@ namespace timingwheel {
 // deleted (see `DurableOptions::retain_finished`).
 inline constexpr absl::Duration kMinStaleNodeAge = absl::Hours(1);
 
+// The most outcome writers a scheduler may have
+// (`DurableOptions::outcome_writers`).
+inline constexpr int kMaxOutcomeWriters = 3;
+
 // DurableOptions
 //
 // How a `DurableScheduler` is built. `handler` (or at least one of `kinds`)
@@ -34,9 +38,9 @@ struct DurableOptions {
   // A libpq connection string ("host=/var/run/postgresql dbname=app
   // user=app", or a postgresql:// URI). The tables (tw_*) are created in
   // the connection's default schema; set `options=-csearch_path=myschema`
-  // to place them elsewhere. A scheduler holds five connections: client
-  // calls, maintenance (loads, fires, LISTEN), renewals, and two outcome
-  // writers (start marks and completions, beside the fires).
+  // to place them elsewhere. A scheduler holds three connections (client
+  // calls; maintenance: loads, fires, LISTEN; renewals) plus one per
+  // outcome writer (`outcome_writers`, 2 by default): five by default.
   std::string conninfo;
 
   // This process's name in the lease table; unique among live schedulers.
@@ -92,6 +96,13 @@ struct DurableOptions {
   // At most this many handlers run at once; the other due tasks wait as
   // SCHEDULED (backpressure; nothing lost). At least 1.
   int max_in_flight = 64;
+
+  // Threads (each with its own connection) that write start marks and
+  // outcomes beside the fires. The first writes whatever is queued; each
+  // other one helps while 256 or more outcomes wait. 1 saves a connection
+  // (bursts of outcomes are then written one batch at a time). In
+  // [1, kMaxOutcomeWriters].
+  int outcome_writers = 2;
 
   // Where handlers run. Null: one dedicated thread owned by the scheduler,
   // so handlers run one at a time whatever `max_in_flight` and the kinds'

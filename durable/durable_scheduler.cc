@@ -139,6 +139,10 @@ absl::Status CheckOptions(const DurableOptions& o) {
   if (o.max_in_flight < 1) {
     return absl::InvalidArgumentError("max_in_flight must be at least 1");
   }
+  if (o.outcome_writers < 1 || o.outcome_writers > kMaxOutcomeWriters) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "outcome_writers must be in [1, ", kMaxOutcomeWriters, "]"));
+  }
   if (o.node_id.size() > 200 || o.node_id.find('\0') != std::string::npos) {
     return absl::InvalidArgumentError(
         "node_id: at most 200 bytes of text without NUL");
@@ -246,7 +250,7 @@ absl::Status DurableScheduler::Start() {
     if (!client.ok()) return client.status();
     store = Store::Connect(options_.conninfo, limits);
     if (store.ok()) renew_store = Store::Connect(options_.conninfo, limits);
-    for (int i = 0; i < durable_internal::kOutcomeWriters && renew_store.ok() &&
+    for (int i = 0; i < options_.outcome_writers && renew_store.ok() &&
                     outcome_status.ok();
          ++i) {
       absl::StatusOr<std::unique_ptr<durable_internal::StoreApi>> writer =
@@ -263,7 +267,7 @@ absl::Status DurableScheduler::Start() {
     if (!client.ok()) return client.status();
     store = store_factory_();
     if (store.ok()) renew_store = store_factory_();
-    for (int i = 0; i < durable_internal::kOutcomeWriters && renew_store.ok() &&
+    for (int i = 0; i < options_.outcome_writers && renew_store.ok() &&
                     outcome_status.ok();
          ++i) {
       absl::StatusOr<std::unique_ptr<durable_internal::StoreApi>> writer =

@@ -34,8 +34,7 @@ using durable_internal::StatementKind;
 using durable_internal::SteadyClock;
 using durable_internal::WheelEntry;
 
-static_assert(durable_internal::kOutcomeWriters <=
-                  durable_internal::LeaseRenewer::kMaxWorkers,
+static_assert(kMaxOutcomeWriters <= durable_internal::LeaseRenewer::kMaxWorkers,
               "each outcome writer reports its writes to the renewer");
 
 }  // namespace

@@ -36,9 +36,8 @@ namespace durable_internal {
 // timeout of a 10 s TTL.
 inline constexpr size_t kMaxBatch = 1000;
 inline constexpr int64_t kMaxLoad = 20000;
-// The outcome writers (threads, each with its connection), and the
-// outcomes queued that make the writers after the first help.
-inline constexpr int kOutcomeWriters = 2;
+// The outcomes queued that make the outcome writers after the first help
+// (`DurableOptions::outcome_writers`).
 inline constexpr size_t kOutcomeBacklog = 256;
 // Wait between reconnection attempts while the database is unreachable.
 inline constexpr absl::Duration kReconnectBackoff = absl::Milliseconds(100);

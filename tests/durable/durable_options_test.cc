@@ -85,6 +85,11 @@ TEST(DurableOptionsTest, EveryDurationIsCheckedWithAClearMessage) {
       {"NaN multiplier",
        [](DurableOptions& o) { o.retry.multiplier = 0.0 / 0.0; },
        "multiplier finite"},
+      {"no outcome writer", [](DurableOptions& o) { o.outcome_writers = 0; },
+       "outcome_writers must be in [1, 3]"},
+      {"too many outcome writers",
+       [](DurableOptions& o) { o.outcome_writers = 4; },
+       "outcome_writers must be in [1, 3]"},
   };
   for (const Case& c : cases) {
     DurableOptions options = Valid(conninfo);

@@ -145,6 +145,46 @@ TEST_F(OutcomeBatchTest, InfiniteDelaysParkTheTaskAndEveryOutcomeIsWritten) {
   scheduler->Shutdown();
 }
 
+// DurableOptions::outcome_writers: each number allowed holds one
+// connection per writer (beside client calls, maintenance and renewals),
+// and writes a backlog of more outcomes than one batch helper's threshold
+// (256), every one of them, whether writers after the first help or not.
+TEST_F(OutcomeBatchTest, EachNumberOfOutcomeWritersWritesABacklog) {
+  for (int writers : {1, 3}) {
+    SCOPED_TRACE(absl::StrCat(writers, " outcome writers"));
+    DurableOptions options = BatchOptions();
+    options.outcome_writers = writers;
+    options.max_in_flight = 1000;
+    auto scheduler = Start(options);
+    ASSERT_NE(scheduler, nullptr);
+    const std::string sessions =
+        "SELECT count(*) FROM pg_stat_activity "
+        "WHERE datname = current_database() "
+        "AND application_name LIKE 'timingwheel scheduler %'";
+    EXPECT_TRUE(WaitFor([&] { return Query(sessions) == 3 + writers; }))
+        << Query(sessions) << " sessions";
+    constexpr int kTasks = 600;
+    for (int i = 0; i < kTasks; ++i) {
+      ASSERT_TRUE(scheduler
+                      ->Schedule(absl::StrCat(writers, "-", i),
+                                 absl::ZeroDuration(), "p")
+                      .ok());
+    }
+    ASSERT_TRUE(WaitFor([&] { return executor_.size() == kTasks; }))
+        << executor_.size() << " attempts queued";
+    EXPECT_EQ(executor_.RunAll(), static_cast<size_t>(kTasks));
+    EXPECT_TRUE(WaitFor([&] {
+      return scheduler->Metrics().succeeded == kTasks;
+    })) << scheduler->Metrics().succeeded
+        << " outcomes written";
+    EXPECT_EQ(Count(TaskMatch()
+                        .State(TaskState::kSuccess)
+                        .IdPrefix(absl::StrCat(writers, "-"))),
+              kTasks);
+    scheduler->Shutdown();
+  }
+}
+
 }  // namespace
 }  // namespace durable_test
 }  // namespace timingwheel

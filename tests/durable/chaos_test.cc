@@ -238,6 +238,8 @@ class ChaosTest : public ::testing::Test {
              absl::StrCat("--max_in_flight=", kMaxInFlight), "--verdicts",
              "--health_file=" + health_now_[i], "--kinds=ka:2,kb:1",
              "--long_ms=2500",
+             // Each start draws its outcome writers (1 to 3) from the seed.
+             absl::StrCat("--outcome_writers=", Uniform(1, 4)),
              // Defect 4: a wheel full of later tasks holds back one due now.
              Hunting('4') ? "--max_pending=48" : "--max_pending=0",
              Hunting('6') ? absl::StrCat("--max_id_bytes=", kMaxIdBytes)

@@ -44,6 +44,7 @@
 //                                  a line to PATH each time it changes;
 //   --max_pending=N                the wheel's TimerOptions::max_pending;
 //   --max_id_bytes=N               DurableOptions::max_id_bytes;
+//   --outcome_writers=N            DurableOptions::outcome_writers;
 //   --kinds=NAME:LIMIT,...         registers these kinds (same handler, each
 //                                  with its `max_in_flight`);
 //   --verdicts                     (with --runs_conninfo; test_runs has the
@@ -168,6 +169,7 @@ int main(int argc, char** argv) {
   bool verdicts = false;
   int long_ms = 3000;
   int64_t max_pending = 0, max_id_bytes = 0;
+  int outcome_writers = 0;
   for (int i = 4; i < argc; ++i) {
     absl::string_view value;
     bool ok = true;
@@ -221,6 +223,8 @@ int main(int argc, char** argv) {
       ok = absl::SimpleAtoi(value, &max_pending);
     } else if (Flag(argv[i], "--max_id_bytes", &value)) {
       ok = absl::SimpleAtoi(value, &max_id_bytes);
+    } else if (Flag(argv[i], "--outcome_writers", &value)) {
+      ok = absl::SimpleAtoi(value, &outcome_writers) && outcome_writers > 0;
     } else if (Flag(argv[i], "--long_ms", &value)) {
       ok = absl::SimpleAtoi(value, &long_ms);
     } else if (Flag(argv[i], "--threads", &value)) {
@@ -262,6 +266,7 @@ int main(int argc, char** argv) {
   options.retry.initial_backoff = absl::Milliseconds(backoff_ms);
   if (max_pending > 0) options.timer_options.max_pending = max_pending;
   if (max_id_bytes > 0) options.max_id_bytes = max_id_bytes;
+  if (outcome_writers > 0) options.outcome_writers = outcome_writers;
   SkewedClock clock(offset_ms * 1000000, jump_ms * 1000000);
   if (offset_ms != 0 || jump_ms != 0) options.timer_options.clock = &clock;
   std::unique_ptr<timingwheel::testing::PoolExecutor> pool;

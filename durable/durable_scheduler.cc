@@ -189,7 +189,7 @@ DurableScheduler::DurableScheduler(DurableOptions options)
                  : Clock::Real()),
       fire_queue_(options_.max_in_flight, *kinds_),
       histograms_(std::make_unique<durable_internal::SchedulerHistograms>(
-          KindLabels(options_))) {}
+          KindLabels(options_), static_cast<bool>(options_.handler))) {}
 
 absl::StatusOr<std::unique_ptr<DurableScheduler>> DurableScheduler::Create(
     DurableOptions options) {

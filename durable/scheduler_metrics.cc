@@ -59,7 +59,8 @@ const char* StatementName(StatementKind kind) {
 SchedulerHistograms::KindSeries::KindSeries(std::string kind_name)
     : name(std::move(kind_name)), duration(HandlerBounds()) {}
 
-SchedulerHistograms::SchedulerHistograms(std::vector<std::string> kind_names)
+SchedulerHistograms::SchedulerHistograms(std::vector<std::string> kind_names,
+                                         bool default_kind_handled)
     : fire_lateness(LatenessBounds()), handler_duration(HandlerBounds()) {
   for (auto& h : statement_duration) {
     h = std::make_unique<prometheus::Histogram>(StatementBounds());
@@ -67,6 +68,7 @@ SchedulerHistograms::SchedulerHistograms(std::vector<std::string> kind_names)
   for (std::string& name : kind_names) {
     kinds.push_back(std::make_unique<KindSeries>(std::move(name)));
   }
+  if (!kinds.empty()) kinds[0]->rendered = default_kind_handled;
 }
 
 void SchedulerHistograms::ObserveHandler(int kind, int outcome,
@@ -166,6 +168,7 @@ std::string RenderSchedulerMetrics(absl::string_view node,
   static constexpr const char* kOutcomeNames[] = {"succeeded", "retried",
                                                   "failed", "snoozed"};
   for (const auto& kind : histograms.kinds) {
+    if (!kind->rendered) continue;
     for (size_t o = 0; o < kind->outcomes.size(); ++o) {
       prometheus::Labels with_kind = labels;
       with_kind.emplace_back("kind", kind->name);
@@ -179,6 +182,7 @@ std::string RenderSchedulerMetrics(absl::string_view node,
     }
   }
   for (const auto& kind : histograms.kinds) {
+    if (!kind->rendered) continue;
     prometheus::Labels with_kind = labels;
     with_kind.emplace_back("kind", kind->name);
     w.AddHistogram(absl::StrCat(kPrefix, "kind_handler_duration_seconds"),

@@ -67,15 +67,19 @@ const char* StatementName(StatementKind kind);
 //   * `statement_duration[kind]`: seconds a maintenance statement took,
 //     reply included, successful or not (real clock).
 struct SchedulerHistograms {
-  // `kind_names`: the label of each KindTable index that has a handler
-  // here ("" for the default kind), in index order.
-  explicit SchedulerHistograms(std::vector<std::string> kind_names = {""});
+  // `kind_names`: the label of each KindTable index ("" for the default
+  // kind, index 0), in index order. Without `default_kind_handled` (no
+  // `DurableOptions::handler`), the default kind's series are not
+  // rendered: this scheduler runs none of its tasks.
+  explicit SchedulerHistograms(std::vector<std::string> kind_names = {""},
+                               bool default_kind_handled = true);
 
   // One kind's handlers: their outcomes (Outcome's order: success, retry,
   // failed, snooze), as the handlers returned them, and how long they ran.
   struct KindSeries {
     explicit KindSeries(std::string kind_name);
     std::string name;
+    bool rendered = true;
     std::array<std::atomic<int64_t>, 4> outcomes{};
     prometheus::Histogram duration;
   };

@@ -173,6 +173,18 @@ TEST(SchedulerMetricsTest, RendersKnownValuesExactly) {
       << text;
 }
 
+// A scheduler without a default handler runs no task of the default kind:
+// no kind="" series, while its named kinds have theirs.
+TEST(SchedulerMetricsTest, NoDefaultHandlerRendersNoDefaultKindSeries) {
+  SchedulerHistograms h({"", "mail"}, /*default_kind_handled=*/false);
+  h.ObserveHandler(1, 0, 0.5);
+  const std::string text = RenderSchedulerMetrics("n", DurableMetrics(), h);
+  EXPECT_EQ(text.find(",kind=\"\""), std::string::npos) << text;
+  EXPECT_NE(text.find("kind=\"mail\",outcome=\"succeeded\"} 1"),
+            std::string::npos)
+      << text;
+}
+
 TEST(SchedulerMetricsTest, ObserveStatementLandsInItsKind) {
   SchedulerHistograms h;
   h.ObserveStatement(StatementKind::kComplete,

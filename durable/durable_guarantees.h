@@ -44,9 +44,15 @@
 //     into range (delays in [0, 100 years], error text at most 16 KiB;
 //     handler_outcome.h), and a row of a completion batch that the
 //     database refuses is recorded FAILED with the refusal while the rest
-//     of its batch is written (`DurableMetrics::outcomes_refused`).
+//     of its batch is written (`DurableMetrics::outcomes_refused`). The
+//     outcome writers write start marks and outcomes of the same rows at
+//     once: a mark committed during a completion never makes it miss its
+//     row, and a mark after the outcome writes nothing.
 //     OutcomeBatchTest.ARowTheDatabaseRefusesFailsAloneAndTheRestIsWritten,
 //     OutcomeBatchTest.InfiniteDelaysParkTheTaskAndEveryOutcomeIsWritten,
+//     OutcomeBatchTest.EachNumberOfOutcomeWritersWritesABacklog,
+//     StoreOutcomeWritersTest.AMarkCommittedDuringACompletionKeepsTheOutcome,
+//     StoreOutcomeWritersTest.AMarkHeldWhileTheCompletionCommitsWritesNothing,
 //     HandlerVerdictTest.OutOfRangeDelaysAreClamped.
 //   * Never two owners: a slot is held by one process at a time (epochs,
 //     `FOR UPDATE SKIP LOCKED`), every write for a slot's tasks is
@@ -71,11 +77,13 @@
 //     NeverLostTest.NotDueReArmsFromTheClockReadAfterTheFire,
 //     DurableSchedulerTest, FaultClockTest.
 //     Capacity holds nothing back: a free handler place takes a due task
-//     at once (the highest priority of a kind with room), whatever runs in
-//     the other places; a wheel bounded by `TimerOptions::max_pending`
+//     at once (the highest priority of a kind with room; the rows a load
+//     finds overdue wait for places together), whatever runs in the other
+//     places; a wheel bounded by `TimerOptions::max_pending`
 //     holds the earliest rows (an earlier row displaces the latest one
 //     held, which goes back to PENDING and fires at its own time).
 //     CapacityTest.AFreePlaceStartsADueTaskWhileTheOthersAreBusy,
+//     FireBySlotTest.ASlotsShareDoesNotLetALowerPriorityOvertake,
 //     CapacityTest.AFullWheelTakesATaskDueSoonInPlaceOfLaterOnes,
 //     CapacityTest.DisplacedTasksStillFireOnceAtTheirDueTime.
 //   * RUNNING means "fired to this scheduler's executor": its handler is

@@ -16,20 +16,16 @@
 
 #include "absl/status/statusor.h"
 #include "absl/time/time.h"
-#include "durable/client/request.h"
 #include "durable/sql/store.h"
-#include "durable/testing/postgres_fixture.h"
 #include "durable/testing/statement_gate.h"
-#include "durable/testing/store_inspector.h"
 #include "gtest/gtest.h"
+#include "tests/durable/two_stores_fixture.h"
 
 namespace timingwheel {
 namespace durable_internal {
 namespace {
 
 using durable_testing::StatementGate;
-using durable_testing::StoreInspector;
-using durable_testing::TestDatabase;
 
 // Substrings of the completion's and the start mark's texts only.
 constexpr char kCompletionSql[] = "snoozes_replaced";
@@ -37,41 +33,18 @@ constexpr char kMarkSql[] = "UPDATE tw_timer t SET attempt = m.attempt";
 constexpr int64_t kTtlUs = 10'000'000;
 constexpr int64_t kHorizonUs = 3'600'000'000;
 
-class StoreOutcomeWritersTest : public ::testing::Test {
+// a_ writes completions, b_ start marks, as the two outcome writers do.
+class StoreOutcomeWritersTest : public TwoStoresTest {
  protected:
-  void SetUp() override {
-    auto db = TestDatabase::Create();
-    ASSERT_TRUE(db.ok()) << db.status();
-    db_ = *std::move(db);
-    completions_ = Connect();
-    marks_ = Connect();
-    ASSERT_NE(completions_, nullptr);
-    ASSERT_NE(marks_, nullptr);
-    ASSERT_TRUE(completions_->EnsureSchema(kSlots).ok());
-  }
-
-  std::unique_ptr<Store> Connect() {
-    auto store = Store::Connect(db_->conninfo());
-    EXPECT_TRUE(store.ok()) << store.status();
-    return store.ok() ? *std::move(store) : nullptr;
-  }
-
   // `id` inserted due now, claimed and fired by node-a: RUNNING, its
   // attempt not yet marked started.
   void Fired(const std::string& id, Started* started) {
-    ScheduleRequest request;
-    request.id = id;
-    request.payload = "p";
-    auto row = ToInsertRow(request, kSlots, RequestLimits());
-    ASSERT_TRUE(row.ok()) << row.status();
-    Inserter inserter;
-    inserter.slot_count = kSlots;
-    ASSERT_TRUE(completions_->Insert(inserter, {&*row, 1}).ok());
-    auto slots = completions_->Acquire("node-a", kSlots, kTtlUs, 3, kHorizonUs);
+    ASSERT_NO_FATAL_FAILURE(InsertDue(id));
+    auto slots = a_->Acquire("node-a", kSlots, kTtlUs, 3, kHorizonUs);
     ASSERT_TRUE(slots.ok()) << slots.status();
-    auto claimed = completions_->ClaimDue("node-a", *slots, kHorizonUs, 100, 3);
+    auto claimed = a_->ClaimDue("node-a", *slots, kHorizonUs, 100, 3);
     ASSERT_TRUE(claimed.ok()) << claimed.status();
-    auto fired = completions_->StartRunning("node-a", claimed->tasks);
+    auto fired = a_->StartRunning("node-a", claimed->tasks);
     ASSERT_TRUE(fired.ok()) << fired.status();
     ASSERT_EQ(fired->started.size(), 1u);
     *started = fired->started[0];
@@ -91,13 +64,6 @@ class StoreOutcomeWritersTest : public ::testing::Test {
   static StartMark Mark(const Started& s) {
     return StartMark{s.task.id, s.version, s.task.attempt};
   }
-
-  StoreInspector Inspect() const { return StoreInspector(db_->conninfo()); }
-
-  static constexpr int kSlots = 4;
-  std::unique_ptr<TestDatabase> db_;
-  std::unique_ptr<Store> completions_;
-  std::unique_ptr<Store> marks_;
 };
 
 TEST_F(StoreOutcomeWritersTest,
@@ -110,8 +76,8 @@ TEST_F(StoreOutcomeWritersTest,
   const Completion completion = Succeeded(started);
   absl::StatusOr<CompleteResult> completed;
   std::thread writer([&] {
-    completed = completions_->Complete({&completion, 1}, kHorizonUs,
-                                       AttemptLog{"node-a", true});
+    completed =
+        a_->Complete({&completion, 1}, kHorizonUs, AttemptLog{"node-a", true});
   });
   const bool held = (*gate)->WaitBlocked(absl::Seconds(10));
   // The completion has its snapshot and has locked nothing: the mark
@@ -119,7 +85,7 @@ TEST_F(StoreOutcomeWritersTest,
   absl::StatusOr<int64_t> marked = absl::UnknownError("not run");
   if (held) {
     const StartMark mark = Mark(started);
-    marked = marks_->MarkStarted({&mark, 1});
+    marked = b_->MarkStarted({&mark, 1});
   }
   (*gate)->Release();
   writer.join();
@@ -144,13 +110,13 @@ TEST_F(StoreOutcomeWritersTest,
   ASSERT_TRUE(gate.ok()) << gate.status();
   const StartMark mark = Mark(started);
   absl::StatusOr<int64_t> marked;
-  std::thread writer([&] { marked = marks_->MarkStarted({&mark, 1}); });
+  std::thread writer([&] { marked = b_->MarkStarted({&mark, 1}); });
   const bool held = (*gate)->WaitBlocked(absl::Seconds(10));
   absl::StatusOr<CompleteResult> completed = absl::UnknownError("not run");
   if (held) {
     const Completion completion = Succeeded(started);
-    completed = completions_->Complete({&completion, 1}, kHorizonUs,
-                                       AttemptLog{"node-a", true});
+    completed =
+        a_->Complete({&completion, 1}, kHorizonUs, AttemptLog{"node-a", true});
   }
   (*gate)->Release();
   writer.join();

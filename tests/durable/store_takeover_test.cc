@@ -12,56 +12,24 @@
 
 #include "absl/status/statusor.h"
 #include "absl/time/time.h"
-#include "durable/client/request.h"
 #include "durable/sql/store.h"
-#include "durable/testing/postgres_fixture.h"
 #include "durable/testing/statement_gate.h"
-#include "durable/testing/store_inspector.h"
 #include "gtest/gtest.h"
+#include "tests/durable/two_stores_fixture.h"
 
 namespace timingwheel {
 namespace durable_internal {
 namespace {
 
 using durable_testing::StatementGate;
-using durable_testing::StoreInspector;
-using durable_testing::TestDatabase;
 
 // A substring of the fire statement's text only.
 constexpr char kFireSql[] = "SET state = 2";
 constexpr int64_t kTtlUs = 10'000'000;
 constexpr int64_t kHorizonUs = 3'600'000'000;
 
-class StoreTakeoverTest : public ::testing::Test {
+class StoreTakeoverTest : public TwoStoresTest {
  protected:
-  void SetUp() override {
-    auto db = TestDatabase::Create();
-    ASSERT_TRUE(db.ok()) << db.status();
-    db_ = *std::move(db);
-    a_ = Connect();
-    b_ = Connect();
-    ASSERT_NE(a_, nullptr);
-    ASSERT_NE(b_, nullptr);
-    ASSERT_TRUE(a_->EnsureSchema(kSlots).ok());
-  }
-
-  std::unique_ptr<Store> Connect() {
-    auto store = Store::Connect(db_->conninfo());
-    EXPECT_TRUE(store.ok()) << store.status();
-    return store.ok() ? *std::move(store) : nullptr;
-  }
-
-  void InsertDue(const std::string& id) {
-    ScheduleRequest request;
-    request.id = id;
-    request.payload = "p";
-    auto row = ToInsertRow(request, kSlots, RequestLimits());
-    ASSERT_TRUE(row.ok()) << row.status();
-    Inserter inserter;
-    inserter.slot_count = kSlots;
-    ASSERT_TRUE(a_->Insert(inserter, {&*row, 1}).ok());
-  }
-
   // node-a takes every slot and claims `id` into its wheel (a_claimed_).
   void AClaims(const std::string& id) {
     ASSERT_NO_FATAL_FAILURE(InsertDue(id));
@@ -106,12 +74,6 @@ class StoreTakeoverTest : public ::testing::Test {
     ASSERT_EQ(row->epoch, 1);  // Committed under the former epoch.
   }
 
-  StoreInspector Inspect() const { return StoreInspector(db_->conninfo()); }
-
-  static constexpr int kSlots = 4;
-  std::unique_ptr<TestDatabase> db_;
-  std::unique_ptr<Store> a_;
-  std::unique_ptr<Store> b_;
   std::vector<WheelEntry> a_claimed_;
 };
 

@@ -180,7 +180,9 @@ struct DurableOptions {
 //
 // A snapshot of a scheduler's counters (see `DurableScheduler::Metrics()`).
 struct DurableMetrics {
-  int64_t scheduled = 0;      // Tasks inserted by this scheduler.
+  int64_t scheduled = 0;      // Tasks its Schedule*() calls accepted
+                              // (identical retries, which insert
+                              // nothing, included).
   int64_t loads = 0;          // Horizon load statements run.
   int64_t loaded = 0;         // Tasks claimed into the wheel by loads.
   int64_t wheel_pending = 0;  // Tasks in the wheel now.

@@ -102,7 +102,10 @@ std::string RenderSchedulerMetrics(absl::string_view node,
     int64_t value;
   };
   const Series counters[] = {
-      {"scheduled_total", "Tasks inserted by this scheduler.", m.scheduled},
+      {"scheduled_total",
+       "Tasks this scheduler's Schedule calls accepted (identical retries "
+       "included).",
+       m.scheduled},
       {"loads_total", "Horizon load statements run.", m.loads},
       {"loaded_total", "Tasks claimed into the wheel by loads.", m.loaded},
       {"attempts_total", "Attempts fired (SCHEDULED -> RUNNING).", m.attempts},

@@ -8,6 +8,8 @@
 //   * A wheel bounded by TimerOptions::max_pending holds the earliest rows:
 //     a task due soon takes the place of the latest claimed one, which goes
 //     back to PENDING and still fires at its own due time.
+//   * A bounded wheel's load of rows already due that leaves rows over
+//     (a slot's share) loads them at once (PostgreSQL only).
 
 #include <algorithm>
 #include <memory>
@@ -20,6 +22,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/time/clock.h"
 #include "absl/time/time.h"
+#include "durable/client/request.h"
 #include "durable/durable_scheduler.h"
 #include "gtest/gtest.h"
 #include "tests/durable/test_util.h"
@@ -194,6 +197,41 @@ TEST_P(CapacityTest, DisplacedTasksStillFireOnceAtTheirDueTime) {
     EXPECT_GE(call.at, info->due) << call.task.id << " ran early";
   }
   EXPECT_EQ(recorder_.CountById().size(), 5u);
+  s->Shutdown();
+}
+
+// A bounded wheel's load of rows already due, cut short by one slot's
+// share (PostgreSQL: a load reads at most twice a slot's even share of
+// its limit from each slot, and says `more`): the rows left over are
+// loaded at once, not at the next half-horizon round. 30 rows due now, all
+// in slot 0 of 4; a wheel with room for 48 loads at most 48 rows at once,
+// at most 24 of them from one slot. The first 24 go to the fire at once
+// (due already: not through the wheel's thread); the 6 left must follow.
+TEST_P(CapacityTest, RowsLeftOverByASlotsShareOfALoadOfDueRowsFollowAtOnce) {
+  if (fake()) GTEST_SKIP() << "the fake store's load reads no per-slot share";
+  constexpr int kSlots = 4;
+  DurableOptions options = Options("a", kSlots);
+  options.timer_options.max_pending = 48;
+  options.max_in_flight = 64;
+  auto s = Start(options);
+  ASSERT_NE(s, nullptr);
+  ASSERT_TRUE(WaitFor([&] { return s->Metrics().slots_owned == kSlots; }))
+      << s->Metrics().slots_owned << " of " << kSlots << " slots owned";
+  std::vector<ScheduleRequest> due;
+  for (int i = 0; due.size() < 30; ++i) {
+    const std::string id = absl::StrCat("due-", i);
+    if (durable_internal::SlotFor(id, kSlots) != 0) continue;
+    due.push_back(Due(id, "", 0, absl::ZeroDuration()));
+  }
+  ASSERT_TRUE(s->ScheduleBatch(due).ok());
+  // Bounded well below the half-horizon round (30 minutes).
+  const bool all =
+      WaitFor([&] { return CountInState(TaskState::kSuccess) == 30; },
+              absl::Seconds(10));
+  EXPECT_TRUE(all) << CountInState(TaskState::kSuccess)
+                   << " of 30 due tasks ran; " << s->Metrics().loads
+                   << " loads";
+  EXPECT_EQ(recorder_.CountById().size(), 30u);
   s->Shutdown();
 }
 

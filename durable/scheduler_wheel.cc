@@ -60,11 +60,21 @@ bool DurableScheduler::AddToWheelLocked(const WheelEntry& entry,
   if (added == durable_internal::WheelMirror::Added::kDueNow) {
     // Due already (a load's overdue rows): waiting at once, beside the
     // others of its load, so the fire picks the highest priority of them.
-    const bool first = fire_queue_.empty();
+    bool first = fire_queue_.empty();
     durable_internal::FireQueue::Waiting waiting;
     waiting.entry = entry;
     waiting.kind = kind;
     fire_queue_.Push(std::move(waiting));
+    // As a fire from the wheel (OnWheelFire()): a load cut short by a
+    // bounded wheel's room (or a slot's share of it) is followed by another
+    // at once, for the rows it left PENDING; else those due already would
+    // wait for the next half-horizon round
+    // (CapacityTest.RowsLeftOverByASlotsShareOfALoadOfDueRowsFollowAtOnce).
+    if (load_waits_for_room_) {
+      load_waits_for_room_ = false;
+      load_requested_ = true;
+      first = true;
+    }
     if (first) Wake();
     return true;
   }

@@ -535,6 +535,11 @@ class DurableScheduler {
   // gives it back (a later task it displaced is given back instead).
   bool AddToWheelLocked(const durable_internal::WheelEntry& entry,
                         int64_t local_due) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  // Queues a due `entry` (of KindTable index `kind`) for the fire, and asks
+  // for a load when a bounded wheel left rows PENDING. Returns whether the
+  // maintenance thread must be woken.
+  bool QueueDueLocked(const durable_internal::WheelEntry& entry, int16_t kind)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   // With timer_options.max_pending, narrows the next load to what the wheel
   // can hold, or (full) to the rows due before the latest one it holds;
   // false: load nothing. Maintenance thread.

@@ -60,22 +60,7 @@ bool DurableScheduler::AddToWheelLocked(const WheelEntry& entry,
   if (added == durable_internal::WheelMirror::Added::kDueNow) {
     // Due already (a load's overdue rows): waiting at once, beside the
     // others of its load, so the fire picks the highest priority of them.
-    bool first = fire_queue_.empty();
-    durable_internal::FireQueue::Waiting waiting;
-    waiting.entry = entry;
-    waiting.kind = kind;
-    fire_queue_.Push(std::move(waiting));
-    // As a fire from the wheel (OnWheelFire()): a load cut short by a
-    // bounded wheel's room (or a slot's share of it) is followed by another
-    // at once, for the rows it left PENDING; else those due already would
-    // wait for the next half-horizon round
-    // (CapacityTest.RowsLeftOverByASlotsShareOfALoadOfDueRowsFollowAtOnce).
-    if (load_waits_for_room_) {
-      load_waits_for_room_ = false;
-      load_requested_ = true;
-      first = true;
-    }
-    if (first) Wake();
+    if (QueueDueLocked(entry, kind)) Wake();
     return true;
   }
   // A full wheel (timer_options.max_pending) keeps the earliest rows: the
@@ -136,28 +121,35 @@ void DurableScheduler::FireFromWheel(void* self,
 }
 
 void DurableScheduler::OnWheelFire(durable_internal::MirrorTask* task) {
-  bool first;
+  bool wake;
   {
     internal::MutexLock lock(mu_);
     // A task cancelled or replaced after it came due: not ours to fire.
     // Else forgotten by the mirror: the timer holds it until Run ends.
     if (!wheel_->TakeFired(task)) return;
-    first = fire_queue_.empty();
-    durable_internal::FireQueue::Waiting waiting;
-    waiting.entry = task->Entry();
-    waiting.kind = task->kind();
-    fire_queue_.Push(std::move(waiting));
-    // Room in a full wheel: a load for the rows left or given back
-    // PENDING.
-    if (load_waits_for_room_) {
-      load_waits_for_room_ = false;
-      load_requested_ = true;
-      first = true;
-    }
+    wake = QueueDueLocked(task->Entry(), task->kind());
   }
+  if (wake) Wake();
+}
+
+bool DurableScheduler::QueueDueLocked(const WheelEntry& entry, int16_t kind) {
   // One wake-up per batch: the maintenance thread takes what accumulated
   // meanwhile in one statement.
-  if (first) Wake();
+  bool wake = fire_queue_.empty();
+  durable_internal::FireQueue::Waiting waiting;
+  waiting.entry = entry;
+  waiting.kind = kind;
+  fire_queue_.Push(std::move(waiting));
+  // Room in a bounded wheel, or a load cut short by it (or by a slot's
+  // share of it): a load at once for the rows left or given back PENDING;
+  // else those due already would wait for the next half-horizon round
+  // (CapacityTest.RowsLeftOverByASlotsShareOfALoadOfDueRowsFollowAtOnce).
+  if (load_waits_for_room_) {
+    load_waits_for_room_ = false;
+    load_requested_ = true;
+    wake = true;
+  }
+  return wake;
 }
 
 void DurableScheduler::DropSlots(const std::vector<int>& slots) {

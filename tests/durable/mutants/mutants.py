@@ -96,7 +96,7 @@ M = {
  "writer_stall_keeps_leases": ("durable/scheduler_outcomes.cc", "renewer_->NoteWorkBegins(work);", "(void)work;"),
  "overdue_row_through_timer": ("durable/engine/wheel_mirror.cc", "  if (local_due_nanos <= now) return Added::kDueNow;\n", ""),
  "completion_by_locked_ctid": ("durable/sql/store_attempts.cc", "  WHERE t.task_id = ANY (ARRAY(SELECT task_id FROM c))\n    AND t.task_id = c.task_id AND t.state = 2 AND t.version = c.version\n", "  WHERE t.ctid = ANY (ARRAY(SELECT tid FROM c)) AND t.ctid = c.tid\n"),
- "due_now_leaves_rows_over": ("durable/scheduler_wheel.cc", "FollowAtOnce).\n    if (load_waits_for_room_) {", "FollowAtOnce).\n    if (false) {"),
+ "due_now_leaves_rows_over": ("durable/scheduler_wheel.cc", "FollowAtOnce).\n  if (load_waits_for_room_) {", "FollowAtOnce).\n  if (false) {"),
  "last_run_written_ahead": ("durable/sql/schedule_definition.cc", "      (last_us > stored.now_us || stored.paused)) {", "      (last_us > stored.now_us && false)) {"),
 }
 
